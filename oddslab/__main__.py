@@ -1,0 +1,3 @@
+from oddslab.cli import app
+
+app()

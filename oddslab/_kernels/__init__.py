@@ -1,0 +1,1 @@
+"""Pure-numba kernels (nopython only). Nothing in here imports scenario objects."""

@@ -1,0 +1,1 @@
+"""Rulesets: each maps a game's rules onto kernels (profiles → arrays → kernels)."""

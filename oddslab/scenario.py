@@ -1,0 +1,68 @@
+"""Scenario files: TOML → a ruleset's validated, frozen scenario object.
+
+Every file names its ``ruleset`` (default ``"generic"``); the ruleset module's
+``from_table`` reads the rest through :class:`oddslab._schema.Table`, so every problem is
+reported as one :class:`ScenarioError` naming the file, the key path and what was expected.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from oddslab._schema import ScenarioError, Table
+
+__all__ = ["RULESETS", "ScenarioError", "load", "from_dict", "read_run_options"]
+
+#: ruleset name in files → module implementing ``from_table(root: Table)``
+RULESETS: dict[str, str] = {
+    "generic": "oddslab.rulesets.generic",
+    "armoured-clash": "oddslab.rulesets.armoured_clash",
+    "assault-phase": "oddslab.rulesets.assault_phase",
+}
+
+
+def load(path: str | Path) -> Any:
+    """Read and validate a scenario file.
+
+    Raises
+    ------
+    ScenarioError
+        If the file is missing, is not TOML, or any key is wrong.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(source, "", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(source, "", f"cannot read file ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(source, "", f"not valid TOML: {exc}") from None
+    return from_dict(data, source=source)
+
+
+def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
+    """Validate a scenario given as a dict (the parsed TOML)."""
+    root = Table(data, source)
+    name = root.str("ruleset", "generic", choices=RULESETS)
+    module = importlib.import_module(RULESETS[name])
+    return module.from_table(root)
+
+
+def read_run_options(root: Table, default_name: str) -> dict[str, Any]:
+    """The keys every scenario file may have at its top level.
+
+    ``name`` (str), ``description`` (str), ``trials`` (int >= 1), ``seed`` (int >= 0).
+    """
+    return {
+        "name": root.str("name", default_name),
+        "description": root.str("description", ""),
+        "trials": root.int("trials", None, min=1, max=10**10, what="a number of trials from 1 to 10,000,000,000"),
+        "seed": root.int("seed", None, min=0),
+    }

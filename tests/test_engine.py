@@ -1,0 +1,126 @@
+"""Engine: chunking, seeding, determinism across threads and processes, precision, Ctrl-C."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from oddslab import GenericScenario, Target, Weapon, simulate
+from oddslab._seeding import chunk_seeds
+from oddslab.engine import BATCH_CHUNKS, CHUNK_TRIALS
+
+SC = GenericScenario(
+    (Weapon(models=5, attacks="D6", skill=3, reroll_hits="ones", sustained_hits=1, strength=5, ap=1, damage="D3"),),
+    Target(models=10, wounds=2, toughness=4, save=4, feel_no_pain=6),
+)
+
+_SCRIPT = """
+import hashlib, numpy as np
+from oddslab import GenericScenario, Target, Weapon, simulate
+sc = GenericScenario(
+    (Weapon(models=5, attacks="D6", skill=3, reroll_hits="ones", sustained_hits=1, strength=5, ap=1, damage="D3"),),
+    Target(models=10, wounds=2, toughness=4, save=4, feel_no_pain=6),
+)
+o = simulate(sc, trials=300_000, seed=4242)
+h = hashlib.sha256()
+for k in sorted(o.counts):
+    h.update(o.counts[k].tobytes())
+print(h.hexdigest())
+"""
+
+
+def _digest(outcome) -> str:
+    h = hashlib.sha256()
+    for k in sorted(outcome.counts):
+        h.update(outcome.counts[k].tobytes())
+    return h.hexdigest()
+
+
+def _run_subprocess(threads: int, root) -> str:
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "PYTHONPATH": str(root)}
+    res = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, check=True)
+    return res.stdout.strip()
+
+
+def test_same_seed_identical_across_thread_counts_and_processes(root):
+    """1 thread, 2 threads (two processes each) and this process give bit-identical histograms."""
+    one = _run_subprocess(1, root)
+    two = _run_subprocess(2, root)
+    two_again = _run_subprocess(2, root)
+    here = _digest(simulate(SC, trials=300_000, seed=4242))
+    assert one == two == two_again == here
+
+
+def test_repeat_and_different_seeds():
+    a = simulate(SC, trials=100_000, seed=1)
+    b = simulate(SC, trials=100_000, seed=1)
+    c = simulate(SC, trials=100_000, seed=2)
+    assert _digest(a) == _digest(b)
+    assert _digest(a) != _digest(c)
+
+
+def test_partial_chunks_count_every_trial():
+    out = simulate(SC, trials=CHUNK_TRIALS + 123, seed=3)
+    assert out.trials == CHUNK_TRIALS + 123
+    for k, v in out.counts.items():
+        assert v.sum() == CHUNK_TRIALS + 123, k
+
+
+def test_chunk_seeds_are_prefix_stable_and_distinct():
+    all5 = chunk_seeds(9, 0, 5)
+    assert np.array_equal(all5[2:4], chunk_seeds(9, 2, 4))
+    assert len({tuple(r) for r in all5}) == 5
+    # seed s chunk 1 is not seed s+1 chunk 0 (no seed + index shortcut)
+    assert not np.array_equal(chunk_seeds(9, 1, 2)[0], chunk_seeds(10, 0, 1)[0])
+
+
+def test_seed_recorded_when_not_given():
+    a = simulate(SC, trials=70_000)
+    assert a.seed is not None
+    b = simulate(SC, trials=70_000, seed=a.seed)
+    assert _digest(a) == _digest(b)
+
+
+def test_precision_stops_when_half_width_reached():
+    out = simulate(SC, precision=0.004, seed=5)
+    batch = BATCH_CHUNKS * CHUNK_TRIALS
+    assert out.trials % batch == 0 and out.trials < 20 * batch
+    probs = out.probabilities()
+    half = (probs["ci_high"] - probs["ci_low"]) / 2
+    assert (half < 0.004).all()
+
+
+def test_precision_respects_ceiling():
+    out = simulate(SC, precision=1e-5, trials=CHUNK_TRIALS * 3, seed=5)
+    assert out.trials == CHUNK_TRIALS * 3
+
+
+def test_ctrl_c_returns_partial_result():
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+
+    out = simulate(SC, trials=BATCH_CHUNKS * CHUNK_TRIALS * 3, seed=6, progress=progress)
+    assert out.interrupted
+    assert out.trials == BATCH_CHUNKS * CHUNK_TRIALS
+    assert out.counts["hits"].sum() == out.trials
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        simulate(SC, precision=0.7)
+    with pytest.raises(ValueError):
+        simulate(SC, trials=0)
+
+
+def test_simulate_accepts_a_path(examples_dir):
+    out = simulate(examples_dir / "generic-intercessors-vs-guardsmen.toml", trials=10_000)
+    assert out.trials == 10_000 and out.seed == 2026

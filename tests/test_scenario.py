@@ -1,0 +1,148 @@
+"""Scenario files: loading, and one clear message (file, key, problem) for every bad input."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from oddslab import GenericScenario, ScenarioError, from_dict, load
+
+GOOD = {
+    "ruleset": "generic",
+    "name": "demo",
+    "trials": 1000,
+    "seed": 1,
+    "attacker": {"name": "a", "weapons": [{"name": "gun", "models": 5, "attacks": "D3+1", "skill": 3, "strength": 4, "ap": 1, "damage": "D3"}]},
+    "target": {"models": 10, "wounds": 2, "toughness": 4, "save": 3, "invulnerable": 5},
+    "rules": {"spill": "spill"},
+}
+
+
+def test_good_dict_loads():
+    sc = from_dict(copy.deepcopy(GOOD))
+    assert isinstance(sc, GenericScenario)
+    assert sc.weapons[0].attacks.max == 4 and sc.rules.spill == "spill" and sc.trials == 1000
+
+
+def test_example_files_load(examples_dir):
+    files = sorted(Path(examples_dir).glob("*.toml"))
+    assert len(files) >= 5
+    for f in files:
+        load(f)
+
+
+def _bad(mutate, tmp_path=None):
+    data = copy.deepcopy(GOOD)
+    mutate(data)
+    with pytest.raises(ScenarioError) as info:
+        from_dict(data, source="bad.toml")
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "key", "words"),
+    [
+        (lambda d: d["attacker"]["weapons"][0].update(skil=3), "attacker.weapons[0].skil", "did you mean 'skill'"),
+        (lambda d: d["attacker"]["weapons"][0].update(skill=9), "attacker.weapons[0].skill", "from 2 (2+) to 6 (6+), got 9"),
+        (lambda d: d["attacker"]["weapons"][0].update(skill="3+"), "attacker.weapons[0].skill", "got a string"),
+        (lambda d: d["target"].update(models=-3), "target.models", "from 1 to 1000, got -3"),
+        (lambda d: d["target"].pop("models"), "target.models", "required key is missing"),
+        (lambda d: d.pop("target"), "target", "required key is missing"),
+        (lambda d: d["attacker"]["weapons"][0].update(attacks="2X6"), "attacker.weapons[0].attacks", "not a dice expression"),
+        (lambda d: d["attacker"]["weapons"][0].update(damage=True), "attacker.weapons[0].damage", "dice expression"),
+        (lambda d: d["rules"].update(spill="some"), "rules.spill", "expected one of none, spill"),
+        (lambda d: d.update(ruleset="warhammer"), "ruleset", "expected one of"),
+        (lambda d: d["target"].update(damaged=2), "target.damaged", "less than wounds"),
+        (lambda d: d["attacker"].update(weapons=[]), "attacker.weapons", "at least 1"),
+        (lambda d: d["attacker"].update(weapons={"a": 1}), "attacker.weapons", "array of tables"),
+        (lambda d: d["attacker"]["weapons"][0].update(reroll_hits=[1, 9]), "attacker.weapons[0].reroll_hits[1]", "from 1 to 6"),
+        (lambda d: d.update(trials=0), "trials", "from 1 to 10,000,000,000, got 0"),
+        (lambda d: d.update(sead=1), "sead", "did you mean 'seed'"),
+    ],
+)
+def test_bad_values_name_the_key(mutate, key, words):
+    msg = _bad(mutate)
+    assert msg.startswith(f"bad.toml: {key}: "), msg
+    assert words in msg, msg
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(ScenarioError, match="file not found"):
+        load(tmp_path / "missing.toml")
+    p = tmp_path / "broken.toml"
+    p.write_text("[target\nmodels = 3\n")
+    with pytest.raises(ScenarioError, match=r"broken.toml: not valid TOML"):
+        load(p)
+
+
+# -- hypothesis: random and mutated documents never escape as anything but ScenarioError -----------
+
+_scalar = st.one_of(
+    st.integers(-5, 40), st.booleans(), st.text(max_size=6), st.floats(allow_nan=False, width=16), st.just("D6"), st.just("D3+1")
+)
+
+
+def _paths(d, prefix=()):
+    for k, v in d.items():
+        yield (*prefix, k)
+        if isinstance(v, dict):
+            yield from _paths(v, (*prefix, k))
+        if isinstance(v, list):
+            for i, item in enumerate(v):
+                if isinstance(item, dict):
+                    yield from _paths(item, (*prefix, k, i))
+
+
+ALL_PATHS = list(_paths(GOOD))
+
+
+def _set(d, path, value):
+    for p in path[:-1]:
+        d = d[p]
+    d[path[-1]] = value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(ALL_PATHS), value=_scalar)
+def test_mutated_values_give_scenario_errors_only(path, value):
+    data = copy.deepcopy(GOOD)
+    _set(data, path, value)
+    try:
+        from_dict(data, source="fuzz.toml")
+    except ScenarioError as exc:
+        assert str(exc).startswith("fuzz.toml")
+
+
+@settings(max_examples=200, deadline=None)
+@given(doc=st.recursive(_scalar, lambda c: st.dictionaries(st.text(max_size=8), c, max_size=4) | st.lists(c, max_size=3), max_leaves=12))
+def test_random_documents_give_scenario_errors_only(doc):
+    if not isinstance(doc, dict):
+        doc = {"attacker": doc}
+    try:
+        from_dict(doc, source="fuzz.toml")
+    except ScenarioError as exc:
+        assert str(exc).startswith("fuzz.toml")
+
+
+@settings(max_examples=150, deadline=None)
+@given(cut=st.integers(0, 400), junk=st.text(max_size=5))
+def test_mutated_files_give_scenario_errors_only(tmp_path_factory, examples_dir, cut, junk):
+    text = (Path(examples_dir) / "generic-lascannons-vs-tank.toml").read_text()
+    mutated = text[:cut] + junk + text[cut:]
+    p = tmp_path_factory.mktemp("m") / "m.toml"
+    p.write_text(mutated)
+    try:
+        tomllib.loads(mutated)
+    except tomllib.TOMLDecodeError:
+        with pytest.raises(ScenarioError, match="not valid TOML"):
+            load(p)
+        return
+    try:
+        load(p)
+    except ScenarioError as exc:
+        assert str(exc).startswith(str(p))
