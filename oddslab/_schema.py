@@ -123,13 +123,20 @@ class Table:
         if value is default and default is not _MISSING and name not in self.data:
             return value
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(name, f"expected {_range_text(min, max, what)}, got {_type_name(value)} {value!r}")
+            raise self.error(
+                name, f"expected {_range_text(min, max, what)}, got {_type_name(value)} {value!r}"
+            )
         if (min is not None and value < min) or (max is not None and value > max):
             raise self.error(name, f"expected {_range_text(min, max, what)}, got {value}")
         return value
 
     def float(
-        self, name: str, default: Any = _MISSING, *, min: float | None = None, max: float | None = None
+        self,
+        name: str,
+        default: Any = _MISSING,
+        *,
+        min: float | None = None,
+        max: float | None = None,
     ) -> float:
         """A number in ``[min, max]`` (integers accepted)."""
         value = self._get(name, default)
@@ -148,7 +155,9 @@ class Table:
             raise self.error(name, f"expected true or false, got {_type_name(value)} {value!r}")
         return value
 
-    def str(self, name: str, default: Any = _MISSING, *, choices: Iterable[str] | None = None) -> str:
+    def str(
+        self, name: str, default: Any = _MISSING, *, choices: Iterable[str] | None = None
+    ) -> str:
         """A string, optionally one of ``choices``."""
         value = self._get(name, default)
         if value is default and name not in self.data:
@@ -171,7 +180,10 @@ class Table:
         if isinstance(value, DiceExpr):
             expr = value
         elif isinstance(value, bool) or not isinstance(value, int | str):
-            raise self.error(name, f"expected a dice expression like 3, \"D6\" or \"D3+1\", got {_type_name(value)} {value!r}")
+            raise self.error(
+                name,
+                f'expected a dice expression like 3, "D6" or "D3+1", got {_type_name(value)} {value!r}',
+            )
         else:
             try:
                 expr = DiceExpr.parse(value)
@@ -192,13 +204,21 @@ class Table:
         """An array of tables (``[[name]]`` in TOML)."""
         value = self._get(name, default)
         if not isinstance(value, list):
-            raise self.error(name, f"expected an array of tables ([[{name}]]), got {_type_name(value)}")
+            raise self.error(
+                name, f"expected an array of tables ([[{name}]]), got {_type_name(value)}"
+            )
         if len(value) < min_len:
-            raise self.error(name, f"expected at least {min_len} entr{'y' if min_len == 1 else 'ies'}")
+            raise self.error(
+                name, f"expected at least {min_len} entr{'y' if min_len == 1 else 'ies'}"
+            )
         out = []
         for i, item in enumerate(value):
             if not isinstance(item, dict):
-                raise ScenarioError(self.source, f"{self.key(name)}[{i}]", f"expected a table, got {_type_name(item)}")
+                raise ScenarioError(
+                    self.source,
+                    f"{self.key(name)}[{i}]",
+                    f"expected a table, got {_type_name(item)}",
+                )
             out.append(Table(item, self.source, f"{self.key(name)}[{i}]"))
         return out
 
@@ -213,9 +233,17 @@ class Table:
             raise self.error(name, f"expected an array of integers, got {_type_name(value)}")
         for i, item in enumerate(value):
             if isinstance(item, bool) or not isinstance(item, int):
-                raise ScenarioError(self.source, f"{self.key(name)}[{i}]", f"expected an integer, got {_type_name(item)} {item!r}")
+                raise ScenarioError(
+                    self.source,
+                    f"{self.key(name)}[{i}]",
+                    f"expected an integer, got {_type_name(item)} {item!r}",
+                )
             if (min is not None and item < min) or (max is not None and item > max):
-                raise ScenarioError(self.source, f"{self.key(name)}[{i}]", f"expected {_range_text(min, max, '')}, got {item}")
+                raise ScenarioError(
+                    self.source,
+                    f"{self.key(name)}[{i}]",
+                    f"expected {_range_text(min, max, '')}, got {item}",
+                )
         return list(value)
 
 

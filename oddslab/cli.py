@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -18,16 +18,31 @@ app = typer.Typer(
 )
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
 
 
-TrialsOpt = Annotated[int | None, typer.Option("--trials", "-n", min=1, help="Number of trials (default: the scenario's, else 1,000,000).")]
-SeedOpt = Annotated[int | None, typer.Option("--seed", "-s", min=0, help="Master seed (default: the scenario's, else random; printed).")]
+TrialsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--trials", "-n", min=1, help="Number of trials (default: the scenario's, else 1,000,000)."
+    ),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed", "-s", min=0, help="Master seed (default: the scenario's, else random; printed)."
+    ),
+]
 PlotOpt = Annotated[Path | None, typer.Option("--plot", "-p", help="Write a PNG plot here.")]
-StatOpt = Annotated[str | None, typer.Option("--stat", help="Statistic to plot / tabulate as P(>= k) (default: the scenario's main one).")]
+StatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--stat", help="Statistic to plot / tabulate as P(>= k) (default: the scenario's main one)."
+    ),
+]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -71,7 +86,13 @@ def _progress_runner():
         if state["bar"] is None:
             if time.perf_counter() - state["start"] < 1.0 or not sys.stderr.isatty():
                 return
-            bar = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:,} trials"), TimeElapsedColumn(), transient=True)
+            bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TextColumn("{task.completed:,} trials"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
             bar.start()
             state["bar"], state["task"] = bar, bar.add_task("run", total=total)
         state["bar"].update(state["task"], completed=done, total=total)
@@ -121,7 +142,9 @@ def _print_tables(outcome, stat: str) -> None:
         for col in ("outcome", "P", "± SE", "95% CI"):
             t.add_column(col, justify="left" if col == "outcome" else "right")
         for r in probs.itertuples():
-            t.add_row(r.label, f"{r.probability:.4f}", f"{r.se:.4f}", f"{r.ci_low:.4f} – {r.ci_high:.4f}")
+            t.add_row(
+                r.label, f"{r.probability:.4f}", f"{r.se:.4f}", f"{r.ci_low:.4f} – {r.ci_high:.4f}"
+            )
         console.print(t)
 
     summ = outcome.summary()
@@ -129,7 +152,16 @@ def _print_tables(outcome, stat: str) -> None:
     for col in ("stat", "mean", "± SE", "sd", "5%", "median", "95%", "max"):
         t.add_column(col, justify="left" if col == "stat" else "right")
     for name, r in summ.iterrows():
-        t.add_row(name, f"{r['mean']:.3f}", f"{r['se_mean']:.3f}", f"{r['sd']:.3f}", str(r["q05"]), str(r["q50"]), str(r["q95"]), str(r["max"]))
+        t.add_row(
+            name,
+            f"{r['mean']:.3f}",
+            f"{r['se_mean']:.3f}",
+            f"{r['sd']:.3f}",
+            str(r["q05"]),
+            str(r["q50"]),
+            str(r["q95"]),
+            str(r["max"]),
+        )
     console.print(t)
 
     al = outcome.at_least(stat)
@@ -173,8 +205,18 @@ def simulate(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
-    precision: Annotated[float | None, typer.Option(help="Stop when every headline probability's 95% CI half-width is below this (e.g. 0.001).")] = None,
-    exact: Annotated[bool, typer.Option("--exact", help="Exact distributions (static statistics only) instead of simulation.")] = False,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            help="Stop when every headline probability's 95% CI half-width is below this (e.g. 0.001)."
+        ),
+    ] = None,
+    exact: Annotated[
+        bool,
+        typer.Option(
+            "--exact", help="Exact distributions (static statistics only) instead of simulation."
+        ),
+    ] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     plot: PlotOpt = None,
     stat: StatOpt = None,
@@ -190,7 +232,9 @@ def simulate(
 
 @app.command()
 def compare(
-    scenarios: Annotated[list[Path], typer.Argument(help="Two or more scenario files (same target).")],
+    scenarios: Annotated[
+        list[Path], typer.Argument(help="Two or more scenario files (same target).")
+    ],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
     plot: PlotOpt = None,
@@ -201,6 +245,12 @@ def compare(
     if len(scenarios) < 2:
         raise _fail("compare needs at least two scenario files")
     loaded = [_load(p) for p in scenarios]
+    targets = [getattr(sc, "target", None) for sc in loaded]
+    if any(t is not None and t != targets[0] for t in targets[1:]):
+        typer.echo(
+            "note: the scenarios' targets differ; the comparison mixes attackers and targets",
+            err=True,
+        )
     outcomes = [_run(sc, trials, seed, None, False) for sc in loaded]
     main = _main_stat(outcomes[0], stat)
     for o, p in zip(outcomes, scenarios, strict=True):
@@ -225,7 +275,10 @@ def compare(
         from rich.console import Console
         from rich.table import Table
 
-        t = Table(title=f"Comparison ({', '.join(f'{o.trials:,}' for o in outcomes)} trials)", title_justify="left")
+        t = Table(
+            title=f"Comparison ({', '.join(f'{o.trials:,}' for o in outcomes)} trials)",
+            title_justify="left",
+        )
         t.add_column("")
         for c in table.columns:
             t.add_column(c, justify="right")
@@ -245,10 +298,17 @@ def compare(
 
 @app.command()
 def roll(
-    expression: Annotated[str, typer.Argument(help='Dice pool, e.g. "4D6 explode 6", "10D6 count 4+ reroll 1", "2D6 <= 7", "3D6 vs 2D6". See docs/dice-pools.md.')],
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help='Dice pool, e.g. "4D6 explode 6", "10D6 count 4+ reroll 1", "2D6 <= 7", "3D6 vs 2D6". See docs/dice-pools.md.'
+        ),
+    ],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
-    simulate_: Annotated[bool, typer.Option("--simulate", help="Monte Carlo instead of the exact answer.")] = False,
+    simulate_: Annotated[
+        bool, typer.Option("--simulate", help="Monte Carlo instead of the exact answer.")
+    ] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     plot: PlotOpt = None,
 ) -> None:

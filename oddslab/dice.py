@@ -46,7 +46,9 @@ class DiceExpr:
             return cls(0, 1, int(str(text).strip()))
         m = _EXPR.match(str(text))
         if not m or not str(text).strip() or (m.group(2) is None and m.group(4) is None):
-            raise ValueError(f"'{text}' is not a dice expression (expected forms: 3, D6, 2D6, D3+1)")
+            raise ValueError(
+                f"'{text}' is not a dice expression (expected forms: 3, D6, 2D6, D3+1)"
+            )
         if m.group(2) is None:
             sign = -1 if m.group(3) == "-" else 1
             if sign < 0:

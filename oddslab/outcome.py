@@ -169,7 +169,9 @@ class Outcome:
         """``P(stat >= k)`` per k: columns k, probability, se, ci_low, ci_high."""
         p = _trim(self._p(stat))
         tail = np.cumsum(p[::-1])[::-1]
-        rows = [(k, float(min(t, 1.0)), *self._interval(float(min(t, 1.0)))) for k, t in enumerate(tail)]
+        rows = [
+            (k, float(min(t, 1.0)), *self._interval(float(min(t, 1.0)))) for k, t in enumerate(tail)
+        ]
         return pd.DataFrame(rows, columns=["k", "probability", "se", "ci_low", "ci_high"])
 
     def summary(self) -> pd.DataFrame:
@@ -213,7 +215,9 @@ class Outcome:
                 continue
             p = self.prob(h.stat, h.k)
             rows.append((h.label, h.stat, h.k, p, *self._interval(p)))
-        return pd.DataFrame(rows, columns=["label", "stat", "k", "probability", "se", "ci_low", "ci_high"])
+        return pd.DataFrame(
+            rows, columns=["label", "stat", "k", "probability", "se", "ci_low", "ci_high"]
+        )
 
     # -- export -----------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-
 from oddslab.outcome import Z95, Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -133,5 +132,3 @@ def save(ax: Axes, path: str, dpi: int = 120) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
-
-

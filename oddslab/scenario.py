@@ -63,6 +63,8 @@ def read_run_options(root: Table, default_name: str) -> dict[str, Any]:
     return {
         "name": root.str("name", default_name),
         "description": root.str("description", ""),
-        "trials": root.int("trials", None, min=1, max=10**10, what="a number of trials from 1 to 10,000,000,000"),
+        "trials": root.int(
+            "trials", None, min=1, max=10**10, what="a number of trials from 1 to 10,000,000,000"
+        ),
         "seed": root.int("seed", None, min=0),
     }

@@ -48,7 +48,9 @@ def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6) -> int:
 def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
     """One trial of the generic pipeline, attack by attack."""
     t, rules = sc.target, sc.rules
-    out = dict.fromkeys(("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage", "models_slain"), 0)
+    out = dict.fromkeys(
+        ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage", "models_slain"), 0
+    )
     alive = t.models
     cur = t.wounds - t.damaged
 
@@ -87,7 +89,15 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             if w.torrent:
                 hit = 1
             else:
-                hit = _roll_with_reroll(rng, w.skill, w.critical_hit, w.hit_modifier, w.reroll_hits, rules.natural_one_fails, rules.natural_six_succeeds)
+                hit = _roll_with_reroll(
+                    rng,
+                    w.skill,
+                    w.critical_hit,
+                    w.hit_modifier,
+                    w.reroll_hits,
+                    rules.natural_one_fails,
+                    rules.natural_six_succeeds,
+                )
             if hit == 0:
                 continue
             n_hits = 1 + (roll_expr(rng, w.sustained_hits) if hit == 2 else 0)
@@ -96,7 +106,15 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             wound_results = [1] * auto
             for _ in range(n_hits - auto):
                 wound_results.append(
-                    _roll_with_reroll(rng, need_w, w.critical_wound, w.wound_modifier, w.reroll_wounds, rules.natural_one_fails, rules.natural_six_succeeds)
+                    _roll_with_reroll(
+                        rng,
+                        need_w,
+                        w.critical_wound,
+                        w.wound_modifier,
+                        w.reroll_wounds,
+                        rules.natural_one_fails,
+                        rules.natural_six_succeeds,
+                    )
                 )
             for r in wound_results:
                 if r == 0:

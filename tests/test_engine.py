@@ -15,7 +15,18 @@ from oddslab._seeding import chunk_seeds
 from oddslab.engine import BATCH_CHUNKS, CHUNK_TRIALS
 
 SC = GenericScenario(
-    (Weapon(models=5, attacks="D6", skill=3, reroll_hits="ones", sustained_hits=1, strength=5, ap=1, damage="D3"),),
+    (
+        Weapon(
+            models=5,
+            attacks="D6",
+            skill=3,
+            reroll_hits="ones",
+            sustained_hits=1,
+            strength=5,
+            ap=1,
+            damage="D3",
+        ),
+    ),
     Target(models=10, wounds=2, toughness=4, save=4, feel_no_pain=6),
 )
 
@@ -43,7 +54,9 @@ def _digest(outcome) -> str:
 
 def _run_subprocess(threads: int, root) -> str:
     env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "PYTHONPATH": str(root)}
-    res = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, check=True
+    )
     return res.stdout.strip()
 
 

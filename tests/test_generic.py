@@ -18,13 +18,27 @@ STATIC = ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage")
 
 CONFIGS = {
     "basic": GenericScenario(
-        (Weapon(models=10, attacks=2, skill=3, strength=4, ap=1),), Target(models=20, toughness=3, save=5)
+        (Weapon(models=10, attacks=2, skill=3, strength=4, ap=1),),
+        Target(models=20, toughness=3, save=5),
     ),
     "reroll-ones-sustained": GenericScenario(
-        (Weapon(attacks=20, skill=3, reroll_hits="ones", sustained_hits=1, wound=4),), Target(models=30, save=5)
+        (Weapon(attacks=20, skill=3, reroll_hits="ones", sustained_hits=1, wound=4),),
+        Target(models=30, save=5),
     ),
     "lethal-twin-fnp-d3": GenericScenario(
-        (Weapon(models=3, attacks=5, skill=2, strength=7, ap=2, damage="D3+1", lethal_hits=True, reroll_hits="failed", reroll_wounds="failed"),),
+        (
+            Weapon(
+                models=3,
+                attacks=5,
+                skill=2,
+                strength=7,
+                ap=2,
+                damage="D3+1",
+                lethal_hits=True,
+                reroll_hits="failed",
+                reroll_wounds="failed",
+            ),
+        ),
         Target(models=3, wounds=4, toughness=6, save=3, feel_no_pain=5),
         Rules(spill="spill"),
     ),
@@ -33,30 +47,88 @@ CONFIGS = {
         Target(models=7, wounds=2, toughness=5, save=4, feel_no_pain=6, cover=True),
     ),
     "devastating-anti": GenericScenario(
-        (Weapon(models=5, attacks=2, skill=3, strength=5, ap=2, damage="D3", critical_wound=5, devastating_wounds=True),),
+        (
+            Weapon(
+                models=5,
+                attacks=2,
+                skill=3,
+                strength=5,
+                ap=2,
+                damage="D3",
+                critical_wound=5,
+                devastating_wounds=True,
+            ),
+        ),
         Target(models=5, wounds=3, toughness=5, save=2, invulnerable=4),
     ),
     "sustained-d3-crit5-mods": GenericScenario(
-        (Weapon(models=4, attacks=3, skill=4, hit_modifier=-1, critical_hit=5, sustained_hits="D3", strength=5, wound_modifier=1, damage=2),),
+        (
+            Weapon(
+                models=4,
+                attacks=3,
+                skill=4,
+                hit_modifier=-1,
+                critical_hit=5,
+                sustained_hits="D3",
+                strength=5,
+                wound_modifier=1,
+                damage=2,
+            ),
+        ),
         Target(models=6, wounds=2, toughness=5, save=4),
     ),
     "two-profiles": GenericScenario(
         (
             Weapon(name="cannon", models=2, attacks="D3", skill=4, strength=9, ap=2, damage="D6"),
-            Weapon(name="guns", models=5, attacks=2, skill=4, strength=4, damage=1, reroll_hits="ones"),
+            Weapon(
+                name="guns", models=5, attacks=2, skill=4, strength=4, damage=1, reroll_hits="ones"
+            ),
         ),
         Target(models=4, wounds=3, toughness=6, save=3, invulnerable=5),
     ),
     "fish-crits-lethal-sustained2": GenericScenario(
-        (Weapon(models=2, attacks=6, skill=3, reroll_hits="non-critical", lethal_hits=True, sustained_hits=2, strength=5, ap=1, damage=1),),
+        (
+            Weapon(
+                models=2,
+                attacks=6,
+                skill=3,
+                reroll_hits="non-critical",
+                lethal_hits=True,
+                sustained_hits=2,
+                strength=5,
+                ap=1,
+                damage=1,
+            ),
+        ),
         Target(models=10, toughness=4, save=4),
     ),
     "crits-only-devastating": GenericScenario(
-        (Weapon(models=6, attacks=2, skill=3, wound=7, critical_wound=4, devastating_wounds=True, damage=2),),
+        (
+            Weapon(
+                models=6,
+                attacks=2,
+                skill=3,
+                wound=7,
+                critical_wound=4,
+                devastating_wounds=True,
+                damage=2,
+            ),
+        ),
         Target(models=4, wounds=2, toughness=12, save=2, feel_no_pain=5),
     ),
     "no-natural-rules-2d3": GenericScenario(
-        (Weapon(models=3, attacks=2, skill=2, hit_modifier=1, strength=3, wound_modifier=-1, damage="2D3", reroll_hits=(1, 2)),),
+        (
+            Weapon(
+                models=3,
+                attacks=2,
+                skill=2,
+                hit_modifier=1,
+                strength=3,
+                wound_modifier=-1,
+                damage="2D3",
+                reroll_hits=(1, 2),
+            ),
+        ),
         Target(models=5, wounds=3, toughness=3, save=6),
         Rules(natural_one_fails=False, natural_six_succeeds=False),
     ),
@@ -121,7 +193,9 @@ def test_models_slain_exact_for_fixed_damage(spill):
 
 def test_damaged_first_model():
     """One wound already lost: a 2-wound model then dies to a single 1-damage wound."""
-    sc = GenericScenario((Weapon(attacks=1, skill=2, wound=2, damage=1),), Target(models=1, wounds=2, damaged=1))
+    sc = GenericScenario(
+        (Weapon(attacks=1, skill=2, wound=2, damage=1),), Target(models=1, wounds=2, damaged=1)
+    )
     out = simulate(sc, trials=200_000, seed=5)
     p_kill = (5 / 6) * (5 / 6)  # hit 2+, wound 2+, no save
     se = math.sqrt(p_kill * (1 - p_kill) / 200_000)
@@ -133,7 +207,17 @@ def test_damaged_first_model():
 
 @pytest.mark.parametrize(
     ("s", "t", "need"),
-    [(8, 4, 2), (9, 4, 2), (5, 4, 3), (4, 4, 4), (3, 4, 5), (3, 5, 5), (2, 4, 6), (3, 6, 6), (1, 12, 6)],
+    [
+        (8, 4, 2),
+        (9, 4, 2),
+        (5, 4, 3),
+        (4, 4, 4),
+        (3, 4, 5),
+        (3, 5, 5),
+        (2, 4, 6),
+        (3, 6, 6),
+        (1, 12, 6),
+    ],
 )
 def test_wound_chart(s, t, need):
     assert wound_threshold(s, t) == need
@@ -210,9 +294,15 @@ def test_exact_vs_icepool_damage_fnp_lethal():
     fnp_damage = icepool.d3 @ icepool.d6.map(lambda d: int(d < 6))
     unsaved_damage = icepool.d6.map(lambda d: 0 if d >= 5 else 1) @ fnp_damage
     wound_roll = icepool.d6.map(lambda d: int(d >= 4))
-    per_attack_wounds = icepool.d6.map(lambda d: icepool.Die([0]) if d < 4 else (icepool.Die([1]) if d == 6 else wound_roll))
+    per_attack_wounds = icepool.d6.map(
+        lambda d: icepool.Die([0]) if d < 4 else (icepool.Die([1]) if d == 6 else wound_roll)
+    )
     per_attack_damage = icepool.d6.map(
-        lambda d: icepool.Die([0]) if d < 4 else (unsaved_damage if d == 6 else wound_roll @ unsaved_damage)
+        lambda d: (
+            icepool.Die([0])
+            if d < 4
+            else (unsaved_damage if d == 6 else wound_roll @ unsaved_damage)
+        )
     )
     wounds = icepool.d3 @ per_attack_wounds
     damage = icepool.d3 @ per_attack_damage
@@ -224,12 +314,25 @@ def test_exact_vs_icepool_damage_fnp_lethal():
 def test_exact_vs_icepool_devastating():
     """Critical wounds on 5+ with devastating wounds: mortal damage bypasses the 2+ save."""
     sc = GenericScenario(
-        (Weapon(models=2, attacks=2, skill=3, wound=4, critical_wound=5, devastating_wounds=True, ap=1, damage="D3"),),
+        (
+            Weapon(
+                models=2,
+                attacks=2,
+                skill=3,
+                wound=4,
+                critical_wound=5,
+                devastating_wounds=True,
+                ap=1,
+                damage="D3",
+            ),
+        ),
         Target(models=3, wounds=3, save=2),
     )
     save_fail = icepool.d6.map(lambda d: int(d < 3))  # 2+ with AP1 -> 3+
     per_hit_mortal = icepool.d6.map(lambda d: icepool.d3 if d >= 5 else icepool.Die([0]))
-    per_hit_damage = icepool.d6.map(lambda d: icepool.d3 if d >= 5 else (save_fail @ icepool.d3 if d == 4 else icepool.Die([0])))
+    per_hit_damage = icepool.d6.map(
+        lambda d: icepool.d3 if d >= 5 else (save_fail @ icepool.d3 if d == 4 else icepool.Die([0]))
+    )
     hit = icepool.d6.map(lambda d: int(d >= 3))
     mortal = 4 @ (hit @ per_hit_mortal)
     damage = 4 @ (hit @ per_hit_damage)
@@ -242,7 +345,9 @@ def test_exact_vs_icepool_devastating():
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("name", ["lethal-twin-fnp-d3", "devastating-anti", "two-profiles", "torrent-cover"])
+@pytest.mark.parametrize(
+    "name", ["lethal-twin-fnp-d3", "devastating-anti", "two-profiles", "torrent-cover"]
+)
 def test_kernel_matches_naive_reference(runs, name):
     """Headline probabilities of the kernel (1e6 trials) vs the naive loop (20,000 trials):
     |difference| < 5 combined standard errors for P(slain >= k) at every k and P(destroyed)."""
@@ -284,7 +389,11 @@ def test_naive_reference_static_means_match_exact():
 
 def test_unit_destroyed_stops_allocation():
     """Overwhelming firepower: every model dies, slain never exceeds the unit size."""
-    sc = GenericScenario((Weapon(models=10, attacks=10, skill=2, wound=2, damage=3),), Target(models=3, wounds=2))
+    sc = GenericScenario(
+        (Weapon(models=10, attacks=10, skill=2, wound=2, damage=3),), Target(models=3, wounds=2)
+    )
     out = simulate(sc, trials=50_000, seed=1)
-    assert out.counts["models_slain"][4:].sum() == 0 if len(out.counts["models_slain"]) > 4 else True
+    assert (
+        out.counts["models_slain"][4:].sum() == 0 if len(out.counts["models_slain"]) > 4 else True
+    )
     assert out.prob("destroyed") > 0.999

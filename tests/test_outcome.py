@@ -20,7 +20,9 @@ def outcome():
     table = np.zeros((2, 5), dtype=np.int64)
     table[0, :4] = [10, 20, 30, 40]  # kills 0..3 in 100 trials
     table[1, :2] = [75, 25]
-    return Outcome.from_counts("demo", STATS, table, 100, seed=1, headlines=(Headline("P(2+ kills)", "kills", 2),))
+    return Outcome.from_counts(
+        "demo", STATS, table, 100, seed=1, headlines=(Headline("P(2+ kills)", "kills", 2),)
+    )
 
 
 def test_pmf_and_at_least(outcome):

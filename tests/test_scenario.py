@@ -17,7 +17,20 @@ GOOD = {
     "name": "demo",
     "trials": 1000,
     "seed": 1,
-    "attacker": {"name": "a", "weapons": [{"name": "gun", "models": 5, "attacks": "D3+1", "skill": 3, "strength": 4, "ap": 1, "damage": "D3"}]},
+    "attacker": {
+        "name": "a",
+        "weapons": [
+            {
+                "name": "gun",
+                "models": 5,
+                "attacks": "D3+1",
+                "skill": 3,
+                "strength": 4,
+                "ap": 1,
+                "damage": "D3",
+            }
+        ],
+    },
     "target": {"models": 10, "wounds": 2, "toughness": 4, "save": 3, "invulnerable": 5},
     "rules": {"spill": "spill"},
 }
@@ -47,20 +60,44 @@ def _bad(mutate, tmp_path=None):
 @pytest.mark.parametrize(
     ("mutate", "key", "words"),
     [
-        (lambda d: d["attacker"]["weapons"][0].update(skil=3), "attacker.weapons[0].skil", "did you mean 'skill'"),
-        (lambda d: d["attacker"]["weapons"][0].update(skill=9), "attacker.weapons[0].skill", "from 2 (2+) to 6 (6+), got 9"),
-        (lambda d: d["attacker"]["weapons"][0].update(skill="3+"), "attacker.weapons[0].skill", "got a string"),
+        (
+            lambda d: d["attacker"]["weapons"][0].update(skil=3),
+            "attacker.weapons[0].skil",
+            "did you mean 'skill'",
+        ),
+        (
+            lambda d: d["attacker"]["weapons"][0].update(skill=9),
+            "attacker.weapons[0].skill",
+            "from 2 (2+) to 6 (6+), got 9",
+        ),
+        (
+            lambda d: d["attacker"]["weapons"][0].update(skill="3+"),
+            "attacker.weapons[0].skill",
+            "got a string",
+        ),
         (lambda d: d["target"].update(models=-3), "target.models", "from 1 to 1000, got -3"),
         (lambda d: d["target"].pop("models"), "target.models", "required key is missing"),
         (lambda d: d.pop("target"), "target", "required key is missing"),
-        (lambda d: d["attacker"]["weapons"][0].update(attacks="2X6"), "attacker.weapons[0].attacks", "not a dice expression"),
-        (lambda d: d["attacker"]["weapons"][0].update(damage=True), "attacker.weapons[0].damage", "dice expression"),
+        (
+            lambda d: d["attacker"]["weapons"][0].update(attacks="2X6"),
+            "attacker.weapons[0].attacks",
+            "not a dice expression",
+        ),
+        (
+            lambda d: d["attacker"]["weapons"][0].update(damage=True),
+            "attacker.weapons[0].damage",
+            "dice expression",
+        ),
         (lambda d: d["rules"].update(spill="some"), "rules.spill", "expected one of none, spill"),
         (lambda d: d.update(ruleset="warhammer"), "ruleset", "expected one of"),
         (lambda d: d["target"].update(damaged=2), "target.damaged", "less than wounds"),
         (lambda d: d["attacker"].update(weapons=[]), "attacker.weapons", "at least 1"),
         (lambda d: d["attacker"].update(weapons={"a": 1}), "attacker.weapons", "array of tables"),
-        (lambda d: d["attacker"]["weapons"][0].update(reroll_hits=[1, 9]), "attacker.weapons[0].reroll_hits[1]", "from 1 to 6"),
+        (
+            lambda d: d["attacker"]["weapons"][0].update(reroll_hits=[1, 9]),
+            "attacker.weapons[0].reroll_hits[1]",
+            "from 1 to 6",
+        ),
         (lambda d: d.update(trials=0), "trials", "from 1 to 10,000,000,000, got 0"),
         (lambda d: d.update(sead=1), "sead", "did you mean 'seed'"),
     ],
@@ -83,7 +120,12 @@ def test_file_errors(tmp_path):
 # -- hypothesis: random and mutated documents never escape as anything but ScenarioError -----------
 
 _scalar = st.one_of(
-    st.integers(-5, 40), st.booleans(), st.text(max_size=6), st.floats(allow_nan=False, width=16), st.just("D6"), st.just("D3+1")
+    st.integers(-5, 40),
+    st.booleans(),
+    st.text(max_size=6),
+    st.floats(allow_nan=False, width=16),
+    st.just("D6"),
+    st.just("D3+1"),
 )
 
 
@@ -119,7 +161,13 @@ def test_mutated_values_give_scenario_errors_only(path, value):
 
 
 @settings(max_examples=200, deadline=None)
-@given(doc=st.recursive(_scalar, lambda c: st.dictionaries(st.text(max_size=8), c, max_size=4) | st.lists(c, max_size=3), max_leaves=12))
+@given(
+    doc=st.recursive(
+        _scalar,
+        lambda c: st.dictionaries(st.text(max_size=8), c, max_size=4) | st.lists(c, max_size=3),
+        max_leaves=12,
+    )
+)
 def test_random_documents_give_scenario_errors_only(doc):
     if not isinstance(doc, dict):
         doc = {"attacker": doc}

@@ -247,7 +247,11 @@ class GenericScenario:
         """Best save roll needed against ``weapon`` (7 = no save possible)."""
         t = self.target
         armour = t.save + weapon.ap
-        if t.cover and t.save <= 6 and not (self.rules.cover_limit and t.save <= 3 and weapon.ap == 0):
+        if (
+            t.cover
+            and t.save <= 6
+            and not (self.rules.cover_limit and t.save <= 3 and weapon.ap == 0)
+        ):
             armour -= 1
         best = armour if t.invulnerable is None else min(armour, t.invulnerable)
         return min(max(best, 2), 7)
@@ -256,7 +260,8 @@ class GenericScenario:
         att_max = sum(w.models * w.attacks.max for w in self.weapons)
         hit_max = sum(w.models * w.attacks.max * (1 + w.sustained_hits.max) for w in self.weapons)
         dmg_max = sum(
-            w.models * w.attacks.max * (1 + w.sustained_hits.max) * w.damage.max for w in self.weapons
+            w.models * w.attacks.max * (1 + w.sustained_hits.max) * w.damage.max
+            for w in self.weapons
         )
         bounds = {
             "attacks": att_max,
@@ -346,7 +351,10 @@ class GenericScenario:
                 "damage": _mix([(1 - pf, delta0), (pf, dmg)]),
             }
             crit_hits = np.convolve(delta1, sus)  # a critical hit plus its sustained hits
-            per_attack = {"attacks": delta1, "hits": _mix([(ph[0], delta0), (ph[1], delta1), (ph[2], crit_hits)])}
+            per_attack = {
+                "attacks": delta1,
+                "hits": _mix([(ph[0], delta0), (ph[1], delta1), (ph[2], crit_hits)]),
+            }
             for stat, h in per_h.items():
                 if w.lethal_hits:
                     crit = np.convolve(per_l[stat], compound(sus, h))
@@ -450,7 +458,9 @@ def _read_weapon(tbl: Table, index: int) -> Weapon:
         lethal_hits=tbl.bool("lethal_hits", False),
         torrent=tbl.bool("torrent", False),
         strength=tbl.int("strength", 4, min=1, max=30),
-        wound=tbl.int("wound", None, min=2, max=7, what="a wound roll from 2 (2+) to 7 (criticals only)"),
+        wound=tbl.int(
+            "wound", None, min=2, max=7, what="a wound roll from 2 (2+) to 7 (criticals only)"
+        ),
         wound_modifier=tbl.int("wound_modifier", 0, min=-6, max=6),
         reroll_wounds=_reroll(tbl, "reroll_wounds"),
         critical_wound=tbl.int("critical_wound", 6, min=2, max=6),
