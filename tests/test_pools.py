@@ -1,0 +1,209 @@
+"""Dice pools: kernel vs exact (chi-square), a naive roller, the parser, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from stats import P_MIN, chisquare_pmf
+
+from oddslab.engine import simulate
+from oddslab.exact import exact
+from oddslab.pools import Pool, RollSpec, parse_roll
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# >= 6 configurations covering explode depths, re-roll tiers, keep/drop, custom dice, opposed
+KERNEL_CASES = [
+    "4D6 explode 6",
+    "3D6 explode 6 depth 2 reroll 1 exploding",
+    "5D10 explode 10 unlimited keep 3",
+    "10D6 count 4+ reroll 1,2,3",
+    "10D6 count 5+ explode 6 reroll 1",
+    "4D6 drop 1 lowest",
+    "5D6 explode 5+ depth 2 keep 2 lowest",
+    "6d[0,0,1,1,1,2] explode 2 reroll 0",
+    "3D6 vs 2D6 explode 6 <= 10",
+]
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("text", KERNEL_CASES)
+def test_kernel_matches_exact(text):
+    spec = parse_roll(text)
+    mc = simulate(spec, trials=1_000_000, seed=20261121)
+    ex = exact(spec)
+    for s in mc.stats:
+        p = chisquare_pmf(mc.counts[s.name], ex.probs[s.name])
+        assert p > P_MIN, f"{text}: {s.name} chi-square p = {p:.2e}"
+
+
+# -- a naive roller that follows the documented steps literally ------------------------------
+def naive_pool(rng: random.Random, pool: Pool) -> int:
+    """Roll → explosions → re-rolls → keep → sum, with an explicit list of dice."""
+    n, score, ex, depth, rr, rre, keep, high = pool.kernel_args()
+    depth = 100 if depth == -1 else depth
+    k = len(score)
+    dice = []  # [chain, level, face]
+
+    def add(chain, level):
+        # a new die: roll it, and its initial face may explode (adds another new die)
+        f = rng.randrange(k)
+        dice.append([chain, level, f])
+        if ex[f] and level < depth:
+            add(chain, level + 1)
+
+    for c in range(n):
+        add(c, 0)
+    i = 0
+    while i < len(dice):  # re-roll tier: every die once, including dice added meanwhile
+        chain, level, f = dice[i]
+        if rr[f]:
+            g = rng.randrange(k)
+            dice[i][2] = g
+            if rre and ex[g] and level < depth:
+                add(chain, level + 1)
+        i += 1
+    totals = [0] * n
+    for chain, _, f in dice:
+        totals[chain] += int(score[f])
+    totals.sort(reverse=high)
+    return sum(totals[:keep] if keep else totals)
+
+
+@pytest.mark.statistical
+def test_naive_roller_matches_exact():
+    spec = parse_roll("3D6 explode 5,6 depth 2 reroll 1,6 exploding keep 2")
+    rng = random.Random(7)
+    top = spec.pool.max_total()
+    counts = np.zeros(top + 1)
+    trials = 100_000  # pure Python: a chi-square on 1e5 trials still detects any real bias
+    for _ in range(trials):
+        counts[naive_pool(rng, spec.pool)] += 1
+    p = chisquare_pmf(counts, spec.pool.pmf())
+    assert p > P_MIN, p
+
+
+def test_roll_pool_is_callable_from_another_kernel():
+    """The serial helper used by other rulesets: a tiny jitted loop calling it directly."""
+    from oddslab._jit import jit
+    from oddslab._kernels.pools import roll_pool
+    from oddslab._kernels.rng import new_state
+
+    @jit(cache=False)
+    def loop(seed, n, out, args_score, ex, depth, rr, rre, keep, high):
+        st = new_state(seed)
+        scratch = np.zeros(8, dtype=np.int64)
+        for _ in range(n):
+            out[roll_pool(st, 5, args_score, ex, depth, rr, rre, keep, high, scratch)] += 1
+
+    pool = parse_roll("5D6 explode 6 reroll 1 keep 3").pool
+    _, score, ex, depth, rr, rre, keep, high = pool.kernel_args()
+    out = np.zeros(pool.max_total() + 1, dtype=np.int64)
+    loop(
+        np.array([1, 2, 3, 4], dtype=np.uint64), 200_000, out, score, ex, depth, rr, rre, keep, high
+    )
+    assert chisquare_pmf(out, pool.pmf()) > P_MIN
+
+
+# -- determinism ----------------------------------------------------------------------------------
+def test_same_seed_same_histograms():
+    spec = parse_roll("5D10 explode 10 depth 2 keep 3 vs 4D10")
+    a = simulate(spec, trials=300_000, seed=5)
+    b = simulate(spec, trials=300_000, seed=5)
+    c = simulate(spec, trials=300_000, seed=6)
+    for s in a.stat_names:
+        assert np.array_equal(a.counts[s], b.counts[s])
+    assert not np.array_equal(a.counts["total_a"], c.counts["total_a"])
+
+
+def test_thread_count_does_not_change_results():
+    code = (
+        "import json; from oddslab.pools import parse_roll; from oddslab.engine import simulate;"
+        "o = simulate(parse_roll('10D6 count 4+ reroll 1 explode 6'), trials=400_000, seed=9);"
+        "print(json.dumps(o.counts['total'].tolist()))"
+    )
+    results = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "NUMBA_NUM_THREADS": threads, "PYTHONPATH": ROOT}
+        r = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        results.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    assert results[0] == results[1]
+
+
+# -- the parser -----------------------------------------------------------------------------------
+def test_parse_required_forms():
+    p = parse_roll("4D6 explode 6").pool
+    assert (p.n, p.die.size, p.explode, p.explode_depth) == (4, 6, (6,), 1)
+    assert parse_roll("3D6 explode 6 depth 2").pool.explode_depth == 2
+    assert parse_roll("5D10 explode 10 unlimited").pool.explode_depth == -1
+    p = parse_roll("10D6 count 4+ reroll 1").pool
+    assert (p.count_at_least, p.reroll, p.reroll_explodes) == (4, (1,), False)
+    assert parse_roll("10D6 count 4+ reroll 1,2,3").pool.reroll == (1, 2, 3)
+    p = parse_roll("5D6 keep 3").pool
+    assert (p.keep, p.keep_highest) == (3, True)
+    p = parse_roll("4D6 drop 1 lowest").pool
+    assert (p.keep, p.keep_highest) == (3, True)
+    p = parse_roll("4D6 drop 1 highest").pool
+    assert (p.keep, p.keep_highest) == (3, False)
+    assert parse_roll("2D6 <= 7").test == ("<=", 7)
+    s = parse_roll("3D6 vs 2D6")
+    assert s.vs is not None and s.vs.n == 2
+    p = parse_roll("6d[0,0,1,1,1,2]").pool
+    assert p.die.values == (0, 0, 1, 1, 1, 2)
+    assert parse_roll("d[0, 0, 1, 1, 1, 2]").pool.n == 1
+    p = parse_roll("3d[hit,hit,crit,miss,miss,miss] count hit,crit explode crit").pool
+    assert p.face_score.tolist() == [1, 1, 1, 0, 0, 0]
+    assert p.explode == ("crit",)
+    assert parse_roll("4d6 EXPLODE 6 Reroll 1 exploding").pool.reroll_explodes
+
+
+def test_parse_round_trips_through_str():
+    for text in KERNEL_CASES:
+        spec = parse_roll(text)
+        again = parse_roll(spec.label if not spec.name else str(spec.pool))
+        assert again.pool == spec.pool
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "empty"),
+        ("4D6 explod 6", r"word 2 'explod'.*expected explode, reroll"),
+        ("4D6 explode", "ends too early; expected the faces to explode"),
+        ("4D6 explode x", "word 3 'x'"),
+        ("4D6 explode 7", "no face 7"),
+        ("4D6 keep 7", "word 3 '7'.*keep from 1 to 4"),
+        ("4D6 drop 4", "fewer dice to drop"),
+        ("2D6 <= x", "word 3 'x'.*target"),
+        ("3D6 vs", "ends too early; expected dice"),
+        ("4x6", "word 1 '4x6'.*4D6"),
+        ("2D6 <= 7 keep 1", "word 4 'keep'.*end of the expression"),
+        ("4D6 explode 6 explode 5", "word 4 'explode'.*at most once"),
+        ("4D6 explode 6 depth two", "word 5 'two'.*depth"),
+        ("0D6", "1 to 200 dice"),
+        ("3d[a,b]", "symbol die needs 'count"),
+        ("200D6 explode 6 unlimited", "limit"),
+    ],
+)
+def test_parse_errors_name_the_word(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse_roll(text)
+
+
+def test_rollspec_api_and_stats():
+    spec = RollSpec(Pool(2), test=("<=", 7), name="2D6 test")
+    job = spec.compile()
+    assert [s.name for s in job.stats] == ["total", "pass"]
+    assert job.stats[0].nbins == 13
+    out = exact(spec)
+    assert out.prob("pass") == pytest.approx(21 / 36, abs=1e-12)
+    with pytest.raises(ValueError, match="keep"):
+        Pool(3, keep=4)
