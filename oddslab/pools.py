@@ -79,6 +79,11 @@ class Pool:
         Score 1 per die whose value is >= this (a success count) instead of summing values.
     count : tuple of face values/symbols
         Score 1 per die showing one of these (a success/symbol count).
+    modifier : int
+        Added to each die's value before it is compared with ``count_at_least``.
+    natural_rules : bool
+        With ``count_at_least``: a natural 1 always fails and the die's highest face always
+        succeeds, whatever the modifier (default True, the usual d6 convention).
     """
 
     n: int
@@ -91,8 +96,12 @@ class Pool:
     keep_highest: bool = True
     count_at_least: int | None = None
     count: tuple[FaceRef, ...] = ()
+    modifier: int = 0
+    natural_rules: bool = True
 
     def __post_init__(self) -> None:
+        if self.modifier and self.count_at_least is None:
+            raise ValueError("a modifier needs a threshold to modify ('count N+ mod K')")
         if not 1 <= self.n <= MAX_DICE:
             raise ValueError(f"a pool needs 1 to {MAX_DICE} dice, got {self.n}")
         if not 1 <= self.die.size <= MAX_FACES:
@@ -144,7 +153,10 @@ class Pool:
         """int64[k]: what each face scores (its value, or 0/1 for a success count)."""
         values = np.array(self.die.values, dtype=np.int64)
         if self.count_at_least is not None:
-            return (values >= self.count_at_least).astype(np.int64)
+            ok = values + self.modifier >= self.count_at_least
+            if self.natural_rules:
+                ok = (ok & (values != 1)) | (values == values.max())
+            return ok.astype(np.int64)
         if self.count:
             return self._mask(self.count).astype(np.int64)
         return values
@@ -190,6 +202,10 @@ class Pool:
             s = f"{self.n}d[{faces}]"
         if self.count_at_least is not None:
             s += f" count {self.count_at_least}+"
+            if self.modifier:
+                s += f" mod {self.modifier:+d}"
+            if not self.natural_rules:
+                s += " natural off"
         elif self.count:
             s += f" count {_ref_text(self.count)}"
         if self.explode:
@@ -484,6 +500,17 @@ def _parse_pool(w: _Words) -> Pool:
             if m:
                 w.i += 1
                 opts["count_at_least"] = int(m.group(1))
+                if w.peek() == "mod":
+                    w.i += 1
+                    word_mod = w.next("a modifier such as -1 or +2")
+                    if not re.fullmatch(r"[+-]?\d+", word_mod):
+                        raise w.fail_last("a modifier such as -1 or +2")
+                    opts["modifier"] = int(word_mod)
+                if w.peek() == "natural":
+                    w.i += 1
+                    if w.next("'on' or 'off' after 'natural'") not in ("on", "off"):
+                        raise w.fail_last("'on' or 'off' after 'natural'")
+                    opts["natural_rules"] = w.words[w.i - 1] == "on"
             else:
                 opts["count"] = _parse_faces(w, die, "count")
         else:

@@ -207,3 +207,38 @@ def test_rollspec_api_and_stats():
     assert out.prob("pass") == pytest.approx(21 / 36, abs=1e-12)
     with pytest.raises(ValueError, match="keep"):
         Pool(3, keep=4)
+
+
+# -- thresholds with modifiers and natural 1 / natural max rules -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "faces"),
+    [
+        ("10D6 count 4+", [0, 0, 0, 1, 1, 1]),
+        ("10D6 count 4+ mod -1", [0, 0, 0, 0, 1, 1]),
+        ("10D6 count 2+ mod +2", [0, 1, 1, 1, 1, 1]),  # a natural 1 still fails
+        ("10D6 count 2+ mod +2 natural off", [1, 1, 1, 1, 1, 1]),
+        ("10D6 count 7+ mod -3", [0, 0, 0, 0, 0, 1]),  # a natural 6 still succeeds
+    ],
+)
+def test_threshold_modifiers_and_natural_rules(text, faces):
+    spec = parse_roll(text)
+    assert list(spec.pool.face_score) == faces
+    assert str(parse_roll(str(spec.pool)).pool) == str(spec.pool)
+
+
+def test_threshold_modifier_exact_vs_icepool():
+    import icepool
+
+    ours = parse_roll("6D6 count 5+ mod -1 reroll 1").pool.pmf()
+    ice = 6 @ icepool.d6.reroll([1], depth=1).map(lambda d: int(d == 6 or (d != 1 and d - 1 >= 5)))
+    ref = np.array([ice.probability(k) for k in range(7)], dtype=float)
+    assert np.max(np.abs(ours - ref)) <= 1e-12
+
+
+def test_modifier_errors():
+    with pytest.raises(ValueError, match="modifier such as"):
+        parse_roll("10D6 count 4+ mod x")
+    with pytest.raises(ValueError, match="needs a threshold"):
+        Pool(n=3, modifier=1)
