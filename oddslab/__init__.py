@@ -11,8 +11,10 @@ Quick use::
 from oddslab._schema import ScenarioError
 from oddslab.dice import DiceExpr, Die, Face
 from oddslab.engine import Job, simulate
+from oddslab.exact import exact
 from oddslab.outcome import Headline, Outcome, Stat
 from oddslab.plotting import plot_at_least, plot_compare, plot_pmf
+from oddslab.pools import Pool, RollSpec, parse_roll
 from oddslab.rulesets.generic import GenericScenario, Rules, Target, Weapon
 from oddslab.scenario import from_dict, load
 
@@ -26,6 +28,8 @@ __all__ = [
     "Headline",
     "Job",
     "Outcome",
+    "Pool",
+    "RollSpec",
     "Rules",
     "ScenarioError",
     "Stat",
@@ -35,15 +39,9 @@ __all__ = [
     "exact",
     "from_dict",
     "load",
+    "parse_roll",
     "plot_at_least",
     "plot_compare",
     "plot_pmf",
     "simulate",
 ]
-
-
-def exact(scenario):  # noqa: D401 - thin lazy wrapper
-    """Exact outcome of a scenario's static statistics (see :func:`oddslab.exact.exact`)."""
-    from oddslab.exact import exact as _exact
-
-    return _exact(scenario)

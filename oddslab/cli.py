@@ -68,7 +68,7 @@ def _main_stat(outcome, stat: str | None) -> str:
     primary = outcome.meta.get("primary")
     if primary in names:
         return primary
-    for guess in ("models_slain", "models_destroyed", "total"):
+    for guess in ("models_slain", "models_destroyed", "total", "damage", "unsaved"):
         if guess in names:
             return guess
     return next((s.name for s in outcome.stats if not s.flag), names[0])

@@ -49,6 +49,7 @@ def plot_pmf(outcome: Outcome, stat: str, ax: Axes | None = None, **bar_kw: Any)
     ax.bar(df["value"], df["probability"], yerr=err, capsize=2, **{"alpha": 0.85, **bar_kw})
     ax.set_xlabel(stat.replace("_", " "))
     ax.set_ylabel("probability")
+    ax.xaxis.set_major_locator(_int_locator())
     ax.set_title(_title(outcome))
     ax.grid(axis="y", alpha=0.3)
     return ax
@@ -72,6 +73,7 @@ def plot_at_least(
     ax.set_xlabel(f"k ({stat.replace('_', ' ')})")
     ax.set_ylabel(f"P({stat} ≥ k)")
     ax.set_ylim(-0.02, 1.02)
+    ax.xaxis.set_major_locator(_int_locator())
     ax.grid(alpha=0.3)
     if ax.get_title() == "":
         ax.set_title(f"P(at least k): {stat.replace('_', ' ')}")

@@ -18,7 +18,7 @@ def roll_expr(rng: random.Random, e: DiceExpr) -> int:
 
 def _result(d: int, need: int, crit: int, mod: int, nat1: bool, nat6: bool) -> int:
     if d >= crit:
-        return 2
+        return 2 if (nat6 or d + mod >= need) else 0
     if d == 1 and nat1:
         return 0
     if d == 6 and nat6:

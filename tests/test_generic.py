@@ -233,6 +233,26 @@ def test_natural_rules_and_modifiers():
     assert list(_codes(2, 6, 1, Rules(natural_one_fails=False))[1:]) == [1, 1, 1, 1, 1, 2]
     # 6+ with -2: only the critical 6 succeeds; criticals on 5+ always succeed
     assert list(_codes(6, 5, -2, r)[1:]) == [0, 0, 0, 0, 2, 2]
+    # natural_six_succeeds off: a critical roll that misses the modified threshold fails
+    off = Rules(natural_six_succeeds=False)
+    assert list(_codes(6, 5, -2, off)[1:]) == [0, 0, 0, 0, 0, 0]
+    assert list(_codes(4, 6, -1, off)[1:]) == [0, 0, 0, 0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Weapon(skill=9),
+        lambda: Weapon(reroll_hits="fishing"),
+        lambda: Weapon(reroll_wounds=(0, 7)),
+        lambda: Target(damaged=2, wounds=2),
+        lambda: Target(models=0),
+        lambda: Rules(spill="sometimes"),
+    ],
+)
+def test_dataclasses_reject_impossible_values(make):
+    with pytest.raises(ValueError):
+        make()
 
 
 def test_save_selection():

@@ -128,6 +128,16 @@ class Weapon:
             v = getattr(self, name)
             if not isinstance(v, str):
                 object.__setattr__(self, name, tuple(int(x) for x in v))
+        _check_reroll(self.reroll_hits, "reroll_hits")
+        _check_reroll(self.reroll_wounds, "reroll_wounds")
+        _check_range(self, "models", 1, 1000)
+        _check_range(self, "skill", 2, 6)
+        _check_range(self, "critical_hit", 2, 6)
+        _check_range(self, "critical_wound", 2, 6)
+        _check_range(self, "strength", 1, 30)
+        _check_range(self, "ap", 0, 6)
+        if self.wound is not None:
+            _check_range(self, "wound", 2, 7)
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,16 @@ class Target:
     damaged: int = 0
     cover: bool = False
 
+    def __post_init__(self) -> None:
+        _check_range(self, "models", 1, 1000)
+        _check_range(self, "wounds", 1, 100)
+        _check_range(self, "toughness", 1, 30)
+        _check_range(self, "save", 2, 7)
+        _check_range(self, "damaged", 0, self.wounds - 1)
+        for name in ("invulnerable", "feel_no_pain"):
+            if getattr(self, name) is not None:
+                _check_range(self, name, 2, 6)
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -177,7 +197,9 @@ class Rules:
     natural_one_fails : bool
         An unmodified 1 always fails hit, wound and saving rolls.
     natural_six_succeeds : bool
-        An unmodified 6 always hits and wounds (it is a critical at the default 6+ anyway).
+        A critical roll (an unmodified 6, or X+ with ``critical_hit``/``critical_wound``) always
+        succeeds. Switched off, a critical roll that misses the modified threshold simply fails
+        (and has no critical effect).
     cover_limit : bool
         Cover gives no bonus to a 3+ or better armour save against AP 0.
     """
@@ -186,6 +208,10 @@ class Rules:
     natural_one_fails: bool = True
     natural_six_succeeds: bool = True
     cover_limit: bool = True
+
+    def __post_init__(self) -> None:
+        if self.spill not in SPILL_MODES:
+            raise ValueError(f"spill must be one of {SPILL_MODES}, got {self.spill!r}")
 
 
 _STAT_TEXT = {
@@ -368,6 +394,24 @@ class GenericScenario:
         return totals
 
 
+def _check_range(obj: Any, name: str, lo: int, hi: int) -> None:
+    value = getattr(obj, name)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(
+            f"{type(obj).__name__}.{name} must be an integer from {lo} to {hi}, got {value!r}"
+        )
+
+
+def _check_reroll(mode: str | tuple[int, ...], name: str) -> None:
+    if isinstance(mode, str):
+        if mode not in REROLL_MODES:
+            raise ValueError(
+                f"Weapon.{name} must be one of {REROLL_MODES} or natural rolls, got {mode!r}"
+            )
+    elif not all(1 <= d <= 6 for d in mode):
+        raise ValueError(f"Weapon.{name}: natural rolls must be 1..6, got {mode}")
+
+
 def _code_probs(codes: np.ndarray, rerolls: np.ndarray) -> np.ndarray:
     """P(final code = 0, 1, 2) for one d6 roll with at most one re-roll; shape (3,)."""
     first = np.zeros(3)
@@ -402,8 +446,8 @@ def _codes(need: int, crit: int, mod: int, r: Rules) -> np.ndarray:
     """Per natural roll 1..6: 0 fail, 1 success, 2 critical (index 0 unused)."""
     out = np.zeros(7, dtype=np.int64)
     for d in range(1, 7):
-        if d >= crit:
-            out[d] = 2
+        if d >= crit:  # a critical succeeds whatever the modifiers, unless switched off
+            out[d] = 2 if (r.natural_six_succeeds or d + mod >= need) else 0
         elif d == 1 and r.natural_one_fails:
             out[d] = 0
         elif d == 6 and r.natural_six_succeeds:
@@ -473,21 +517,23 @@ def _read_weapon(tbl: Table, index: int) -> Weapon:
 
 
 def _read_target(tbl: Table) -> Target:
-    t = Target(
-        name=tbl.str("name", "target"),
-        models=tbl.int("models", min=1, max=1000),
-        wounds=tbl.int("wounds", 1, min=1, max=100),
-        toughness=tbl.int("toughness", 4, min=1, max=30),
-        save=tbl.int("save", 7, min=2, max=7, what="a save from 2 (2+) to 7 (no save)"),
-        invulnerable=tbl.int("invulnerable", None, min=2, max=6),
-        feel_no_pain=tbl.int("feel_no_pain", None, min=2, max=6),
-        damaged=tbl.int("damaged", 0, min=0, max=99),
-        cover=tbl.bool("cover", False),
-    )
-    if t.damaged >= t.wounds:
-        raise tbl.error("damaged", f"must be less than wounds ({t.wounds}), got {t.damaged}")
+    kw = {
+        "name": tbl.str("name", "target"),
+        "models": tbl.int("models", min=1, max=1000),
+        "wounds": tbl.int("wounds", 1, min=1, max=100),
+        "toughness": tbl.int("toughness", 4, min=1, max=30),
+        "save": tbl.int("save", 7, min=2, max=7, what="a save from 2 (2+) to 7 (no save)"),
+        "invulnerable": tbl.int("invulnerable", None, min=2, max=6),
+        "feel_no_pain": tbl.int("feel_no_pain", None, min=2, max=6),
+        "damaged": tbl.int("damaged", 0, min=0, max=99),
+        "cover": tbl.bool("cover", False),
+    }
+    if kw["damaged"] >= kw["wounds"]:
+        raise tbl.error(
+            "damaged", f"must be less than wounds ({kw['wounds']}), got {kw['damaged']}"
+        )
     tbl.finish()
-    return t
+    return Target(**kw)
 
 
 def _read_rules(tbl: Table) -> Rules:
