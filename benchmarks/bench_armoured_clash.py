@@ -5,7 +5,7 @@ when warm), (1) the full scenario through :func:`oddslab.engine.simulate`, (2) t
 pool alone through the numba kernel and (3) a numpy-vectorised attack pool (PCG64, batches
 of 65,536 trials), and prints a table of trials/s and the ratios.
 
-Run: ``python benchmarks/bench_armoured_clash.py [trials]``.
+Run: ``python benchmarks/bench_armoured_clash.py [trials | --quick]`` (``--quick``: a smoke run).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def rate(fn, trials: int) -> float:
     return trials / (time.perf_counter() - t)
 
 
-def main(trials: int = 20_000_000) -> None:
+def main(trials: int = 20_000_000, vec_min: int = 1_000_000) -> None:
     sc = scenario()
     die = AttackDie()
     pool_job = Job(
@@ -95,7 +95,7 @@ def main(trials: int = 20_000_000) -> None:
     rng = np.random.default_rng(1)
     full = rate(lambda n: simulate(sc, trials=n, seed=1), trials)
     pool = rate(lambda n: run_job(pool_job, n, 1), trials)
-    vec = rate(lambda n: numpy_pool(n, N_DICE, rng), max(trials // 10, 1_000_000))
+    vec = rate(lambda n: numpy_pool(n, N_DICE, rng), max(trials // 10, vec_min))
     print(f"Armoured Clash benchmark ({N_DICE}-die ranged attack, suppression cascade)")
     print("| job | trials/s (M) | ratio vs numpy pool |")
     print("|---|---|---|")
@@ -107,4 +107,7 @@ def main(trials: int = 20_000_000) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000)
+    if "--quick" in sys.argv[1:]:
+        main(1_000_000, vec_min=100_000)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000)

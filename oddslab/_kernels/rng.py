@@ -109,3 +109,134 @@ def shuffle(st, arr, n):
         tmp = arr[i]
         arr[i] = arr[j]
         arr[j] = tmp
+
+
+#: xoshiro256** jump polynomial: :func:`jump` advances a state by 2**128 draws
+_JUMP = (
+    np.uint64(0x180EC6D33CFD0ABA),
+    np.uint64(0xD5A61266F0C9392C),
+    np.uint64(0xA9582618E03FC9AA),
+    np.uint64(0x39ABDC4529B1661C),
+)
+
+
+@jit
+def jump(st):
+    """Advance the xoshiro256** words ``st[0:4]`` by 2**128 draws, in place.
+
+    Streams started ``k`` jumps apart never overlap in any feasible run (the published
+    jump function of xoshiro256**).
+    """
+    t0 = _ZERO
+    t1 = _ZERO
+    t2 = _ZERO
+    t3 = _ZERO
+    for i in range(4):
+        word = _JUMP[i]
+        for b in range(64):
+            if (word >> np.uint64(b)) & _ONE:
+                t0 ^= st[0]
+                t1 ^= st[1]
+                t2 ^= st[2]
+                t3 ^= st[3]
+            next_u64(st)
+    st[0] = t0
+    st[1] = t1
+    st[2] = t2
+    st[3] = t3
+
+
+@jit
+def new_block_state(st, lanes):
+    """``lanes`` independent xoshiro256** streams for :func:`fill_block`; ``uint64[4, lanes]``.
+
+    Stream ``j`` starts ``j + 1`` jumps (2**128 draws each) after ``st``, so the streams
+    overlap neither each other nor ``st``'s own draws; ``st`` itself is not changed.
+    """
+    tmp = np.empty(6, dtype=np.uint64)
+    for i in range(6):
+        tmp[i] = st[i]
+    out = np.empty((4, lanes), dtype=np.uint64)
+    for j in range(lanes):
+        jump(tmp)
+        for i in range(4):
+            out[i, j] = tmp[i]
+    return out
+
+
+_SIXTEEN = np.uint64(16)
+_THIRTYTWO = np.uint64(32)
+_FORTYEIGHT = np.uint64(48)
+
+
+@jit
+def fill_block(bs, raw, buf, sides):
+    """Fill ``buf`` from the lock-step streams ``bs``; return how many values are valid.
+
+    One call draws ``raw.shape[0]`` 64-bit words, ``bs.shape[1]`` streams at a time (the
+    loop across streams vectorises), then maps each 16-bit lane ``x`` to
+    ``(sides * x) >> 16`` in ``[0, sides)`` (``1 <= sides <= 65536``). Lanes whose low
+    product bits fall below ``65536 % sides`` would bias the result and are dropped; that is
+    rare (16 in 65536 for a d36), so the mapping first runs branch-free over every lane and
+    only a block containing such a lane is redone with compaction. Either way ``buf[0:count]``
+    holds exactly the accepted lanes, in a fixed order (lane 0 of every word, then lane 1,
+    ...) that does not depend on their values: exactly uniform, independent values.
+
+    Parameters
+    ----------
+    bs : uint64[4, L]
+        Stream states from :func:`new_block_state`, advanced in place.
+    raw : uint64[R]
+        Scratch for the words; ``R`` a multiple of ``L``.
+    buf : int64[>= 4 * R]
+        Output values.
+    sides : int
+
+    Returns
+    -------
+    int
+        ``count <= 4 * R``.
+    """
+    lanes = bs.shape[1]
+    s0 = bs[0]
+    s1 = bs[1]
+    s2 = bs[2]
+    s3 = bs[3]
+    for i in range(0, raw.shape[0], lanes):
+        for j in range(lanes):
+            a0 = s0[j]
+            a1 = s1[j]
+            a2 = s2[j]
+            a3 = s3[j]
+            raw[i + j] = _rotl(a1 * _FIVE, _SEVEN) * _NINE
+            t = a1 << _SEVENTEEN
+            a2 ^= a0
+            a3 ^= a1
+            a1 ^= a2
+            a0 ^= a3
+            a2 ^= t
+            a3 = _rotl(a3, _FORTYFIVE)
+            s0[j] = a0
+            s1[j] = a1
+            s2[j] = a2
+            s3[j] = a3
+    us = np.uint64(sides)
+    thresh = np.uint64(65536 % sides)
+    r = raw.shape[0]
+    bad = 0
+    for q in range(4):  # lane q of every word, so stores are contiguous and vectorise
+        shift = np.uint64(16 * q)
+        for w in range(r):
+            m = ((raw[w] >> shift) & _U16) * us
+            buf[q * r + w] = np.int64(m >> _SHIFT16)
+            bad += np.int64((m & _U16) < thresh)
+    if bad == 0:
+        return 4 * r
+    k = 0
+    for q in range(4):
+        shift = np.uint64(16 * q)
+        for w in range(r):
+            m = ((raw[w] >> shift) & _U16) * us
+            buf[k] = np.int64(m >> _SHIFT16)
+            k += np.int64((m & _U16) >= thresh)
+    return k

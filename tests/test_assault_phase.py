@@ -1,0 +1,389 @@
+"""Assault-phase ruleset: exact PMF of one Initiative step, the rule text's worked examples
+replayed die by die, a brute-force reference for a tiny full combat, and bad input.
+
+Tolerances: chi-square p > 1e-4 (tests/stats.py); brute-force comparisons |z| < 5 standard
+errors of the difference of two independent estimates.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oddslab import engine, scenario
+from oddslab.rulesets.assault_phase import (
+    AssaultScenario,
+    ModelGroup,
+    Rules,
+    Side,
+    Unit,
+    to_hit,
+    to_wound,
+)
+from oddslab.scenario import ScenarioError
+from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_two
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("assault-*.toml"))
+
+
+def one_vs_one(att: list[ModelGroup], dfn: list[ModelGroup], **unit_kw) -> AssaultScenario:
+    a_kw = {k: v for k, v in unit_kw.items() if k in ("grenades", "fired", "charge_distance")}
+    d_kw = {k: v for k, v in unit_kw.items() if k in ("in_cover", "falling_back")}
+    return AssaultScenario(
+        Side("A", (Unit("Attackers", tuple(att), **a_kw),)),
+        Side("D", (Unit("Defenders", tuple(dfn), **d_kw),)),
+        Rules(),
+    )
+
+
+# -- charts -----------------------------------------------------------------------------------
+
+
+def test_standard_charts():
+    assert [to_hit(4, d) for d in (3, 4, 8, 9)] == [3, 4, 4, 5]
+    assert [to_wound(s, 4) for s in (8, 6, 5, 4, 3, 2, 1)] == [2, 2, 3, 4, 5, 6, 6]
+    assert to_wound(1, 5) == 7  # S <= T - 4 cannot wound
+
+
+# -- one Initiative step against an exact PMF -------------------------------------------------
+
+
+def _p_unsaved_per_attack() -> Fraction:
+    """Brute force over the three dice of one attack (WS4 v WS3: 3+; S4 v T3: 3+; rending;
+    armour 4+, invulnerable 5+)."""
+    total = Fraction(0)
+    for h, w, s in itertools.product(range(1, 7), repeat=3):
+        if h == 6:  # rending: wound, no armour save, invulnerable 5+ still allowed
+            unsaved = s < 5
+        else:
+            unsaved = h >= 3 and w >= 3 and s < 4
+        total += Fraction(int(unsaved), 216)
+    return total
+
+
+@pytest.mark.statistical
+def test_one_initiative_step_matches_binomial():
+    """20 rending attacks into 40 defenders who cannot strike back: no casualty interaction,
+    so unsaved wounds ~ Binomial(20, p) and hits ~ Binomial(20, 2/3). 1e6 trials, seed 7."""
+    from scipy.stats import binom
+
+    att = [ModelGroup("Wyches", 10, ws=4, s=4, t=3, i=6, a=2, rending=True)]
+    dfn = [ModelGroup("Guard", 40, ws=3, s=3, t=3, i=3, a=0, save=4, invulnerable=5)]
+    sc = one_vs_one(att, dfn, fired=True)  # fired: no +1 charge attack
+    # trapped: a guard unit that breaks is destroyed outright, so no sweeping advance adds dice
+    d_unit = Unit("Defenders", tuple(dfn), trapped=True)
+    sc = AssaultScenario(sc.attacker, Side("D", (d_unit,)), Rules())
+    out = engine.simulate(sc, trials=1_000_000, seed=7)
+    p = float(_p_unsaved_per_attack())
+    assert p == pytest.approx(60 / 216, abs=1e-15)
+    assert out.probs["attacker_attacks"][20] == 1.0
+    for stat, q in (("attacker_unsaved", p), ("attacker_hits", 4 / 6)):
+        exact = binom.pmf(np.arange(21), 20, q)
+        assert chisquare_pmf(out.counts[stat], exact) > P_MIN, stat
+    # inflicted = unsaved = slain when every wound lands on a one-wound model in reach
+    assert np.array_equal(out.counts["attacker_unsaved"][:21], out.counts["attacker_slain"][:21])
+
+
+# -- worked examples from the text, die by die -------------------------------------------------
+
+
+def _retinue() -> list[ModelGroup]:
+    return [
+        ModelGroup("Incubi", 4, ws=5, s=3, t=3, i=5, a=0, ld=9, save=3),
+        ModelGroup("Warriors", 6, ws=4, s=3, t=3, i=5, a=0, ld=8, save=5),
+    ]
+
+
+def test_incubi_and_warriors_majority_saves():
+    """'four Incubi (Sv3+) and six warriors (Sv5+) suffer eight wounds ... six armour save
+    rolls are attempted, four fail and four of the Warriors are removed ... the Incubi are now
+    in the majority and the remaining two hits are saved against using their 3+ save.'"""
+    att = [ModelGroup("Hellions", 2, ws=4, s=3, t=3, i=4, a=3)]  # 2 x (3 + 1 charge) attacks
+    sc = one_vs_one(att, _retinue())
+    hits = [6] * 8
+    wounds = [6] * 8
+    saves = [1, 1, 1, 1, 5, 6] + [3, 4]  # six at 5+ (four fail), then two at 3+
+    r = sc.run_with_dice(hits + wounds + saves)
+    assert r["dice_used"] >= 22
+    assert r["defender.Defenders.Warriors.slain"] == 4
+    assert r["defender.Defenders.Incubi.slain"] == 0
+    assert r["attacker_unsaved"] == 4
+    # the third save die is a 3: at 5+ (wrong majority) it would have failed
+    r = sc.run_with_dice(hits + wounds + [1, 1, 1, 1, 5, 6] + [3, 2])
+    assert r["defender.Defenders.Incubi.slain"] == 1
+
+
+def test_archon_retinue_special_attacks_first():
+    """'four power weapon hits and four normal hits. The six warriors ... suffer the four
+    power weapon hits with no save allowed. Two more hits can be saved against however and
+    one is made, resulting in one more casualty ... the remaining two hits carry over and
+    now the Incubi are in the majority ... 3+.'"""
+    att = [
+        ModelGroup("Normal", 1, ws=4, s=3, t=3, i=4, a=3),
+        ModelGroup("Power", 1, ws=4, s=3, t=3, i=4, a=3, weapon="power-weapon"),
+    ]
+    sc = one_vs_one(att, _retinue())
+    dice = [6] * 4 + [6] * 4 + [6] * 4 + [6] * 4  # Normal: hits, wounds; Power: hits, wounds
+    dice += [5, 1]  # the batch of six: four power wounds (no save, no dice), two at 5+
+    dice += [3, 2]  # carried over: Incubi majority, 3+
+    r = sc.run_with_dice(dice)
+    assert r["defender.Defenders.Warriors.slain"] == 5
+    assert r["defender.Defenders.Incubi.slain"] == 1
+    assert r["attacker_unsaved"] == 6
+    assert r["dice_used"] >= 20
+
+
+def _fist_duel() -> AssaultScenario:
+    att = [ModelGroup("Sergeant", 1, ws=4, s=4, t=4, i=4, a=1, save=3, weapon="power-fist")]
+    dfn = [ModelGroup("Marine", 1, ws=4, s=4, t=4, i=4, a=1, save=3)]
+    return one_vs_one(att, dfn)
+
+
+def test_power_fist_strikes_at_initiative_one():
+    """The marine (I4) strikes before the power fist (always I1); slain, the sergeant does not
+    strike back."""
+    r = _fist_duel().run_with_dice([4, 4, 1])  # hit 4+, wound 4+, armour save 3+ fails
+    assert r["defender_slain"] == 1
+    assert r["attacker_attacks"] == 0
+    assert r["defender_wins"] == 1 and r["attacker_destroyed"] == 1
+
+
+def test_power_fist_doubles_strength_and_ignores_armour():
+    """S4 doubled to S8 against T4 wounds on 2+; no armour save is rolled."""
+    r = _fist_duel().run_with_dice([1] + [4, 4] + [1, 2])  # marine misses; 2 fist attacks
+    assert r["attacker_attacks"] == 2  # 1 + 1 for charging
+    assert r["attacker_wounds"] == 1  # the 1 fails, the 2 wounds on 2+
+    assert r["attacker_slain"] == 1 and r["attacker_wins"] == 1
+    # the marine's 3+ armour save is never rolled: morale dice follow straight away
+    assert r["dice_used"] == 5
+
+
+def test_lightning_claws_reroll_failed_wounds_and_ignore_armour():
+    """A pair of claws: +1 attack (3 with the charge); failed wound rolls re-rolled once
+    (after the first wound rolls); no armour save against the 2+ armoured target."""
+    att = [ModelGroup("Claws", 1, ws=4, s=4, t=4, i=4, a=1, weapon="lightning-claws")]
+    dfn = [ModelGroup("Terminator", 1, ws=4, s=4, t=4, w=3, i=1, a=0, save=2)]
+    r = one_vs_one(att, dfn).run_with_dice([4, 4, 4] + [1, 1, 4] + [4, 1])
+    assert r["attacker_attacks"] == 3
+    assert r["attacker_wounds"] == 2 and r["attacker_inflicted"] == 2
+    assert r["attacker_slain"] == 0  # W3 survives two wounds
+
+
+@pytest.mark.parametrize(
+    ("grenades", "dice", "attacker_attacks", "attacker_slain", "defender_slain"),
+    [
+        ("none", [6, 6], 0, 0, 1),  # cover: the I1 defender strikes first, kills the charger
+        ("frag", [6, 6, 6, 6, 6, 6], 2, 1, 1),  # frag: simultaneous, both die
+        ("plasma", [6, 6, 6, 6], 2, 1, 0),  # plasma: Initiative order, the I5 charger first
+    ],
+)
+def test_cover_strikes_first(grenades, dice, attacker_attacks, attacker_slain, defender_slain):
+    att = [ModelGroup("Striker", 1, ws=4, s=4, t=4, i=5, a=1)]
+    dfn = [ModelGroup("Guard", 1, ws=3, s=3, t=3, i=1, a=1)]
+    sc = one_vs_one(att, dfn, grenades=grenades, in_cover=True)
+    r = sc.run_with_dice(dice)
+    assert r["attacker_attacks"] == attacker_attacks
+    assert r["defender_slain"] == defender_slain
+    assert r["attacker_slain"] == attacker_slain
+    assert r["dice_used"] == len(dice)
+
+
+def test_cover_only_in_the_first_turn():
+    """Second turn: no cover, no charge bonus (I5 striker attacks once, before the guard)."""
+    att = [ModelGroup("Striker", 1, ws=4, s=4, t=4, i=5, a=1)]
+    dfn = [ModelGroup("Guard", 1, ws=3, s=3, t=3, i=1, a=1)]
+    sc = one_vs_one(att, dfn, in_cover=True)
+    sc = AssaultScenario(sc.attacker, sc.defender, Rules(max_turns=2))
+    # turn 1: guard misses (1); striker's two attacks miss (1, 1): draw
+    # turn 2: striker one attack first: hit 6, wound 6 -> guard slain
+    r = sc.run_with_dice([1, 1, 1, 6, 6])
+    assert r["draw"] == 1
+    assert r["attacker_attacks"] == 3
+    assert r["turns"] == 2 and r["attacker_won_fight"] == 1
+
+
+def test_charge_through_difficult_terrain_fails_when_short():
+    att = [ModelGroup("Striker", 1, a=1)]
+    dfn = [ModelGroup("Guard", 1, a=1)]
+    sc = one_vs_one(att, dfn, charge_distance=5)
+    r = sc.run_with_dice([4, 3])  # highest 4 < 5
+    assert r["charge"] == 0 and r["turns"] == 0 and r["dice_used"] == 2
+    r = sc.run_with_dice([2, 5, 1, 1, 1])  # highest 5: charge goes in
+    assert r["charge"] == 1
+
+
+# -- a tiny full combat against a brute-force reference ----------------------------------------
+
+
+def _tiny() -> AssaultScenario:
+    att = Unit(
+        "Squad",
+        (
+            ModelGroup("Marines", 2, ws=4, s=4, t=4, i=4, a=1, ld=8, save=3),
+            ModelGroup("Sarge", 1, ws=4, s=4, t=4, i=4, a=2, ld=9, save=3, weapon="power-fist"),
+        ),
+    )
+    dfn = Unit(
+        "Gaunts",
+        (
+            ModelGroup("Gaunts", 4, ws=3, s=3, t=3, i=3, a=1, ld=7, save=5),
+            ModelGroup("Leader", 1, ws=3, s=3, t=3, i=3, a=1, ld=8, save=5),
+        ),
+    )
+    return AssaultScenario(Side("A", (att,)), Side("D", (dfn,)), Rules(max_turns=1))
+
+
+def _brute_tiny(rng: random.Random) -> dict[str, int]:
+    """The tiny combat played by hand, die by die, from the rule text."""
+    d6 = lambda: rng.randint(1, 6)  # noqa: E731
+    a = [2, 1]  # marines, sarge alive
+    d = [4, 1]  # gaunts, leader alive
+
+    def kill(groups, n):
+        for i in range(len(groups)):
+            k = min(n, groups[i])
+            groups[i] -= k
+            n -= k
+        return
+
+    def saves(n, need):  # wounds -> unsaved
+        return sum(need >= 7 or d6() < need for _ in range(n))
+
+    inflicted = [0, 0]
+    # I4: marines, charging (+1 A): WS4 v WS3 3+, S4 v T3 3+, gaunt save 5+
+    wounds = sum(d6() >= 3 and d6() >= 3 for _ in range(a[0] * 2))
+    u = min(saves(wounds, 5), sum(d))
+    kill(d, u)
+    inflicted[0] += u
+    # I3: gaunts: WS3 v WS4 4+, S3 v T4 5+, marine save 3+
+    wounds = sum(d6() >= 4 and d6() >= 5 for _ in range(sum(d)))
+    u = min(saves(wounds, 3), sum(a))
+    kill(a, u)
+    inflicted[1] += u
+    # I1: power fist: 2 + 1 attacks, S8 v T3 2+, no armour save
+    if a[1]:
+        wounds = sum(d6() >= 3 and d6() >= 2 for _ in range(3))
+        u = min(wounds, sum(d))
+        kill(d, u)
+        inflicted[0] += u
+    res = {"attacker_wins": 0, "defender_wins": 0, "fell_back": 0, "swept": 0}
+    if sum(d) == 0 and sum(a) > 0:
+        winner = 0
+    elif sum(a) == 0 and sum(d) > 0:
+        winner = 1
+    elif sum(a) == 0 and sum(d) == 0:
+        winner = -1
+    else:
+        winner = 0 if inflicted[0] > inflicted[1] else 1 if inflicted[1] > inflicted[0] else -1
+    if winner == 0:
+        res["attacker_wins"] = 1
+        if sum(d) > 0:
+            ld = 8 if d[1] else 7
+            if d6() + d6() > ld:
+                res["fell_back"] = 1
+                fall = d6() + d6()
+                if d6() + d6() > fall:  # sweeping advance: profile attacks hit automatically
+                    res["swept"] = 1
+                    wounds = sum(d6() >= 3 for _ in range(a[0]))
+                    kill(d, min(saves(wounds, 5), sum(d)))
+                    if a[1]:
+                        kill(d, min(sum(d6() >= 2 for _ in range(2)), sum(d)))
+    elif winner == 1:
+        res["defender_wins"] = 1
+    res["defender_slain"] = 5 - sum(d)
+    res["attacker_slain"] = 3 - sum(a)
+    return res
+
+
+def test_tiny_combat_matches_brute_force():
+    """Kernel (400,000 trials, seed 11) v pure-Python reference (30,000 trials, seed 5):
+    probabilities within 5 standard errors of their difference, means within 5 SE."""
+    n_ref = 30_000
+    rng = random.Random(5)
+    ref = [_brute_tiny(rng) for _ in range(n_ref)]
+    n = 400_000
+    out = engine.simulate(_tiny(), trials=n, seed=11)
+    for key, stat in (
+        ("attacker_wins", "attacker_wins"),
+        ("defender_wins", "defender_wins"),
+        ("fell_back", "defender_fell_back"),
+        ("swept", "defender_swept"),
+    ):
+        p_ref = sum(r[key] for r in ref) / n_ref
+        assert abs(z_two(out.prob(stat, 1), n, p_ref, n_ref)) < Z_MAX, stat
+    for key, stat in (("defender_slain", "attacker_slain"), ("attacker_slain", "defender_slain")):
+        vals = np.array([r[key] for r in ref], dtype=float)
+        pk = out.probs[stat]
+        var_k = pk @ (np.arange(len(pk)) - out.mean(stat)) ** 2
+        se = np.sqrt(vals.var() / n_ref + var_k / n)
+        assert abs(out.mean(stat) - vals.mean()) < Z_MAX * se, stat
+
+
+# -- examples and bad input --------------------------------------------------------------------
+
+
+def test_examples_load_and_run():
+    assert len(EXAMPLES) >= 3
+    for path in EXAMPLES:
+        out = engine.simulate(scenario.load(path), trials=20_000, seed=1)
+        assert out.trials == 20_000
+
+
+BASE = {
+    "ruleset": "assault-phase",
+    "attacker": {"units": [{"name": "A", "groups": [{"name": "a", "count": 2}]}]},
+    "defender": {"units": [{"name": "D", "groups": [{"name": "d", "count": 2}]}]},
+}
+
+
+def _with(path: list, value) -> dict:
+    import copy
+
+    data = copy.deepcopy(BASE)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "match"),
+    [
+        (
+            ["attacker", "units", 0, "groups", 0, "weapon"],
+            "chainsaw",
+            r"attacker\.units\[0\]\.groups\[0\]\.weapon",
+        ),
+        (["attacker", "units", 0, "groups", 0, "ws"], 11, r"attacker\.units\[0\]\.groups\[0\]\.ws"),
+        (
+            ["defender", "units", 0, "groups", 0, "supporting"],
+            2,
+            r"defender\.units\[0\]\.groups\[0\]\.supporting",
+        ),
+        (
+            ["attacker", "units", 0, "groups", 0, "target"],
+            "Nobody",
+            r"attacker\.units\[0\]\.groups\[0\]\.target",
+        ),
+        (["attacker", "units", 0, "charge_distance"], 7, r"attacker\.units\[0\]\.charge_distance"),
+        (["defender", "units", 0, "grenades"], "frag", r"defender\.units\[0\]\.grenades"),
+        (["rules"], {"max_turns": 0}, r"rules\.max_turns"),
+        (["rules"], {"unit_ld": "highest"}, r"rules\.unit_ld"),
+    ],
+)
+def test_bad_input_names_the_key(path, value, match):
+    with pytest.raises(ScenarioError, match=match):
+        scenario.from_dict(_with(path, value), source="bad.toml")
+
+
+def test_single_lightning_claw_with_two_weapons_is_rejected():
+    data = _with(["attacker", "units", 0, "groups", 0, "weapon"], "lightning-claw")
+    data["attacker"]["units"][0]["groups"][0]["two_weapons"] = True
+    with pytest.raises(ScenarioError, match=r"groups\[0\]\.two_weapons"):
+        scenario.from_dict(data, source="bad.toml")
