@@ -73,7 +73,8 @@ def new_state(seed_words):
 def randint(st, n):
     """Uniform integer in ``[0, n)`` for ``1 <= n <= 65536``, exactly unbiased."""
     un = np.uint64(n)
-    thresh = (np.uint64(65536) - un) % un  # == 2**16 mod n; a constant when n is
+    # 2**16 mod n; a d6 (the common runtime-valued case) skips the 64-bit division
+    thresh = _FOUR if n == 6 else (np.uint64(65536) - un) % un
     while True:
         if st[5] == _ZERO:
             st[4] = next_u64(st)
