@@ -27,7 +27,7 @@ import numpy as np
 from numba import prange
 
 from oddslab._jit import jit, jit_parallel
-from oddslab._kernels.rng import new_state, next_u64
+from oddslab._kernels.rng import new_state, next_u64, randint
 
 # -- group columns --------------------------------------------------------------------------
 G_SIDE = 0  # 0 attacker, 1 defender
@@ -144,24 +144,13 @@ _ZERO = np.uint64(0)
 def _d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
 
-    Same draw as ``rng.roll(st, 6)`` (Lemire multiply-shift on a 16-bit lane, rejecting
-    the 65536 % 6 = 4 lowest products), with the rejection threshold a constant instead of
-    a 64-bit modulo per die (which made ``randint`` the bottleneck here).
+    Same draw as ``rng.roll(st, 6)``.
     """
     pos = script[0]
     if pos < script.shape[0]:
         script[0] = pos + 1
         return script[pos]
-    while True:
-        if st[5] == _ZERO:
-            st[4] = next_u64(st)
-            st[5] = _FOUR
-        lane = st[4] & _U16
-        st[4] = st[4] >> _SHIFT16
-        st[5] = st[5] - _ONE
-        m = lane * _SIX
-        if (m & _U16) >= _FOUR:
-            return np.int64(m >> _SHIFT16) + 1
+    return randint(st, 6) + 1
 
 
 @jit(inline="always")
