@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import oddslab  # noqa: E402
 from oddslab import GenericScenario, Target, Weapon  # noqa: E402
-from oddslab.exact import exact  # noqa: E402  (oddslab.exact is shadowed by the submodule)
+from oddslab.exact import exact  # noqa: E402  (the same function as oddslab.exact)
 
 IMG = ROOT / "docs" / "img"
 EXAMPLES = ROOT / "examples"
@@ -55,6 +55,11 @@ def intercessors() -> None:
     out = oddslab.simulate(sc, trials=1_000_000, seed=2026)
     ex = exact(sc)
     _report(out, ex, "models_slain")
+    print(
+        f"  exact P(unsaved >= 10) {ex.prob('unsaved', 10):.5f}, P(unsaved >= 1)"
+        f" {ex.prob('unsaved', 1):.5f}, P(unsaved = 20) {ex.probs['unsaved'][20]:.2g};"
+        f" destroyed in {out.counts['destroyed'][1]:,} of {out.trials:,} trials"
+    )
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     oddslab.plot_pmf(out, "models_slain", ax=a1)
     oddslab.plot_at_least(out, "models_slain", ax=a2)
@@ -71,6 +76,13 @@ def devastating() -> None:
     out = oddslab.simulate(sc, trials=1_000_000, seed=11)
     ex = exact(sc)
     _report(out, ex, "models_slain")
+    at = out.at_least("mortal_wounds").set_index("k")
+    for k in (1, 4):
+        print(
+            f"  P(mortal_wounds >= {k}): MC {at.loc[k, 'probability']:.4f} ± {at.loc[k, 'se']:.4f}"
+            f"  exact {ex.prob('mortal_wounds', k):.5f}"
+        )
+    print(f"  exact P(unsaved >= 1) {ex.prob('unsaved', 1):.5f}")
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     oddslab.plot_pmf(out, "models_slain", ax=a1)
     oddslab.plot_pmf(ex, "mortal_wounds", ax=a2)
@@ -90,7 +102,8 @@ def compare() -> None:
     ]
     for o in outs:
         print(f"{o.name}: mean slain {o.mean('models_slain'):.4f}", end="; ")
-        print(f"P(>=1 slain) {o.prob('models_slain', 1):.4f}")
+        print(f"P(>=1 slain) {o.prob('models_slain', 1):.4f}", end="; ")
+        print(f"mean damage {o.mean('damage'):.4f}")
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     oddslab.plot_compare(outs, "models_slain", ax=a1)
     oddslab.plot_compare(outs, "damage", kind="pmf", ax=a2)
