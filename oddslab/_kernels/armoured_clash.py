@@ -1,16 +1,20 @@
 """Kernel for Armoured Clash: a sequence of ranged / close quarters attacks in one trial.
 
 The ruleset (:mod:`oddslab.rulesets.armoured_clash`) turns units and attacks into integer
-tables; this module only reads them. Every unit taking part has a row of static values
-(``UI[u, U_*]``) and a row of per-trial state (``S[u, S_*]``); every attack has a row of
+tables; this module only reads them. Every unit taking part has one row of the packed array
+``W`` (built per chunk by :func:`pack_units`): static values ``W[u, U_*]`` followed by its
+per-trial state ``W[u, S_*]``; two more rows hold each side's VPs and deck pointer. Packing
+keeps the non-inlined helpers to one table argument (numba reference-counts every array
+argument of a call). Every attack has a row of
 ``AT[a, A_*]``. Attack dice columns live in ``DC[col, m]`` (dice for ``m`` counted models, or
 for ``m`` damage tokens on a behemoth). Each side has its own C&C deck; cards are drawn
 without replacement (a partial Fisher-Yates draw from the not-yet-drawn part of the array,
 which is uniform whatever order earlier trials left the array in), and the deck carries over
 from attack to attack within a trial.
 
-The attack pool itself is :func:`oddslab._kernels.pools.roll_pool` (heroic strikes explode
-once, one re-roll tier, re-rolled heroics add no dice).
+The attack pool (:func:`pool_hits`, faces packed in one table by :func:`pack_faces`) rolls the
+same dice in the same order as :func:`oddslab._kernels.pools.roll_pool` would (heroic strikes
+explode once, one re-roll tier, re-rolled heroics add no dice).
 """
 
 from __future__ import annotations
@@ -19,10 +23,9 @@ import numpy as np
 from numba import prange
 
 from oddslab._jit import jit, jit_parallel
-from oddslab._kernels.pools import roll_pool
 from oddslab._kernels.rng import new_state, randint
 
-# -- unit table UI[u, :] -----------------------------------------------------------------------
+# -- unit table W[u, :] -----------------------------------------------------------------------
 U_SIDE = 0  # 0 or 1: whose C&C deck it draws from, who scores its VPs (the other side)
 U_DEF = 1  # DEFENCE
 U_DL = 2  # DAMAGE LIMIT
@@ -48,22 +51,29 @@ U_GARR = 21
 U_MELEE = 22  # dice column of its retaliation (melee) attack, -1 = no MELEE score
 U_NCOLS = 23
 
-# -- per-trial state S[u, :] -------------------------------------------------------------------
-S_M = 0  # models
-S_T = 1  # damage tokens
-S_SUPP = 2
-S_DISO = 3
-S_COVER = 4
-S_GARR = 5
-S_GONE = 6  # annihilated / broken / fled
-S_OFFL = 7  # officer lost at least once
-S_FB = 8  # fell back at least once
-S_BRK = 9  # broke
-S_LOST = 10  # models destroyed (damage, withdrawal, falling back, transport capacity)
-S_HITS = 11  # hits taken
-S_DMG = 12  # damage points taken
-S_START = 13  # models at the start of the current attack
-S_NCOLS = 14
+# -- per-trial state W[u, S_*] -----------------------------------------------------------------
+# The state columns follow the static ones in the same packed array W (one array per chunk,
+# so helpers take one table instead of three; see run_chunk).
+S_M = U_NCOLS + 0  # models
+S_T = U_NCOLS + 1  # damage tokens
+S_SUPP = U_NCOLS + 2
+S_DISO = U_NCOLS + 3
+S_COVER = U_NCOLS + 4
+S_GARR = U_NCOLS + 5
+S_GONE = U_NCOLS + 6  # annihilated / broken / fled
+S_OFFL = U_NCOLS + 7  # officer lost at least once
+S_FB = U_NCOLS + 8  # fell back at least once
+S_BRK = U_NCOLS + 9  # broke
+S_LOST = U_NCOLS + 10  # models destroyed (damage, withdrawal, falling back, transport capacity)
+S_HITS = U_NCOLS + 11  # hits taken
+S_DMG = U_NCOLS + 12  # damage points taken
+S_START = U_NCOLS + 13  # models at the start of the current attack
+W_NCOLS = U_NCOLS + 14
+
+# -- per-side rows W[nu + side, X_*] after the nu unit rows --------------------------------------
+X_VP = 0  # victory points scored by the side
+X_PTR = 1  # cards drawn from its C&C deck
+X_DN = 2  # cards in its C&C deck
 
 # -- attack table AT[a, :] ---------------------------------------------------------------------
 A_KIND = 0  # 0 ranged, 1 close quarters
@@ -124,39 +134,88 @@ BLANK = 4
 
 
 @jit(inline="always")
-def draw_card(st, deck, n, ptr, side):
+def draw_card(st, deck, W, nu, side):
     """Draw one card from side ``side``'s deck without replacement; returns its value.
 
-    ``deck[side, :n[side]]`` holds the cards, ``ptr[side]`` how many are drawn. When the deck
-    runs out (communications breakdown) the discards are shuffled back: drawing restarts.
+    ``deck[side, :k]`` holds the ``k = W[nu + side, X_DN]`` cards, ``W[nu + side, X_PTR]`` how
+    many are drawn. When the deck runs out (communications breakdown) the discards are
+    shuffled back: drawing restarts.
     """
-    k = n[side]
-    if ptr[side] >= k:
-        ptr[side] = 0
-    p = ptr[side]
+    row = nu + side
+    k = W[row, X_DN]
+    if W[row, X_PTR] >= k:
+        W[row, X_PTR] = 0
+    p = W[row, X_PTR]
     j = p + randint(st, k - p)
     card = deck[side, j]
     deck[side, j] = deck[side, p]
     deck[side, p] = card
-    ptr[side] = p + 1
+    W[row, X_PTR] = p + 1
     return card
 
 
+# -- packed face table FT[r, f] --------------------------------------------------------------------
+F_SCORE = 0  # hits scored by face f
+F_EXPL = 1  # 1 = the face adds one die (original dice only)
+F_KIND = 2  # face kind (HEROIC .. BLANK)
+F_RR0 = 3  # 1 = re-rolled at combat rating 0; F_RR0 + 1, F_RR0 + 2 for ratings 1, 2
+F_NROWS = 6
+
+
+@jit
+def pack_faces(face_score, explode, rr_tiers, kinds):
+    """``FT`` int64[F_NROWS, faces]: every per-face table of the attack die in one array."""
+    k = face_score.shape[0]
+    FT = np.zeros((F_NROWS, k), dtype=np.int64)
+    for f in range(k):
+        FT[F_SCORE, f] = face_score[f]
+        FT[F_EXPL, f] = 1 if explode[f] != 0 else 0
+        FT[F_KIND, f] = kinds[f]
+        for r in range(3):
+            FT[F_RR0 + r, f] = 1 if rr_tiers[r, f] != 0 else 0
+    return FT
+
+
 @jit(inline="always")
-def pool_hits(st, n, rating, rr_extra, face_score, explode, rr_tiers, kinds, rr_buf, scratch):
+def pool_hits(st, n, rating, rr_extra, FT):
     """Hits of one attack pool of ``n`` dice at ``rating`` (0 weakened, 1 neutral, 2 improved).
 
     ``rr_extra`` is a bitmask over face kinds that a special rule adds to the re-roll tier.
+    The same dice, in the same order, as :func:`oddslab._kernels.pools.roll_pool` with
+    ``explode_depth=1``, no re-rolled explosions and no keep: the ``n`` original dice, then one
+    added die per heroic strike; each die is re-rolled once if its face is in the tier (and,
+    as there, the re-roll die is drawn only when the tier re-rolls some face).
     """
     if n <= 0:
         return 0
-    if rr_extra == 0:
-        rr = rr_tiers[rating]
+    k = FT.shape[1]
+    rrow = F_RR0 + rating
+    has_rr = False
+    for f in range(k):
+        if (FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)) != 0:
+            has_rr = True
+    total = np.int64(0)
+    added = np.int64(0)
+    if has_rr:
+        for _ in range(n):
+            f = randint(st, k)
+            g = randint(st, k)  # always rolled: a select is cheaper than a branch
+            r = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
+            total += FT[F_SCORE, f + r * (g - f)]
+            added += FT[F_EXPL, f]
+        for _ in range(added):
+            f = randint(st, k)
+            g = randint(st, k)
+            r = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
+            total += FT[F_SCORE, f + r * (g - f)]
     else:
-        for f in range(kinds.shape[0]):
-            rr_buf[f] = rr_tiers[rating, f] | ((rr_extra >> kinds[f]) & 1)
-        rr = rr_buf
-    return roll_pool(st, n, face_score, explode, 1, rr, False, 0, True, scratch)
+        for _ in range(n):
+            f = randint(st, k)
+            total += FT[F_SCORE, f]
+            added += FT[F_EXPL, f]
+        for _ in range(added):
+            total += FT[F_SCORE, randint(st, k)]
+    return total
 
 
 @jit(inline="always")
@@ -168,132 +227,132 @@ def _rating(static, live, force):
 
 
 @jit
-def annihilate(u, UI, S, vp):
+def annihilate(u, W, nu):
     """Remove unit ``u`` from play (annihilated): the other side scores its VPs."""
-    if S[u, S_GONE] != 0:
+    if W[u, S_GONE] != 0:
         return
-    S[u, S_GONE] = 1
-    S[u, S_M] = 0
-    S[u, S_T] = 0
-    vp[1 - UI[u, U_SIDE]] += UI[u, U_VP]
-    c = UI[u, U_CARRYING]
-    if c >= 0 and S[c, S_GONE] == 0:
+    W[u, S_GONE] = 1
+    W[u, S_M] = 0
+    W[u, S_T] = 0
+    W[nu + 1 - W[u, U_SIDE], X_VP] += W[u, U_VP]
+    c = W[u, U_CARRYING]
+    if c >= 0 and W[c, S_GONE] == 0:
         # a transport leaving play takes its passengers with it: all are destroyed
-        S[c, S_LOST] += S[c, S_M]
-        S[c, S_OFFL] = 1
-        S[c, S_M] = 0
-        S[c, S_T] = 0
-        S[c, S_GONE] = 1
-        vp[1 - UI[c, U_SIDE]] += UI[c, U_VP]
+        W[c, S_LOST] += W[c, S_M]
+        W[c, S_OFFL] = 1
+        W[c, S_M] = 0
+        W[c, S_T] = 0
+        W[c, S_GONE] = 1
+        W[nu + 1 - W[c, U_SIDE], X_VP] += W[c, U_VP]
 
 
 @jit
-def _remove(st, u, k, UI, S, vp):
+def _remove(st, u, k, W, nu):
     """Destroy ``k`` models of unit ``u`` (no transport follow-up); returns models destroyed."""
-    m = S[u, S_M]
+    m = W[u, S_M]
     if k > m:
         k = m
     if k <= 0:
         return 0
-    mode = UI[u, U_OFFICER]
+    mode = W[u, U_OFFICER]
     lost = False
     if k == m:
         lost = True
     elif mode == 0:
-        lost = S[u, S_OFFL] == 0  # the officer is the first casualty; its successor stays back
+        lost = W[u, S_OFFL] == 0  # the officer is the first casualty; its successor stays back
     elif mode == 2:
         lost = randint(st, m) < k  # the officer is a random one of the m models
     if lost:
-        S[u, S_OFFL] = 1
-        if UI[u, U_CMDR] == 0:
-            S[u, S_DISO] = 1
-    S[u, S_M] = m - k
-    S[u, S_LOST] += k
+        W[u, S_OFFL] = 1
+        if W[u, U_CMDR] == 0:
+            W[u, S_DISO] = 1
+    W[u, S_M] = m - k
+    W[u, S_LOST] += k
     if m - k == 0:
-        annihilate(u, UI, S, vp)
+        annihilate(u, W, nu)
     return k
 
 
 @jit
-def destroy(st, u, k, UI, S, vp):
+def destroy(st, u, k, W, nu):
     """Destroy ``k`` models of ``u``; a transport's lost capacity destroys passengers too.
 
     Returns the models destroyed, passengers included (they count towards close quarters).
     """
-    done = _remove(st, u, k, UI, S, vp)
-    c = UI[u, U_CARRYING]
-    if done > 0 and c >= 0 and S[c, S_GONE] == 0:
-        cap = UI[u, U_CAP] * S[u, S_M]
-        if S[c, S_M] > cap:
-            done += _remove(st, c, S[c, S_M] - cap, UI, S, vp)
+    done = _remove(st, u, k, W, nu)
+    c = W[u, U_CARRYING]
+    if done > 0 and c >= 0 and W[c, S_GONE] == 0:
+        cap = W[u, U_CAP] * W[u, S_M]
+        if W[c, S_M] > cap:
+            done += _remove(st, c, W[c, S_M] - cap, W, nu)
     return done
 
 
 @jit(inline="always")
-def apply_damage(st, u, dmg, exposed, UI, S, vp):
+def apply_damage(st, u, dmg, exposed, W, nu):
     """Add ``dmg`` damage to ``u``; each DAMAGE LIMIT reached destroys a model.
 
     With ``exposed >= 0`` only that many models can be destroyed; once they are, the rest of
     the damage is discarded. Returns the models destroyed (passengers included).
     """
-    if dmg <= 0 or S[u, S_GONE] != 0:
+    if dmg <= 0 or W[u, S_GONE] != 0:
         return 0
-    S[u, S_DMG] += dmg
-    dl = UI[u, U_DL]
-    total = S[u, S_T] + dmg
+    W[u, S_DMG] += dmg
+    dl = W[u, U_DL]
+    total = W[u, S_T] + dmg
     k = total // dl
-    S[u, S_T] = total - k * dl
+    W[u, S_T] = total - k * dl
     if exposed >= 0 and k >= exposed:
         k = exposed
-        S[u, S_T] = 0
-    if k >= S[u, S_M]:
-        S[u, S_T] = 0
-    return destroy(st, u, k, UI, S, vp)
+        W[u, S_T] = 0
+    if k >= W[u, S_M]:
+        W[u, S_T] = 0
+    return destroy(st, u, k, W, nu)
 
 
 @jit(inline="always")
-def _test_one(st, u, UI, S, vp, deck, dn, ptr):
+def _test_one(st, u, W, nu, deck):
     """One suppression test for ``u``; returns 1 if it failed."""
-    if S[u, S_GONE] != 0 or UI[u, U_NOSUPP] != 0:
+    if W[u, S_GONE] != 0 or W[u, U_NOSUPP] != 0:
         return 0
-    card = draw_card(st, deck, dn, ptr, UI[u, U_SIDE])
-    start = S[u, S_START]
-    disc = UI[u, U_DISC] - S[u, S_DISO]
-    if 2 * (start - S[u, S_M]) >= start:
+    card = draw_card(st, deck, W, nu, W[u, U_SIDE])
+    start = W[u, S_START]
+    disc = W[u, U_DISC] - W[u, S_DISO]
+    if 2 * (start - W[u, S_M]) >= start:
         disc -= 1
     if card <= disc:
         return 0
-    if UI[u, U_BREAK] >= 0 and S[u, S_M] <= UI[u, U_BREAK]:
-        S[u, S_BRK] = 1
-        annihilate(u, UI, S, vp)
-    elif S[u, S_SUPP] != 0:
-        S[u, S_FB] = 1
-        if UI[u, U_CARRIED] == 0:
-            S[u, S_GARR] = 0  # a garrison falls back by exiting the building
-            destroy(st, u, UI[u, U_FB_LOSS], UI, S, vp)
-            if UI[u, U_FLEES] != 0:
-                annihilate(u, UI, S, vp)
+    if W[u, U_BREAK] >= 0 and W[u, S_M] <= W[u, U_BREAK]:
+        W[u, S_BRK] = 1
+        annihilate(u, W, nu)
+    elif W[u, S_SUPP] != 0:
+        W[u, S_FB] = 1
+        if W[u, U_CARRIED] == 0:
+            W[u, S_GARR] = 0  # a garrison falls back by exiting the building
+            destroy(st, u, W[u, U_FB_LOSS], W, nu)
+            if W[u, U_FLEES] != 0:
+                annihilate(u, W, nu)
     else:
-        S[u, S_SUPP] = 1
+        W[u, S_SUPP] = 1
     return 1
 
 
 @jit(inline="always")
-def suppression_test(st, u, UI, S, vp, deck, dn, ptr, R):
+def suppression_test(st, u, W, nu, deck, R):
     """Suppression test for ``u`` and, if it is an occupied transport, for its passengers."""
-    failed = _test_one(st, u, UI, S, vp, deck, dn, ptr)
-    c = UI[u, U_CARRYING]
+    failed = _test_one(st, u, W, nu, deck)
+    c = W[u, U_CARRYING]
     if c >= 0 and (R[R_EMB_ALWAYS] != 0 or failed != 0):
-        _test_one(st, c, UI, S, vp, deck, dn, ptr)
+        _test_one(st, c, W, nu, deck)
 
 
 @jit(inline="always")
-def _dice_for(u, col, half, UI, S, DC):
-    if col < 0 or S[u, S_GONE] != 0:
+def _dice_for(u, col, half, W, DC):
+    if col < 0 or W[u, S_GONE] != 0:
         return 0
-    if UI[u, U_BYDMG] != 0:
-        return DC[col, S[u, S_T]]
-    m = S[u, S_M]
+    if W[u, U_BYDMG] != 0:
+        return DC[col, W[u, S_T]]
+    m = W[u, S_M]
     if half:
         m = (m + 1) // 2
     return DC[col, m]
@@ -310,25 +369,19 @@ def _strike(
     static,
     force,
     rr_extra,
-    UI,
-    S,
+    W,
+    nu,
     DC,
-    vp,
-    face_score,
-    explode,
-    rr_tiers,
-    kinds,
-    rr_buf,
-    scratch,
+    FT,
 ):
     """Close quarters attack pool of ``u`` against ``t``; returns models of ``t`` destroyed."""
-    n = _dice_for(u, col, half, UI, S, DC)
-    if n <= 0 or S[t, S_GONE] != 0:
+    n = _dice_for(u, col, half, W, DC)
+    if n <= 0 or W[t, S_GONE] != 0:
         return 0
-    rating = _rating(static, -S[u, S_SUPP], force)
-    hits = pool_hits(st, n, rating, rr_extra, face_score, explode, rr_tiers, kinds, rr_buf, scratch)
-    S[t, S_HITS] += hits
-    return apply_damage(st, t, hits // UI[t, U_DEF], -1, UI, S, vp)
+    rating = _rating(static, -W[u, S_SUPP], force)
+    hits = pool_hits(st, n, rating, rr_extra, FT)
+    W[t, S_HITS] += hits
+    return apply_damage(st, t, hits // W[t, U_DEF], -1, W, nu)
 
 
 @jit(inline="always")
@@ -336,57 +389,47 @@ def run_attack(
     st,
     a,
     AT,
-    UI,
-    S,
+    W,
+    nu,
     DC,
-    vp,
     deck,
-    dn,
-    ptr,
     R,
-    face_score,
-    explode,
-    rr_tiers,
-    kinds,
-    rr_buf,
-    scratch,
+    FT,
 ):
     """Resolve attack ``a``; returns the close quarters result (0 none/ranged, 1-3)."""
     att = AT[a, A_ATT]
     tgt = AT[a, A_TGT]
-    if S[att, S_GONE] != 0 or S[tgt, S_GONE] != 0:
+    if W[att, S_GONE] != 0 or W[tgt, S_GONE] != 0:
         return 0
-    for u in range(S.shape[0]):
-        S[u, S_START] = S[u, S_M]
+    for u in range(nu):
+        W[u, S_START] = W[u, S_M]
     if AT[a, A_KIND] == 0:
         # -- ranged attack ---------------------------------------------------------------------
-        garr = S[tgt, S_GARR]
+        garr = W[tgt, S_GARR]
         conc = 1 if (garr != 0 or (AT[a, A_CONC] != 0 and AT[a, A_EXPOSED] < 0)) else 0
-        rating = _rating(AT[a, A_STATIC], -conc - S[att, S_SUPP], AT[a, A_FORCE])
-        n = _dice_for(att, AT[a, A_COL], S[att, S_GARR] != 0, UI, S, DC)
-        hits = pool_hits(
-            st, n, rating, AT[a, A_RR], face_score, explode, rr_tiers, kinds, rr_buf, scratch
-        )
-        S[tgt, S_HITS] += hits
-        defence = UI[tgt, U_DEF] + garr + (conc & S[tgt, S_COVER])
+        rating = _rating(AT[a, A_STATIC], -conc - W[att, S_SUPP], AT[a, A_FORCE])
+        n = _dice_for(att, AT[a, A_COL], W[att, S_GARR] != 0, W, DC)
+        hits = pool_hits(st, n, rating, AT[a, A_RR], FT)
+        W[tgt, S_HITS] += hits
+        defence = W[tgt, U_DEF] + garr + (conc & W[tgt, S_COVER])
         dmg = hits // defence
         k = 0
         if dmg > 0:
-            k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], UI, S, vp)
+            k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], W, nu)
         if k > 0 and AT[a, A_OPP] == 0:
-            suppression_test(st, tgt, UI, S, vp, deck, dn, ptr, R)
+            suppression_test(st, tgt, W, nu, deck, R)
         return 0
     # -- close quarters attack ---------------------------------------------------------------
-    storming = S[tgt, S_GARR] != 0
+    storming = W[tgt, S_GARR] != 0
     defadv = AT[a, A_DEFADV] != 0 or storming
-    half_att = storming or S[att, S_GARR] != 0
+    half_att = storming or W[att, S_GARR] != 0
     killed_t = 0  # models of the target destroyed (passengers included)
     killed_a = 0
     nsec = AT[a, A_NSEC]
     ended = False
     for phase in range(2):
         if (phase == 0) != defadv:  # the attacker's strike
-            if S[att, S_GONE] != 0:
+            if W[att, S_GONE] != 0:
                 ended = True
                 break
             killed_t += _strike(
@@ -399,22 +442,16 @@ def run_attack(
                 AT[a, A_STATIC],
                 AT[a, A_FORCE],
                 AT[a, A_RR],
-                UI,
-                S,
+                W,
+                nu,
                 DC,
-                vp,
-                face_score,
-                explode,
-                rr_tiers,
-                kinds,
-                rr_buf,
-                scratch,
+                FT,
             )
-            if S[tgt, S_GONE] != 0:
+            if W[tgt, S_GONE] != 0:
                 ended = True  # the action ends when the target is annihilated
                 break
         else:  # the target and any secondary combatants retaliate (or strike first)
-            if S[tgt, S_GONE] != 0:
+            if W[tgt, S_GONE] != 0:
                 ended = True
                 break
             killed_a += _strike(
@@ -422,21 +459,15 @@ def run_attack(
                 a,
                 tgt,
                 att,
-                UI[tgt, U_MELEE],
-                S[tgt, S_GARR] != 0,
+                W[tgt, U_MELEE],
+                W[tgt, S_GARR] != 0,
                 AT[a, A_RSTATIC],
                 AT[a, A_RFORCE],
                 AT[a, A_RRR],
-                UI,
-                S,
+                W,
+                nu,
                 DC,
-                vp,
-                face_score,
-                explode,
-                rr_tiers,
-                kinds,
-                rr_buf,
-                scratch,
+                FT,
             )
             for i in range(nsec):
                 s2 = AT[a, A_SEC0 + i]
@@ -445,147 +476,125 @@ def run_attack(
                     a,
                     s2,
                     att,
-                    UI[s2, U_MELEE],
-                    S[s2, S_GARR] != 0,
+                    W[s2, U_MELEE],
+                    W[s2, S_GARR] != 0,
                     AT[a, A_RSTATIC],
                     AT[a, A_RFORCE],
                     AT[a, A_RRR],
-                    UI,
-                    S,
+                    W,
+                    nu,
                     DC,
-                    vp,
-                    face_score,
-                    explode,
-                    rr_tiers,
-                    kinds,
-                    rr_buf,
-                    scratch,
+                    FT,
                 )
-            if S[att, S_GONE] != 0:
+            if W[att, S_GONE] != 0:
                 ended = True
                 break
     # entering contact ends taking cover on both sides
-    S[att, S_COVER] = 0
-    S[tgt, S_COVER] = 0
+    W[att, S_COVER] = 0
+    W[tgt, S_COVER] = 0
     if ended:
-        if S[tgt, S_GONE] != 0 and S[att, S_GONE] == 0:
+        if W[tgt, S_GONE] != 0 and W[att, S_GONE] == 0:
             return 1
-        if S[att, S_GONE] != 0 and S[tgt, S_GONE] == 0:
+        if W[att, S_GONE] != 0 and W[tgt, S_GONE] == 0:
             return 2
         return 1 if killed_t > killed_a else (2 if killed_a > killed_t else 3)
     if killed_t > killed_a:
         # the target loses: it withdraws (a garrison exits instead) and tests
-        if S[tgt, S_GARR] != 0:
-            S[tgt, S_GARR] = 0
+        if W[tgt, S_GARR] != 0:
+            W[tgt, S_GARR] = 0
         else:
-            destroy(st, tgt, UI[tgt, U_WD_LOSS], UI, S, vp)
+            destroy(st, tgt, W[tgt, U_WD_LOSS], W, nu)
         for i in range(nsec):
             s2 = AT[a, A_SEC0 + i]
-            if S[s2, S_GARR] != 0:
-                S[s2, S_GARR] = 0
+            if W[s2, S_GARR] != 0:
+                W[s2, S_GARR] = 0
             else:
-                destroy(st, s2, UI[s2, U_WD_LOSS], UI, S, vp)
-        suppression_test(st, tgt, UI, S, vp, deck, dn, ptr, R)
+                destroy(st, s2, W[s2, U_WD_LOSS], W, nu)
+        suppression_test(st, tgt, W, nu, deck, R)
         return 1
-    destroy(st, att, UI[att, U_WD_LOSS], UI, S, vp)  # the attacker withdraws either way
+    destroy(st, att, W[att, U_WD_LOSS], W, nu)  # the attacker withdraws either way
     if killed_a > killed_t:
-        suppression_test(st, att, UI, S, vp, deck, dn, ptr, R)
+        suppression_test(st, att, W, nu, deck, R)
         return 2
     return 3
 
 
-@jit
-def reset_state(UI, S):
-    for u in range(S.shape[0]):
-        for j in range(S_NCOLS):
-            S[u, j] = 0
-        S[u, S_M] = UI[u, U_MODELS]
-        S[u, S_T] = UI[u, U_TOKENS]
-        S[u, S_SUPP] = UI[u, U_SUPP]
-        S[u, S_DISO] = UI[u, U_DISO]
-        S[u, S_COVER] = UI[u, U_COVER]
-        S[u, S_GARR] = UI[u, U_GARR]
+@jit(inline="always")
+def reset_state(W, nu):
+    """Every unit's state columns back to the starting values; VPs and deck pointers to 0."""
+    for u in range(nu):
+        for j in range(U_NCOLS, W_NCOLS):
+            W[u, j] = 0
+        W[u, S_M] = W[u, U_MODELS]
+        W[u, S_T] = W[u, U_TOKENS]
+        W[u, S_SUPP] = W[u, U_SUPP]
+        W[u, S_DISO] = W[u, U_DISO]
+        W[u, S_COVER] = W[u, U_COVER]
+        W[u, S_GARR] = W[u, U_GARR]
+    for side in range(2):
+        W[nu + side, X_VP] = 0
+        W[nu + side, X_PTR] = 0
 
 
 @jit(inline="always")
 def simulate_trial(
     st,
     AT,
-    UI,
+    W,
+    nu,
     DC,
     R,
-    S,
-    vp,
     deck,
-    dn,
-    ptr,
-    face_score,
-    explode,
-    rr_tiers,
-    kinds,
-    rr_buf,
-    scratch,
+    FT,
     res,
 ):
     """One trial: every attack in order, then the focus unit's rally test; fills ``res``."""
-    reset_state(UI, S)
-    vp[0] = 0
-    vp[1] = 0
-    ptr[0] = 0
-    ptr[1] = 0
+    reset_state(W, nu)
     qc = 0
     for a in range(AT.shape[0]):
         r = run_attack(
             st,
             a,
             AT,
-            UI,
-            S,
+            W,
+            nu,
             DC,
-            vp,
             deck,
-            dn,
-            ptr,
             R,
-            face_score,
-            explode,
-            rr_tiers,
-            kinds,
-            rr_buf,
-            scratch,
+            FT,
         )
         if AT[a, A_KIND] == 1 and r > 0:
             qc = r
     f = R[R_FOCUS]
-    side = UI[f, U_SIDE]
-    on_table = S[f, S_GONE] == 0
+    side = W[f, U_SIDE]
+    on_table = W[f, S_GONE] == 0
     rally_failed = 0
     full = 1 if on_table else 0
-    if on_table and S[f, S_SUPP] != 0:
+    if on_table and W[f, S_SUPP] != 0:
         if R[R_RALLY] != 0:
-            card = draw_card(st, deck, dn, ptr, side)
-            if card > UI[f, U_DISC] - S[f, S_DISO]:
+            card = draw_card(st, deck, W, nu, side)
+            if card > W[f, U_DISC] - W[f, S_DISO]:
                 rally_failed = 1
                 full = 0
         else:
             full = 0
-    res[ST_HITS] = S[f, S_HITS]
-    res[ST_DMG] = S[f, S_DMG]
-    res[ST_DESTROYED] = S[f, S_LOST]
-    res[ST_OFFICER] = S[f, S_OFFL]
-    res[ST_SUPP] = 1 if (on_table and S[f, S_SUPP] != 0) else 0
-    res[ST_FB] = S[f, S_FB]
-    res[ST_BROKE] = S[f, S_BRK]
-    res[ST_ANNIH] = S[f, S_GONE]
-    res[ST_VP] = vp[1 - side]
-    res[ST_VP_AGAINST] = vp[side]
+    res[ST_HITS] = W[f, S_HITS]
+    res[ST_DMG] = W[f, S_DMG]
+    res[ST_DESTROYED] = W[f, S_LOST]
+    res[ST_OFFICER] = W[f, S_OFFL]
+    res[ST_SUPP] = 1 if (on_table and W[f, S_SUPP] != 0) else 0
+    res[ST_FB] = W[f, S_FB]
+    res[ST_BROKE] = W[f, S_BRK]
+    res[ST_ANNIH] = W[f, S_GONE]
+    res[ST_VP] = W[nu + 1 - side, X_VP]
+    res[ST_VP_AGAINST] = W[nu + side, X_VP]
     own = 0
     other = 0
-    for u in range(S.shape[0]):
-        if UI[u, U_SIDE] == side:
-            own += S[u, S_LOST]
+    for u in range(nu):
+        if W[u, U_SIDE] == side:
+            own += W[u, S_LOST]
         else:
-            other += S[u, S_LOST]
+            other += W[u, S_LOST]
     res[ST_ATT_LOST] = other
     res[ST_DEF_LOST] = own
     res[ST_RALLY_FAILED] = rally_failed
@@ -594,11 +603,11 @@ def simulate_trial(
     res[ST_QC_ATT] = 1 if qc == 1 else 0
     res[ST_QC_DEF] = 1 if qc == 2 else 0
     res[ST_QC_STALE] = 1 if qc == 3 else 0
-    c = UI[f, U_CARRYING]
+    c = W[f, U_CARRYING]
     if c >= 0:
-        res[ST_EMB_LOST] = S[c, S_LOST]
-        res[ST_EMB_SUPP] = 1 if (S[c, S_GONE] == 0 and S[c, S_SUPP] != 0) else 0
-        res[ST_EMB_ANNIH] = S[c, S_GONE]
+        res[ST_EMB_LOST] = W[c, S_LOST]
+        res[ST_EMB_SUPP] = 1 if (W[c, S_GONE] == 0 and W[c, S_SUPP] != 0) else 0
+        res[ST_EMB_ANNIH] = W[c, S_GONE]
     else:
         res[ST_EMB_LOST] = 0
         res[ST_EMB_SUPP] = 0
@@ -606,35 +615,35 @@ def simulate_trial(
 
 
 @jit
+def pack_units(UI, dn):
+    """``W`` int64[U + 2, W_NCOLS]: unit tables and state in one array, plus one row per side.
+
+    Columns ``0..U_NCOLS-1`` of unit rows are ``UI``; the state columns ``S_*`` follow. Rows
+    ``U`` and ``U + 1`` hold each side's VPs, cards drawn and deck size (``X_*``).
+    """
+    nu = UI.shape[0]
+    W = np.zeros((nu + 2, W_NCOLS), dtype=np.int64)
+    for u in range(nu):
+        for j in range(U_NCOLS):
+            W[u, j] = UI[u, j]
+    for side in range(2):
+        W[nu + side, X_DN] = dn[side]
+    return W
+
+
+@jit
 def run_chunk(st, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots):
-    """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slot, value]``."""
-    S = np.zeros((UI.shape[0], S_NCOLS), dtype=np.int64)
-    vp = np.zeros(2, dtype=np.int64)
+    """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slot, value]``.
+
+    All scratch (the packed unit table ``W``, the deck, ``res``) is made once per chunk.
+    """
+    nu = UI.shape[0]
+    W = pack_units(UI, dn)
+    FT = pack_faces(face_score, explode, rr_tiers, kinds)
     deck = deck0.copy()
-    ptr = np.zeros(2, dtype=np.int64)
-    rr_buf = np.zeros(kinds.shape[0], dtype=np.uint8)
-    scratch = np.zeros(1, dtype=np.int64)
     res = np.zeros(N_STATS, dtype=np.int64)
     for _ in range(ntr):
-        simulate_trial(
-            st,
-            AT,
-            UI,
-            DC,
-            R,
-            S,
-            vp,
-            deck,
-            dn,
-            ptr,
-            face_score,
-            explode,
-            rr_tiers,
-            kinds,
-            rr_buf,
-            scratch,
-            res,
-        )
+        simulate_trial(st, AT, W, nu, DC, R, deck, FT, res)
         for s in range(N_STATS):
             slot = slots[s]
             if slot >= 0:
@@ -675,9 +684,8 @@ def run_pool_only(seeds, ntrials, out, n, rating, face_score, explode, rr_tiers,
     """Chunk driver: histogram of the hits of one attack pool (for checks and benchmarks)."""
     for c in prange(seeds.shape[0]):
         st = new_state(seeds[c])
-        rr_buf = np.zeros(kinds.shape[0], dtype=np.uint8)
-        scratch = np.zeros(1, dtype=np.int64)
+        FT = pack_faces(face_score, explode, rr_tiers, kinds)
         hist = out[c]
         for _ in range(ntrials[c]):
-            h = pool_hits(st, n, rating, 0, face_score, explode, rr_tiers, kinds, rr_buf, scratch)
+            h = pool_hits(st, n, rating, 0, FT)
             hist[0, h] += 1
