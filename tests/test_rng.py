@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from stats import P_MIN, chisquare_pmf
 
-from oddslab._kernels.rng import new_state, next_u64, randint, roll_expr, shuffle
+from oddslab._kernels.rng import count_d6, new_state, next_u64, randint, roll, roll_expr, shuffle
 
 M64 = (1 << 64) - 1
 
@@ -180,3 +180,26 @@ def test_fill_block_matches_python_reference(sides):
         assert list(buf[:count]) == expected
     if sides == 40000:  # 65536 % 40000 = 25536: ~39% of lanes rejected, compaction exercised
         assert seen_rejection
+
+
+@numba.njit
+def _count_both_ways(n, need):
+    a = new_state(np.array([3, 1, 4, 1], dtype=np.uint64))
+    b = new_state(np.array([3, 1, 4, 1], dtype=np.uint64))
+    ge = 0
+    six = 0
+    for _ in range(n):
+        d = roll(a, 6)
+        ge += d >= need
+        six += d == 6
+    ge2, six2 = count_d6(b, n, need)
+    same_state = True
+    for i in range(6):
+        same_state = same_state and a[i] == b[i]
+    return ge, six, ge2, six2, same_state
+
+
+@pytest.mark.parametrize(("n", "need"), [(1, 4), (7, 3), (1000, 5)])
+def test_count_d6_draws_the_same_dice_as_roll(n, need):
+    ge, six, ge2, six2, same_state = _count_both_ways(n, need)
+    assert (ge, six) == (ge2, six2) and same_state

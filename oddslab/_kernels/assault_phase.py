@@ -27,7 +27,7 @@ import numpy as np
 from numba import prange
 
 from oddslab._jit import jit, jit_parallel
-from oddslab._kernels.rng import new_state, next_u64, randint
+from oddslab._kernels.rng import count_d6, new_state, randint
 
 # -- group columns --------------------------------------------------------------------------
 G_SIDE = 0  # 0 attacker, 1 defender
@@ -132,14 +132,6 @@ S_DESTROYED = 25  # every unit of this side destroyed
 S_NFIXED = 27
 
 
-_U16 = np.uint64(0xFFFF)
-_SHIFT16 = np.uint64(16)
-_SIX = np.uint64(6)
-_FOUR = np.uint64(4)
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
-
-
 @jit(inline="always")
 def _d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
@@ -157,36 +149,17 @@ def _d6(st, script):
 def _roll_count(st, script, n, need):
     """Roll ``n`` D6; return (how many are >= ``need``, how many are 6).
 
-    Draws exactly the dice ``n`` calls of :func:`_d6` would, but keeps the 64-bit buffer
-    in registers instead of round-tripping it through ``st`` for every die.
+    Draws exactly the dice ``n`` calls of :func:`_d6` would (scripted dice first).
     """
-    ge = 0
-    six = 0
     if script[0] < script.shape[0]:
+        ge = 0
+        six = 0
         for _ in range(n):
             d = _d6(st, script)
             ge += d >= need
             six += d == 6
         return ge, six
-    buf = st[4]
-    left = st[5]
-    k = 0
-    while k < n:
-        if left == _ZERO:
-            buf = next_u64(st)
-            left = _FOUR
-        lane = buf & _U16
-        buf = buf >> _SHIFT16
-        left = left - _ONE
-        m = lane * _SIX
-        if (m & _U16) >= _FOUR:
-            d = np.int64(m >> _SHIFT16) + 1
-            ge += d >= need
-            six += d == 6
-            k += 1
-    st[4] = buf
-    st[5] = left
-    return ge, six
+    return count_d6(st, n, need)
 
 
 @jit(inline="always")

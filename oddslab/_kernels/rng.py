@@ -87,6 +87,36 @@ def randint(st, n):
             return np.int64(m >> _SHIFT16)
 
 
+@jit(inline="always")
+def count_d6(st, n, need):
+    """Roll ``n`` d6; return (how many are >= ``need``, how many are 6).
+
+    Draws exactly the dice ``n`` calls of ``roll(st, 6)`` would, but keeps the lane buffer
+    in registers for the whole loop instead of storing it back to ``st`` after every die.
+    """
+    ge = 0
+    six = 0
+    buf = st[4]
+    left = st[5]
+    k = 0
+    while k < n:
+        if left == _ZERO:
+            buf = next_u64(st)
+            left = _FOUR
+        lane = buf & _U16
+        buf = buf >> _SHIFT16
+        left = left - _ONE
+        m = lane * np.uint64(6)
+        if (m & _U16) >= _FOUR:
+            d = np.int64(m >> _SHIFT16) + 1
+            ge += d >= need
+            six += d == 6
+            k += 1
+    st[4] = buf
+    st[5] = left
+    return ge, six
+
+
 @jit
 def roll(st, sides):
     """One die with faces ``1..sides``."""
