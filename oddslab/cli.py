@@ -328,8 +328,8 @@ def roll(
 
 @app.command(name="examples")
 def list_examples() -> None:
-    """List the example scenario files shipped in examples/."""
-    root = Path(__file__).resolve().parent.parent / "examples"
+    """List the example scenario files shipped with the package."""
+    root = Path(__file__).resolve().parent / "examples"
     for p in sorted(root.glob("*.toml")):
         typer.echo(str(p))
 

@@ -58,6 +58,11 @@ class Job:
         Probabilities reported up front and targeted by ``precision``.
     exact : callable, optional
         Returns ``{stat name: pmf array}`` exactly, where the scenario allows it.
+    meta : dict
+        Free-form run info; ``meta["primary"]`` names the statistic plotted by default.
+    ruleset : str
+        The ruleset's file name (``"generic"``, ``"vom-kriege"``...), for messages such as
+        "compiling the generic kernels".
     """
 
     name: str
@@ -67,6 +72,7 @@ class Job:
     headlines: tuple[Headline, ...] = ()
     exact: Callable[[], dict[str, np.ndarray]] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    ruleset: str = ""
 
     @property
     def n_bins(self) -> int:
@@ -74,13 +80,21 @@ class Job:
 
 
 class Simulatable(Protocol):
-    """Anything with ``compile() -> Job`` and run defaults (every ruleset's scenario)."""
+    """Anything with ``compile() -> Job`` and run defaults (every ruleset's scenario).
+
+    ``resolved()`` returns the inputs as the program read them, for people to check:
+    ordered sections of plain-words label → value, e.g.
+    ``{"weapon 1: bolt rifle": {"hit": "3+", "wound": "4+ (S4 vs T3)"}, "target": {...}}``.
+    Values are strings, numbers or booleans (JSON-ready).
+    """
 
     name: str
     trials: int | None
     seed: int | None
 
     def compile(self) -> Job: ...
+
+    def resolved(self) -> dict[str, dict[str, Any]]: ...
 
 
 def _as_job(scenario: Any) -> tuple[Job, int | None, int | None]:

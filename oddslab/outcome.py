@@ -36,12 +36,22 @@ class Stat:
         One line for tables and docs.
     flag : bool
         True for yes/no statistics (0 or 1), reported as a probability.
+    label : str
+        Plain words naming whose fate it is, for tables and plot axes, e.g.
+        ``"defender models lost"``; defaults to the description, else the name without
+        underscores.
     """
 
     name: str
     nbins: int
     description: str = ""
     flag: bool = False
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        """The label shown to people (never snake_case)."""
+        return self.label or self.description or self.name.replace("_", " ")
 
 
 @dataclass(frozen=True)

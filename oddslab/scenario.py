@@ -21,6 +21,9 @@ RULESETS: dict[str, str] = {
     "generic": "oddslab.rulesets.generic",
     "armoured-clash": "oddslab.rulesets.armoured_clash",
     "assault-phase": "oddslab.rulesets.assault_phase",
+    "vom-kriege": "oddslab.rulesets.vom_kriege",
+    "hex-platoon": "oddslab.rulesets.hex_platoon",
+    "formation-actions": "oddslab.rulesets.formation_actions",
 }
 
 
@@ -51,7 +54,10 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     """Validate a scenario given as a dict (the parsed TOML)."""
     root = Table(data, source)
     name = root.str("ruleset", "generic", choices=RULESETS)
-    module = importlib.import_module(RULESETS[name])
+    try:
+        module = importlib.import_module(RULESETS[name])
+    except ModuleNotFoundError:
+        raise root.error("ruleset", f"'{name}' is not available in this version") from None
     return module.from_table(root)
 
 
