@@ -45,7 +45,12 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+            "--version",
+            "-V",
+            callback=_version,
+            is_eager=True,
+            metavar="",
+            help="Print the version and exit.",
         ),
     ] = False,
 ) -> None:
@@ -272,7 +277,9 @@ def simulate(
     exact: Annotated[
         bool,
         typer.Option(
-            "--exact", help="Exact distributions (static statistics only) instead of simulation."
+            "--exact",
+            metavar="",
+            help="Exact distributions (static statistics only) instead of simulation.",
         ),
     ] = False,
     fmt: FormatOpt = Format.table,
@@ -471,7 +478,8 @@ def roll(
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
     simulate_: Annotated[
-        bool, typer.Option("--simulate", help="Monte Carlo instead of the exact answer.")
+        bool,
+        typer.Option("--simulate", metavar="", help="Monte Carlo instead of the exact answer."),
     ] = False,
     fmt: FormatOpt = Format.table,
     plot: PlotOpt = None,

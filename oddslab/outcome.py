@@ -258,7 +258,8 @@ class Outcome:
                     return by_name[s.name].name
         if pool:
             return pool[0].name
-        return names[0]
+        flags = [s for s in self.stats if not _is_turn_counter(s.name)]
+        return flags[0].name if flags else names[0]
 
     def _spread(self, stat: str) -> bool:
         return int(np.count_nonzero(self.probs[stat] > 0)) > 1

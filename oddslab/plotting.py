@@ -44,6 +44,8 @@ def check_plot_path(path: str | Path) -> Path:
     import os
 
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise ValueError(f"'{path}' is a folder; give a file name such as {p / 'plot.png'}")
     if p.suffix == "" or p.suffix == ".":
         p = p.with_name(p.name.rstrip(".") + ".png")
     fmt = p.suffix[1:].lower()
@@ -51,7 +53,7 @@ def check_plot_path(path: str | Path) -> Path:
         raise ValueError(
             f"'{path}': unknown plot format '.{fmt}'; use one of {', '.join(PLOT_FORMATS)}"
         )
-    if p.exists() and p.is_dir():
+    if p.is_dir():
         raise ValueError(f"'{path}' is a folder; give a file name such as {p / 'plot.png'}")
     folder = p.parent
     if not folder.exists():

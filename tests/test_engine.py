@@ -12,7 +12,13 @@ import pytest
 
 from oddslab import GenericScenario, Target, Weapon, simulate
 from oddslab._seeding import chunk_seeds
-from oddslab.engine import BATCH_CHUNKS, CHUNK_TRIALS
+from oddslab.engine import (
+    BATCH_CHUNKS,
+    CHUNK_TRIALS,
+    kernel_status,
+    precision_batches,
+    trials_needed,
+)
 
 SC = GenericScenario(
     (
@@ -101,16 +107,88 @@ def test_seed_recorded_when_not_given():
 
 def test_precision_stops_when_half_width_reached():
     out = simulate(SC, precision=0.004, seed=5)
-    batch = BATCH_CHUNKS * CHUNK_TRIALS
-    assert out.trials % batch == 0 and out.trials < 20 * batch
+    ends = {CHUNK_TRIALS * stop for _, stop in precision_batches(10_000)}
+    assert out.trials in ends and out.trials < 20 * BATCH_CHUNKS * CHUNK_TRIALS
     probs = out.probabilities()
     half = (probs["ci_high"] - probs["ci_low"]) / 2
     assert (half < 0.004).all()
+    assert out.precision_reached is True and out.half_width < 0.004
+    assert out.precision == 0.004
 
 
-def test_precision_respects_ceiling():
+def test_precision_steps_finer_at_first_and_stays_deterministic():
+    assert precision_batches(40)[:7] == [
+        (0, 1),
+        (1, 2),
+        (2, 4),
+        (4, 8),
+        (8, 16),
+        (16, 32),
+        (32, 40),
+    ]
+    coarse = simulate(SC, precision=0.02, seed=8)
+    assert coarse.trials <= 2 * CHUNK_TRIALS  # a coarse target stops after a chunk or two
+    again = simulate(SC, precision=0.02, seed=8)
+    assert _digest(coarse) == _digest(again)
+    # chunk i's seed never changes: a precision run equals a fixed run of as many trials
+    fixed = simulate(SC, trials=coarse.trials, seed=8)
+    assert _digest(fixed) == _digest(coarse)
+
+
+def test_precision_respects_ceiling_and_says_so():
     out = simulate(SC, precision=1e-5, trials=CHUNK_TRIALS * 3, seed=5)
     assert out.trials == CHUNK_TRIALS * 3
+    assert out.precision_reached is False and out.half_width > 1e-5
+    need = trials_needed(out)
+    assert need > 1000 * out.trials and need % CHUNK_TRIALS == 0
+
+
+def test_fixed_runs_have_no_precision_fields():
+    out = simulate(SC, trials=1000, seed=1)
+    assert out.precision is None and out.precision_reached is None and trials_needed(out) is None
+
+
+def test_compile_time_is_reported_apart():
+    out = simulate(SC, trials=1000, seed=1)
+    again = simulate(SC, trials=1000, seed=1)
+    assert again.compile_time == 0.0 and not again.compiled  # in memory by now
+    assert out.elapsed >= 0 and again.elapsed >= 0
+    assert kernel_status(SC.compile().kernel, ()) in ("unknown", "ready", "cached", "compile")
+
+
+def test_kernel_status_and_prepare_detect_a_compile(tmp_path, root):
+    """A fresh cache: 'compile' is announced before compiling; then a new process loads it."""
+    script = """
+import numpy as np
+from oddslab._jit import jit_parallel
+from oddslab.engine import Job, prepare_kernel, kernel_status
+from oddslab.outcome import Stat
+from numba import prange
+
+@jit_parallel
+def kern(seeds, ntrials, out, k):
+    for c in prange(seeds.shape[0]):
+        out[c, 0, 0] += ntrials[c] * k
+
+job = Job("t", kern, (np.int64(2),), (Stat("x", 1),), ruleset="test-ruleset")
+said = []
+seconds, compiled = prepare_kernel(job, said.append)
+print(said, compiled, prepare_kernel(job, said.append))
+"""
+    mod = tmp_path / "kmod.py"
+    mod.write_text(script)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": f"{root}:{tmp_path}",
+    }
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", "import kmod"], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    first = run()
+    assert first.startswith("['test-ruleset'] True (0.0, False)"), first
+    second = run()
+    assert second.startswith("[] False (0.0, False)"), second  # loaded from the cache, silently
 
 
 def test_ctrl_c_returns_partial_result():
@@ -132,6 +210,25 @@ def test_bad_arguments():
         simulate(SC, precision=0.7)
     with pytest.raises(ValueError):
         simulate(SC, trials=0)
+    with pytest.raises(
+        ValueError, match="trials: expected a number of trials from 1 to 10,000,000,000"
+    ):
+        simulate(SC, trials=10**10 + 1)
+
+
+def test_seed_text_gets_the_file_message():
+    from oddslab import ScenarioError, from_dict
+
+    with pytest.raises(ValueError) as api:
+        simulate(SC, trials=10, seed="abc")
+    doc = {"seed": "abc", "attacker": {"weapons": [{"attacks": 1}]}, "target": {"models": 1}}
+    with pytest.raises(ScenarioError) as file:
+        from_dict(doc)
+    assert str(api.value) == f"seed: {file.value.problem}"
+    assert "expected an integer >= 0, got a string 'abc'" in str(api.value)
+    with pytest.raises(ValueError, match="seed: expected an integer >= 0, got -1"):
+        simulate(SC, trials=10, seed=-1)
+    assert simulate(SC, trials=10, seed=np.int64(3)).seed == 3
 
 
 def test_simulate_accepts_a_path(examples_dir):
