@@ -325,7 +325,9 @@ class RollSpec:
         return s
 
     def _stats(self) -> tuple[Stat, ...]:
-        a = self.pool.max_total() + 1
+        # The kernel histograms raw totals (before a constant), so a pool with a negative
+        # constant still needs raw_max + 1 bins.
+        a = max(self.pool.raw_max(), self.pool.max_total()) + 1
         what_a = "successes" if self.pool.counts_successes else "total"
         if self.vs is None:
             stats = [Stat("total", a, "pool total", label=what_a)]
@@ -405,11 +407,6 @@ class RollSpec:
         """The engine job: kernel ``run_pools`` with this spec's arrays, exact form attached."""
         from oddslab._kernels.pools import TEST_GE, TEST_LE, TEST_NONE, run_pools
 
-        if self.vs is not None and (self.pool.add or self.vs.add):
-            raise ValueError(
-                "a constant (+K) on opposed pools has an exact answer only; drop --simulate "
-                "(use oddslab.exact)"
-            )
         a = self.pool.kernel_args()
         b = self.vs.kernel_args() if self.vs is not None else a
         mode = TEST_NONE if self.test is None else (TEST_LE if self.test[0] == "<=" else TEST_GE)
@@ -436,9 +433,12 @@ class RollSpec:
                     out[c, 0, :] = 0
                     np.add.at(out[c, 0], np.maximum(np.arange(_n) + _add, 0), raw)
 
+        kernel = run_pools
+        if self.vs is not None and (self.pool.add or self.vs.add):
+            kernel = _no_opposed_constants
         return Job(
             name=self.label,
-            kernel=run_pools,
+            kernel=kernel,
             params=params,
             stats=self._stats(),
             headlines=self._headlines(),
@@ -447,6 +447,14 @@ class RollSpec:
             ruleset="dice-pools",
             transform=transform,
         )
+
+
+def _no_opposed_constants(*_args) -> None:
+    """Stands in for the kernel of opposed pools with constants: their exact form works."""
+    raise ValueError(
+        "a constant (+K) on opposed pools has an exact answer only; drop --simulate "
+        "(use oddslab.exact)"
+    )
 
 
 # The text grammar of ``oddslab roll`` lives in :mod:`oddslab._pools_parse`.
