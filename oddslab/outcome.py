@@ -458,8 +458,21 @@ class Outcome:
         return rows
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy long table of everything (see :meth:`long_rows`): columns section, stat,
-        label, k, measure, value."""
+        """The distributions in long form: one row per (stat, value) with columns stat,
+        label, value, probability, count (None for exact outcomes)."""
+        import pandas as pd
+
+        rows = []
+        for s in self.stats:
+            p = _trim(self._p(s.name))
+            for v, pv in enumerate(p):
+                c = int(self.counts[s.name][v]) if self.counts is not None else None
+                rows.append((s.name, s.title, v, float(pv), c))
+        return pd.DataFrame(rows, columns=["stat", "label", "value", "probability", "count"])
+
+    def long_frame(self) -> pd.DataFrame:
+        """Everything in one tidy long table (what :meth:`to_csv` writes; see
+        :meth:`long_rows`): columns section, stat, label, k, measure, value."""
         import pandas as pd
 
         return pd.DataFrame(self.long_rows(), columns=list(LONG_COLUMNS))

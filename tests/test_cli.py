@@ -312,3 +312,24 @@ def test_examples_command_lists_and_copies(tmp_path):
     assert "generic-intercessors-vs-guardsmen.toml" in copied
     res = runner.invoke(app, ["examples", "--copy", str(tmp_path / "ex")])
     assert "kept" in res.output
+
+
+def test_light_imports(root):
+    """`import oddslab` pulls in no numba, pandas or matplotlib; a table run no pandas or
+    matplotlib (issue 10.3: time to answer)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, oddslab\n"
+        "heavy = [m for m in ('numba', 'pandas', 'matplotlib') if m in sys.modules]\n"
+        "from oddslab.cli import app\n"
+        "app(['simulate', 'examples/generic-intercessors-vs-guardsmen.toml', '-n', '1000'],"
+        " standalone_mode=False)\n"
+        "print(heavy, [m for m in ('pandas', 'matplotlib') if m in sys.modules])\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert res.stdout.strip().splitlines()[-1] == "[] []", res.stdout

@@ -164,3 +164,12 @@ def test_primary_stat_fallback_prefers_counts_over_turns_and_flags():
     assert o.primary_stat() == "turns"  # the ruleset's choice wins
     only_flags = Outcome.from_counts("f", stats[:2], table[:2], 100)
     assert only_flags.primary_stat() == "destroyed"  # no count exists: not 'turns'
+
+
+def test_frames(outcome):
+    f = outcome.to_frame()
+    assert list(f.columns) == ["stat", "label", "value", "probability", "count"]
+    assert f.query("stat == 'kills' and probability > 0")["count"].sum() == 100
+    long = outcome.long_frame()
+    assert list(long.columns) == ["section", "stat", "label", "k", "measure", "value"]
+    assert len(long) == len(outcome.long_rows())
