@@ -25,6 +25,17 @@ from oddslab.scenario import from_dict, load
 
 __version__ = "0.1.0"
 
+
+def examples_dir():
+    """The folder of example scenarios shipped with the package (``oddslab examples``).
+
+    ``oddslab.examples_dir() / "generic-intercessors-vs-guardsmen.toml"`` works from any
+    working directory, installed or not; ``libraries/`` inside holds the unit libraries.
+    """
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent / "examples"
+
 #: Names imported on first use (their modules import numba kernels).
 _LAZY = {
     "GenericScenario": "oddslab.rulesets.generic",
@@ -65,6 +76,7 @@ __all__ = [
     "Weapon",
     "__version__",
     "exact",
+    "examples_dir",
     "from_dict",
     "load",
     "parse_roll",
