@@ -36,6 +36,7 @@ def examples_dir():
 
     return Path(__file__).resolve().parent / "examples"
 
+
 #: Names imported on first use (their modules import numba kernels).
 _LAZY = {
     "GenericScenario": "oddslab.rulesets.generic",

@@ -239,6 +239,7 @@ def compare_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
                 seen.add(key)
                 order.append(("mean", r["label"], 0, r["stat"]))
         per.append(got)
+    order.sort(key=lambda row: row[0] != "probability")  # probabilities first (stable)
     rows = []
     for kind, label, k, stat in order:
         values = [g.get((kind, label)) for g in per]
