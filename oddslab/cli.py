@@ -222,6 +222,9 @@ def _run(scenario, trials, seed, precision, exact: bool):
 def _emit(outcome, fmt: Format, stat: str) -> None:
     from oddslab import _report
 
+    if outcome.interrupted and not outcome.exact and not outcome.trials:
+        return  # Ctrl-C before the first batch: nothing to show (_finish says so)
+
     if fmt is Format.csv:
         typer.echo(outcome.to_csv(), nl=False)
     elif fmt is Format.json:

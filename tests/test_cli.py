@@ -333,3 +333,13 @@ def test_light_imports(root):
         env={**__import__("os").environ, "PYTHONPATH": str(root)},
     )  # fmt: skip
     assert res.stdout.strip().splitlines()[-1] == "[] []", res.stdout
+
+
+def test_version_matches_the_package_metadata(root):
+    import tomllib
+
+    from oddslab import __version__
+
+    meta = tomllib.loads((root / "pyproject.toml").read_text())
+    assert meta["project"]["version"] == __version__
+    assert meta["project"]["scripts"]["oddslab"] == "oddslab.cli:main"
