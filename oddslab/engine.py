@@ -144,11 +144,28 @@ def _as_job(scenario: Any) -> tuple[Job, int | None, int | None, Any]:
 
 
 def resolved_inputs(scenario: Any) -> dict[str, dict[str, Any]] | None:
-    """``scenario.resolved()``, or None when the scenario's ruleset does not provide it."""
+    """``scenario.resolved()``, or None when the scenario's ruleset does not provide it.
+
+    Keys become strings and values anything but str/int/float/bool their ``str()``, so the
+    result is always JSON-ready.
+    """
     fn = getattr(scenario, "resolved", None)
     if not callable(fn):
         return None
-    return fn()
+    try:
+        raw = fn()
+    except NotImplementedError:
+        return None
+    if raw is None:
+        return None
+    plain = (str, int, float, bool)
+    return {
+        str(section): {
+            str(k): v if isinstance(v, plain) else str(v)
+            for k, v in (items.items() if isinstance(items, dict) else {"": items}.items())
+        }
+        for section, items in raw.items()
+    }
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None, what: str) -> int:

@@ -234,3 +234,25 @@ def test_seed_text_gets_the_file_message():
 def test_simulate_accepts_a_path(examples_dir):
     out = simulate(examples_dir / "generic-intercessors-vs-guardsmen.toml", trials=10_000)
     assert out.trials == 10_000 and out.seed == 2026
+
+
+def test_resolved_inputs_fallbacks_and_json_ready():
+    from oddslab.dice import DiceExpr
+    from oddslab.engine import resolved_inputs
+
+    class NoResolved:
+        pass
+
+    class NotYet:
+        def resolved(self):
+            raise NotImplementedError
+
+    class Odd:
+        def resolved(self):
+            return {"weapon": {"damage": DiceExpr.parse("D3+1"), 3: True}, "note": "plain"}
+
+    assert resolved_inputs(NoResolved()) is None and resolved_inputs(NotYet()) is None
+    assert resolved_inputs(Odd()) == {
+        "weapon": {"damage": "D3+1", "3": True},
+        "note": {"": "plain"},
+    }
