@@ -200,7 +200,7 @@ def _run(scenario, trials, seed, precision, exact: bool):
 
         try:
             out = exact_outcome(scenario)
-        except NotImplementedError as exc:
+        except (NotImplementedError, ValueError) as exc:
             raise _fail(str(exc)) from None
         out.resolved = resolved_inputs(scenario)
         return out

@@ -36,7 +36,9 @@ def warmup_scenarios(name: str) -> list[Any] | str:
         raise KeyError(f"unknown ruleset '{name}'")
     try:
         module = importlib.import_module(RULESETS[name])
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as exc:
+        if exc.name and not RULESETS[name].startswith(exc.name):
+            raise  # the package exists but something it imports is missing: a real error
         return "not available in this version"
     spec = getattr(module, "WARMUP", None)
     if spec is None:

@@ -343,3 +343,16 @@ def test_version_matches_the_package_metadata(root):
     meta = tomllib.loads((root / "pyproject.toml").read_text())
     assert meta["project"]["version"] == __version__
     assert meta["project"]["scripts"]["oddslab"] == "oddslab.cli:main"
+
+
+def test_first_run_says_it_is_compiling(monkeypatch):
+    """When numba's cache lacks the kernel, the user is told before the compile starts."""
+    import oddslab.engine as engine
+
+    monkeypatch.setattr(engine, "kernel_status", lambda kernel, args: "compile")
+    res = runner.invoke(app, ["roll", "2D6 >= 7", "--simulate", "-n", "1000", "-s", "1"])
+    assert res.exit_code == 0, res.output
+    assert "compiling the dice-pools kernels (first run only)…" in res.stderr
+    assert res.stderr.index("compiling") < len(res.stderr)
+    res = runner.invoke(app, ["simulate", EX, "-n", "1000", "-s", "1"])
+    assert "compiling the generic kernels (first run only)…" in res.stderr
