@@ -388,7 +388,20 @@ def compare(
                 "targets (use --target FILE to give them one)",
                 err=True,
             )
-    outcomes = [_run(sc, trials, seed, None, False) for sc in loaded]
+    outcomes = []
+    for sc in loaded:  # Ctrl-C stops the whole comparison, not just the current run
+        outcomes.append(_run(sc, trials, seed, None, False))
+        if outcomes[-1].interrupted:
+            break
+    if len(outcomes) < len(loaded):
+        typer.echo(
+            f"interrupted (Ctrl-C) during scenario {len(outcomes)} of {len(loaded)}: "
+            "comparing the ones run",
+            err=True,
+        )
+        scenarios = scenarios[: len(outcomes)]
+        if len(outcomes) < 2 or not outcomes[-1].trials:
+            raise typer.Exit(code=130)
     main = _main_stat(outcomes[0], stat)
     for o, p in zip(outcomes, scenarios, strict=True):
         if main not in o.stat_names:

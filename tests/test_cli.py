@@ -356,3 +356,18 @@ def test_first_run_says_it_is_compiling(monkeypatch):
     assert res.stderr.index("compiling") < len(res.stderr)
     res = runner.invoke(app, ["simulate", EX, "-n", "1000", "-s", "1"])
     assert "compiling the generic kernels (first run only)…" in res.stderr
+
+
+def test_ctrl_c_stops_a_comparison(monkeypatch):
+    import oddslab.cli as cli
+
+    def runner_that_interrupts():
+        def callback(done, total):
+            raise KeyboardInterrupt
+
+        return callback, lambda: None
+
+    monkeypatch.setattr(cli, "_progress_runner", runner_that_interrupts)
+    res = runner.invoke(app, ["compare", EX, EX2, EX, "-n", "100000", "-s", "1"])
+    assert res.exit_code == 130, res.output
+    assert "during scenario 1 of 3" in res.output and "Comparison" not in res.output
