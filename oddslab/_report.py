@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from oddslab.outcome import Z95, Outcome, format_number, format_probability, wilson_interval
+from oddslab.outcome import (
+    Z95,
+    Outcome,
+    format_number,
+    format_probability,
+    rows_to_csv,
+    wilson_interval,
+)
 
 __all__ = [
     "console",
@@ -21,6 +28,10 @@ __all__ = [
     "print_compare",
     "TAIL",
     "MAX_ROWS",
+    "unique_names",
+    "compare_csv",
+    "compare_json",
+    "progress_runner",
 ]
 
 #: The P(≥ k) table folds values whose total probability is below this into one "≥ k" row.
@@ -320,3 +331,82 @@ def _se_text(se: float, kind: str) -> str:
     if se <= 0:
         return "0"
     return format_probability(se) if kind == "probability" else format_number(se)
+
+
+# -- comparison exports, progress --------------------------------------------------------------
+def unique_names(names: list[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        m, i = n, 2
+        while m in out:
+            m, i = f"{n} ({i})", i + 1
+        out.append(m)
+    return out
+
+
+def compare_csv(names, paths, rows) -> str:
+    out = []
+    for r in rows:
+        for i, (n, p) in enumerate(zip(names, paths, strict=True)):
+            v = r["values"][i]
+            if v is None:
+                continue
+            value_name = "probability" if r["kind"] == "probability" else "mean"
+            for m, x in ((value_name, v["value"]), ("se", v["se"]), ("ci_low", v["ci_low"]),
+                         ("ci_high", v["ci_high"])):  # fmt: skip
+                out.append((n, str(p), r["row"], r["stat"], r["k"], m, x))
+            d = r["diffs"][i]
+            if d is not None:
+                for m in ("diff", "ci_low", "ci_high"):
+                    out.append((n, str(p), r["row"], r["stat"], r["k"], f"{m}_vs_first", d[m]))
+    return rows_to_csv(("scenario", "file", "row", "stat", "k", "measure", "value"), out)
+
+
+def compare_json(names, paths, outcomes, rows) -> str:
+    import json
+
+    data = {}
+    for i, (n, p, o) in enumerate(zip(names, paths, outcomes, strict=True)):
+        values = {r["row"]: r["values"][i] for r in rows if r["values"][i] is not None}
+        for v in values.values():
+            v.pop("hits", None), v.pop("n", None)
+        diffs = {r["row"]: r["diffs"][i] for r in rows if r["diffs"][i] is not None}
+        data[n] = {
+            "file": str(p),
+            **{k: v for k, v in o.run_info().items() if k != "name"},
+            "resolved": o.resolved,
+            "values": values,
+            "difference_vs_first": diffs if i else None,
+        }
+    return json.dumps({"first": names[0], "scenarios": data}, indent=2)
+
+
+def progress_runner():
+    """A progress callback that shows a rich bar once a run has taken more than ~1 s."""
+    import sys
+    import time
+
+    state = {"start": time.perf_counter(), "bar": None, "task": None}
+
+    def callback(done: int, total: int | None) -> None:
+        if state["bar"] is None:
+            if time.perf_counter() - state["start"] < 1.0 or not sys.stderr.isatty():
+                return
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TextColumn("{task.completed:,} trials"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task("run", total=total)
+        state["bar"].update(state["task"], completed=done, total=total)
+
+    def close() -> None:
+        if state["bar"] is not None:
+            state["bar"].stop()
+
+    return callback, close

@@ -161,37 +161,6 @@ def _say_compiling(ruleset: str) -> None:
     typer.echo(f"compiling the {ruleset} kernels (first run only)…", err=True)
 
 
-def _progress_runner():
-    """A progress callback that shows a rich bar once a run has taken more than ~1 s."""
-    import sys
-    import time
-
-    state = {"start": time.perf_counter(), "bar": None, "task": None}
-
-    def callback(done: int, total: int | None) -> None:
-        if state["bar"] is None:
-            if time.perf_counter() - state["start"] < 1.0 or not sys.stderr.isatty():
-                return
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            bar = Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                TextColumn("{task.completed:,} trials"),
-                TimeElapsedColumn(),
-                transient=True,
-            )
-            bar.start()
-            state["bar"], state["task"] = bar, bar.add_task("run", total=total)
-        state["bar"].update(state["task"], completed=done, total=total)
-
-    def close() -> None:
-        if state["bar"] is not None:
-            state["bar"].stop()
-
-    return callback, close
-
-
 def _run(scenario, trials, seed, precision, exact: bool):
     from oddslab.engine import resolved_inputs, simulate
 
@@ -204,7 +173,9 @@ def _run(scenario, trials, seed, precision, exact: bool):
             raise _fail(str(exc)) from None
         out.resolved = resolved_inputs(scenario)
         return out
-    callback, close = _progress_runner()
+    from oddslab._report import progress_runner
+
+    callback, close = progress_runner()
     try:
         return simulate(
             scenario,
@@ -406,14 +377,17 @@ def compare(
     for o, p in zip(outcomes, scenarios, strict=True):
         if main not in o.stat_names:
             raise _fail(f"{p}: has no statistic '{main}' to compare (use --stat)")
-    names = _unique([o.name or p.stem for o, p in zip(outcomes, scenarios, strict=True)])
     from oddslab import _report
+
+    names = _report.unique_names(
+        [o.name or p.stem for o, p in zip(outcomes, scenarios, strict=True)]
+    )
 
     rows = _report.compare_rows(outcomes)
     if fmt is Format.csv:
-        typer.echo(_compare_csv(names, scenarios, rows), nl=False)
+        typer.echo(_report.compare_csv(names, scenarios, rows), nl=False)
     elif fmt is Format.json:
-        typer.echo(_compare_json(names, scenarios, outcomes, rows))
+        typer.echo(_report.compare_json(names, scenarios, outcomes, rows))
     else:
         con = _report.console()
         for o, n in zip(outcomes, names, strict=True):
@@ -430,55 +404,6 @@ def compare(
         typer.echo(f"plot written to {plot}", err=True)
     for o in outcomes:
         _finish(o)
-
-
-def _unique(names: list[str]) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        m, i = n, 2
-        while m in out:
-            m, i = f"{n} ({i})", i + 1
-        out.append(m)
-    return out
-
-
-def _compare_csv(names, paths, rows) -> str:
-    from oddslab.outcome import rows_to_csv
-
-    out = []
-    for r in rows:
-        for i, (n, p) in enumerate(zip(names, paths, strict=True)):
-            v = r["values"][i]
-            if v is None:
-                continue
-            value_name = "probability" if r["kind"] == "probability" else "mean"
-            for m, x in ((value_name, v["value"]), ("se", v["se"]), ("ci_low", v["ci_low"]),
-                         ("ci_high", v["ci_high"])):  # fmt: skip
-                out.append((n, str(p), r["row"], r["stat"], r["k"], m, x))
-            d = r["diffs"][i]
-            if d is not None:
-                for m in ("diff", "ci_low", "ci_high"):
-                    out.append((n, str(p), r["row"], r["stat"], r["k"], f"{m}_vs_first", d[m]))
-    return rows_to_csv(("scenario", "file", "row", "stat", "k", "measure", "value"), out)
-
-
-def _compare_json(names, paths, outcomes, rows) -> str:
-    import json
-
-    data = {}
-    for i, (n, p, o) in enumerate(zip(names, paths, outcomes, strict=True)):
-        values = {r["row"]: r["values"][i] for r in rows if r["values"][i] is not None}
-        for v in values.values():
-            v.pop("hits", None), v.pop("n", None)
-        diffs = {r["row"]: r["diffs"][i] for r in rows if r["diffs"][i] is not None}
-        data[n] = {
-            "file": str(p),
-            **{k: v for k, v in o.run_info().items() if k != "name"},
-            "resolved": o.resolved,
-            "values": values,
-            "difference_vs_first": diffs if i else None,
-        }
-    return json.dumps({"first": names[0], "scenarios": data}, indent=2)
 
 
 @app.command()

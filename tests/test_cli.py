@@ -134,7 +134,7 @@ def test_trials_ceiling_is_the_files():
 
 
 def test_ctrl_c_prints_the_partial_result_and_exits_130(monkeypatch):
-    import oddslab.cli as cli
+    from oddslab import _report
 
     def runner_that_interrupts():
         def callback(done, total):
@@ -142,7 +142,7 @@ def test_ctrl_c_prints_the_partial_result_and_exits_130(monkeypatch):
 
         return callback, lambda: None
 
-    monkeypatch.setattr(cli, "_progress_runner", runner_that_interrupts)
+    monkeypatch.setattr(_report, "progress_runner", runner_that_interrupts)
     res = runner.invoke(app, ["simulate", EX, "-n", str(3 * 16 * 65536), "-s", "1"])
     assert res.exit_code == 130, res.output
     assert "interrupted (Ctrl-C): partial result" in res.output
@@ -359,7 +359,7 @@ def test_first_run_says_it_is_compiling(monkeypatch):
 
 
 def test_ctrl_c_stops_a_comparison(monkeypatch):
-    import oddslab.cli as cli
+    from oddslab import _report
 
     def runner_that_interrupts():
         def callback(done, total):
@@ -367,7 +367,7 @@ def test_ctrl_c_stops_a_comparison(monkeypatch):
 
         return callback, lambda: None
 
-    monkeypatch.setattr(cli, "_progress_runner", runner_that_interrupts)
+    monkeypatch.setattr(_report, "progress_runner", runner_that_interrupts)
     res = runner.invoke(app, ["compare", EX, EX2, EX, "-n", "100000", "-s", "1"])
     assert res.exit_code == 130, res.output
     assert "during scenario 1 of 3" in res.output and "Comparison" not in res.output
