@@ -66,7 +66,7 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     root = Table(data, source)
     if not root.has("ruleset"):
         # A misspelt `ruleset` must not fall back to generic and fail on generic's keys.
-        typo = root.typo_for("ruleset")
+        typo = root.typo_for("ruleset", of_type=str)
         if typo is not None:
             raise typo
     name = root.str("ruleset", "generic", choices=RULESETS)

@@ -236,3 +236,9 @@ def test_read_toml_and_trials_ceiling_shared_with_the_engine():
     doc = copy.deepcopy(GOOD)
     doc["trials"] = MAX_TRIALS
     assert from_dict(doc).trials == MAX_TRIALS
+
+
+def test_a_rules_table_is_not_a_misspelt_ruleset():
+    doc = copy.deepcopy(GOOD)
+    del doc["ruleset"]  # generic by default; its [rules] table looks like 'ruleset'
+    assert from_dict(doc).rules.spill == "spill"
