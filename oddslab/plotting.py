@@ -152,6 +152,8 @@ def plot_at_least(
         lo = [r["ci_low"] for r in rows]
         hi = [r["ci_high"] for r in rows]
         ax.fill_between(k, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+    if ax.get_legend() is None and not ax.texts:
+        _note_cut(ax, kmax, left)
     title = outcome.title(stat)
     ax.set_xlabel(f"k ({title})")
     ax.set_ylabel(f"P({title} ≥ k)")
