@@ -328,7 +328,7 @@ def compare(
             "-t",
             metavar="FILE",
             help="A TOML table used as every scenario's target (it replaces each file's "
-            '[target]); it may say use = "libraries/<game>.toml:<entry>".',
+            "[target]; it may say use = ...), or a unit library entry LIBRARY.toml:ENTRY.",
         ),
     ] = None,
     plot: PlotOpt = None,
@@ -344,10 +344,15 @@ def compare(
     if target is not None:
         from oddslab.scenario import ScenarioError, read_toml
 
-        try:
-            shared = read_toml(target)
-        except ScenarioError as exc:
-            raise _fail(f"--target: {exc}") from None
+        lib, _, entry = str(target).rpartition(":")
+        if not target.exists() and lib and entry and Path(lib).is_file():
+            # LIBRARY.toml:ENTRY — a unit library entry, through the scenario `use =` hook
+            shared = {"use": f"{Path(lib).resolve()}:{entry}"}
+        else:
+            try:
+                shared = read_toml(target)
+            except ScenarioError as exc:
+                raise _fail(f"--target: {exc}") from None
         if set(shared) == {"target"} and isinstance(shared["target"], dict):
             shared = shared["target"]
     loaded = [_load(p, shared) for p in scenarios]

@@ -371,3 +371,24 @@ def test_ctrl_c_stops_a_comparison(monkeypatch):
     res = runner.invoke(app, ["compare", EX, EX2, EX, "-n", "100000", "-s", "1"])
     assert res.exit_code == 130, res.output
     assert "during scenario 1 of 3" in res.output and "Comparison" not in res.output
+
+
+def test_compare_target_from_a_library_entry(tmp_path, monkeypatch):
+    """`--target LIB.toml:ENTRY` becomes a target table `use = "<abs LIB>:ENTRY"` (resolved by
+    the scenario `use =` hook)."""
+    import oddslab.scenario
+
+    lib = tmp_path / "units.toml"
+    lib.write_text('ruleset = "generic"\n[units.guard]\nmodels = 10\n')
+    seen = []
+    real = oddslab.scenario.from_dict
+
+    def spy(data, source="<dict>"):
+        seen.append(data["target"])
+        data = {**data, "target": {"models": 10}}
+        return real(data, source=source)
+
+    monkeypatch.setattr(oddslab.scenario, "from_dict", spy)
+    res = runner.invoke(app, ["compare", EX, EX2, "--target", f"{lib}:guard", "-n", "2000"])
+    assert res.exit_code == 0, res.output
+    assert seen == [{"use": f"{lib.resolve()}:guard"}] * 2
