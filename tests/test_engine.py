@@ -256,3 +256,38 @@ def test_resolved_inputs_fallbacks_and_json_ready():
         "weapon": {"damage": "D3+1", "3": True},
         "note": {"": "plain"},
     }
+
+
+class _FakeDispatcher:
+    """Looks like a numba dispatcher whose cache cannot be inspected (private API changed)."""
+
+    def __init__(self, delay: float):
+        self.overloads: dict = {}
+        self.delay = delay
+        self.compiled: list = []
+
+    def typeof_pyval(self, value):
+        return type(value).__name__
+
+    def compile(self, sig):
+        import time
+
+        time.sleep(self.delay)
+        self.compiled.append(sig)
+
+
+def test_unknown_cache_state_still_talks_when_slow():
+    from oddslab.engine import Job, prepare_kernel
+    from oddslab.outcome import Stat
+
+    slow = _FakeDispatcher(1.3)
+    job = Job("fake", slow, (), (Stat("x", 1),), ruleset="fake-ruleset")
+    assert kernel_status(slow, (1, 2)) == "unknown"
+    said = []
+    seconds, compiled = prepare_kernel(job, said.append)
+    assert said == ["fake-ruleset"] and seconds >= 1.3 and slow.compiled
+    quick = _FakeDispatcher(0.0)
+    said.clear()
+    prepare_kernel(Job("fake", quick, (), (Stat("x", 1),), ruleset="r"), said.append)
+    assert said == []  # a fast load says nothing
+    assert kernel_status(lambda *a: None, ()) == "python"
