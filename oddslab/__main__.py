@@ -1,3 +1,3 @@
-from oddslab.cli import app
+from oddslab.cli import main
 
-app()
+main()

@@ -92,8 +92,36 @@ class Table:
         if name in self.data:
             return self.data[name]
         if default is _MISSING:
-            raise self.error(name, "required key is missing")
+            raise self.typo_for(name) or self.error(name, "required key is missing")
         return default
+
+    def typo_for(self, name: str, of_type: type | None = None) -> ScenarioError | None:
+        """The "unknown key; did you mean ..." error for a key of this table that looks like a
+        misspelling of ``name`` (which is absent), or None.
+
+        Called when ``name`` is needed but missing, so a typo (``[targte]``) is reported as
+        itself, not as the missing key it caused. ``of_type`` restricts the candidates to keys
+        whose value has that type (``rules = {...}`` is no misspelt ``ruleset = "..."``).
+        """
+        if name in self.data:
+            return None
+        spare = [
+            k
+            for k in self.data
+            if k not in self._used
+            and isinstance(k, str)
+            and (of_type is None or isinstance(self.data[k], of_type))
+        ]
+        close = difflib.get_close_matches(name, spare, n=1, cutoff=0.6)
+        if not close:
+            lowered = {k.lower().replace("-", "_"): k for k in spare}
+            hit = lowered.get(name.lower().replace("-", "_"))
+            close = [hit] if hit else []
+        if not close:
+            return None
+        return self.error(
+            close[0], f"unknown key; did you mean '{name}'? ('{name}' is needed and missing)"
+        )
 
     def raw(self, name: str, default: Any = _MISSING) -> Any:
         """The value as parsed, unchecked."""

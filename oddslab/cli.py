@@ -1,13 +1,20 @@
-"""The ``oddslab`` command line: simulate, compare, roll. Thin: heavy imports live inside commands."""
+"""The ``oddslab`` command line: simulate, compare, roll, show, warmup, examples.
+
+Thin: heavy imports (numba kernels, matplotlib, pandas) happen inside the commands that
+need them, so ``oddslab --help`` and a table-printing run start fast. User mistakes end in
+one ``error: ...`` line and exit code 2; Ctrl-C prints what was done and exits 130.
+"""
 
 from __future__ import annotations
 
-import sys
+import functools
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+MAX_TRIALS = 10**10  # = oddslab.engine.MAX_TRIALS (tested), kept here to keep --help light
 
 app = typer.Typer(
     name="oddslab",
@@ -15,6 +22,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
 )
 
 
@@ -24,24 +33,73 @@ class Format(StrEnum):
     json = "json"
 
 
+def _version(value: bool) -> None:
+    if value:
+        from oddslab import __version__
+
+        typer.echo(f"oddslab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_version,
+            is_eager=True,
+            metavar="",
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Monte Carlo and exact combat odds for tabletop wargames."""
+
+
 TrialsOpt = Annotated[
     int | None,
     typer.Option(
-        "--trials", "-n", min=1, help="Number of trials (default: the scenario's, else 1,000,000)."
+        "--trials",
+        "-n",
+        min=1,
+        max=MAX_TRIALS,
+        metavar="N",
+        show_default=False,
+        help="Number of trials, 1 to 10,000,000,000 (default: the scenario's, else 1,000,000).",
     ),
 ]
 SeedOpt = Annotated[
     int | None,
     typer.Option(
-        "--seed", "-s", min=0, help="Master seed (default: the scenario's, else random; printed)."
+        "--seed",
+        "-s",
+        min=0,
+        metavar="SEED",
+        help="Master seed, a whole number (default: the scenario's, else random; printed).",
     ),
 ]
-PlotOpt = Annotated[Path | None, typer.Option("--plot", "-p", help="Write a PNG plot here.")]
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--plot",
+        "-p",
+        metavar="FILE",
+        help="Write a plot here (.png, .pdf, .svg...; no extension: .png). Checked before running.",
+    ),
+]
 StatOpt = Annotated[
     str | None,
     typer.Option(
-        "--stat", help="Statistic to plot / tabulate as P(>= k) (default: the scenario's main one)."
+        "--stat",
+        metavar="NAME",
+        help="Statistic to tabulate as P(>= k) and plot (default: the one a player asks about).",
     ),
+]
+FormatOpt = Annotated[
+    Format,
+    typer.Option("--format", "-f", metavar="table|csv|json", help="Output format."),
 ]
 
 
@@ -50,11 +108,42 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _load(path: Path):
-    from oddslab.scenario import ScenarioError, load
+def _interruptible(fn):
+    """Ctrl-C outside a simulation (loading, printing, plotting) exits 130, no traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            typer.echo("interrupted (Ctrl-C)", err=True)
+            raise typer.Exit(code=130) from None
+
+    return wrapper
+
+
+def _check_plot(plot: Path | None) -> Path | None:
+    """The real file the plot will go to, checked before any work (exit 2 if unwritable)."""
+    if plot is None:
+        return None
+    from oddslab.plotting import check_plot_path
 
     try:
-        return load(path)
+        return check_plot_path(plot)
+    except ValueError as exc:
+        raise _fail(f"--plot {exc}") from None
+
+
+def _load(path: Path, target: dict | None = None):
+    from oddslab.scenario import ScenarioError, from_dict, load, read_toml
+
+    try:
+        if target is None:
+            return load(path)
+        data = read_toml(path)
+        key = next((k for k in ("target", "defender") if k in data), "target")
+        data[key] = target
+        return from_dict(data, source=str(path))
     except ScenarioError as exc:
         raise _fail(str(exc)) from None
 
@@ -65,123 +154,69 @@ def _main_stat(outcome, stat: str | None) -> str:
         if stat not in names:
             raise _fail(f"--stat: no statistic '{stat}'; choose from {', '.join(names)}")
         return stat
-    primary = outcome.meta.get("primary")
-    if primary in names:
-        return primary
-    for guess in ("models_slain", "models_destroyed", "total", "damage", "unsaved"):
-        if guess in names:
-            return guess
-    return next((s.name for s in outcome.stats if not s.flag), names[0])
+    return outcome.primary_stat()
 
 
-def _progress_runner():
-    """A progress callback that shows a rich bar once a run has taken more than ~1 s."""
-    import time
-
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    state = {"start": time.perf_counter(), "bar": None, "task": None}
-
-    def callback(done: int, total: int | None) -> None:
-        if state["bar"] is None:
-            if time.perf_counter() - state["start"] < 1.0 or not sys.stderr.isatty():
-                return
-            bar = Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                TextColumn("{task.completed:,} trials"),
-                TimeElapsedColumn(),
-                transient=True,
-            )
-            bar.start()
-            state["bar"], state["task"] = bar, bar.add_task("run", total=total)
-        state["bar"].update(state["task"], completed=done, total=total)
-
-    def close() -> None:
-        if state["bar"] is not None:
-            state["bar"].stop()
-
-    return callback, close
+def _say_compiling(ruleset: str) -> None:
+    typer.echo(f"compiling the {ruleset} kernels (first run only)…", err=True)
 
 
 def _run(scenario, trials, seed, precision, exact: bool):
-    from oddslab.engine import simulate
+    from oddslab.engine import resolved_inputs, simulate
 
     if exact:
         from oddslab.exact import exact as exact_outcome
 
         try:
-            return exact_outcome(scenario)
-        except NotImplementedError as exc:
+            out = exact_outcome(scenario)
+        except (NotImplementedError, ValueError) as exc:
             raise _fail(str(exc)) from None
-    callback, close = _progress_runner()
+        out.resolved = resolved_inputs(scenario)
+        return out
+    from oddslab._report import progress_runner
+
+    callback, close = progress_runner()
     try:
-        return simulate(scenario, trials=trials, seed=seed, precision=precision, progress=callback)
+        return simulate(
+            scenario,
+            trials=trials,
+            seed=seed,
+            precision=precision,
+            progress=callback,
+            on_compile=_say_compiling,
+        )
     except ValueError as exc:
         raise _fail(str(exc)) from None
     finally:
         close()
 
 
-def _print_tables(outcome, stat: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    if outcome.exact:
-        head = "exact"
-    else:
-        head = f"{outcome.trials:,} trials, seed {outcome.seed}, {outcome.elapsed:.2f} s"
-        if outcome.interrupted:
-            head += " — interrupted (Ctrl-C): partial result"
-    console.print(f"[bold]{outcome.name}[/bold]  ({head})")
-
-    probs = outcome.probabilities()
-    if len(probs):
-        t = Table(title="Headline probabilities", title_justify="left")
-        for col in ("outcome", "P", "± SE", "95% CI"):
-            t.add_column(col, justify="left" if col == "outcome" else "right")
-        for r in probs.itertuples():
-            t.add_row(
-                r.label, f"{r.probability:.4f}", f"{r.se:.4f}", f"{r.ci_low:.4f} – {r.ci_high:.4f}"
-            )
-        console.print(t)
-
-    summ = outcome.summary()
-    t = Table(title="Per-trial statistics", title_justify="left")
-    for col in ("stat", "mean", "± SE", "sd", "5%", "median", "95%", "max"):
-        t.add_column(col, justify="left" if col == "stat" else "right")
-    for name, r in summ.iterrows():
-        t.add_row(
-            name,
-            f"{r['mean']:.3f}",
-            f"{r['se_mean']:.3f}",
-            f"{r['sd']:.3f}",
-            str(r["q05"]),
-            str(r["q50"]),
-            str(r["q95"]),
-            str(r["max"]),
-        )
-    console.print(t)
-
-    al = outcome.at_least(stat)
-    t = Table(title=f"P({stat} ≥ k)", title_justify="left")
-    for col in ("k", "P", "± SE"):
-        t.add_column(col, justify="right")
-    for r in al.itertuples():
-        if r.k == 0:
-            continue
-        t.add_row(str(r.k), f"{r.probability:.4f}", f"{r.se:.4f}")
-    console.print(t)
-
-
 def _emit(outcome, fmt: Format, stat: str) -> None:
+    from oddslab import _report
+
+    if outcome.interrupted and not outcome.exact and not outcome.trials:
+        return  # Ctrl-C before the first batch: nothing to show (_finish says so)
+
     if fmt is Format.csv:
         typer.echo(outcome.to_csv(), nl=False)
     elif fmt is Format.json:
         typer.echo(outcome.to_json())
     else:
-        _print_tables(outcome, stat)
+        con = _report.console()
+        _report.print_resolved(outcome.resolved, con)
+        _report.print_outcome(outcome, stat, con)
+    if fmt is not Format.table:
+        note = _report.precision_note(outcome)
+        if note:
+            typer.echo(f"note: {note}", err=True)
+
+
+def _finish(outcome) -> None:
+    if outcome.interrupted:
+        typer.echo(
+            f"interrupted (Ctrl-C) after {outcome.trials:,} trials: partial result", err=True
+        )
+        raise typer.Exit(code=130)
 
 
 def _plot_single(outcome, stat: str, path: Path) -> None:
@@ -195,124 +230,211 @@ def _plot_single(outcome, stat: str, path: Path) -> None:
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     plot_pmf(outcome, stat, ax=a1)
     plot_at_least(outcome, stat, ax=a2)
-    a2.set_title(f"P(at least k {stat.replace('_', ' ')})")
+    a2.set_title(f"P(at least k): {outcome.title(stat)}")
     save(a1, str(path))
     typer.echo(f"plot written to {path}", err=True)
 
 
 @app.command()
+@_interruptible
 def simulate(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario TOML file.")],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
     precision: Annotated[
         float | None,
         typer.Option(
-            help="Stop when every headline probability's 95% CI half-width is below this (e.g. 0.001)."
+            metavar="P",
+            help="Stop when every headline probability's 95% half-width is below P (e.g. 0.001); "
+            "--trials is then the ceiling (default 100,000,000).",
         ),
     ] = None,
     exact: Annotated[
         bool,
         typer.Option(
-            "--exact", help="Exact distributions (static statistics only) instead of simulation."
+            "--exact",
+            metavar="",
+            help="Exact distributions (static statistics only) instead of simulation.",
         ),
     ] = False,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
     plot: PlotOpt = None,
     stat: StatOpt = None,
 ) -> None:
-    """Simulate one scenario file and print its outcome distribution."""
+    """Simulate one scenario file: the inputs as read, then its outcome distribution."""
+    plot = _check_plot(plot)
+    if exact and (trials is not None or seed is not None or precision is not None):
+        raise _fail("--exact takes no --trials, --seed or --precision (it is not a simulation)")
     sc = _load(scenario)
     outcome = _run(sc, trials, seed, precision, exact)
     main = _main_stat(outcome, stat)
     _emit(outcome, fmt, main)
-    if plot is not None:
+    if plot is not None and (outcome.trials or outcome.exact):
         _plot_single(outcome, main, plot)
+    _finish(outcome)
 
 
 @app.command()
+@_interruptible
+def show(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario TOML file.")],
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Print the scenario's inputs as the program reads them (defaults filled in, rolls
+    derived), without running it."""
+    from oddslab.engine import resolved_inputs
+
+    sc = _load(scenario)
+    resolved = resolved_inputs(sc)
+    run = {
+        "name": getattr(sc, "name", ""),
+        "trials": getattr(sc, "trials", None) or "1,000,000 (default)",
+        "seed": getattr(sc, "seed", None)
+        if getattr(sc, "seed", None) is not None
+        else "random (printed with the results)",
+    }
+    if fmt is Format.json:
+        import json
+
+        typer.echo(json.dumps({"run": run, "resolved": resolved}, indent=2, default=str))
+    elif fmt is Format.csv:
+        from oddslab.outcome import rows_to_csv
+
+        rows = [("run", k, v) for k, v in run.items()]
+        rows += [(sec, k, v) for sec, items in (resolved or {}).items() for k, v in items.items()]
+        typer.echo(rows_to_csv(("section", "key", "value"), rows), nl=False)
+    else:
+        from oddslab import _report
+
+        con = _report.console()
+        _report.print_resolved({"run": run, **(resolved or {})}, con, title=str(run["name"]))
+        if resolved is None:
+            con.print("(this ruleset does not list its resolved inputs yet)")
+
+
+@app.command()
+@_interruptible
 def compare(
     scenarios: Annotated[
-        list[Path], typer.Argument(help="Two or more scenario files (same target).")
+        list[Path],
+        typer.Argument(metavar="SCENARIO...", help="Two or more scenario files (same target)."),
     ],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
+    target: Annotated[
+        Path | None,
+        typer.Option(
+            "--target",
+            "-t",
+            metavar="FILE",
+            help="A TOML table used as every scenario's target (it replaces each file's "
+            "[target]; it may say use = ...), or a unit library entry LIBRARY.toml:ENTRY.",
+        ),
+    ] = None,
     plot: PlotOpt = None,
     stat: StatOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
-    """Run several scenarios and show them side by side (and overlaid in one plot)."""
+    """Run several scenarios with the same trials and seed and show them side by side, each
+    with its standard error, and its difference from the first with a 95% interval."""
+    plot = _check_plot(plot)
     if len(scenarios) < 2:
         raise _fail("compare needs at least two scenario files")
-    loaded = [_load(p) for p in scenarios]
-    targets = [getattr(sc, "target", None) for sc in loaded]
-    if any(t is not None and t != targets[0] for t in targets[1:]):
+    shared = None
+    if target is not None:
+        from oddslab.scenario import ScenarioError, read_toml
+
+        lib, _, entry = str(target).rpartition(":")
+        if not target.exists() and lib and entry and Path(lib).is_file():
+            # LIBRARY.toml:ENTRY — a unit library entry, through the scenario `use =` hook
+            shared = {"use": f"{Path(lib).resolve()}:{entry}"}
+        else:
+            try:
+                shared = read_toml(target)
+            except ScenarioError as exc:
+                raise _fail(f"--target: {exc}") from None
+        if set(shared) == {"target"} and isinstance(shared["target"], dict):
+            shared = shared["target"]
+    loaded = [_load(p, shared) for p in scenarios]
+    if shared is None:
+        targets = [getattr(sc, "target", None) for sc in loaded]
+        if any(t is not None and t != targets[0] for t in targets[1:]):
+            typer.echo(
+                "note: the scenarios' targets differ; the comparison mixes attackers and "
+                "targets (use --target FILE to give them one)",
+                err=True,
+            )
+    outcomes = []
+    for sc in loaded:  # Ctrl-C stops the whole comparison, not just the current run
+        outcomes.append(_run(sc, trials, seed, None, False))
+        if outcomes[-1].interrupted:
+            break
+    if len(outcomes) < len(loaded):
         typer.echo(
-            "note: the scenarios' targets differ; the comparison mixes attackers and targets",
+            f"interrupted (Ctrl-C) during scenario {len(outcomes)} of {len(loaded)}: "
+            "comparing the ones run",
             err=True,
         )
-    outcomes = [_run(sc, trials, seed, None, False) for sc in loaded]
+        scenarios = scenarios[: len(outcomes)]
+        if len(outcomes) < 2 or not outcomes[-1].trials:
+            raise typer.Exit(code=130)
     main = _main_stat(outcomes[0], stat)
     for o, p in zip(outcomes, scenarios, strict=True):
         if main not in o.stat_names:
             raise _fail(f"{p}: has no statistic '{main}' to compare (use --stat)")
-    import pandas as pd
+    from oddslab import _report
 
-    cols = {}
-    for o, p in zip(outcomes, scenarios, strict=True):
-        col = {}
-        for r in o.probabilities().itertuples():
-            col[r.label] = r.probability
-        for name, r in o.summary().iterrows():
-            col[f"mean {name}"] = r["mean"]
-        cols[f"{o.name} [{p.name}]"] = col
-    table = pd.DataFrame(cols)
+    names = _report.unique_names(
+        [o.name or p.stem for o, p in zip(outcomes, scenarios, strict=True)]
+    )
+
+    rows = _report.compare_rows(outcomes)
     if fmt is Format.csv:
-        typer.echo(table.to_csv(), nl=False)
+        typer.echo(_report.compare_csv(names, scenarios, rows), nl=False)
     elif fmt is Format.json:
-        typer.echo(table.to_json(indent=2))
+        typer.echo(_report.compare_json(names, scenarios, outcomes, rows))
     else:
-        from rich.console import Console
-        from rich.table import Table
-
-        t = Table(
-            title=f"Comparison ({', '.join(f'{o.trials:,}' for o in outcomes)} trials)",
-            title_justify="left",
-        )
-        t.add_column("")
-        for c in table.columns:
-            t.add_column(c, justify="right")
-        for idx, row in table.iterrows():
-            t.add_row(str(idx), *("" if pd.isna(v) else f"{v:.4f}" for v in row))
-        Console().print(t)
+        con = _report.console()
+        for o, n in zip(outcomes, names, strict=True):
+            _report.print_resolved(o.resolved, con, title=f"{n}: resolved inputs")
+        _report.print_compare(outcomes, names, rows, con)
     if plot is not None:
         import matplotlib
 
         matplotlib.use("Agg")
         from oddslab.plotting import plot_compare, save
 
-        ax = plot_compare(outcomes, main, labels=[f"{o.name}" for o in outcomes])
+        ax = plot_compare(outcomes, main, labels=names)
         save(ax, str(plot))
         typer.echo(f"plot written to {plot}", err=True)
+    for o in outcomes:
+        _finish(o)
 
 
 @app.command()
+@_interruptible
 def roll(
     expression: Annotated[
         str,
         typer.Argument(
-            help='Dice pool, e.g. "4D6 explode 6", "10D6 count 4+ reroll 1", "2D6 <= 7", "3D6 vs 2D6". See docs/dice-pools.md.'
+            metavar="POOL",
+            help='Dice pool, e.g. "4D6 explode 6", "10D6 count 4+ reroll failed", "3D6+2", '
+            '"2D6 <= 7", "3D6 vs 2D6". See docs/dice-pools.md.',
         ),
     ],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
     simulate_: Annotated[
-        bool, typer.Option("--simulate", help="Monte Carlo instead of the exact answer.")
+        bool,
+        typer.Option("--simulate", metavar="", help="Monte Carlo instead of the exact answer."),
     ] = False,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
     plot: PlotOpt = None,
 ) -> None:
     """Quick answers for a dice pool (exact by default)."""
+    plot = _check_plot(plot)
+    if not simulate_ and (trials is not None or seed is not None):
+        raise _fail("-n/--trials and -s/--seed need --simulate (roll is exact by default)")
     from oddslab.pools import parse_roll
 
     try:
@@ -324,14 +446,73 @@ def roll(
     _emit(outcome, fmt, main)
     if plot is not None:
         _plot_single(outcome, main, plot)
+    _finish(outcome)
+
+
+@app.command()
+@_interruptible
+def warmup(
+    rulesets: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[RULESET]...",
+            help="Rulesets to compile (default: all, and the dice pools of `roll`).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Compile the kernels ahead of time (e.g. after installing), so first runs are quick."""
+    from oddslab.warmup import ALL, warm
+
+    names = list(rulesets or ALL)
+    unknown = [n for n in names if n not in ALL]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], ALL, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise _fail(f"unknown ruleset '{unknown[0]}'{hint} (choose from {', '.join(ALL)})")
+    for name in names:
+        typer.echo(warm(name, on_compile=_say_compiling))
 
 
 @app.command(name="examples")
-def list_examples() -> None:
-    """List the example scenario files shipped with the package."""
+def list_examples(
+    copy: Annotated[
+        Path | None,
+        typer.Option(
+            "--copy",
+            metavar="DIR",
+            help="Copy the examples (and libraries/) into DIR (made if missing; existing "
+            "files are kept).",
+        ),
+    ] = None,
+) -> None:
+    """List the example scenario files shipped with the package (or copy them out)."""
+    import shutil
+
     root = Path(__file__).resolve().parent / "examples"
-    for p in sorted(root.glob("*.toml")):
-        typer.echo(str(p))
+    files = sorted(p for p in root.rglob("*.toml") if p.is_file())
+    if copy is None:
+        for p in files:
+            if p.parent == root:
+                typer.echo(str(p))
+        return
+    if copy.exists() and not copy.is_dir():
+        raise _fail(f"--copy: '{copy}' is a file, not a folder")
+    copied = kept = 0
+    for p in files:
+        dest = copy / p.relative_to(root)
+        if dest.exists():
+            kept += 1
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(p, dest)
+        copied += 1
+    typer.echo(
+        f"copied {copied} file(s) to {copy}" + (f"; kept {kept} existing" if kept else ""),
+        err=True,
+    )
 
 
 def main() -> None:  # pragma: no cover - entry point

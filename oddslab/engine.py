@@ -14,6 +14,21 @@ is ``int64[c]`` (trials in each chunk) and ``out`` is ``int64[c, n_stats, n_bins
 the kernel ``prange``s over ``c``, builds the chunk's RNG with
 :func:`oddslab._kernels.rng.new_state` and adds 1 to ``out[chunk, s, value]`` for every
 statistic ``s`` of every trial.
+
+Batches
+-------
+A fixed-trials run calls the kernel on batches of :data:`BATCH_CHUNKS` chunks. A precision
+run steps finer at first (:func:`precision_batches`: 1, 1, 2, 4, 8, then 16 chunks a batch)
+so coarse targets stop after a few hundred thousand trials; the schedule is fixed and the
+stopping rule reads only the histograms, so a seed still gives one result.
+
+Compiling
+---------
+Before the first batch, :func:`prepare_kernel` compiles the kernel for the exact argument
+types of the run (numba's ``Dispatcher.compile(signature)``, which loads the machine code
+from numba's cache when it is there). That time is reported apart from the run time
+(``Outcome.compile_time``), and ``on_compile`` is told beforehand when the kernel is not in
+the cache, so a first run can say so instead of sitting silent.
 """
 
 from __future__ import annotations
@@ -26,18 +41,34 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from oddslab._seeding import chunk_seeds, fresh_seed
 from oddslab.outcome import Headline, Outcome, Stat
 
-__all__ = ["CHUNK_TRIALS", "BATCH_CHUNKS", "Job", "Simulatable", "simulate", "run_job"]
+__all__ = [
+    "CHUNK_TRIALS",
+    "BATCH_CHUNKS",
+    "MAX_TRIALS",
+    "Job",
+    "Simulatable",
+    "simulate",
+    "run_job",
+    "prepare_kernel",
+    "kernel_status",
+    "precision_batches",
+    "resolved_inputs",
+    "trials_needed",
+]
 
 #: Trials per chunk. Results for a seed depend on it, so it is a constant, not a setting.
 CHUNK_TRIALS = 1 << 16
-#: Chunks per kernel call (a batch): the unit of progress, precision checks and Ctrl-C.
+#: Most chunks per kernel call (a batch): the unit of progress, precision checks and Ctrl-C.
 BATCH_CHUNKS = 16
 #: Ceiling on trials for adaptive-precision runs when none is given.
 DEFAULT_MAX_TRIALS = 100_000_000
 DEFAULT_TRIALS = 1_000_000
+#: Most trials in one run, from files, the command line and Python alike.
+MAX_TRIALS = 10**10
+#: Text of the trials range, shared by every reader of ``trials``.
+TRIALS_WHAT = "a number of trials from 1 to 10,000,000,000"
 
 
 @dataclass(frozen=True)
@@ -63,6 +94,9 @@ class Job:
     ruleset : str
         The ruleset's file name (``"generic"``, ``"vom-kriege"``...), for messages such as
         "compiling the generic kernels".
+    transform : callable, optional
+        ``transform(out)`` rewrites a batch's ``int64[c, n_stats, n_bins]`` histograms in
+        place after the kernel call (e.g. to shift a total by a constant); None for most jobs.
     """
 
     name: str
@@ -73,6 +107,7 @@ class Job:
     exact: Callable[[], dict[str, np.ndarray]] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     ruleset: str = ""
+    transform: Callable[[np.ndarray], None] | None = None
 
     @property
     def n_bins(self) -> int:
@@ -97,14 +132,51 @@ class Simulatable(Protocol):
     def resolved(self) -> dict[str, dict[str, Any]]: ...
 
 
-def _as_job(scenario: Any) -> tuple[Job, int | None, int | None]:
+def _as_job(scenario: Any) -> tuple[Job, int | None, int | None, Any]:
     if isinstance(scenario, str | Path):
         from oddslab.scenario import load
 
         scenario = load(scenario)
     if isinstance(scenario, Job):
-        return scenario, None, None
-    return scenario.compile(), getattr(scenario, "trials", None), getattr(scenario, "seed", None)
+        return scenario, None, None, None
+    job = scenario.compile()
+    return job, getattr(scenario, "trials", None), getattr(scenario, "seed", None), scenario
+
+
+def resolved_inputs(scenario: Any) -> dict[str, dict[str, Any]] | None:
+    """``scenario.resolved()``, or None when the scenario's ruleset does not provide it.
+
+    Keys become strings and values anything but str/int/float/bool their ``str()``, so the
+    result is always JSON-ready.
+    """
+    fn = getattr(scenario, "resolved", None)
+    if not callable(fn):
+        return None
+    try:
+        raw = fn()
+    except NotImplementedError:
+        return None
+    if raw is None:
+        return None
+    plain = (str, int, float, bool)
+    return {
+        str(section): {
+            str(k): v if isinstance(v, plain) else str(v)
+            for k, v in (items.items() if isinstance(items, dict) else {"": items}.items())
+        }
+        for section, items in raw.items()
+    }
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int | None, what: str) -> int:
+    """The same check (and message) as a scenario file's ``trials`` / ``seed`` keys."""
+    from oddslab._schema import _type_name
+
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name}: expected {what}, got {_type_name(value)} {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(f"{name}: expected {what}, got {value}")
+    return int(value)
 
 
 def simulate(
@@ -115,6 +187,7 @@ def simulate(
     *,
     max_trials: int | None = None,
     progress: Callable[[int, int | None], None] | None = None,
+    on_compile: Callable[[str], None] | None = None,
 ) -> Outcome:
     """Monte Carlo distribution of a scenario's outcomes.
 
@@ -122,36 +195,175 @@ def simulate(
     ----------
     scenario : scenario object, Job, or path to a TOML scenario file
     trials : int, optional
-        Number of trials; defaults to the scenario's ``trials`` or 1,000,000. With
-        ``precision`` it is the ceiling instead (see ``max_trials``).
+        Number of trials (1 to 10,000,000,000); defaults to the scenario's ``trials`` or
+        1,000,000. With ``precision`` it is the ceiling instead (see ``max_trials``).
     seed : int, optional
-        Master seed; defaults to the scenario's, else fresh entropy (recorded in the Outcome).
+        Master seed (an integer >= 0); defaults to the scenario's, else fresh entropy
+        (recorded in the Outcome).
     precision : float, optional
         Run batch after batch until the 95% confidence half-width of every headline
-        probability is below this (probability units, e.g. 0.001), or the ceiling is hit.
+        probability is below this (probability units, e.g. 0.001), or the ceiling is hit;
+        ``Outcome.precision_reached`` says which.
     max_trials : int, optional
         Ceiling for ``precision`` runs (default: ``trials`` if given, else 100,000,000).
     progress : callable, optional
         ``progress(trials_done, trials_total_or_None)`` after every batch.
+    on_compile : callable, optional
+        ``on_compile(ruleset)`` is called before the kernel is compiled when it is not in
+        numba's cache (the first run of a ruleset), e.g. to tell the user to wait.
 
     Returns
     -------
     Outcome
-        Histograms of every statistic. A Ctrl-C stops at the next batch boundary and
-        returns the trials done so far with ``interrupted=True``.
+        Histograms of every statistic, the resolved inputs (``scenario.resolved()`` where
+        the ruleset provides it), run and compile times apart. A Ctrl-C stops at the next
+        batch boundary and returns the trials done so far with ``interrupted=True``.
+
+    Raises
+    ------
+    ValueError
+        For a ``trials``, ``seed`` or ``precision`` out of range, with the same words as a
+        scenario file's error for the same key.
     """
-    job, s_trials, s_seed = _as_job(scenario)
+    from oddslab._seeding import fresh_seed
+
+    if trials is not None:
+        trials = _check_int("trials", trials, 1, MAX_TRIALS, TRIALS_WHAT)
+    if max_trials is not None:
+        max_trials = _check_int("max_trials", max_trials, 1, MAX_TRIALS, TRIALS_WHAT)
+    if seed is not None:
+        seed = _check_int("seed", seed, 0, None, "an integer >= 0")
+    job, s_trials, s_seed, sc = _as_job(scenario)
+    if seed is None and s_seed is not None:
+        seed = _check_int("seed", s_seed, 0, None, "an integer >= 0")
     if seed is None:
-        seed = s_seed if s_seed is not None else fresh_seed()
+        seed = fresh_seed()
     if precision is not None:
+        if isinstance(precision, bool) or not isinstance(precision, int | float):
+            raise ValueError(f"precision: expected a number, got {precision!r}")
         if not 0 < precision < 0.5:
-            raise ValueError("precision must be a probability half-width in (0, 0.5)")
+            raise ValueError(
+                f"precision: expected a 95% half-width between 0 and 0.5 such as 0.001, got {precision}"
+            )
         ceiling = next(x for x in (max_trials, trials, DEFAULT_MAX_TRIALS) if x is not None)
     else:
         ceiling = next(x for x in (trials, s_trials, DEFAULT_TRIALS) if x is not None)
-    if ceiling < 1:
-        raise ValueError("trials must be at least 1")
-    return run_job(job, ceiling, int(seed), precision=precision, progress=progress)
+    out = run_job(
+        job, ceiling, int(seed), precision=precision, progress=progress, on_compile=on_compile
+    )
+    out.resolved = resolved_inputs(sc) if sc is not None else None
+    return out
+
+
+def precision_batches(n_chunks_total: int) -> list[tuple[int, int]]:
+    """Chunk ranges ``(start, stop)`` of a precision run: 1, 1, 2, 4, 8, then 16 chunks.
+
+    Fixed (it depends only on the ceiling), so where a run can stop never depends on timing
+    or thread count.
+    """
+    out = []
+    start, size = 0, 1
+    while start < n_chunks_total:
+        stop = min(start + size, n_chunks_total)
+        out.append((start, stop))
+        start = stop
+        if len(out) > 1:
+            size = min(size * 2, BATCH_CHUNKS)
+    return out
+
+
+def _fixed_batches(n_chunks_total: int) -> list[tuple[int, int]]:
+    return [
+        (c, min(c + BATCH_CHUNKS, n_chunks_total)) for c in range(0, n_chunks_total, BATCH_CHUNKS)
+    ]
+
+
+def _signature(kernel: Any, args: tuple) -> tuple:
+    return tuple(kernel.typeof_pyval(a) for a in args)
+
+
+def kernel_status(kernel: Any, args: tuple) -> str:
+    """Whether calling ``kernel(*args)`` needs a compile.
+
+    Returns ``"ready"`` (compiled in this process), ``"cached"`` (numba's cache holds it),
+    ``"compile"`` (it will be compiled), ``"python"`` (not a numba dispatcher) or
+    ``"unknown"`` (numba's cache could not be inspected; a private part of numba changed).
+    """
+    if not (hasattr(kernel, "overloads") and hasattr(kernel, "typeof_pyval")):
+        return "python"
+    try:
+        sig = _signature(kernel, args)
+    except Exception:  # noqa: BLE001 - an argument numba cannot type: it will say so on call
+        return "unknown"
+    if sig in kernel.overloads:
+        return "ready"
+    try:
+        # numba's own lookup (Dispatcher.compile → Cache.load_overload) reads this index.
+        cache = kernel._cache
+        if not getattr(cache, "_enabled", False):
+            return "compile"
+        key = cache._index_key(sig, kernel.targetctx.codegen())
+        index = cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - private numba API: degrade, never fail the run
+        return "unknown"
+    return "cached" if key in index else "compile"
+
+
+def prepare_kernel(
+    job: Job, on_compile: Callable[[str], None] | None = None, params: tuple | None = None
+) -> tuple[float, bool]:
+    """Compile (or load from numba's cache) ``job.kernel`` for the run's argument types.
+
+    Parameters
+    ----------
+    job : Job
+    on_compile : callable, optional
+        ``on_compile(ruleset)`` before a compile that is not a cache load. When the cache
+        cannot be inspected it is called if the load takes over a second.
+    params : tuple, optional
+        The kernel's leading arguments ``(seeds, ntrials, out)``; built from the job's
+        shapes when not given.
+
+    Returns
+    -------
+    (seconds, compiled)
+        Time spent, and whether the kernel was compiled (not found in the cache).
+    """
+    kernel = job.kernel
+    if params is None:
+        n_stats, n_bins = len(job.stats), job.n_bins
+        params = (
+            np.zeros((1, 4), dtype=np.uint64),
+            np.zeros(1, dtype=np.int64),
+            np.zeros((1, n_stats, n_bins), dtype=np.int64),
+        )
+    args = (*params, *job.params)
+    status = kernel_status(kernel, args)
+    if status in ("ready", "python"):
+        return 0.0, False
+    what = job.ruleset or job.meta.get("ruleset", "") or "scenario"
+    timer = None
+    if status == "compile" and on_compile is not None:
+        on_compile(what)
+    elif status == "unknown" and on_compile is not None:
+        import threading
+
+        timer = threading.Timer(1.0, on_compile, args=(what,))
+        timer.daemon = True
+        timer.start()
+    started = time.perf_counter()
+    sig = _signature(kernel, args)
+    misses = kernel.stats.cache_misses[sig] if hasattr(kernel, "stats") else 0
+    try:
+        kernel.compile(sig)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    seconds = time.perf_counter() - started
+    compiled = status == "compile"
+    if hasattr(kernel, "stats"):
+        compiled = kernel.stats.cache_misses[sig] > misses
+    return seconds, compiled
 
 
 def run_job(
@@ -161,20 +373,37 @@ def run_job(
     *,
     precision: float | None = None,
     progress: Callable[[int, int | None], None] | None = None,
+    on_compile: Callable[[str], None] | None = None,
 ) -> Outcome:
-    """Run ``job`` for up to ``trials`` trials (fewer if ``precision`` is reached first)."""
+    """Run ``job`` for up to ``trials`` trials (fewer if ``precision`` is reached first).
+
+    The kernel is compiled (or loaded from cache) first and that time is reported apart
+    (``Outcome.compile_time``); ``Outcome.elapsed`` is the time running trials.
+    """
+    from oddslab._seeding import chunk_seeds
+
+    if isinstance(trials, bool) or not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials: expected {TRIALS_WHAT}, got {trials!r}")
     n_stats = len(job.stats)
     n_bins = job.n_bins
     total = np.zeros((n_stats, n_bins), dtype=np.int64)
     n_chunks_total = -(-trials // CHUNK_TRIALS)
+    batches = (
+        precision_batches(n_chunks_total)
+        if precision is not None
+        else _fixed_batches(n_chunks_total)
+    )
     done = 0
-    chunk = 0
     interrupted = False
-    started = time.perf_counter()
     buf = np.zeros((BATCH_CHUNKS, n_stats, n_bins), dtype=np.int64)
+    compile_time, compiled = 0.0, False
+    started = time.perf_counter()
     try:
-        while chunk < n_chunks_total:
-            stop = min(chunk + BATCH_CHUNKS, n_chunks_total)
+        compile_time, compiled = prepare_kernel(
+            job, on_compile, (chunk_seeds(seed, 0, 1), np.zeros(1, dtype=np.int64), buf[:1])
+        )
+        started = time.perf_counter()
+        for chunk, stop in batches:
             c = stop - chunk
             seeds = chunk_seeds(seed, chunk, stop)
             ntrials = np.array(
@@ -184,10 +413,11 @@ def run_job(
             out = buf[:c]
             out[...] = 0
             job.kernel(seeds, ntrials, out, *job.params)
+            if job.transform is not None:
+                job.transform(out)
             for i in range(c):  # serial merge, fixed order
                 total += out[i]
             done += int(ntrials.sum())
-            chunk = stop
             if progress is not None:
                 progress(done, None if precision is not None else trials)
             if precision is not None and _max_half_width(job, total, done) < precision:
@@ -195,6 +425,10 @@ def run_job(
     except KeyboardInterrupt:
         interrupted = True
     elapsed = time.perf_counter() - started
+    half = reached = None
+    if precision is not None:
+        half = _max_half_width(job, total, done) if done else 1.0
+        reached = bool(half < precision)
     return Outcome.from_counts(
         job.name,
         job.stats,
@@ -204,8 +438,23 @@ def run_job(
         headlines=job.headlines,
         interrupted=interrupted,
         elapsed=elapsed,
-        meta=job.meta,
+        meta={"ruleset": job.ruleset, **job.meta} if job.ruleset else dict(job.meta),
+        compile_time=compile_time,
+        compiled=compiled,
+        precision=precision,
+        half_width=half,
+        precision_reached=reached,
     )
+
+
+def trials_needed(outcome: Outcome) -> int | None:
+    """Trials a precision run that stopped short would need for its target (an estimate:
+    the half-width shrinks as ``1/sqrt(n)``), rounded up to whole chunks; None when the
+    target was reached or there was none."""
+    if outcome.precision is None or outcome.precision_reached or not outcome.trials:
+        return None
+    n = outcome.trials * (outcome.half_width / outcome.precision) ** 2
+    return int(-(-n // CHUNK_TRIALS) * CHUNK_TRIALS)
 
 
 def _max_half_width(job: Job, total: np.ndarray, n: int) -> float:

@@ -397,5 +397,9 @@ def exact(scenario: Any):
         )
     pmfs = job.exact()
     return Outcome.from_pmfs(
-        job.name, job.stats, pmfs, headlines=job.headlines, meta=dict(job.meta)
+        job.name,
+        job.stats,
+        pmfs,
+        headlines=job.headlines,
+        meta={"ruleset": job.ruleset, **job.meta} if job.ruleset else dict(job.meta),
     )

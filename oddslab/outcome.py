@@ -4,6 +4,9 @@ An :class:`Outcome` holds one histogram per statistic (trial counts for Monte Ca
 exact probabilities for exact runs). Probabilities from Monte Carlo runs come with the
 binomial standard error ``sqrt(p (1 - p) / n)`` and a 95% Wilson score interval; means come
 with ``sd / sqrt(n)``. Exact outcomes report standard error 0.
+
+pandas is imported only by the methods that return DataFrames, so a command-line run that
+prints tables or JSON does not pay for it.
 """
 
 from __future__ import annotations
@@ -12,12 +15,16 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-__all__ = ["Stat", "Headline", "Outcome", "wilson_interval"]
+from oddslab._format import format_number, format_probability, rows_to_csv
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["Stat", "Headline", "Outcome", "wilson_interval", "format_probability", "format_number"]
 
 Z95 = 1.959963984540054
 
@@ -71,7 +78,11 @@ def wilson_interval(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval of 0 hits starts at exactly 0 (and of n hits ends at exactly 1); the
+    # formula gives it only up to rounding.
+    lo = 0.0 if hits <= 0 else max(0.0, centre - half)
+    hi = 1.0 if hits >= n else min(1.0, centre + half)
+    return lo, hi
 
 
 @dataclass
@@ -93,7 +104,24 @@ class Outcome:
     interrupted : bool
         True when Ctrl-C stopped the run early.
     elapsed : float
-        Wall-clock seconds spent in kernels.
+        Wall-clock seconds spent running trials (kernel calls), compiling excluded.
+    compile_time : float
+        Wall-clock seconds spent compiling the kernel, or loading it from numba's cache,
+        before the first trial (0 when it was already in memory).
+    compiled : bool
+        True when the kernel was compiled in this run (not found in numba's cache).
+    precision : float or None
+        The ``precision`` target of an adaptive run (95% half-width), else None.
+    half_width : float or None
+        The widest 95% half-width among the headline probabilities at the end of an adaptive
+        run.
+    precision_reached : bool or None
+        Whether ``half_width < precision`` (False when the trial ceiling or Ctrl-C stopped
+        the run first); None for runs without a precision target.
+    resolved : dict or None
+        The scenario's inputs as the program read them (``scenario.resolved()``).
+    meta : dict
+        Run information from the job (``meta["primary"]``: the statistic a player asks about).
     """
 
     name: str
@@ -106,6 +134,12 @@ class Outcome:
     interrupted: bool = False
     elapsed: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
+    compile_time: float = 0.0
+    compiled: bool = False
+    precision: float | None = None
+    half_width: float | None = None
+    precision_reached: bool | None = None
+    resolved: dict[str, dict[str, Any]] | None = None
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
@@ -145,19 +179,71 @@ class Outcome:
     def stat_names(self) -> list[str]:
         return [s.name for s in self.stats]
 
+    def stat(self, name: str) -> Stat:
+        """The :class:`Stat` called ``name``."""
+        for s in self.stats:
+            if s.name == name:
+                return s
+        raise KeyError(f"no statistic '{name}'; this outcome has: {', '.join(self.stat_names)}")
+
+    def title(self, name: str) -> str:
+        """Plain-words label of statistic ``name`` (for tables and plot axes)."""
+        try:
+            return self.stat(name).title
+        except KeyError:
+            return name.replace("_", " ")
+
+    def primary_stat(self) -> str:
+        """The statistic a player asks about, tabulated and plotted by default.
+
+        ``meta["primary"]`` when the ruleset sets it (and this outcome has it); otherwise the
+        first of the usual count names present (``defender_models_lost``, ``models_slain``,
+        ``damage``, ``wounds``...); otherwise the first statistic that is a count, not a
+        yes/no flag, not a turn or round counter and not constant. Never a 0/1 statistic
+        when a count exists.
+        """
+        names = self.stat_names
+        if not names:
+            raise KeyError("this outcome has no statistics")
+        primary = self.meta.get("primary")
+        if primary in names:
+            return primary
+        by_name = {s.name: s for s in self.stats}
+        usable = [s for s in self.stats if not s.flag and not _is_turn_counter(s.name)]
+        varying = [s for s in usable if self._spread(s.name)]
+        counts = [s for s in (varying or usable) if len(self.probs[s.name]) > 2]
+        pool = counts or varying or usable
+        for guess in _PRIMARY_GUESSES:
+            for s in pool:
+                if s.name == guess or s.name.endswith("_" + guess):
+                    return by_name[s.name].name
+        if pool:
+            return pool[0].name
+        flags = [s for s in self.stats if not _is_turn_counter(s.name)]
+        return flags[0].name if flags else names[0]
+
+    def _spread(self, stat: str) -> bool:
+        return int(np.count_nonzero(self.probs[stat] > 0)) > 1
+
     def _p(self, stat: str) -> np.ndarray:
         if stat not in self.probs:
             raise KeyError(f"no statistic '{stat}'; this outcome has: {', '.join(self.stat_names)}")
         return self.probs[stat]
 
-    def _interval(self, p: float) -> tuple[float, float, float]:
-        """(se, ci_low, ci_high) for a probability estimate ``p``."""
+    def _interval(self, p: float, hits: int | None = None) -> tuple[float, float, float]:
+        """(se, ci_low, ci_high) for a probability estimate ``p`` (``hits`` of ``trials``)."""
         if self.trials is None:
             return 0.0, p, p
         n = self.trials
         se = math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
-        lo, hi = wilson_interval(round(p * n), n)
+        lo, hi = wilson_interval(round(p * n) if hits is None else hits, n)
         return se, lo, hi
+
+    def _hits(self, stat: str, k: int) -> int | None:
+        if self.counts is None:
+            return None
+        c = self.counts[stat]
+        return int(c[max(k, 0) :].sum()) if k < len(c) else 0
 
     def prob(self, stat: str, k: int = 1) -> float:
         """``P(stat >= k)``."""
@@ -168,24 +254,40 @@ class Outcome:
         p = self._p(stat)
         return float(np.dot(np.arange(len(p)), p))
 
-    # -- tables -----------------------------------------------------------------------------
-    def pmf(self, stat: str) -> pd.DataFrame:
-        """``P(stat == value)`` per value: columns value, probability, se, ci_low, ci_high."""
+    # -- rows (plain Python; the DataFrame methods wrap these) -------------------------------
+    def pmf_rows(self, stat: str) -> list[dict[str, Any]]:
+        """Rows of :meth:`pmf` as dicts."""
         p = _trim(self._p(stat))
-        rows = [(v, float(pv), *self._interval(float(pv))) for v, pv in enumerate(p)]
-        return pd.DataFrame(rows, columns=["value", "probability", "se", "ci_low", "ci_high"])
-
-    def at_least(self, stat: str) -> pd.DataFrame:
-        """``P(stat >= k)`` per k: columns k, probability, se, ci_low, ci_high."""
-        p = _trim(self._p(stat))
-        tail = np.cumsum(p[::-1])[::-1]
-        rows = [
-            (k, float(min(t, 1.0)), *self._interval(float(min(t, 1.0)))) for k, t in enumerate(tail)
+        c = self.counts[stat] if self.counts is not None else None
+        return [
+            dict(
+                zip(
+                    ("value", "probability", "se", "ci_low", "ci_high"),
+                    (v, float(pv), *self._interval(float(pv), None if c is None else int(c[v]))),
+                    strict=True,
+                )
+            )
+            for v, pv in enumerate(p)
         ]
-        return pd.DataFrame(rows, columns=["k", "probability", "se", "ci_low", "ci_high"])
 
-    def summary(self) -> pd.DataFrame:
-        """One row per statistic: mean, sd, se of the mean, quantiles, min, max."""
+    def at_least_rows(self, stat: str) -> list[dict[str, Any]]:
+        """Rows of :meth:`at_least` as dicts."""
+        p = _trim(self._p(stat))
+        if self.counts is not None and self.trials:
+            c = self.counts[stat][: len(p)]
+            tail = np.cumsum(c[::-1])[::-1] / self.trials  # exact ratios: P(>= 0) is 1
+        else:
+            tail = np.cumsum(p[::-1])[::-1]
+            tail[0] = 1.0 if abs(tail[0] - 1.0) < 1e-9 else tail[0]
+        rows = []
+        for k, t in enumerate(tail):
+            pk = float(min(t, 1.0))
+            se, lo, hi = self._interval(pk, self._hits(stat, k))
+            rows.append({"k": k, "probability": pk, "se": se, "ci_low": lo, "ci_high": hi})
+        return rows
+
+    def summary_rows(self) -> list[dict[str, Any]]:
+        """Rows of :meth:`summary` as dicts (with the statistic's name under ``"stat"``)."""
         rows = []
         for s in self.stats:
             p = self._p(s.name)
@@ -207,56 +309,150 @@ class Outcome:
                     **q,
                     "min": int(support[0]) if len(support) else 0,
                     "max": int(support[-1]) if len(support) else 0,
+                    "label": s.title,
                     "description": s.description,
                 }
             )
-        return pd.DataFrame(rows).set_index("stat")
+        return rows
 
-    def probabilities(self) -> pd.DataFrame:
-        """Headline probabilities (and every yes/no statistic): probability, se, 95% CI."""
+    def probability_rows(self) -> list[dict[str, Any]]:
+        """Rows of :meth:`probabilities` as dicts."""
         heads = list(self.headlines)
         named = {h.stat for h in heads if h.k == 1}
         for s in self.stats:
             if s.flag and s.name not in named:
-                heads.append(Headline(f"P({s.name})", s.name, 1))
+                heads.append(Headline(f"P({s.title})", s.name, 1))
         rows = []
         for h in heads:
             if h.stat not in self.probs:
                 continue
             p = self.prob(h.stat, h.k)
-            rows.append((h.label, h.stat, h.k, p, *self._interval(p)))
-        return pd.DataFrame(
-            rows, columns=["label", "stat", "k", "probability", "se", "ci_low", "ci_high"]
-        )
+            se, lo, hi = self._interval(p, self._hits(h.stat, h.k))
+            rows.append(
+                {
+                    "label": h.label,
+                    "stat": h.stat,
+                    "k": h.k,
+                    "probability": p,
+                    "se": se,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
+        return rows
+
+    # -- tables -----------------------------------------------------------------------------
+    def pmf(self, stat: str) -> pd.DataFrame:
+        """``P(stat == value)`` per value: columns value, probability, se, ci_low, ci_high."""
+        import pandas as pd
+
+        cols = ["value", "probability", "se", "ci_low", "ci_high"]
+        return pd.DataFrame(self.pmf_rows(stat), columns=cols)
+
+    def at_least(self, stat: str) -> pd.DataFrame:
+        """``P(stat >= k)`` per k: columns k, probability, se, ci_low, ci_high."""
+        import pandas as pd
+
+        cols = ["k", "probability", "se", "ci_low", "ci_high"]
+        return pd.DataFrame(self.at_least_rows(stat), columns=cols)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per statistic: mean, sd, se of the mean, 95% CI of the mean, quantiles,
+        min, max, label (plain words), description; indexed by the statistic's name."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary_rows()).set_index("stat")
+
+    def probabilities(self) -> pd.DataFrame:
+        """Headline probabilities (and every yes/no statistic): probability, se, 95% CI."""
+        import pandas as pd
+
+        cols = ["label", "stat", "k", "probability", "se", "ci_low", "ci_high"]
+        return pd.DataFrame(self.probability_rows(), columns=cols)
 
     # -- export -----------------------------------------------------------------------------
+    def run_info(self) -> dict[str, Any]:
+        """Run information: name, ruleset, exact, trials, seed, times, precision, interrupted."""
+        return {
+            "name": self.name,
+            "ruleset": self.meta.get("ruleset", ""),
+            "exact": self.exact,
+            "trials": self.trials,
+            "seed": self.seed,
+            "interrupted": self.interrupted,
+            "run_seconds": round(self.elapsed, 6),
+            "compile_seconds": round(self.compile_time, 6),
+            "compiled": self.compiled,
+            "precision": self.precision,
+            "half_width": self.half_width,
+            "precision_reached": self.precision_reached,
+        }
+
+    def long_rows(self) -> list[tuple[str, str, str, Any, str, Any]]:
+        """Everything in tidy long form: ``(section, stat, label, k, measure, value)`` rows.
+
+        Sections: ``run`` (run information), ``resolved`` (the inputs as read; ``label`` is
+        the section of :attr:`resolved`), ``headline`` (probability, se, ci_low, ci_high of
+        each headline; ``k`` its threshold), ``summary`` (mean, sd, se_mean, ci_low, ci_high,
+        quantiles, min, max of each statistic) and ``pmf`` (probability and, for Monte Carlo
+        runs, count of every value ``k`` of each statistic).
+        """
+        rows: list[tuple[str, str, str, Any, str, Any]] = []
+        for key, value in self.run_info().items():
+            rows.append(("run", "", "", None, key, value))
+        for section, items in (self.resolved or {}).items():
+            for key, value in items.items():
+                rows.append(("resolved", "", section, None, key, value))
+        for r in self.probability_rows():
+            for m in ("probability", "se", "ci_low", "ci_high"):
+                rows.append(("headline", r["stat"], r["label"], r["k"], m, r[m]))
+        measures = ("mean", "sd", "se_mean", "ci_low", "ci_high", "q05", "q25", "q50", "q75", "q95")
+        for r in self.summary_rows():
+            for m in (*measures, "min", "max"):
+                rows.append(("summary", r["stat"], r["label"], None, m, r[m]))
+        for s in self.stats:
+            p = _trim(self._p(s.name))
+            for v, pv in enumerate(p):
+                rows.append(("pmf", s.name, s.title, v, "probability", float(pv)))
+                if self.counts is not None:
+                    rows.append(("pmf", s.name, s.title, v, "count", int(self.counts[s.name][v])))
+        return rows
+
     def to_frame(self) -> pd.DataFrame:
-        """Long format: one row per (stat, value) with probability and count."""
+        """The distributions in long form: one row per (stat, value) with columns stat,
+        label, value, probability, count (None for exact outcomes)."""
+        import pandas as pd
+
         rows = []
         for s in self.stats:
             p = _trim(self._p(s.name))
             for v, pv in enumerate(p):
                 c = int(self.counts[s.name][v]) if self.counts is not None else None
-                rows.append((s.name, v, float(pv), c))
-        return pd.DataFrame(rows, columns=["stat", "value", "probability", "count"])
+                rows.append((s.name, s.title, v, float(pv), c))
+        return pd.DataFrame(rows, columns=["stat", "label", "value", "probability", "count"])
+
+    def long_frame(self) -> pd.DataFrame:
+        """Everything in one tidy long table (what :meth:`to_csv` writes; see
+        :meth:`long_rows`): columns section, stat, label, k, measure, value."""
+        import pandas as pd
+
+        return pd.DataFrame(self.long_rows(), columns=list(LONG_COLUMNS))
 
     def to_csv(self, path: str | Path | None = None) -> str:
-        """Long-format CSV (see :meth:`to_frame`); written to ``path`` if given, returned."""
-        text = self.to_frame().to_csv(index=False)
+        """Tidy long-format CSV of everything (see :meth:`long_rows`); written to ``path`` if
+        given, returned. Numbers are written without float noise (12 significant digits)."""
+        text = rows_to_csv(LONG_COLUMNS, self.long_rows())
         if path is not None:
             Path(path).write_text(text)
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict: run info, headline probabilities, summary and pmfs."""
+        """JSON-ready dict: run info, resolved inputs, headline probabilities, summary, pmfs."""
         return {
-            "name": self.name,
-            "exact": self.exact,
-            "trials": self.trials,
-            "seed": self.seed,
-            "interrupted": self.interrupted,
-            "probabilities": self.probabilities().to_dict(orient="records"),
-            "summary": self.summary().reset_index().to_dict(orient="records"),
+            **self.run_info(),
+            "resolved": self.resolved,
+            "probabilities": self.probability_rows(),
+            "summary": self.summary_rows(),
             "pmf": {s.name: [float(x) for x in _trim(self._p(s.name))] for s in self.stats},
             "counts": None
             if self.counts is None
@@ -273,6 +469,31 @@ class Outcome:
     def __repr__(self) -> str:
         kind = "exact" if self.exact else f"{self.trials:,} trials, seed {self.seed}"
         return f"<Outcome {self.name!r}: {kind}; stats {', '.join(self.stat_names)}>"
+
+
+#: Statistic names tried, in order, when a job names no ``meta["primary"]``.
+_PRIMARY_GUESSES = (
+    "models_lost",
+    "models_slain",
+    "models_destroyed",
+    "casualties",
+    "damage",
+    "wounds_lost",
+    "unsaved",
+    "wounds",
+    "hits",
+    "total",
+    "total_a",
+)
+
+
+def _is_turn_counter(name: str) -> bool:
+    parts = name.lower().split("_")
+    return any(p in ("turn", "turns", "round", "rounds") for p in parts)
+
+
+#: Columns of :meth:`Outcome.to_csv` / :meth:`Outcome.to_frame`.
+LONG_COLUMNS = ("section", "stat", "label", "k", "measure", "value")
 
 
 def _trim(p: np.ndarray) -> np.ndarray:

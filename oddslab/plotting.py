@@ -7,14 +7,89 @@ without a display (the CLI and tests use the Agg backend).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from oddslab.outcome import Z95, Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_pmf", "plot_at_least", "plot_compare"]
+__all__ = ["plot_pmf", "plot_at_least", "plot_compare", "check_plot_path", "save", "TAIL"]
+
+#: Plots stop where the rest of the distribution is less likely than this (an exploding pool
+#: can reach hundreds with a vanishing probability); the axes say so when they stop early.
+TAIL = 1e-4
+
+#: Formats matplotlib writes without extra packages (the file name's extension picks one).
+PLOT_FORMATS = (
+    "png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "pgf",
+)  # fmt: skip
+
+
+def check_plot_path(path: str | Path) -> Path:
+    """Check, before any work is done, that a plot can be written to ``path``.
+
+    A name without an extension gets ``.png`` (``out`` → ``out.png``); the returned path is
+    the file that will be written, to report to the user.
+
+    Raises
+    ------
+    ValueError
+        When the folder does not exist (or is not a folder, or is not writable), or the
+        extension is not a format matplotlib writes (see :data:`PLOT_FORMATS`).
+    """
+    import os
+
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise ValueError(f"'{path}' is a folder; give a file name such as {p / 'plot.png'}")
+    if p.suffix == "" or p.suffix == ".":
+        p = p.with_name(p.name.rstrip(".") + ".png")
+    fmt = p.suffix[1:].lower()
+    if fmt not in PLOT_FORMATS:
+        raise ValueError(
+            f"'{path}': unknown plot format '.{fmt}'; use one of {', '.join(PLOT_FORMATS)}"
+        )
+    if p.is_dir():
+        raise ValueError(f"'{path}' is a folder; give a file name such as {p / 'plot.png'}")
+    folder = p.parent
+    if not folder.exists():
+        raise ValueError(f"'{path}': the folder '{folder}' does not exist")
+    if not folder.is_dir():
+        raise ValueError(f"'{path}': '{folder}' is not a folder")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"'{path}': the folder '{folder}' is not writable")
+    return p
+
+
+def _shown_max(outcome: Outcome, stat: str) -> tuple[int, float]:
+    """Largest value to draw and the probability left beyond it (0 when nothing is cut)."""
+    p = outcome.probs[stat]
+    nz = np.nonzero(p > 0)[0]
+    last = int(nz[-1]) if len(nz) else 0
+    tail = np.cumsum(p[::-1])[::-1]  # tail[k] = P(stat >= k)
+    beyond = np.nonzero(tail[1:] < TAIL)[0]  # tail[k + 1] < TAIL: values above k are rare
+    kmax = int(beyond[0]) if len(beyond) else last
+    kmax = max(min(kmax, last), 1)
+    left = float(tail[kmax + 1]) if kmax + 1 < len(tail) else 0.0
+    return kmax, left
+
+
+def _note_cut(ax: Axes, kmax: int, left: float) -> None:
+    if left > 0:
+        ax.text(
+            0.99,
+            0.97,
+            f"values above {kmax} (P = {left:.1e}) not shown",
+            transform=ax.transAxes,
+            ha="right",
+            va="top",
+            fontsize=8,
+            color="0.35",
+        )
 
 
 def _axes(ax: Axes | None) -> Axes:
@@ -44,10 +119,14 @@ def plot_pmf(outcome: Outcome, stat: str, ax: Axes | None = None, **bar_kw: Any)
         Passed to ``ax.bar``.
     """
     ax = _axes(ax)
-    df = outcome.pmf(stat)
-    err = None if outcome.exact else Z95 * df["se"].to_numpy()
-    ax.bar(df["value"], df["probability"], yerr=err, capsize=2, **{"alpha": 0.85, **bar_kw})
-    ax.set_xlabel(stat.replace("_", " "))
+    kmax, left = _shown_max(outcome, stat)
+    rows = outcome.pmf_rows(stat)[: kmax + 1]
+    x = [r["value"] for r in rows]
+    y = [r["probability"] for r in rows]
+    err = None if outcome.exact else [Z95 * r["se"] for r in rows]
+    ax.bar(x, y, yerr=err, capsize=2, **{"alpha": 0.85, **bar_kw})
+    _note_cut(ax, kmax, left)
+    ax.set_xlabel(outcome.title(stat))
     ax.set_ylabel("probability")
     ax.xaxis.set_major_locator(_int_locator())
     ax.set_title(_title(outcome))
@@ -64,19 +143,25 @@ def plot_at_least(
 ) -> Axes:
     """``P(stat >= k)`` against ``k``, with a shaded 95% interval for Monte Carlo runs."""
     ax = _axes(ax)
-    df = outcome.at_least(stat)
-    k = df["k"].to_numpy()
-    p = df["probability"].to_numpy()
+    kmax, left = _shown_max(outcome, stat)
+    rows = outcome.at_least_rows(stat)[: kmax + 2]
+    k = [r["k"] for r in rows]
+    p = [r["probability"] for r in rows]
     (line,) = ax.plot(k, p, marker="o", ms=3.5, label=label or outcome.name, **line_kw)
     if not outcome.exact:
-        ax.fill_between(k, df["ci_low"], df["ci_high"], color=line.get_color(), alpha=0.2, lw=0)
-    ax.set_xlabel(f"k ({stat.replace('_', ' ')})")
-    ax.set_ylabel(f"P({stat} ≥ k)")
+        lo = [r["ci_low"] for r in rows]
+        hi = [r["ci_high"] for r in rows]
+        ax.fill_between(k, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+    if ax.get_legend() is None and not ax.texts:
+        _note_cut(ax, kmax, left)
+    title = outcome.title(stat)
+    ax.set_xlabel(f"k ({title})")
+    ax.set_ylabel(f"P({title} ≥ k)")
     ax.set_ylim(-0.02, 1.02)
     ax.xaxis.set_major_locator(_int_locator())
     ax.grid(alpha=0.3)
     if ax.get_title() == "":
-        ax.set_title(f"P(at least k): {stat.replace('_', ' ')}")
+        ax.set_title(f"P(at least k): {title}")
     return ax
 
 
@@ -107,15 +192,16 @@ def plot_compare(
             plot_at_least(o, stat, ax=ax, label=lab)
     else:
         width = 0.8 / max(len(outcomes), 1)
+        kmax = max(_shown_max(o, stat)[0] for o in outcomes)
         for i, (o, lab) in enumerate(zip(outcomes, labels, strict=True)):
-            df = o.pmf(stat)
-            x = df["value"].to_numpy() + (i - (len(outcomes) - 1) / 2) * width
-            ax.bar(x, df["probability"], width=width, label=lab, alpha=0.85)
-        ax.set_xlabel(stat.replace("_", " "))
+            rows = o.pmf_rows(stat)[: kmax + 1]
+            x = [r["value"] + (i - (len(outcomes) - 1) / 2) * width for r in rows]
+            ax.bar(x, [r["probability"] for r in rows], width=width, label=lab, alpha=0.85)
+        ax.set_xlabel(outcomes[0].title(stat) if outcomes else stat)
         ax.set_ylabel("probability")
         ax.xaxis.set_major_locator(_int_locator())
         ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"{stat.replace('_', ' ')}: comparison")
+    ax.set_title(f"{outcomes[0].title(stat) if outcomes else stat}: comparison")
     ax.legend()
     return ax
 

@@ -14,13 +14,12 @@ Order of steps in a pool: roll → explosions → re-rolls → keep/drop → sco
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
-from oddslab.dice import Die, Face
+from oddslab.dice import Die
 from oddslab.engine import Job
 from oddslab.exact import (
     EXPLODE_CAP,
@@ -32,7 +31,7 @@ from oddslab.exact import (
 )
 from oddslab.outcome import Headline, Stat
 
-__all__ = ["Pool", "RollSpec", "parse_roll", "MAX_DICE"]
+__all__ = ["Pool", "RollSpec", "parse_roll", "shift_pmf", "MAX_DICE"]
 
 #: Most original dice in one pool.
 MAX_DICE = 200
@@ -41,6 +40,13 @@ MAX_FACES = 1000
 
 FaceRef = int | str  # a face value, or a symbol on a symbol die
 TestOp = Literal["<=", ">="]
+
+
+def shift_pmf(pmf: np.ndarray, add: int) -> np.ndarray:
+    """PMF of ``max(0, X + add)`` from the PMF of ``X`` (``pmf[v] = P(X == v)``)."""
+    out = np.zeros(max(0, len(pmf) - 1 + add) + 1)
+    np.add.at(out, np.maximum(np.arange(len(pmf)) + add, 0), pmf)
+    return out
 
 
 def _d6() -> Die:
@@ -84,6 +90,9 @@ class Pool:
     natural_rules : bool
         With ``count_at_least``: a natural 1 always fails and the die's highest face always
         succeeds, whatever the modifier (default True, the usual d6 convention).
+    add : int
+        A constant added to the pool's total (``3D6+2``); the total is floored at 0, as in a
+        scenario file's dice expressions.
     """
 
     n: int
@@ -98,6 +107,7 @@ class Pool:
     count: tuple[FaceRef, ...] = ()
     modifier: int = 0
     natural_rules: bool = True
+    add: int = 0
 
     def __post_init__(self) -> None:
         if self.modifier and self.count_at_least is None:
@@ -181,13 +191,73 @@ class Pool:
             bool(self.keep_highest),
         )
 
-    def max_total(self) -> int:
-        """Largest possible total (exact)."""
+    def raw_max(self) -> int:
+        """Largest possible total before the constant ``add``."""
         return pool_max(*self.kernel_args())
+
+    def max_total(self) -> int:
+        """Largest possible total (exact, constant included)."""
+        return max(0, self.raw_max() + self.add)
 
     def pmf(self) -> np.ndarray:
         """Exact PMF of the total; shape ``(max_total + 1,)``."""
-        return pool_pmf(*self.kernel_args())
+        raw = pool_pmf(*self.kernel_args())
+        return shift_pmf(raw, self.add) if self.add else raw
+
+    @property
+    def counts_successes(self) -> bool:
+        """True when the pool scores a success count rather than a sum of values."""
+        return self.count_at_least is not None or bool(self.count)
+
+    def describe(self) -> dict[str, str]:
+        """The pool in plain words, every default filled in (for ``resolved()``)."""
+        values = self.die.values
+        plain = all(f.symbol is None for f in self.die.faces) and values == tuple(
+            range(1, self.die.size + 1)
+        )
+        faces = ",".join(f.symbol if f.symbol is not None else str(f.value) for f in self.die.faces)
+        out = {
+            "dice": f"{self.n}D{self.die.size}"
+            if plain
+            else f"{self.n} dice with faces [{faces}] (equally likely)"
+        }
+        if self.explode:
+            d = self.explode_depth
+            depth = (
+                f"unlimited (capped at {EXPLODE_CAP} levels)"
+                if d == -1
+                else ("once (added dice do not explode)" if d == 1 else f"{d} levels")
+            )
+            out["explode"] = f"on {_ref_text(self.explode)}: one more die each, {depth}"
+        else:
+            out["explode"] = "no (default)"
+        if self.reroll:
+            out["re-roll"] = f"dice showing {_ref_text(self.reroll)}, once" + (
+                " (a re-rolled die can explode)" if self.reroll_explodes else ""
+            )
+        else:
+            out["re-roll"] = "no (default)"
+        out["keep"] = (
+            f"the {self.keep} {'highest' if self.keep_highest else 'lowest'}"
+            if self.keep
+            else "all dice (default)"
+        )
+        if self.count_at_least is not None:
+            rule = f"1 per die whose value{f' {self.modifier:+d}' if self.modifier else ''} is ≥ {self.count_at_least}"
+            if self.natural_rules:
+                rule += f" (a natural 1 always fails, a natural {max(values)} always succeeds)"
+            else:
+                rule += " (natural rules off)"
+            out["score"] = rule
+        elif self.count:
+            out["score"] = f"1 per die showing {_ref_text(self.count)}"
+        else:
+            out["score"] = "sum of the face values"
+        if self.add:
+            out["constant"] = f"{self.add:+d} to the total (floored at 0)"
+        support = np.nonzero(self.pmf() > 0)[0]
+        out["possible totals"] = f"{support[0]} to {support[-1]}"
+        return out
 
     def __str__(self) -> str:
         values = self.die.values
@@ -200,6 +270,8 @@ class Pool:
                 f.symbol if f.symbol is not None else str(f.value) for f in self.die.faces
             )
             s = f"{self.n}d[{faces}]"
+        if self.add:
+            s += f"{self.add:+d}"
         if self.count_at_least is not None:
             s += f" count {self.count_at_least}+"
             if self.modifier:
@@ -253,20 +325,32 @@ class RollSpec:
         return s
 
     def _stats(self) -> tuple[Stat, ...]:
-        a = self.pool.max_total() + 1
+        # The kernel histograms raw totals (before a constant), so a pool with a negative
+        # constant still needs raw_max + 1 bins.
+        a = max(self.pool.raw_max(), self.pool.max_total()) + 1
+        what_a = "successes" if self.pool.counts_successes else "total"
         if self.vs is None:
-            stats = [Stat("total", a, "pool total")]
+            stats = [Stat("total", a, "pool total", label=what_a)]
         else:
+            what_b = "successes" if self.vs.counts_successes else "total"
             stats = [
-                Stat("total_a", a, "total of the first pool"),
-                Stat("total_b", self.vs.max_total() + 1, "total of the opposing pool"),
-                Stat("a_wins", 2, "first pool's total is higher", flag=True),
-                Stat("tie", 2, "totals are equal", flag=True),
-                Stat("b_wins", 2, "opposing pool's total is higher", flag=True),
+                Stat("total_a", a, "total of the first pool", label=f"first pool's {what_a}"),
+                Stat(
+                    "total_b",
+                    self.vs.max_total() + 1,
+                    "total of the opposing pool",
+                    label=f"opposing pool's {what_b}",
+                ),
+                Stat("a_wins", 2, "first pool's total is higher", flag=True, label="A wins"),
+                Stat("tie", 2, "totals are equal", flag=True, label="tie"),
+                Stat("b_wins", 2, "opposing pool's total is higher", flag=True, label="B wins"),
             ]
         if self.test is not None:
             op, t = self.test
-            stats.append(Stat("pass", 2, f"total {op} {t}", flag=True))
+            sign = "≤" if op == "<=" else "≥"
+            stats.append(
+                Stat("pass", 2, f"total {op} {t}", flag=True, label=f"{what_a} {sign} {t}")
+            )
         return tuple(stats)
 
     def _headlines(self) -> tuple[Headline, ...]:
@@ -278,10 +362,25 @@ class RollSpec:
                 Headline("P(B wins)", "b_wins"),
             ]
         if self.test is not None:
-            heads.append(Headline(f"P(total {self.test[0]} {self.test[1]})", "pass"))
+            sign = "≤" if self.test[0] == "<=" else "≥"
+            what = "successes" if self.pool.counts_successes else "total"
+            heads.append(Headline(f"P({what} {sign} {self.test[1]})", "pass"))
         if not heads and (self.pool.count_at_least is not None or self.pool.count):
             heads.append(Headline("P(at least 1 success)", "total", 1))
         return tuple(heads)
+
+    def resolved(self) -> dict[str, dict[str, str]]:
+        """The roll in plain words, every default filled in (see ``oddslab show``)."""
+        out: dict[str, dict[str, str]] = {}
+        out["pool A" if self.vs is not None else "pool"] = self.pool.describe()
+        if self.vs is not None:
+            out["pool B"] = self.vs.describe()
+            out["opposed"] = {"result": "A wins on a higher total, B on a higher total, else a tie"}
+        if self.test is not None:
+            op, t = self.test
+            what = "pool A's total" if self.vs is not None else "the total"
+            out["test"] = {"passes when": f"{what} {'≤' if op == '<=' else '≥'} {t}"}
+        return out
 
     def exact_pmfs(self) -> dict[str, np.ndarray]:
         """Exact ``{stat: pmf}`` for every statistic."""
@@ -312,249 +411,51 @@ class RollSpec:
         b = self.vs.kernel_args() if self.vs is not None else a
         mode = TEST_NONE if self.test is None else (TEST_LE if self.test[0] == "<=" else TEST_GE)
         target = int(self.test[1]) if self.test is not None else 0
+        add = self.pool.add
+        if add and self.test is not None:
+            # max(0, raw + add) <= T  <=>  raw <= T - add   (T >= 0; T < 0 never passes)
+            # max(0, raw + add) >= T  <=>  raw >= T - add   (T > 0; T <= 0 always passes)
+            if self.test[0] == ">=" and target <= 0:
+                target = 0
+            elif self.test[0] == "<=" and target < 0:
+                target = -1
+            else:
+                target = target - add
         params = (*a, self.vs is not None, *b, int(mode), target)
         primary = "total" if self.vs is None else "total_a"
+        transform = None
+        if add:
+            raw_bins = self.pool.raw_max() + 1
+
+            def transform(out: np.ndarray, _add: int = add, _n: int = raw_bins) -> None:
+                for c in range(out.shape[0]):
+                    raw = out[c, 0, :_n].copy()
+                    out[c, 0, :] = 0
+                    np.add.at(out[c, 0], np.maximum(np.arange(_n) + _add, 0), raw)
+
+        kernel = run_pools
+        if self.vs is not None and (self.pool.add or self.vs.add):
+            kernel = _no_opposed_constants
         return Job(
             name=self.label,
-            kernel=run_pools,
+            kernel=kernel,
             params=params,
             stats=self._stats(),
             headlines=self._headlines(),
             exact=self.exact_pmfs,
-            meta={"primary": primary, "ruleset": "pools"},
+            meta={"primary": primary, "ruleset": "dice-pools"},
+            ruleset="dice-pools",
+            transform=transform,
         )
 
 
-# -- the text grammar --------------------------------------------------------------------------
-_DIE = re.compile(r"^(\d*)d(\d+)$")
-_CUSTOM = re.compile(r"^(\d*)d\[([^\]]*)\]$")
-_INT = re.compile(r"^\d+$")
-_PLUS = re.compile(r"^(\d+)\+$")
-_NAME = re.compile(r"^[a-z_][a-z0-9_\-]*$")
-_CLAUSES = "explode, reroll, keep, drop, count"
-_AFTER = f"{_CLAUSES}, 'vs', '<= N' or '>= N'"
+def _no_opposed_constants(*_args) -> None:
+    """Stands in for the kernel of opposed pools with constants: their exact form works."""
+    raise ValueError(
+        "a constant (+K) on opposed pools has an exact answer only; drop --simulate "
+        "(use oddslab.exact)"
+    )
 
 
-class _Words:
-    """Whitespace-separated words with positions, for error messages that point at a word."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        t = text.strip().lower()
-        t = re.sub(r"(<=|>=)", r" \1 ", t)
-        t = re.sub(r"\s*,\s*", ",", t)
-        t = re.sub(r"\[\s*", "[", t)
-        t = re.sub(r"\s*\]", "]", t)
-        self.words = t.split()
-        self.i = 0
-
-    def peek(self) -> str | None:
-        return self.words[self.i] if self.i < len(self.words) else None
-
-    def next(self, expected: str) -> str:
-        w = self.peek()
-        if w is None:
-            raise self.error(expected, at_end=True)
-        self.i += 1
-        return w
-
-    def error(self, expected: str, at_end: bool = False, word: int | None = None) -> ValueError:
-        if at_end:
-            return ValueError(f"dice pool '{self.text}': ends too early; expected {expected}")
-        i = self.i if word is None else word
-        return ValueError(
-            f"dice pool '{self.text}': word {i + 1} '{self.words[i]}' is not understood; "
-            f"expected {expected}"
-        )
-
-    def fail_last(self, expected: str) -> ValueError:
-        return self.error(expected, word=self.i - 1)
-
-
-def _parse_int(w: _Words, expected: str) -> int:
-    word = w.next(expected)
-    if not _INT.match(word):
-        raise w.fail_last(expected)
-    return int(word)
-
-
-def _parse_faces(w: _Words, die: Die, what: str) -> tuple[FaceRef, ...]:
-    """``6``, ``5,6``, ``5+`` (every value >= 5) or symbols ``crit,hit``."""
-    expected = f"the faces to {what}: a value (6), a list (1,2) or 'N+' (5+)"
-    word = w.next(expected)
-    m = _PLUS.match(word)
-    if m:
-        lo = int(m.group(1))
-        refs = tuple(
-            sorted(
-                {
-                    v
-                    for f, v in zip(die.faces, die.values, strict=True)
-                    if f.symbol is None and v >= lo
-                }
-            )
-        )
-        if not refs:
-            raise w.fail_last(f"{expected}; no face of this die is {lo} or more")
-        return refs
-    out: list[FaceRef] = []
-    for part in word.split(","):
-        if _INT.match(part):
-            out.append(int(part))
-        elif _NAME.match(part) and any(f.symbol == part for f in die.faces):
-            out.append(part)
-        else:
-            raise w.fail_last(expected)
-    for r in out:
-        if not any(
-            (f.symbol == r) if isinstance(r, str) else (f.symbol is None and v == r)
-            for f, v in zip(die.faces, die.values, strict=True)
-        ):
-            shown = ",".join(f.symbol or str(f.value) for f in die.faces)
-            raise w.fail_last(f"{expected}; this die has no face {r} (its faces: {shown})")
-    return tuple(out)
-
-
-def _parse_die(w: _Words) -> tuple[int, Die]:
-    expected = "dice such as 4D6, D10 or 6d[0,0,1,1,1,2]"
-    word = w.next(expected)
-    m = _DIE.match(word)
-    if m:
-        n = int(m.group(1)) if m.group(1) else 1
-        sides = int(m.group(2))
-        if not 1 <= sides <= MAX_FACES:
-            raise w.fail_last(f"a die with 1 to {MAX_FACES} sides")
-        return n, Die.numeric(sides)
-    m = _CUSTOM.match(word)
-    if m:
-        n = int(m.group(1)) if m.group(1) else 1
-        faces = []
-        for part in m.group(2).split(","):
-            if _INT.match(part):
-                faces.append(Face(int(part)))
-            elif _NAME.match(part):
-                faces.append(Face(0, part))
-            else:
-                raise w.fail_last(
-                    "custom faces as non-negative numbers or names, e.g. d[0,0,1,1,1,2]"
-                )
-        return n, Die(tuple(faces))
-    raise w.fail_last(expected)
-
-
-def _parse_pool(w: _Words) -> Pool:
-    start = w.i
-    n, die = _parse_die(w)
-    opts: dict = {}
-    seen: set[str] = set()
-    while True:
-        word = w.peek()
-        if word is None or word in ("vs", "<=", ">="):
-            break
-        w.i += 1
-        kind = {"drop": "keep"}.get(word, word)
-        if kind in seen:
-            raise w.fail_last(f"each of {_CLAUSES} at most once per pool")
-        seen.add(kind)
-        if word == "explode":
-            opts["explode"] = _parse_faces(w, die, "explode")
-            nxt = w.peek()
-            if nxt == "depth":
-                w.i += 1
-                opts["explode_depth"] = _parse_int(w, "an explosion depth (a whole number)")
-            elif nxt == "unlimited":
-                w.i += 1
-                opts["explode_depth"] = -1
-            elif nxt == "once":
-                w.i += 1
-                opts["explode_depth"] = 1
-        elif word == "reroll":
-            opts["reroll"] = _parse_faces(w, die, "re-roll")
-            if w.peek() in ("exploding", "explodes"):
-                w.i += 1
-                opts["reroll_explodes"] = True
-        elif word in ("keep", "drop"):
-            k = _parse_int(w, f"how many dice to {word} (a whole number)")
-            side = w.peek()
-            lowest = False
-            if side in ("highest", "lowest"):
-                w.i += 1
-                lowest = side == "lowest"
-            if word == "keep":
-                keep, highest = k, not lowest
-            else:  # drop k lowest == keep n-k highest (drop defaults to the lowest)
-                drop_highest = side == "highest"
-                keep, highest = n - k, not drop_highest
-                if k >= n:
-                    raise w.fail_last(f"fewer dice to drop than the {n} rolled")
-            if not 1 <= keep <= n:
-                raise w.error(
-                    f"a number of dice to keep from 1 to {n}",
-                    word=w.i - 1 - (side in ("highest", "lowest")),
-                )
-            opts["keep"] = keep
-            opts["keep_highest"] = highest
-        elif word == "count":
-            nxt = w.peek()
-            m = _PLUS.match(nxt or "")
-            if m:
-                w.i += 1
-                opts["count_at_least"] = int(m.group(1))
-                if w.peek() == "mod":
-                    w.i += 1
-                    word_mod = w.next("a modifier such as -1 or +2")
-                    if not re.fullmatch(r"[+-]?\d+", word_mod):
-                        raise w.fail_last("a modifier such as -1 or +2")
-                    opts["modifier"] = int(word_mod)
-                if w.peek() == "natural":
-                    w.i += 1
-                    if w.next("'on' or 'off' after 'natural'") not in ("on", "off"):
-                        raise w.fail_last("'on' or 'off' after 'natural'")
-                    opts["natural_rules"] = w.words[w.i - 1] == "on"
-            else:
-                opts["count"] = _parse_faces(w, die, "count")
-        else:
-            raise w.fail_last(_AFTER)
-    try:
-        return Pool(n=n, die=die, **opts)
-    except ValueError as exc:
-        pool_text = " ".join(w.words[start : w.i])
-        raise ValueError(f"dice pool '{w.text}': '{pool_text}': {exc}") from None
-
-
-def parse_roll(text: str) -> RollSpec:
-    """Parse the ``oddslab roll`` grammar (see ``docs/dice-pools.md``).
-
-    ``roll := pool ["vs" pool] [("<=" | ">=") N]``; a pool is dice (``4D6``, ``D10``,
-    ``6d[0,0,1,1,1,2]``) followed by any of ``explode F [depth N | once | unlimited]``,
-    ``reroll F [exploding]``, ``keep N [highest|lowest]``, ``drop N [lowest|highest]``,
-    ``count N+`` / ``count F``; faces ``F`` are ``6``, ``1,2`` or ``5+``. Case-insensitive.
-
-    Examples
-    --------
-    >>> parse_roll("10D6 count 4+ reroll 1").pool.reroll
-    (1,)
-    >>> parse_roll("4D6 drop 1 lowest").pool.keep
-    3
-
-    Raises
-    ------
-    ValueError
-        Naming the word that is wrong and what was expected there.
-    """
-    w = _Words(text)
-    if not w.words:
-        raise ValueError("empty dice pool; expected something like '4D6 explode 6'")
-    pool = _parse_pool(w)
-    vs = None
-    test = None
-    if w.peek() == "vs":
-        w.i += 1
-        vs = _parse_pool(w)
-    if w.peek() in ("<=", ">="):
-        op = w.next("")
-        target = _parse_int(w, f"a whole-number target after '{op}'")
-        test = (op, target)
-    if w.peek() is not None:
-        raise w.error("the end of the expression" if test else _AFTER)
-    return RollSpec(pool=pool, vs=vs, test=test, name=" ".join(text.split()))
+# The text grammar of ``oddslab roll`` lives in :mod:`oddslab._pools_parse`.
+from oddslab._pools_parse import parse_roll  # noqa: E402  (needs Pool, defined above)

@@ -14,7 +14,7 @@ from typing import Any
 
 from oddslab._schema import ScenarioError, Table
 
-__all__ = ["RULESETS", "ScenarioError", "load", "from_dict", "read_run_options"]
+__all__ = ["RULESETS", "ScenarioError", "load", "read_toml", "from_dict", "read_run_options"]
 
 #: ruleset name in files → module implementing ``from_table(root: Table)``
 RULESETS: dict[str, str] = {
@@ -35,6 +35,17 @@ def load(path: str | Path) -> Any:
     ScenarioError
         If the file is missing, is not TOML, or any key is wrong.
     """
+    return from_dict(read_toml(path), source=str(path))
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The parsed TOML of a file, or one :class:`ScenarioError` naming the file.
+
+    Raises
+    ------
+    ScenarioError
+        If the file is missing, unreadable or not TOML.
+    """
     path = Path(path)
     source = str(path)
     try:
@@ -47,12 +58,17 @@ def load(path: str | Path) -> Any:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(source, "", f"not valid TOML: {exc}") from None
-    return from_dict(data, source=source)
+    return data
 
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     """Validate a scenario given as a dict (the parsed TOML)."""
     root = Table(data, source)
+    if not root.has("ruleset"):
+        # A misspelt `ruleset` must not fall back to generic and fail on generic's keys.
+        typo = root.typo_for("ruleset", of_type=str)
+        if typo is not None:
+            raise typo
     name = root.str("ruleset", "generic", choices=RULESETS)
     try:
         module = importlib.import_module(RULESETS[name])
@@ -64,13 +80,14 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
 def read_run_options(root: Table, default_name: str) -> dict[str, Any]:
     """The keys every scenario file may have at its top level.
 
-    ``name`` (str), ``description`` (str), ``trials`` (int >= 1), ``seed`` (int >= 0).
+    ``name`` (str), ``description`` (str), ``trials`` (int from 1 to
+    :data:`oddslab.engine.MAX_TRIALS`), ``seed`` (int >= 0).
     """
+    from oddslab.engine import MAX_TRIALS, TRIALS_WHAT
+
     return {
         "name": root.str("name", default_name),
         "description": root.str("description", ""),
-        "trials": root.int(
-            "trials", None, min=1, max=10**10, what="a number of trials from 1 to 10,000,000,000"
-        ),
+        "trials": root.int("trials", None, min=1, max=MAX_TRIALS, what=TRIALS_WHAT),
         "seed": root.int("seed", None, min=0),
     }

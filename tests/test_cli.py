@@ -1,9 +1,12 @@
-"""CLI: simulate / compare / roll / examples through typer's CliRunner (exit codes and output)."""
+"""CLI: simulate / show / compare / roll / warmup / examples through typer's CliRunner."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -11,6 +14,16 @@ from oddslab.cli import app
 
 runner = CliRunner()
 EX = "examples/generic-intercessors-vs-guardsmen.toml"
+EX2 = "examples/generic-flamers-vs-fnp-in-cover.toml"
+
+
+def _no_float_noise(text: str) -> bool:
+    """Every number has at most 12 significant digits (0.3, never 0.30000000000000004)."""
+    for cell in re.findall(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?(?![\w.])", text):
+        digits = cell.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+        if len(digits) > 12:
+            return False
+    return True
 
 
 @pytest.fixture(autouse=True)
@@ -25,17 +38,57 @@ def test_simulate_table_and_plot(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert "Headline probabilities" in res.output and "P(unit destroyed)" in res.output
-    assert "50,000 trials, seed 3" in res.output
+    assert "50,000 trials, seed 3, run " in res.output
+    assert "Resolved inputs" in res.output  # printed before the results
+    assert res.output.index("Resolved inputs") < res.output.index("Headline probabilities")
     assert png.stat().st_size > 10_000
+    # a statistic with values is tabulated by its plain-words label
+    assert "P(= k) and P(≥ k)" in res.output
 
 
-def test_simulate_csv_json():
+def test_plot_without_extension_writes_png_and_says_so(tmp_path):
+    res = runner.invoke(
+        app, ["simulate", EX, "-n", "2000", "-s", "1", "--plot", str(tmp_path / "out")]
+    )
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "out.png").exists()
+    assert f"plot written to {tmp_path / 'out.png'}" in res.output
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "roll", "compare"])
+@pytest.mark.parametrize(
+    ("plot", "problem"),
+    [("missing/x.png", "does not exist"), ("x.banana", "unknown plot format")],
+)
+def test_bad_plot_path_fails_before_running(tmp_path, monkeypatch, cmd, plot, problem):
+    import oddslab.engine
+
+    def boom(*a, **k):  # the run must not start
+        raise AssertionError("ran before checking --plot")
+
+    monkeypatch.setattr(oddslab.engine, "simulate", boom)
+    args = {"simulate": [EX], "roll": ["2D6"], "compare": [EX, EX2]}[cmd]
+    res = runner.invoke(app, [cmd, *args, "--plot", str(tmp_path / plot)])
+    assert res.exit_code == 2, res.output
+    assert problem in res.output and "Traceback" not in res.output
+
+
+def test_simulate_csv_is_tidy_long_form_with_every_section():
     res = runner.invoke(app, ["simulate", EX, "-n", "20000", "-s", "1", "--format", "csv"])
-    assert res.exit_code == 0
-    assert res.output.splitlines()[0] == "stat,value,probability,count"
+    assert res.exit_code == 0, res.output
+    df = pd.read_csv(io.StringIO(res.output))
+    assert list(df.columns) == ["section", "stat", "label", "k", "measure", "value"]
+    assert {"run", "headline", "summary", "pmf"} <= set(df.section)
+    assert "P(unit destroyed)" in set(df[df.section == "headline"].label)
+    assert _no_float_noise(res.output)
+
+
+def test_simulate_json_carries_run_info_and_resolved():
     res = runner.invoke(app, ["simulate", EX, "-n", "20000", "-s", "1", "--format", "json"])
     data = json.loads(res.output)
     assert data["trials"] == 20000 and data["seed"] == 1
+    assert "resolved" in data and "compile_seconds" in data and "run_seconds" in data
+    assert data["precision_reached"] is None
 
 
 def test_simulate_exact_and_precision():
@@ -47,7 +100,53 @@ def test_simulate_exact_and_precision():
         app, ["simulate", EX, "--precision", "0.01", "--seed", "2", "--format", "json"]
     )
     assert res.exit_code == 0
-    assert json.loads(res.output)["trials"] < 5_000_000
+    data = json.loads(res.output)
+    assert data["trials"] <= 4 * 65536 and data["precision_reached"] is True
+
+
+def test_exact_tables_have_no_standard_errors():
+    res = runner.invoke(app, ["simulate", EX, "--exact"])
+    assert res.exit_code == 0, res.output
+    assert "± SE" not in res.output and "(exact)" in res.output
+    res = runner.invoke(app, ["simulate", EX, "--exact", "-n", "5"])
+    assert res.exit_code == 2 and "--exact takes no --trials" in res.output
+
+
+def test_precision_ceiling_is_reported(tmp_path):
+    res = runner.invoke(
+        app, ["simulate", EX, "--precision", "0.0002", "-n", "70000", "-s", "1", "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["precision_reached"] is False and data["half_width"] > 0.0002
+    assert "NOT reached" in res.stderr and "trials would reach it" in res.stderr
+    res = runner.invoke(app, ["simulate", EX, "--precision", "0.0002", "-n", "70000", "-s", "1"])
+    assert "precision 0.0002 NOT reached" in res.output
+
+
+def test_trials_ceiling_is_the_files():
+    res = runner.invoke(app, ["simulate", EX, "-n", str(10**10 + 1)])
+    assert res.exit_code == 2 and "10000000000" in res.output.replace(",", "")
+    from oddslab.cli import MAX_TRIALS
+    from oddslab.engine import MAX_TRIALS as ENGINE_MAX
+
+    assert MAX_TRIALS == ENGINE_MAX
+
+
+def test_ctrl_c_prints_the_partial_result_and_exits_130(monkeypatch):
+    from oddslab import _report
+
+    def runner_that_interrupts():
+        def callback(done, total):
+            raise KeyboardInterrupt
+
+        return callback, lambda: None
+
+    monkeypatch.setattr(_report, "progress_runner", runner_that_interrupts)
+    res = runner.invoke(app, ["simulate", EX, "-n", str(3 * 16 * 65536), "-s", "1"])
+    assert res.exit_code == 130, res.output
+    assert "interrupted (Ctrl-C): partial result" in res.output
+    assert "Headline probabilities" in res.output and "Traceback" not in res.output
 
 
 def test_bad_scenario_exits_2_with_key(tmp_path):
@@ -63,31 +162,78 @@ def test_bad_scenario_exits_2_with_key(tmp_path):
     assert res.exit_code == 2 and "file not found" in res.output
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('rulset = "generic"\n', "rulset: unknown key; did you mean 'ruleset'?"),
+        ("[targte]\nmodels = 5\n", "targte: unknown key; did you mean 'target'?"),
+    ],
+)
+def test_typo_is_reported_before_the_missing_key_it_causes(tmp_path, text, message):
+    f = tmp_path / "typo.toml"
+    body = "[attacker]\n[[attacker.weapons]]\nattacks = 2\n"
+    f.write_text(text + body + ("" if "targte" in text else "[target]\nmodels = 5\n"))
+    if "rulset" in text:  # the file's own tables are not generic's: the typo must come first
+        f.write_text(text + "[side_a]\nx = 1\n")
+    res = runner.invoke(app, ["simulate", str(f)])
+    assert res.exit_code == 2, res.output
+    assert message in res.output and "required key is missing" not in res.output
+
+
 def test_unknown_stat_exits_2():
     res = runner.invoke(app, ["simulate", EX, "-n", "1000", "--stat", "nope"])
     assert res.exit_code == 2 and "no statistic 'nope'" in res.output
 
 
-def test_compare(tmp_path):
+def test_show_prints_the_resolved_inputs_alone():
+    res = runner.invoke(app, ["show", EX])
+    assert res.exit_code == 0, res.output
+    assert "trials" in res.output and "Headline" not in res.output
+    data = json.loads(runner.invoke(app, ["show", EX, "-f", "json"]).output)
+    assert data["run"]["seed"] == 2026 and "resolved" in data
+
+
+def test_compare_table_with_se_and_differences(tmp_path):
     png = tmp_path / "cmp.png"
-    res = runner.invoke(
-        app,
-        [
-            "compare",
-            EX,
-            "examples/generic-flamers-vs-fnp-in-cover.toml",
-            "-n",
-            "20000",
-            "-s",
-            "1",
-            "--plot",
-            str(png),
-        ],
-    )
+    res = runner.invoke(app, ["compare", EX, EX2, "-n", "20000", "-s", "1", "--plot", str(png)])
     assert res.exit_code == 0, res.output
     assert "Comparison" in res.output and png.exists()
+    assert "±" in res.output and "− first (95% CI)" in res.output
     res = runner.invoke(app, ["compare", EX])
     assert res.exit_code == 2
+
+
+def test_compare_json_keyed_by_names_and_csv_without_noise():
+    res = runner.invoke(app, ["compare", EX, EX2, "-n", "20000", "-s", "1", "-f", "json"])
+    data = json.loads(res.stdout)
+    names = ["10 bolt rifles vs 20 guardsmen", "flamers vs feel-no-pain infantry in cover"]
+    assert data["first"] == names[0] and list(data["scenarios"]) == names
+    second = data["scenarios"][names[1]]
+    assert second["file"] == EX2 and second["difference_vs_first"]
+    d = next(iter(second["difference_vs_first"].values()))
+    assert d["ci_low"] <= d["diff"] <= d["ci_high"]
+    res = runner.invoke(app, ["compare", EX, EX2, "-n", "20000", "-s", "1", "-f", "csv"])
+    df = pd.read_csv(io.StringIO(res.stdout))
+    assert list(df.columns) == ["scenario", "file", "row", "stat", "k", "measure", "value"]
+    assert "diff_vs_first" in set(df.measure)
+    assert _no_float_noise(res.stdout)
+
+
+def test_compare_with_a_shared_target(tmp_path):
+    tgt = tmp_path / "t.toml"
+    tgt.write_text("models = 5\ntoughness = 4\nsave = 3\n")
+    res = runner.invoke(
+        app, ["compare", EX, EX2, "--target", str(tgt), "-n", "20000", "-s", "1", "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "targets differ" not in res.output
+    data = json.loads(res.stdout)
+    for sc in data["scenarios"].values():
+        assert sc["values"]["mean models slain"]["value"] <= 5
+    bad = tmp_path / "bad.toml"
+    bad.write_text("modles = 5\n")
+    res = runner.invoke(app, ["compare", EX, EX2, "--target", str(bad)])
+    assert res.exit_code == 2 and "modles" in res.output
 
 
 def test_roll_exact_and_simulated():
@@ -100,6 +246,149 @@ def test_roll_exact_and_simulated():
     assert res.exit_code == 2 and "error:" in res.output
 
 
-def test_examples_command_lists_files():
+def test_roll_trials_without_simulate_is_an_error():
+    for opt in (["-n", "5"], ["--seed", "1"]):
+        res = runner.invoke(app, ["roll", "2D6", *opt])
+        assert res.exit_code == 2 and "need --simulate" in res.output
+
+
+def test_roll_accepts_scenario_forms():
+    res = runner.invoke(app, ["roll", "3D6+2 >= 10", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    p = json.loads(res.output)["probabilities"][0]["probability"]
+    assert p == pytest.approx(1 - 35 / 216)  # P(3D6 >= 8)
+    res = runner.invoke(app, ["roll", "10D6 count 4+ reroll failed", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    mean = next(r["mean"] for r in json.loads(res.output)["summary"] if r["stat"] == "total")
+    assert mean == pytest.approx(10 * 0.75)
+
+
+def test_roll_unlimited_explosions_table_is_bounded():
+    res = runner.invoke(app, ["roll", "4D6 explode 6 unlimited"])
+    assert res.exit_code == 0, res.output
+    rows = [line for line in res.output.splitlines() if re.match(r"│\s+(≥ )?\d+ │", line)]
+    assert len(rows) <= 41 and rows[-1].lstrip("│ ").startswith("≥ ")
+
+
+def test_custom_faces_keep_their_brackets_and_small_probabilities_show():
+    res = runner.invoke(app, ["roll", "3d[0,1,2] count 2 >= 3"])
+    assert res.exit_code == 0, res.output
+    assert "3d[0,1,2]" in res.output
+    res = runner.invoke(app, ["roll", "10D6 count 6+ >= 9"])  # P = 51 / 6**10 = 8.4e-07
+    assert "8.4e-07" in res.output and "0.0000" not in res.output
+
+
+def test_version_and_short_help():
+    from oddslab import __version__
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and __version__ in res.output
+    res = runner.invoke(app, ["simulate", "-h"])
+    assert res.exit_code == 0 and "--trials" in res.output
+    assert "<int" not in res.output and "<bool>" not in res.output.split("--help")[0]
+
+
+def test_warmup(monkeypatch):
+    import oddslab.warmup as w
+
+    res = runner.invoke(app, ["warmup", "dice-pools"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("dice-pools: ")
+    res = runner.invoke(app, ["warmup", "genric"])
+    assert res.exit_code == 2 and "did you mean 'generic'" in res.output
+    assert set(w.ALL) >= {"generic", "armoured-clash", "assault-phase", "dice-pools"}
+    monkeypatch.setitem(w.RULESETS, "generic", "oddslab.dice")  # a package without WARMUP
+    assert "skipped" in w.warm("generic")
+    monkeypatch.setitem(w.RULESETS, "generic", "oddslab.not_here")
+    assert "not available" in w.warm("generic")
+
+
+def test_examples_command_lists_and_copies(tmp_path):
     res = runner.invoke(app, ["examples"])
     assert res.exit_code == 0 and "generic-intercessors-vs-guardsmen.toml" in res.output
+    res = runner.invoke(app, ["examples", "--copy", str(tmp_path / "ex")])
+    assert res.exit_code == 0, res.output
+    copied = sorted(p.name for p in (tmp_path / "ex").glob("*.toml"))
+    assert "generic-intercessors-vs-guardsmen.toml" in copied
+    res = runner.invoke(app, ["examples", "--copy", str(tmp_path / "ex")])
+    assert "kept" in res.output
+
+
+def test_light_imports(root):
+    """`import oddslab` pulls in no numba, pandas or matplotlib; a table run no pandas or
+    matplotlib (issue 10.3: time to answer)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, oddslab\n"
+        "heavy = [m for m in ('numba', 'pandas', 'matplotlib') if m in sys.modules]\n"
+        "from oddslab.cli import app\n"
+        "app(['simulate', 'examples/generic-intercessors-vs-guardsmen.toml', '-n', '1000'],"
+        " standalone_mode=False)\n"
+        "print(heavy, [m for m in ('pandas', 'matplotlib') if m in sys.modules])\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert res.stdout.strip().splitlines()[-1] == "[] []", res.stdout
+
+
+def test_version_matches_the_package_metadata(root):
+    import tomllib
+
+    from oddslab import __version__
+
+    meta = tomllib.loads((root / "pyproject.toml").read_text())
+    assert meta["project"]["version"] == __version__
+    assert meta["project"]["scripts"]["oddslab"] == "oddslab.cli:main"
+
+
+def test_first_run_says_it_is_compiling(monkeypatch):
+    """When numba's cache lacks the kernel, the user is told before the compile starts."""
+    import oddslab.engine as engine
+
+    monkeypatch.setattr(engine, "kernel_status", lambda kernel, args: "compile")
+    res = runner.invoke(app, ["roll", "2D6 >= 7", "--simulate", "-n", "1000", "-s", "1"])
+    assert res.exit_code == 0, res.output
+    assert "compiling the dice-pools kernels (first run only)…" in res.stderr
+    assert res.stderr.index("compiling") < len(res.stderr)
+    res = runner.invoke(app, ["simulate", EX, "-n", "1000", "-s", "1"])
+    assert "compiling the generic kernels (first run only)…" in res.stderr
+
+
+def test_ctrl_c_stops_a_comparison(monkeypatch):
+    from oddslab import _report
+
+    def runner_that_interrupts():
+        def callback(done, total):
+            raise KeyboardInterrupt
+
+        return callback, lambda: None
+
+    monkeypatch.setattr(_report, "progress_runner", runner_that_interrupts)
+    res = runner.invoke(app, ["compare", EX, EX2, EX, "-n", "100000", "-s", "1"])
+    assert res.exit_code == 130, res.output
+    assert "during scenario 1 of 3" in res.output and "Comparison" not in res.output
+
+
+def test_compare_target_from_a_library_entry(tmp_path, monkeypatch):
+    """`--target LIB.toml:ENTRY` becomes a target table `use = "<abs LIB>:ENTRY"` (resolved by
+    the scenario `use =` hook)."""
+    import oddslab.scenario
+
+    lib = tmp_path / "units.toml"
+    lib.write_text('ruleset = "generic"\n[units.guard]\nmodels = 10\n')
+    seen = []
+    real = oddslab.scenario.from_dict
+
+    def spy(data, source="<dict>"):
+        seen.append(data["target"])
+        data = {**data, "target": {"models": 10}}
+        return real(data, source=source)
+
+    monkeypatch.setattr(oddslab.scenario, "from_dict", spy)
+    res = runner.invoke(app, ["compare", EX, EX2, "--target", f"{lib}:guard", "-n", "2000"])
+    assert res.exit_code == 0, res.output
+    assert seen == [{"use": f"{lib.resolve()}:guard"}] * 2

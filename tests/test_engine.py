@@ -12,7 +12,13 @@ import pytest
 
 from oddslab import GenericScenario, Target, Weapon, simulate
 from oddslab._seeding import chunk_seeds
-from oddslab.engine import BATCH_CHUNKS, CHUNK_TRIALS
+from oddslab.engine import (
+    BATCH_CHUNKS,
+    CHUNK_TRIALS,
+    kernel_status,
+    precision_batches,
+    trials_needed,
+)
 
 SC = GenericScenario(
     (
@@ -101,16 +107,88 @@ def test_seed_recorded_when_not_given():
 
 def test_precision_stops_when_half_width_reached():
     out = simulate(SC, precision=0.004, seed=5)
-    batch = BATCH_CHUNKS * CHUNK_TRIALS
-    assert out.trials % batch == 0 and out.trials < 20 * batch
+    ends = {CHUNK_TRIALS * stop for _, stop in precision_batches(10_000)}
+    assert out.trials in ends and out.trials < 20 * BATCH_CHUNKS * CHUNK_TRIALS
     probs = out.probabilities()
     half = (probs["ci_high"] - probs["ci_low"]) / 2
     assert (half < 0.004).all()
+    assert out.precision_reached is True and out.half_width < 0.004
+    assert out.precision == 0.004
 
 
-def test_precision_respects_ceiling():
+def test_precision_steps_finer_at_first_and_stays_deterministic():
+    assert precision_batches(40)[:7] == [
+        (0, 1),
+        (1, 2),
+        (2, 4),
+        (4, 8),
+        (8, 16),
+        (16, 32),
+        (32, 40),
+    ]
+    coarse = simulate(SC, precision=0.02, seed=8)
+    assert coarse.trials <= 2 * CHUNK_TRIALS  # a coarse target stops after a chunk or two
+    again = simulate(SC, precision=0.02, seed=8)
+    assert _digest(coarse) == _digest(again)
+    # chunk i's seed never changes: a precision run equals a fixed run of as many trials
+    fixed = simulate(SC, trials=coarse.trials, seed=8)
+    assert _digest(fixed) == _digest(coarse)
+
+
+def test_precision_respects_ceiling_and_says_so():
     out = simulate(SC, precision=1e-5, trials=CHUNK_TRIALS * 3, seed=5)
     assert out.trials == CHUNK_TRIALS * 3
+    assert out.precision_reached is False and out.half_width > 1e-5
+    need = trials_needed(out)
+    assert need > 1000 * out.trials and need % CHUNK_TRIALS == 0
+
+
+def test_fixed_runs_have_no_precision_fields():
+    out = simulate(SC, trials=1000, seed=1)
+    assert out.precision is None and out.precision_reached is None and trials_needed(out) is None
+
+
+def test_compile_time_is_reported_apart():
+    out = simulate(SC, trials=1000, seed=1)
+    again = simulate(SC, trials=1000, seed=1)
+    assert again.compile_time == 0.0 and not again.compiled  # in memory by now
+    assert out.elapsed >= 0 and again.elapsed >= 0
+    assert kernel_status(SC.compile().kernel, ()) in ("unknown", "ready", "cached", "compile")
+
+
+def test_kernel_status_and_prepare_detect_a_compile(tmp_path, root):
+    """A fresh cache: 'compile' is announced before compiling; then a new process loads it."""
+    script = """
+import numpy as np
+from oddslab._jit import jit_parallel
+from oddslab.engine import Job, prepare_kernel, kernel_status
+from oddslab.outcome import Stat
+from numba import prange
+
+@jit_parallel
+def kern(seeds, ntrials, out, k):
+    for c in prange(seeds.shape[0]):
+        out[c, 0, 0] += ntrials[c] * k
+
+job = Job("t", kern, (np.int64(2),), (Stat("x", 1),), ruleset="test-ruleset")
+said = []
+seconds, compiled = prepare_kernel(job, said.append)
+print(said, compiled, prepare_kernel(job, said.append))
+"""
+    mod = tmp_path / "kmod.py"
+    mod.write_text(script)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": f"{root}:{tmp_path}",
+    }
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", "import kmod"], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    first = run()
+    assert first.startswith("['test-ruleset'] True (0.0, False)"), first
+    second = run()
+    assert second.startswith("[] False (0.0, False)"), second  # loaded from the cache, silently
 
 
 def test_ctrl_c_returns_partial_result():
@@ -132,8 +210,84 @@ def test_bad_arguments():
         simulate(SC, precision=0.7)
     with pytest.raises(ValueError):
         simulate(SC, trials=0)
+    with pytest.raises(
+        ValueError, match="trials: expected a number of trials from 1 to 10,000,000,000"
+    ):
+        simulate(SC, trials=10**10 + 1)
+
+
+def test_seed_text_gets_the_file_message():
+    from oddslab import ScenarioError, from_dict
+
+    with pytest.raises(ValueError) as api:
+        simulate(SC, trials=10, seed="abc")
+    doc = {"seed": "abc", "attacker": {"weapons": [{"attacks": 1}]}, "target": {"models": 1}}
+    with pytest.raises(ScenarioError) as file:
+        from_dict(doc)
+    assert str(api.value) == f"seed: {file.value.problem}"
+    assert "expected an integer >= 0, got a string 'abc'" in str(api.value)
+    with pytest.raises(ValueError, match="seed: expected an integer >= 0, got -1"):
+        simulate(SC, trials=10, seed=-1)
+    assert simulate(SC, trials=10, seed=np.int64(3)).seed == 3
 
 
 def test_simulate_accepts_a_path(examples_dir):
     out = simulate(examples_dir / "generic-intercessors-vs-guardsmen.toml", trials=10_000)
     assert out.trials == 10_000 and out.seed == 2026
+
+
+def test_resolved_inputs_fallbacks_and_json_ready():
+    from oddslab.dice import DiceExpr
+    from oddslab.engine import resolved_inputs
+
+    class NoResolved:
+        pass
+
+    class NotYet:
+        def resolved(self):
+            raise NotImplementedError
+
+    class Odd:
+        def resolved(self):
+            return {"weapon": {"damage": DiceExpr.parse("D3+1"), 3: True}, "note": "plain"}
+
+    assert resolved_inputs(NoResolved()) is None and resolved_inputs(NotYet()) is None
+    assert resolved_inputs(Odd()) == {
+        "weapon": {"damage": "D3+1", "3": True},
+        "note": {"": "plain"},
+    }
+
+
+class _FakeDispatcher:
+    """Looks like a numba dispatcher whose cache cannot be inspected (private API changed)."""
+
+    def __init__(self, delay: float):
+        self.overloads: dict = {}
+        self.delay = delay
+        self.compiled: list = []
+
+    def typeof_pyval(self, value):
+        return type(value).__name__
+
+    def compile(self, sig):
+        import time
+
+        time.sleep(self.delay)
+        self.compiled.append(sig)
+
+
+def test_unknown_cache_state_still_talks_when_slow():
+    from oddslab.engine import Job, prepare_kernel
+    from oddslab.outcome import Stat
+
+    slow = _FakeDispatcher(1.3)
+    job = Job("fake", slow, (), (Stat("x", 1),), ruleset="fake-ruleset")
+    assert kernel_status(slow, (1, 2)) == "unknown"
+    said = []
+    seconds, compiled = prepare_kernel(job, said.append)
+    assert said == ["fake-ruleset"] and seconds >= 1.3 and slow.compiled
+    quick = _FakeDispatcher(0.0)
+    said.clear()
+    prepare_kernel(Job("fake", quick, (), (Stat("x", 1),), ruleset="r"), said.append)
+    assert said == []  # a fast load says nothing
+    assert kernel_status(lambda *a: None, ()) == "python"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from oddslab.outcome import Headline, Outcome, Stat, wilson_interval
+from oddslab.outcome import Headline, Outcome, Stat, format_probability, wilson_interval
 
 STATS = (Stat("kills", 5, "kills"), Stat("broke", 2, "unit broke", flag=True))
 
@@ -47,7 +47,7 @@ def test_summary(outcome):
 
 def test_probabilities_include_flags_and_headlines(outcome):
     p = outcome.probabilities()
-    assert list(p["label"]) == ["P(2+ kills)", "P(broke)"]
+    assert list(p["label"]) == ["P(2+ kills)", "P(unit broke)"]  # flags by their plain words
     assert p["probability"].tolist() == pytest.approx([0.7, 0.25])
     lo, hi = wilson_interval(25, 100)
     assert p["ci_low"][1] == pytest.approx(lo) and p["ci_high"][1] == pytest.approx(hi)
@@ -63,8 +63,15 @@ def test_wilson_known_values():
 def test_csv_and_json_round_trip(outcome, tmp_path):
     text = outcome.to_csv(tmp_path / "o.csv")
     df = pd.read_csv(io.StringIO(text))
-    assert set(df.columns) == {"stat", "value", "probability", "count"}
-    assert df[df.stat == "kills"]["count"].sum() == 100
+    assert list(df.columns) == ["section", "stat", "label", "k", "measure", "value"]
+    assert set(df.section) == {"run", "headline", "summary", "pmf"}
+    counts = df[(df.section == "pmf") & (df.stat == "kills") & (df.measure == "count")]
+    assert counts["value"].astype(int).sum() == 100
+    head = df[(df.section == "headline") & (df.measure == "probability")]
+    assert head["label"].tolist() == ["P(2+ kills)", "P(unit broke)"]
+    assert float(head["value"].iloc[0]) == pytest.approx(0.7)
+    mean = df[(df.section == "summary") & (df.stat == "kills") & (df.measure == "mean")]
+    assert float(mean["value"].iloc[0]) == pytest.approx(2.0)
     data = json.loads(outcome.to_json(tmp_path / "o.json"))
     assert data["trials"] == 100 and data["seed"] == 1
     assert data["pmf"]["kills"] == pytest.approx([0.1, 0.2, 0.3, 0.4])
@@ -81,3 +88,88 @@ def test_exact_outcome_has_zero_standard_error():
 def test_unknown_stat_message(outcome):
     with pytest.raises(KeyError, match="kills, broke"):
         outcome.pmf("nope")
+
+
+def test_csv_has_no_float_noise():
+    table = np.zeros((1, 4), dtype=np.int64)
+    table[0, :3] = [1, 2, 7]  # 0.1, 0.2, 0.7 of 10 trials; P(>= 1) = 0.9 (0.2 + 0.7 in floats)
+    o = Outcome.from_counts("noise", (Stat("x", 4),), table, 10, seed=0)
+    text = o.to_csv()
+    assert "0.30000000000000004" not in text and "0.8999999999999999" not in text
+    assert ",0.7\n" in text
+
+
+def test_resolved_and_precision_in_json_and_csv():
+    table = np.zeros((1, 2), dtype=np.int64)
+    table[0] = [60, 40]
+    o = Outcome.from_counts(
+        "r", (Stat("x", 2, flag=True),), table, 100, seed=3, precision=0.01, half_width=0.09,
+        precision_reached=False, resolved={"target": {"toughness": 4, "save": "4+"}},
+    )  # fmt: skip
+    data = json.loads(o.to_json())
+    assert data["resolved"] == {"target": {"toughness": 4, "save": "4+"}}
+    assert data["precision_reached"] is False and data["half_width"] == 0.09
+    df = pd.read_csv(io.StringIO(o.to_csv()))
+    res = df[df.section == "resolved"]
+    assert res["measure"].tolist() == ["toughness", "save"]
+    assert res["label"].tolist() == ["target", "target"]
+
+
+def test_zero_hits_interval_starts_at_exactly_zero():
+    for n in (7, 1000, 65536 * 3, 10**9 + 7):
+        assert wilson_interval(0, n)[0] == 0.0
+        assert wilson_interval(n, n)[1] == 1.0
+    table = np.zeros((1, 3), dtype=np.int64)
+    table[0, 0] = 1000
+    o = Outcome.from_counts("z", (Stat("x", 3),), table, 1000)
+    row = o.at_least_rows("x")
+    assert row[0]["probability"] == 1.0 and row[0]["se"] == 0.0
+    ex = Outcome.from_pmfs("e", (Stat("x", 3),), {"x": np.array([1.0, 0.0, 0.0])})
+    p = ex.probability_rows()
+    assert all(r["ci_low"] == 0.0 for r in ex.pmf_rows("x") if r["probability"] == 0)
+    assert p == []
+
+
+@pytest.mark.parametrize(
+    ("p", "text"),
+    [
+        (0.0, "0"),
+        (1.0, "1"),
+        (0.12345, "0.1235"),
+        (3.2e-6, "3.2e-06"),
+        (0.0001, "0.0001"),
+        (0.99999, "1 − 1.0e-05"),
+        (1 - 1e-15, "1"),
+    ],
+)
+def test_format_probability_never_hides_an_event(p, text):
+    assert format_probability(p) == text
+
+
+def test_primary_stat_fallback_prefers_counts_over_turns_and_flags():
+    stats = (
+        Stat("turns", 3),
+        Stat("destroyed", 2, flag=True),
+        Stat("models_slain", 2),  # a single-model target: 0/1
+        Stat("damage", 9),
+    )
+    table = np.zeros((4, 9), dtype=np.int64)
+    table[0, :3] = [0, 50, 50]
+    table[1, :2] = [50, 50]
+    table[2, :2] = [50, 50]
+    table[3, :5] = [10, 20, 30, 20, 20]
+    o = Outcome.from_counts("p", stats, table, 100)
+    assert o.primary_stat() == "damage"
+    o.meta["primary"] = "turns"
+    assert o.primary_stat() == "turns"  # the ruleset's choice wins
+    only_flags = Outcome.from_counts("f", stats[:2], table[:2], 100)
+    assert only_flags.primary_stat() == "destroyed"  # no count exists: not 'turns'
+
+
+def test_frames(outcome):
+    f = outcome.to_frame()
+    assert list(f.columns) == ["stat", "label", "value", "probability", "count"]
+    assert f.query("stat == 'kills' and probability > 0")["count"].sum() == 100
+    long = outcome.long_frame()
+    assert list(long.columns) == ["section", "stat", "label", "k", "measure", "value"]
+    assert len(long) == len(outcome.long_rows())

@@ -6,6 +6,8 @@ import matplotlib.pyplot as plt
 import pytest
 
 from oddslab import GenericScenario, Target, Weapon, plot_at_least, plot_compare, plot_pmf, simulate
+from oddslab.exact import exact
+from oddslab.plotting import check_plot_path
 
 SC = GenericScenario((Weapon(models=5, attacks=2, skill=3),), Target(models=5, save=5))
 
@@ -18,9 +20,11 @@ def outs():
 def test_plot_functions_return_axes(outs):
     out, _ = outs
     ax = plot_pmf(out, "models_slain")
-    assert ax.get_xlabel() == "models slain" and len(ax.patches) >= 5
+    assert ax.get_xlabel() == out.title("models_slain") and len(ax.patches) >= 5
     ax2 = plot_at_least(out, "hits")
-    assert ax2.lines and ax2.get_ylabel() == "P(hits ≥ k)"
+    assert ax2.lines and ax2.get_ylabel() == f"P({out.title('hits')} ≥ k)"
+    for a in (ax, ax2):  # plain words, never snake_case, on the axes
+        assert "_" not in a.get_xlabel() + a.get_ylabel() + a.get_title()
     plt.close("all")
 
 
@@ -51,3 +55,34 @@ def test_exact_outcome_plots(outs):
     assert "exact" not in ax.get_title() or True
     assert not ax.collections  # no confidence band for exact results
     plt.close("all")
+
+
+def test_long_tail_is_cut_with_a_note():
+    from oddslab.pools import parse_roll
+
+    ex = exact(parse_roll("4D6 explode 6 unlimited"))
+    ax = plot_pmf(ex, "total")
+    assert ax.get_xlim()[1] < 80  # not out to the 2,424 the pool can reach
+    assert any("not shown" in t.get_text() for t in ax.texts)
+    ax = plot_at_least(ex, "total")
+    assert max(ax.lines[0].get_xdata()) < 80
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("missing-folder/x.png", "does not exist"),
+        ("x.banana", "unknown plot format '.banana'"),
+    ],
+)
+def test_check_plot_path_rejects(tmp_path, name, problem):
+    with pytest.raises(ValueError, match=problem):
+        check_plot_path(tmp_path / name)
+
+
+def test_check_plot_path_adds_png_and_keeps_formats(tmp_path):
+    assert check_plot_path(tmp_path / "out") == tmp_path / "out.png"
+    assert check_plot_path(tmp_path / "o.svg") == tmp_path / "o.svg"
+    with pytest.raises(ValueError, match="is a folder"):
+        check_plot_path(tmp_path)

@@ -242,3 +242,55 @@ def test_modifier_errors():
         parse_roll("10D6 count 4+ mod x")
     with pytest.raises(ValueError, match="needs a threshold"):
         Pool(n=3, modifier=1)
+
+
+# -- forms scenario files accept: constants (3D6+2), reroll failed / ones -------------------------
+@pytest.mark.statistical
+@pytest.mark.parametrize("text", ["3D6+2 >= 10", "2D6-3 <= 2", "2D6-4 >= 1", "D6+1 >= 0"])
+def test_constant_kernel_matches_exact(text):
+    spec = parse_roll(text)
+    out = simulate(spec, trials=1_000_000, seed=21)
+    ex = exact(spec)
+    for stat in out.stat_names:
+        assert out.counts[stat].sum() == 1_000_000
+        assert chisquare_pmf(out.counts[stat], ex.probs[stat]) > P_MIN, (text, stat)
+
+
+def test_constant_exact_values():
+    assert exact(parse_roll("3D6+2 >= 10")).prob("pass") == pytest.approx(1 - 35 / 216)
+    ex = exact(parse_roll("2D6-4"))  # floored at 0: 2,3,4 -> 0 (6/36), 5 -> 1 ...
+    assert ex.probs["total"][0] == pytest.approx(6 / 36) and len(ex.probs["total"]) >= 9
+    assert ex.mean("total") == pytest.approx(
+        sum(max(0, a + b - 4) for a in range(1, 7) for b in range(1, 7)) / 36
+    )
+    assert parse_roll("3D6 + 2").pool.add == 2 and parse_roll("d[0,1]+1").pool.add == 1
+    assert str(parse_roll("3D6+2 reroll 1").pool) == "3D6+2 reroll 1"
+    with pytest.raises(ValueError, match="exact answer only"):
+        simulate(parse_roll("2D6+1 vs 2D6"), trials=10)
+    assert exact(parse_roll("2D6+1 vs 2D6")).prob("a_wins") > exact(parse_roll("2D6 vs 2D6")).prob(
+        "a_wins"
+    )
+
+
+def test_reroll_failed_and_ones():
+    p = parse_roll("10D6 count 4+ reroll failed").pool
+    assert p.reroll == (1, 2, 3)
+    assert parse_roll("10D6 count 4+ mod -1 reroll failed").pool.reroll == (1, 2, 3, 4)
+    assert parse_roll("3d[hit,crit,miss] count hit,crit reroll failed").pool.reroll == ("miss",)
+    assert parse_roll("5D6 reroll ones").pool.reroll == (1,)
+    with pytest.raises(ValueError, match="needs a count"):
+        parse_roll("5D6 reroll failed")
+
+
+def test_resolved_inputs_and_plain_labels():
+    spec = parse_roll("4D6 explode 6 unlimited reroll 1 keep 3 vs 2D6 count 4+ >= 2")
+    r = spec.resolved()
+    assert list(r) == ["pool A", "pool B", "opposed", "test"]
+    assert r["pool A"]["explode"].startswith("on 6") and "unlimited" in r["pool A"]["explode"]
+    assert r["pool A"]["keep"] == "the 3 highest"
+    assert "natural 1 always fails" in r["pool B"]["score"]
+    assert r["test"]["passes when"] == "pool A's total ≥ 2"
+    assert all(isinstance(v, str) for sec in r.values() for v in sec.values())
+    stats = {s.name: s.title for s in spec.compile().stats}
+    assert stats["total_b"] == "opposing pool's successes" and "_" not in "".join(stats.values())
+    assert parse_roll("5D6 count 5+ >= 2").compile().headlines[0].label == "P(successes ≥ 2)"

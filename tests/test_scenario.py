@@ -194,3 +194,51 @@ def test_mutated_files_give_scenario_errors_only(tmp_path_factory, examples_dir,
         load(p)
     except ScenarioError as exc:
         assert str(exc).startswith(str(p))
+
+
+# -- a typo is reported as itself, before the missing key it causes ------------------------------
+@pytest.mark.parametrize(
+    ("mutate", "key", "words"),
+    [
+        (lambda d: d.update(targte=d.pop("target")), "targte", "did you mean 'target'?"),
+        (lambda d: d.update(atacker=d.pop("attacker")), "atacker", "did you mean 'attacker'?"),
+        (lambda d: d.update(rulset=d.pop("ruleset")), "rulset", "did you mean 'ruleset'?"),
+        (lambda d: d.update(Target=d.pop("target")), "Target", "did you mean 'target'?"),
+    ],
+)
+def test_typo_comes_before_required_key_is_missing(mutate, key, words):
+    msg = _bad(mutate)
+    assert msg.startswith(f"bad.toml: {key}: unknown key"), msg
+    assert words in msg and "required key is missing" not in msg
+
+
+def test_typod_ruleset_does_not_fall_back_to_generic():
+    doc = {"rulset": "assault-phase", "attackers": {}, "defenders": {}}
+    with pytest.raises(ScenarioError, match="rulset: unknown key; did you mean 'ruleset'") as e:
+        from_dict(doc)
+    assert "attacker" not in e.value.key
+
+
+def test_missing_key_without_a_lookalike_is_still_missing():
+    doc = copy.deepcopy(GOOD)
+    del doc["target"]
+    with pytest.raises(ScenarioError, match="target: required key is missing"):
+        from_dict(doc, source="bad.toml")
+
+
+def test_read_toml_and_trials_ceiling_shared_with_the_engine():
+    from oddslab.engine import MAX_TRIALS
+    from oddslab.scenario import read_toml
+
+    assert MAX_TRIALS == 10**10
+    with pytest.raises(ScenarioError, match="file not found"):
+        read_toml("nope.toml")
+    doc = copy.deepcopy(GOOD)
+    doc["trials"] = MAX_TRIALS
+    assert from_dict(doc).trials == MAX_TRIALS
+
+
+def test_a_rules_table_is_not_a_misspelt_ruleset():
+    doc = copy.deepcopy(GOOD)
+    del doc["ruleset"]  # generic by default; its [rules] table looks like 'ruleset'
+    assert from_dict(doc).rules.spill == "spill"
