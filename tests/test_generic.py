@@ -12,7 +12,8 @@ from naive import generic_trial
 from stats import P_MIN, Z_MAX, chisquare_pmf
 
 from oddslab import GenericScenario, Rules, Target, Weapon, simulate
-from oddslab.rulesets.generic import _codes, wound_threshold
+from oddslab.rulesets.generic import wound_threshold
+from oddslab.rulesets.generic.compile import _codes
 
 STATIC = ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage")
 
