@@ -9,11 +9,15 @@ saving throws (armour with AP and cover, or invulnerable, whichever is better) â
 spill rule. See ``docs/generic.md`` for every rule and default.
 
 Modules: ``model`` (dataclasses and validation), ``reading`` (scenario files), ``compile``
-(lookup tables, statistics, the Job), ``exact`` (exact PMFs), ``kernel`` (numba).
+(lookup tables, statistics, the Job), ``resolved`` (the inputs as read, for people),
+``exact`` (static PMFs), ``chain`` (exact allocation to models), ``kernel`` (numba).
 """
 
 from oddslab.rulesets.generic.model import (
+    DAMAGE_REROLL_MODES,
+    DEVASTATING_RULES,
     REROLL_MODES,
+    SAVE_REROLL_MODES,
     GenericScenario,
     Rules,
     Target,
@@ -22,9 +26,22 @@ from oddslab.rulesets.generic.model import (
 )
 from oddslab.rulesets.generic.reading import from_table
 
+#: a tiny valid scenario (as ``tomllib`` would give it) that compiles every generic kernel
+#: with the dtypes a real scenario uses: ``simulate(from_dict(WARMUP), trials=1)``
+WARMUP: dict = {
+    "ruleset": "generic",
+    "name": "generic warm-up",
+    "attacker": {"weapons": [{"attacks": 2, "damage": "D3", "devastating_wounds": True}]},
+    "target": {"models": 2, "wounds": 2, "feel_no_pain": 6},
+}
+
 __all__ = [
+    "DAMAGE_REROLL_MODES",
+    "DEVASTATING_RULES",
     "GenericScenario",
     "REROLL_MODES",
+    "SAVE_REROLL_MODES",
+    "WARMUP",
     "Rules",
     "Target",
     "Weapon",

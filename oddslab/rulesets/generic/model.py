@@ -448,6 +448,12 @@ class GenericScenario:
 
         return compile_job(self)
 
+    def resolved(self) -> dict[str, dict[str, Any]]:
+        """The inputs as read, every default and derived roll shown (for people to check)."""
+        from oddslab.rulesets.generic.resolved import resolved
+
+        return resolved(self)
+
     def exact_pmfs(self) -> dict[str, np.ndarray]:
         """Exact PMFs (see :func:`oddslab.rulesets.generic.exact.exact_pmfs`)."""
         from oddslab.rulesets.generic.exact import exact_pmfs
