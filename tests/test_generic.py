@@ -62,6 +62,22 @@ CONFIGS = {
         ),
         Target(models=5, wounds=3, toughness=5, save=2, invulnerable=4),
     ),
+    "devastating-legacy-spill": GenericScenario(
+        (
+            Weapon(
+                models=5,
+                attacks=2,
+                skill=3,
+                strength=5,
+                damage="D3",
+                critical_wound=5,
+                devastating_wounds=True,
+            ),
+            Weapon(name="bolter", models=5, attacks=2, skill=3, strength=4, damage=1),
+        ),
+        Target(models=5, wounds=3, toughness=5, save=3, feel_no_pain=6),
+        Rules(devastating_wounds="legacy"),
+    ),
     "sustained-d3-crit5-mods": GenericScenario(
         (
             Weapon(
@@ -247,6 +263,11 @@ def test_natural_rules_and_modifiers():
     "make",
     [
         lambda: Weapon(skill=9),
+        lambda: Weapon(models=-1),
+        lambda: Weapon(reroll_damage="twos"),
+        lambda: Weapon(anti={"infantry": 1}),
+        lambda: Target(reroll_saves="all"),
+        lambda: Rules(devastating_wounds="errata"),
         lambda: Weapon(reroll_hits="fishing"),
         lambda: Weapon(reroll_wounds=(0, 7)),
         lambda: Target(damaged=2, wounds=2),
