@@ -113,7 +113,7 @@ def dice_per_trial(sc) -> tuple[float, str]:
     attacks × (1 + P(hit roll re-rolled)) hit dice, plus one wound die per hit (E[hits]) and
     one save die per wound (E[wounds]); the expectations come from the exact engine.
     """
-    from oddslab.rulesets.generic import kernel as K
+    from oddslab.rulesets.generic import layout as K
 
     faces = sc.arrays()["faces"][0]
     p_reroll = float(faces[K.F_HIT_REROLL][1:].mean())

@@ -15,7 +15,7 @@ import numpy as np
 
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
-from oddslab.rulesets.generic import kernel as K
+from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.model import (
     GenericScenario,
     Rules,
@@ -344,12 +344,14 @@ def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
 
 
 def compile_job(sc: GenericScenario) -> Job:
+    from oddslab.rulesets.generic.kernel import run_generic
+
     a = arrays(sc)
     params = (a["wint"], a["faces"], a["fnp"], a["dmgmap"], a["tint"])
     primary = "damage_dealt" if sc.target.models == 1 else "models_slain"
     return Job(
         sc.name,
-        K.run_generic,
+        run_generic,
         params,
         stats(sc),
         headlines(sc),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from oddslab.exact import binomial_thin, compound, convolve_n
-from oddslab.rulesets.generic import kernel as K
+from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.compile import (
     Derived,
     _raw_damage_max,
