@@ -29,8 +29,8 @@ __all__ = ["allocation_pmfs", "MAX_STATES", "MAX_WORK", "transition"]
 
 #: most (pending counts, unit state) pairs the chain may hold at once
 MAX_STATES = 100_000
-#: most multiply-adds the chain may spend (about a second of numpy)
-MAX_WORK = 2_000_000_000
+#: most multiply-adds the chain may spend (well under a second)
+MAX_WORK = 200_000_000
 
 Vec = tuple[int, int, int, int, int]  # (ordinary packets, critical, mortal-hit, mortal-wound, dev)
 _ZERO: Vec = (0, 0, 0, 0, 0)
@@ -125,12 +125,13 @@ def _allocate(dmg: int, spill: bool, alive: int, cur: int, wounds: int) -> tuple
     return alive, cur
 
 
-def transition(pmf: np.ndarray, spill: bool, models: int, wounds: int) -> np.ndarray:
-    """``T[s, s']``: one packet with damage PMF ``pmf``; state 0 = destroyed, else
+def transition(pmf: np.ndarray, spill: bool, models: int, wounds: int):
+    """``T[s, s']`` (sparse): one packet with damage PMF ``pmf``; state 0 = destroyed, else
     ``1 + (alive - 1) * wounds + (cur - 1)``."""
+    from scipy.sparse import csr_matrix
+
     n = models * wounds + 1
-    T = np.zeros((n, n))
-    T[0, 0] = 1.0
+    rows, cols, vals = [0], [0], [1.0]
     for alive in range(1, models + 1):
         for cur in range(1, wounds + 1):
             s = 1 + (alive - 1) * wounds + (cur - 1)
@@ -138,20 +139,30 @@ def transition(pmf: np.ndarray, spill: bool, models: int, wounds: int) -> np.nda
                 if p == 0.0:
                     continue
                 a2, c2 = _allocate(dmg, spill, alive, cur, wounds)
-                T[s, 0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1)] += p
-    return T
+                rows.append(s)
+                cols.append(0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1))
+                vals.append(p)
+    return csr_matrix((vals, (rows, cols)), shape=(n, n))
 
 
-class _Powers:
-    """``v @ T**k`` with powers of ``T`` computed once."""
+class _Feed:
+    """``v @ T**k`` by repeated sparse products; counts the work done."""
 
-    def __init__(self, T: np.ndarray):
-        self.p = [np.eye(len(T)), T]
+    def __init__(self, T):
+        self.T = T
+        self.nnz = T.nnz
 
     def apply(self, v: np.ndarray, k: int) -> np.ndarray:
-        while len(self.p) <= k:
-            self.p.append(self.p[-1] @ self.p[1])
-        return v @ self.p[k] if k else v
+        for _ in range(k):
+            v = self.T.T @ v
+        return v
+
+    def ladder(self, v: np.ndarray, k: int) -> list[np.ndarray]:
+        """``[v, v T, v T², ..., v T**k]``."""
+        out = [v]
+        for _ in range(k):
+            out.append(self.T.T @ out[-1])
+        return out
 
 
 def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
@@ -168,16 +179,17 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
     # state: {pending devastating counts (current rule), one per such weapon: vector over S}
     dist: dict[tuple[int, ...], np.ndarray] = {(): start}
     work = 0
-    later: list[_Powers] = []
+    later: list[_Feed] = []
     for i, w in enumerate(sc.weapons):
         per, k = _per_attack(sc, w)
         feed = {
-            "normal": _Powers(transition(k.normal, spill, M, W)),
-            "crit": _Powers(transition(k.crit, spill, M, W)),
-            "mh": _Powers(transition(k.mh, True, M, W)),
-            "mw": _Powers(transition(k.mw, True, M, W)),
-            "dev": _Powers(transition(k.dev, not current, M, W)),
+            "normal": _Feed(transition(k.normal, spill, M, W)),
+            "crit": _Feed(transition(k.crit, spill, M, W)),
+            "mh": _Feed(transition(k.mh, True, M, W)),
+            "mw": _Feed(transition(k.mw, True, M, W)),
+            "dev": _Feed(transition(k.dev, not current, M, W)),
         }
+        kmax = max(key[0] for key in per)
         n_att = convolve_n(w.attacks.pmf(), w.models)
         # within the weapon: {(outer pending, crit, mh, mw, dev): vector}
         cur: dict[tuple, np.ndarray] = {(key, 0, 0, 0, 0): v for key, v in dist.items()}
@@ -190,10 +202,11 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
                 break
             nxt: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
             for key, v in cur.items():
+                vs = feed["normal"].ladder(v, kmax)
                 for (kn, kc, kh, kw, kd), p in per.items():
                     nk = (key[0], key[1] + kc, key[2] + kh, key[3] + kw, key[4] + kd)
-                    nxt[nk] = nxt[nk] + p * feed["normal"].apply(v, kn)
-            work += len(cur) * len(per) * S * S
+                    nxt[nk] = nxt[nk] + p * vs[kn]
+            work += len(cur) * (kmax * feed["normal"].nnz + len(per) * S)
             cur = dict(nxt)
             if len(cur) * S > MAX_STATES or work > MAX_WORK:
                 return None
@@ -208,7 +221,10 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
                 v = feed["dev"].apply(v, kd)
                 key = outer
             new[key] = new[key] + v
-        work += len(mixed) * 4 * S * S
+        work += sum(
+            sum(key[1:4]) * max(f.nnz for f in feed.values()) + key[4] * feed["dev"].nnz
+            for key in mixed
+        )
         dist = dict(new)
         if i in dev_current:
             later.append(feed["dev"])
