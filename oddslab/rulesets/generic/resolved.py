@@ -62,8 +62,9 @@ def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
     d = derive(sc, w)
     t, r = sc.target, sc.rules
     out: dict[str, Any] = {}
-    per = "per model, each model rolls" if not w.attacks.is_constant else "per model"
-    out["attacks"] = f"{w.attacks} {per} × {w.models} model{'s' if w.models != 1 else ''}"
+    out["attacks"] = f"{w.attacks} per model × {w.models} model{'s' if w.models != 1 else ''}"
+    if not w.attacks.is_constant and w.models > 1:
+        out["attacks"] += " (each model rolls)"
     if w.torrent:
         out["hit"] = "automatic (torrent: no hit roll, no critical hits)"
     else:
