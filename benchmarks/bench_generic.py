@@ -11,6 +11,11 @@ distribution, a warm-cache CLI run of an example (wall time of the second of two
 a check that the three implementations agree with each other and with the exact mean.
 
 Run: ``python benchmarks/bench_generic.py [--quick] [--repeat R] [--markdown PATH]``
+
+``run(quick)`` (the interface ``benchmarks/run_all.py`` imports) returns one row per job:
+job 1 above, and job 2, a full allocation job (two profiles, devastating wounds under the
+current rule, dice damage, feel-no-pain, 2-wound models) against the slow pure-Python reference
+``tests/naive.py: generic_trial`` (no numpy version: per-trial allocation does not vectorise).
 """
 
 from __future__ import annotations
@@ -104,6 +109,106 @@ def numpy_vectorised(trials: int, seed: int) -> np.ndarray:
     return hist
 
 
+# -- run(quick): rows for benchmarks/run_all.py ---------------------------------------------------
+
+
+def allocation_scenario():
+    """Job 2: a full cascade with allocation (every option on the slow path in use)."""
+    from oddslab import GenericScenario, Target, Weapon
+
+    gun = Weapon(name="plasma", models=3, attacks=2, skill=3, strength=7, ap=2, damage="D3+1",
+                 devastating_wounds=True)  # fmt: skip
+    rifle = Weapon(name="rifle", models=5, attacks=2, skill=3, strength=4, ap=1)
+    target = Target(models=10, wounds=2, toughness=4, save=3, feel_no_pain=6)
+    return GenericScenario((gun, rifle), target, name="bench job 2")
+
+
+def _job2_dice(sc) -> float:
+    """Expected dice per trial of job 2 from the exact engine (hit, wound, save, damage, FNP)."""
+    ex = sc.exact_pmfs()
+
+    def mean(k: str) -> float:
+        return float(np.dot(np.arange(len(ex[k])), ex[k]))
+
+    per_dmg = sum(w.damage.n for w in sc.weapons) / len(sc.weapons)
+    return (
+        mean("attacks") + mean("hits") + mean("wounds") + mean("unsaved") * per_dmg + mean("damage")
+    )
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Rows of the issue-10 benchmark table (rates measured in this process, oddslab warm)."""
+    import numba
+
+    from oddslab import simulate
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from naive import generic_trial
+
+    repeat = 1 if quick else 3
+    n_py, n_np, n_ox = (2_000, 131_072, 2_000_000) if quick else (40_000, 2_000_000, 40_000_000)
+    threads = numba.get_num_threads()
+    rows = []
+    sc = scenario()
+    per_trial, _ = dice_per_trial(sc)
+    simulate(sc, trials=70_000, seed=1)
+    t_py, c_py, _ = best_of_both(lambda: pure_python(n_py, 11), repeat)
+    t_np, c_np, _ = best_of_both(lambda: numpy_vectorised(n_np, 12), repeat)
+    t_ox, c_ox, _ = best_of_both(lambda: simulate(sc, trials=n_ox, seed=13), repeat)
+    rows.append({
+        "ruleset": "generic",
+        "job": f"{ATTACKS} attacks, hit {SKILL}+ re-roll 1s, sustained hits 1, wound {WOUND}+, "
+               f"save {SAVE}+ (unsaved wounds)",
+        "unit": "trials",
+        "oddslab_per_s": n_ox / t_ox,
+        "python_per_s": n_py / t_py,
+        "numpy_per_s": n_np / t_np,
+        "dice_per_trial": per_trial,
+        "threads": threads,
+        "note": f"per CPU-s: oddslab {fmt_rate(n_ox / c_ox)}, numpy {fmt_rate(n_np / c_np)}, "
+                f"Python {fmt_rate(n_py / c_py)} (oddslab ÷ numpy {c_np / n_np * n_ox / c_ox:.1f}×, "
+                f"÷ Python {c_py / n_py * n_ox / c_ox:.0f}× per CPU-s)",
+    })  # fmt: skip
+    sc2 = allocation_scenario()
+    simulate(sc2, trials=70_000, seed=1)
+    n_naive, n2 = (300, 500_000) if quick else (5_000, 10_000_000)
+
+    def naive_run() -> None:
+        rng = random.Random(5)
+        for _ in range(n_naive):
+            generic_trial(rng, sc2)
+
+    t_nv, c_nv, _ = best_of_both(naive_run, repeat)
+    t_o2, c_o2, _ = best_of_both(lambda: simulate(sc2, trials=n2, seed=13), repeat)
+    rows.append({
+        "ruleset": "generic",
+        "job": "plasma (devastating, D3+1) + rifles vs 10 two-wound models, FNP 6+ (allocation)",
+        "unit": "trials",
+        "oddslab_per_s": n2 / t_o2,
+        "python_per_s": n_naive / t_nv,
+        "numpy_per_s": None,
+        "dice_per_trial": _job2_dice(sc2),
+        "threads": threads,
+        "note": f"Python = tests/naive.py generic_trial; per CPU-s: oddslab "
+                f"{fmt_rate(n2 / c_o2)}, Python {fmt_rate(n_naive / c_nv)}",
+    })  # fmt: skip
+    return rows
+
+
+def rows_table(rows: list[dict]) -> str:
+    """The ``run()`` rows as a markdown table."""
+
+    def rate(x):
+        return "—" if x is None else fmt_rate(x)
+
+    return markdown_table(
+        ["job", "oddslab/s", "Python/s", "numpy/s", "dice/trial", "threads", "note"],
+        [[r["job"], rate(r["oddslab_per_s"]), rate(r["python_per_s"]), rate(r["numpy_per_s"]),
+          "—" if r["dice_per_trial"] is None else f"{r['dice_per_trial']:.3g}", r["threads"],
+          r["note"]] for r in rows],
+    )  # fmt: skip
+
+
 # -- helpers ---------------------------------------------------------------------------------------
 
 
@@ -113,7 +218,7 @@ def dice_per_trial(sc) -> tuple[float, str]:
     attacks × (1 + P(hit roll re-rolled)) hit dice, plus one wound die per hit (E[hits]) and
     one save die per wound (E[wounds]); the expectations come from the exact engine.
     """
-    from oddslab._kernels import generic as K
+    from oddslab.rulesets.generic import layout as K
 
     faces = sc.arrays()["faces"][0]
     p_reroll = float(faces[K.F_HIT_REROLL][1:].mean())
@@ -288,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         check_table,
         "",
     ]
+    rows = run(quick=args.quick)
+    lines += ["## `run()` rows (issue 10 table)", "", rows_table(rows), ""]
     text = "\n".join(lines)
     print(text)
     if args.markdown:

@@ -4,6 +4,8 @@ They read the scenario dataclasses directly and follow the rule text step by ste
 code with the kernels, so agreement between the two is evidence that both follow the rules.
 """
 
+# ruff: noqa: B023  (generic_trial's helpers run inside the loop iteration that defines them)
+
 from __future__ import annotations
 
 import random
@@ -45,8 +47,60 @@ def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6) -> int:
     return r
 
 
+def _save_roll(rng, sc: GenericScenario, w: Weapon, critical: bool) -> bool:
+    """True if the target saves; the rule text step by step (no shared lookup tables)."""
+    t, rules = sc.target, sc.rules
+    ap = (
+        0
+        if t.ignore_ap
+        else max(0, w.ap + (w.critical_wound_ap if critical else 0) - t.ap_reduction)
+    )
+    options = []  # (need, re-roll mode)
+    if t.save <= 6:
+        need = t.save + ap
+        if t.cover and not (rules.cover_limit and t.save <= 3 and ap == 0):
+            need -= 1
+        options.append((max(need, 2), t.reroll_saves))
+    if t.invulnerable is not None:
+        order = ("none", "ones", "failed")
+        mode = max(t.reroll_saves, t.reroll_invulnerable, key=order.index)
+        options.append((t.invulnerable, mode))
+
+    def ok(d: int, need: int) -> bool:
+        return d + t.save_modifier >= need and not (d == 1 and rules.natural_one_fails)
+
+    def p_ok(need: int, mode: str) -> float:
+        once = sum(ok(d, need) for d in range(1, 7)) / 6
+        return (
+            sum(
+                once
+                if (not ok(d, need) and (mode == "failed" or (mode == "ones" and d == 1)))
+                else float(ok(d, need))
+                for d in range(1, 7)
+            )
+            / 6
+        )
+
+    if not options:
+        return False
+    best = None
+    for need, mode in options:  # the one more likely to save, armour on a tie
+        if best is None or p_ok(need, mode) > p_ok(*best) + 1e-12:
+            best = (need, mode)
+    if best is None or p_ok(*best) == 0.0:
+        return False
+    need, mode = best
+    d = rng.randint(1, 6)
+    if not ok(d, need) and (mode == "failed" or (mode == "ones" and d == 1)):
+        d = rng.randint(1, 6)
+    return ok(d, need)
+
+
 def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
-    """One trial of the generic pipeline, attack by attack."""
+    """One trial of the generic pipeline, attack by attack, in the documented order of allocation:
+    per weapon the ordinary damage (as each attack resolves), then critical wounds with their
+    own save/damage, then mortal wounds from critical hits, then from critical wounds, then
+    devastating wounds (legacy rule); current-rule devastating wounds after every weapon."""
     t, rules = sc.target, sc.rules
     out = dict.fromkeys(
         ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage", "models_slain"), 0
@@ -73,68 +127,144 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             else:
                 cur -= points
 
-    def damage_points(w: Weapon) -> int:
-        dmg = roll_expr(rng, w.damage)
-        if t.feel_no_pain is not None:
-            dmg = sum(1 for _ in range(dmg) if rng.randint(1, 6) < t.feel_no_pain)
-        return dmg
+    def fnp(points: int, mortal: bool) -> int:
+        thresholds = [t.feel_no_pain] if t.feel_no_pain is not None else []
+        if mortal and t.feel_no_pain_mortal is not None:
+            thresholds.append(t.feel_no_pain_mortal)
+        if not thresholds:
+            return points
+        if mortal and rules.stack_feel_no_pain and len(thresholds) == 2:
+            return sum(
+                1
+                for _ in range(points)
+                if rng.randint(1, 6) < thresholds[0] and rng.randint(1, 6) < thresholds[1]
+            )
+        best = min(thresholds)
+        return sum(1 for _ in range(points) if rng.randint(1, 6) < best)
 
+    def attack_damage(w: Weapon, critical: bool, devastating: bool) -> int:
+        """The damage characteristic of one attack: roll (re-roll), halve, add, subtract."""
+        value = roll_expr(rng, w.damage)
+        dice = value - w.damage.add
+        if (w.reroll_damage == "ones" and dice == 1) or (
+            w.reroll_damage == "below-average" and value < w.damage.mean()
+        ):
+            value = roll_expr(rng, w.damage)
+        modify = not devastating or rules.damage_modifiers_on_devastating
+        if modify and t.halve_damage:
+            value = -(-value // 2)
+        if critical:
+            value += w.critical_wound_damage
+        if modify and t.damage_reduction and value >= 1:
+            value = max(1, value - t.damage_reduction)
+        return value
+
+    def inflict(points: int, spill: bool, mortal: bool) -> None:
+        points = fnp(points, mortal)
+        out["damage"] += points
+        if mortal:
+            out["mortal_wounds"] += points
+        lose(points, spill)
+
+    spill = rules.spill == "spill"
+    dev_later: list[tuple[Weapon, int]] = []
     for w in sc.weapons:
-        mortal_queue = 0
-        attacks = sum(roll_expr(rng, w.attacks) for _ in range(w.models))
-        out["attacks"] += attacks
+        if rules.modifier_cap:
+            hit_mod = max(-1, min(1, w.hit_modifier))
+            wound_mod = max(-1, min(1, w.wound_modifier))
+        else:
+            hit_mod, wound_mod = w.hit_modifier, w.wound_modifier
         need_w = w.wound if w.wound is not None else wound_threshold(w.strength, t.toughness)
-        save = sc.save_needed(w)
-        for _ in range(attacks):
+        crit_w = w.critical_wound
+        for kw, x in w.anti:
+            if kw in t.keywords:
+                crit_w = min(crit_w, x)
+        split = bool(
+            w.devastating_wounds
+            or w.critical_wound_ap
+            or w.critical_wound_damage
+            or w.critical_wound_mortals.max
+        )
+        mh_instead = w.critical_hit_mortals.max > 0 and w.critical_hit_mortals_instead
+        mw_instead = w.critical_wound_mortals.max > 0 and w.critical_wound_mortals_instead
+        crit_queue = 0
+        mh_queue = 0
+        mw_queue = 0
+        dev_queue = 0
+
+        def wound_normally(critical: bool) -> None:
+            """A wound that goes to the save (critical: with the critical extras)."""
+            if _save_roll(rng, sc, w, critical):
+                return
+            out["unsaved"] += 1
+            inflict(attack_damage(w, critical, False), spill, False)
+
+        def hit_roll(may_extra: bool) -> list[int]:
+            """One hit roll: the results of the hits it scores (1 ordinary, 2 critical)."""
+            nonlocal mh_queue
+            out["attacks"] += 1
             if w.torrent:
-                hit = 1
-            else:
-                hit = _roll_with_reroll(
-                    rng,
-                    w.skill,
-                    w.critical_hit,
-                    w.hit_modifier,
-                    w.reroll_hits,
-                    rules.natural_one_fails,
-                    rules.natural_six_succeeds,
-                )
-            if hit == 0:
-                continue
-            n_hits = 1 + (roll_expr(rng, w.sustained_hits) if hit == 2 else 0)
-            out["hits"] += n_hits
-            auto = 1 if (hit == 2 and w.lethal_hits) else 0
-            wound_results = [1] * auto
-            for _ in range(n_hits - auto):
-                wound_results.append(
-                    _roll_with_reroll(
-                        rng,
-                        need_w,
-                        w.critical_wound,
-                        w.wound_modifier,
-                        w.reroll_wounds,
-                        rules.natural_one_fails,
-                        rules.natural_six_succeeds,
-                    )
-                )
-            for r in wound_results:
+                return [1]
+            r = _roll_with_reroll(
+                rng, w.skill, w.critical_hit, hit_mod, w.reroll_hits,
+                rules.natural_one_fails, rules.natural_six_succeeds,
+            )  # fmt: skip
+            if r == 0:
+                return []
+            results = [r]
+            if r == 2:
+                results += [1] * roll_expr(rng, w.sustained_hits)
+                if w.critical_hit_mortals.max > 0:
+                    mh_queue += 1
+                if may_extra:
+                    for _ in range(roll_expr(rng, w.critical_extra_attacks)):
+                        results += hit_roll(False)
+            return results
+
+        n_attacks = sum(roll_expr(rng, w.attacks) for _ in range(w.models))
+        for _ in range(n_attacks):
+            for h in hit_roll(True):
+                out["hits"] += 1
+                if h == 2 and mh_instead:
+                    continue  # the mortal wounds replace the wound roll
+                if h == 2 and w.lethal_hits:
+                    out["wounds"] += 1
+                    wound_normally(False)  # an ordinary (not critical) wound
+                    continue
+                r = _roll_with_reroll(
+                    rng, need_w, crit_w, wound_mod, w.reroll_wounds,
+                    rules.natural_one_fails, rules.natural_six_succeeds,
+                )  # fmt: skip
                 if r == 0:
                     continue
                 out["wounds"] += 1
-                if r == 2 and w.devastating_wounds:
+                if r == 1 or not split:
+                    wound_normally(False)
+                    continue
+                if w.critical_wound_mortals.max > 0:
+                    mw_queue += 1
+                if w.devastating_wounds:
                     out["unsaved"] += 1
-                    mortal_queue += 1
-                    continue
-                d = rng.randint(1, 6)
-                if save <= 6 and d >= save and not (d == 1 and rules.natural_one_fails):
-                    continue
-                out["unsaved"] += 1
-                dmg = damage_points(w)
-                out["damage"] += dmg
-                lose(dmg, rules.spill == "spill")
-        for _ in range(mortal_queue):
-            dmg = damage_points(w)
-            out["mortal_wounds"] += dmg
-            out["damage"] += dmg
-            lose(dmg, True)
+                    dev_queue += 1
+                elif not mw_instead:
+                    crit_queue += 1
+        # the weapon's queued packets, in the documented order
+        for _ in range(crit_queue):
+            wound_normally(True)
+        for _ in range(mh_queue):
+            inflict(roll_expr(rng, w.critical_hit_mortals), True, True)
+        for _ in range(mw_queue):
+            inflict(roll_expr(rng, w.critical_wound_mortals), True, True)
+        if rules.devastating_wounds == "legacy":
+            for _ in range(dev_queue):
+                inflict(attack_damage(w, True, True), True, True)
+        else:
+            dev_later.append((w, dev_queue))
+    for w, n in dev_later:  # current rule: after every weapon, allocated without spill
+        for _ in range(n):
+            inflict(attack_damage(w, True, True), False, True)
     out["destroyed"] = int(alive == 0)
+    total = t.models * t.wounds - t.damaged
+    out["wounds_remaining"] = (alive - 1) * t.wounds + cur if alive > 0 else 0
+    out["damage_dealt"] = total - out["wounds_remaining"]
     return out

@@ -190,3 +190,18 @@ def test_exact_without_exact_form_raises():
 def test_too_large_pool_is_refused():
     with pytest.raises(ValueError, match="limit"):
         chain_pmf(D6, D6 == 6, -1, D6 == 6, True)  # doubles per level: 2**100 dice
+
+
+def test_exact_generic_file_gives_allocation(root):
+    """`oddslab.exact(path)` on a generic example answers the allocation statistics exactly
+    (the Markov chain), and they agree with the static ones where they must: with 1-wound
+    models and 1 damage, models slain = min(unsaved, models)."""
+    out = exact(root / "examples" / "generic-intercessors-vs-guardsmen.toml")
+    assert out.exact
+    unsaved = out.probs["unsaved"]
+    slain = out.probs["models_slain"]
+    want = np.zeros(len(slain))
+    for u, p in enumerate(unsaved):
+        want[min(u, len(slain) - 1)] += p
+    assert close(slain, want) < TOL
+    assert out.prob("destroyed") == pytest.approx(float(want[-1]), abs=TOL)

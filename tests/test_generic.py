@@ -12,7 +12,8 @@ from naive import generic_trial
 from stats import P_MIN, Z_MAX, chisquare_pmf
 
 from oddslab import GenericScenario, Rules, Target, Weapon, simulate
-from oddslab.rulesets.generic import _codes, wound_threshold
+from oddslab.rulesets.generic import wound_threshold
+from oddslab.rulesets.generic.compile import _codes
 
 STATIC = ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage")
 
@@ -60,6 +61,22 @@ CONFIGS = {
             ),
         ),
         Target(models=5, wounds=3, toughness=5, save=2, invulnerable=4),
+    ),
+    "devastating-legacy-spill": GenericScenario(
+        (
+            Weapon(
+                models=5,
+                attacks=2,
+                skill=3,
+                strength=5,
+                damage="D3",
+                critical_wound=5,
+                devastating_wounds=True,
+            ),
+            Weapon(name="bolter", models=5, attacks=2, skill=3, strength=4, damage=1),
+        ),
+        Target(models=5, wounds=3, toughness=5, save=3, feel_no_pain=6),
+        Rules(devastating_wounds="legacy"),
     ),
     "sustained-d3-crit5-mods": GenericScenario(
         (
@@ -147,9 +164,12 @@ def runs():
 @pytest.mark.statistical
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_kernel_matches_exact_chisquare(runs, name):
-    """Every static statistic: chi-square (bins merged to expected >= 5), p > 1e-4, 1e6 trials."""
+    """Every statistic with an exact PMF (static ones and, through the allocation chain,
+    models_slain, destroyed, damage_dealt, wounds_remaining): chi-square (bins merged to
+    expected >= 5), p > 1e-4, 1e6 trials."""
     outcome, exact = runs[name]
-    for stat in STATIC:
+    assert set(exact) >= {"models_slain", "destroyed", "damage_dealt", "wounds_remaining"}
+    for stat in exact:
         p = chisquare_pmf(outcome.counts[stat], exact[stat])
         assert p > P_MIN, f"{name}: {stat} chi-square p = {p:.2e}"
 
@@ -243,6 +263,11 @@ def test_natural_rules_and_modifiers():
     "make",
     [
         lambda: Weapon(skill=9),
+        lambda: Weapon(models=-1),
+        lambda: Weapon(reroll_damage="twos"),
+        lambda: Weapon(anti={"infantry": 1}),
+        lambda: Target(reroll_saves="all"),
+        lambda: Rules(devastating_wounds="errata"),
         lambda: Weapon(reroll_hits="fishing"),
         lambda: Weapon(reroll_wounds=(0, 7)),
         lambda: Target(damaged=2, wounds=2),
@@ -401,6 +426,8 @@ def test_naive_reference_static_means_match_exact():
             sq[k] += r[k] ** 2
     exact = sc.exact_pmfs()
     for k in STATIC:
+        if k not in exact:
+            continue
         mean = sums[k] / n
         sd = math.sqrt(max(sq[k] / n - mean**2, 1e-12))
         mu = float(np.dot(np.arange(len(exact[k])), exact[k]))

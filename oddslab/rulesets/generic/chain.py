@@ -1,0 +1,253 @@
+"""Exact allocation to models: a Markov chain over (models alive, wounds left on the model
+taking damage), fed one damage packet at a time in the kernel's order.
+
+Within one weapon the kernel allocates, in this order: the ordinary unsaved wounds' damage,
+then critical wounds with their own path (critical AP / damage), then mortal wounds from
+critical hits, then from critical wounds, then devastating wounds (legacy rule); with the
+current devastating-wounds rule those packets wait until every weapon has fired and are then
+allocated weapon by weapon. Ordinary packets are independent and identically distributed, so
+they can be fed attack by attack; the later kinds are *counted* per attack (the chain's state
+carries the pending counts) and fed when their turn comes. Each packet's damage PMF (after
+re-rolls, modifiers and feel-no-pain) comes from :func:`oddslab.rulesets.generic.exact.packets`.
+
+The answer is exact (floating point only); it is given when the chain stays small: at most
+:data:`MAX_STATES` (pending counts × unit states) at any time and :data:`MAX_WORK` elementary
+operations, else ``None`` (the simulation answers alone).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from oddslab.exact import convolve_n
+from oddslab.rulesets.generic.exact import packets
+from oddslab.rulesets.generic.model import GenericScenario
+
+__all__ = ["allocation_pmfs", "MAX_STATES", "MAX_WORK", "transition"]
+
+#: most (pending counts, unit state) pairs the chain may hold at once
+MAX_STATES = 100_000
+#: most multiply-adds the chain may spend (well under a second)
+MAX_WORK = 200_000_000
+
+Vec = tuple[int, int, int, int, int]  # (ordinary packets, critical, mortal-hit, mortal-wound, dev)
+_ZERO: Vec = (0, 0, 0, 0, 0)
+
+
+def _unit(i: int) -> Vec:
+    v = [0, 0, 0, 0, 0]
+    v[i] = 1
+    return tuple(v)  # type: ignore[return-value]
+
+
+def _mix(parts: list[tuple[float, dict[Vec, float]]]) -> dict[Vec, float]:
+    out: dict[Vec, float] = defaultdict(float)
+    for w, d in parts:
+        if w == 0.0:
+            continue
+        for k, p in d.items():
+            out[k] += w * p
+    return dict(out)
+
+
+def _conv(a: dict[Vec, float], b: dict[Vec, float]) -> dict[Vec, float]:
+    out: dict[Vec, float] = defaultdict(float)
+    for ka, pa in a.items():
+        for kb, pb in b.items():
+            out[tuple(x + y for x, y in zip(ka, kb, strict=True))] += pa * pb  # type: ignore[index]
+    return dict(out)
+
+
+def _compound(count_pmf: np.ndarray, item: dict[Vec, float]) -> dict[Vec, float]:
+    out: dict[Vec, float] = defaultdict(float)
+    power: dict[Vec, float] = {_ZERO: 1.0}
+    for n, pn in enumerate(count_pmf):
+        if pn != 0.0:
+            for k, p in power.items():
+                out[k] += pn * p
+        if n < len(count_pmf) - 1:
+            power = _conv(power, item)
+    return dict(out)
+
+
+def _per_attack(sc: GenericScenario, w) -> tuple[dict[Vec, float], object]:
+    """Joint PMF of (ordinary, critical, mortal-hit, mortal-wound, devastating) packets per attack."""
+    k = packets(sc, w)
+    d = k.d
+    one = {_ZERO: 1.0}
+    ordinary = {_unit(0): k.pf, _ZERO: 1.0 - k.pf}
+    has_mw = w.critical_wound_mortals.max > 0
+    has_mh = w.critical_hit_mortals.max > 0
+    mw = {_unit(3): 1.0} if has_mw else one
+    if w.devastating_wounds:
+        crit = _conv({_unit(4): 1.0}, mw)
+    elif has_mw and w.critical_wound_mortals_instead:
+        crit = mw
+    elif d.crit_save_own:
+        crit = _conv({_unit(1): k.pfc, _ZERO: 1.0 - k.pfc}, mw)
+    else:
+        crit = ordinary
+    hit = _mix([(k.pw[0], one), (k.pw[1], ordinary), (k.pw[2], crit)])  # one hit rolls to wound
+    sus = _compound(w.sustained_hits.pmf(), hit)
+    if has_mh and w.critical_hit_mortals_instead:
+        crit_hit = sus
+    elif w.lethal_hits:
+        crit_hit = _conv(ordinary, sus)
+    else:
+        crit_hit = _conv(hit, sus)
+    if has_mh:
+        crit_hit = _conv(crit_hit, {_unit(2): 1.0})
+    roll = _mix([(k.ph[0], one), (k.ph[1], hit), (k.ph[2], crit_hit)])
+    if w.critical_extra_attacks.max > 0:
+        extra = _compound(w.critical_extra_attacks.pmf(), roll)
+        roll = _mix([(k.ph[0], one), (k.ph[1], hit), (k.ph[2], _conv(crit_hit, extra))])
+    return {key: p for key, p in roll.items() if p > 0.0}, k
+
+
+def _allocate(dmg: int, spill: bool, alive: int, cur: int, wounds: int) -> tuple[int, int]:
+    """One packet of ``dmg`` (the kernel's ``_allocate``, written out again)."""
+    if spill:
+        while dmg > 0 and alive > 0:
+            take = min(dmg, cur)
+            dmg -= take
+            cur -= take
+            if cur == 0:
+                alive -= 1
+                cur = wounds
+    elif alive > 0 and dmg > 0:
+        if dmg >= cur:
+            alive -= 1
+            cur = wounds
+        else:
+            cur -= dmg
+    return alive, cur
+
+
+def transition(pmf: np.ndarray, spill: bool, models: int, wounds: int):
+    """``T[s, s']`` (sparse): one packet with damage PMF ``pmf``; state 0 = destroyed, else
+    ``1 + (alive - 1) * wounds + (cur - 1)``."""
+    from scipy.sparse import csr_matrix
+
+    n = models * wounds + 1
+    rows, cols, vals = [0], [0], [1.0]
+    for alive in range(1, models + 1):
+        for cur in range(1, wounds + 1):
+            s = 1 + (alive - 1) * wounds + (cur - 1)
+            for dmg, p in enumerate(pmf):
+                if p == 0.0:
+                    continue
+                a2, c2 = _allocate(dmg, spill, alive, cur, wounds)
+                rows.append(s)
+                cols.append(0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1))
+                vals.append(p)
+    return csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+
+class _Feed:
+    """``v @ T**k`` by repeated sparse products; counts the work done."""
+
+    def __init__(self, T):
+        self.T = T
+        self.nnz = T.nnz
+
+    def apply(self, v: np.ndarray, k: int) -> np.ndarray:
+        for _ in range(k):
+            v = self.T.T @ v
+        return v
+
+    def ladder(self, v: np.ndarray, k: int) -> list[np.ndarray]:
+        """``[v, v T, v T², ..., v T**k]``."""
+        out = [v]
+        for _ in range(k):
+            out.append(self.T.T @ out[-1])
+        return out
+
+
+def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
+    """Exact PMFs of ``models_slain``, ``destroyed``, ``damage_dealt`` and
+    ``wounds_remaining``, or ``None`` when the chain would be too large."""
+    t, r = sc.target, sc.rules
+    M, W = t.models, t.wounds
+    S = M * W + 1
+    spill = r.spill == "spill"
+    current = r.devastating_wounds == "current"
+    dev_current = [i for i, w in enumerate(sc.weapons) if w.devastating_wounds and current]
+    start = np.zeros(S)
+    start[1 + (M - 1) * W + (W - t.damaged - 1)] = 1.0
+    # state: {pending devastating counts (current rule), one per such weapon: vector over S}
+    dist: dict[tuple[int, ...], np.ndarray] = {(): start}
+    work = 0
+    later: list[_Feed] = []
+    for i, w in enumerate(sc.weapons):
+        per, k = _per_attack(sc, w)
+        feed = {
+            "normal": _Feed(transition(k.normal, spill, M, W)),
+            "crit": _Feed(transition(k.crit, spill, M, W)),
+            "mh": _Feed(transition(k.mh, True, M, W)),
+            "mw": _Feed(transition(k.mw, True, M, W)),
+            "dev": _Feed(transition(k.dev, not current, M, W)),
+        }
+        kmax = max(key[0] for key in per)
+        n_att = convolve_n(w.attacks.pmf(), w.models)
+        # within the weapon: {(outer pending, crit, mh, mw, dev): vector}
+        cur: dict[tuple, np.ndarray] = {(key, 0, 0, 0, 0): v for key, v in dist.items()}
+        mixed: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
+        for n in range(len(n_att)):
+            if n_att[n] != 0.0:
+                for key, v in cur.items():
+                    mixed[key] = mixed[key] + n_att[n] * v
+            if n == len(n_att) - 1:
+                break
+            nxt: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
+            for key, v in cur.items():
+                vs = feed["normal"].ladder(v, kmax)
+                for (kn, kc, kh, kw, kd), p in per.items():
+                    nk = (key[0], key[1] + kc, key[2] + kh, key[3] + kw, key[4] + kd)
+                    nxt[nk] = nxt[nk] + p * vs[kn]
+            work += len(cur) * (kmax * feed["normal"].nnz + len(per) * S)
+            cur = dict(nxt)
+            if len(cur) * S > MAX_STATES or work > MAX_WORK:
+                return None
+        new: dict[tuple[int, ...], np.ndarray] = defaultdict(lambda: np.zeros(S))
+        for (outer, kc, kh, kw, kd), v in mixed.items():
+            v = feed["crit"].apply(v, kc)
+            v = feed["mh"].apply(v, kh)
+            v = feed["mw"].apply(v, kw)
+            if i in dev_current:
+                key = (*outer, kd)
+            else:
+                v = feed["dev"].apply(v, kd)
+                key = outer
+            new[key] = new[key] + v
+        work += sum(
+            sum(key[1:4]) * max(f.nnz for f in feed.values()) + key[4] * feed["dev"].nnz
+            for key in mixed
+        )
+        dist = dict(new)
+        if i in dev_current:
+            later.append(feed["dev"])
+        if len(dist) * S > MAX_STATES or work > MAX_WORK:
+            return None
+    final = np.zeros(S)
+    for key, v in dist.items():
+        for count, powers in zip(key, later, strict=True):
+            v = powers.apply(v, count)
+        final += v
+    total = M * W - t.damaged
+    slain = np.zeros(M + 1)
+    left = np.zeros(total + 1)
+    slain[M] += final[0]
+    left[0] += final[0]
+    for alive in range(1, M + 1):
+        for c in range(1, W + 1):
+            p = final[1 + (alive - 1) * W + (c - 1)]
+            slain[M - alive] += p
+            left[min(total, (alive - 1) * W + c)] += p
+    return {
+        "models_slain": slain,
+        "destroyed": np.array([1.0 - final[0], final[0]]),
+        "damage_dealt": left[::-1].copy(),
+        "wounds_remaining": left,
+    }

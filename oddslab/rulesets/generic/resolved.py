@@ -1,0 +1,202 @@
+"""``GenericScenario.resolved()``: the inputs as the program read them, for people to check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oddslab.rulesets.generic.compile import critical_wound_on, derive
+from oddslab.rulesets.generic.model import GenericScenario, Rules, Target, Weapon
+
+__all__ = ["resolved"]
+
+_DEFAULT = " (default)"
+
+
+def _signed(x: int) -> str:
+    return f"+{x}" if x > 0 else ("0" if x == 0 else f"−{-x}")
+
+
+def _roll(n: int) -> str:
+    return f"{n}+" if n <= 6 else "impossible"
+
+
+def _d(value: Any, default: Any, text: str | None = None) -> str:
+    """``text`` (or the value), labelled "(default)" when it equals the default."""
+    shown = text if text is not None else _yes(value) if isinstance(value, bool) else str(value)
+    return shown + (_DEFAULT if value == default else "")
+
+
+def _yes(b: bool) -> str:
+    return "yes" if b else "no"
+
+
+def _save_text(sc: GenericScenario, w: Weapon, critical: bool) -> str:
+    t = sc.target
+    kind, need, mode = sc.save_plan(w, critical)
+    if kind == "none":
+        return "none" + (" (no armour or invulnerable save)" if t.save == 7 else " possible")
+    parts = []
+    if kind == "armour":
+        ap = sc.effective_ap(w, critical)
+        parts.append(f"{t.save}+ armour, AP {_signed(-ap) if ap else '0'}")
+        if t.ignore_ap and (w.ap or critical):
+            parts.append("AP ignored")
+        elif t.ap_reduction:
+            parts.append(f"AP reduced by {t.ap_reduction}")
+        if t.cover:
+            if need < t.save + ap:
+                parts.append("cover +1")
+            else:
+                parts.append("no cover bonus (3+ or better against AP 0)")
+    else:
+        parts.append(f"{t.invulnerable}+ invulnerable")
+    if t.save_modifier:
+        parts.append(f"save roll {_signed(t.save_modifier)}")
+    if mode != "none":
+        parts.append(f"re-roll {'ones' if mode == 'ones' else 'failed saves'}")
+    shown = need - t.save_modifier
+    return f"{_roll(max(2, shown))} ({', '.join(parts)})"
+
+
+def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
+    d = derive(sc, w)
+    t, r = sc.target, sc.rules
+    out: dict[str, Any] = {}
+    out["attacks"] = f"{w.attacks} per model × {w.models} model{'s' if w.models != 1 else ''}"
+    if not w.attacks.is_constant and w.models > 1:
+        out["attacks"] += " (each model rolls)"
+    if w.torrent:
+        out["hit"] = "automatic (torrent: no hit roll, no critical hits)"
+    else:
+        mod = ""
+        if w.hit_modifier:
+            mod = f" (modifier {_signed(d.hit_mod)}"
+            mod += (
+                f", capped from {_signed(w.hit_modifier)})" if d.hit_mod != w.hit_modifier else ")"
+            )
+        out["hit"] = _d(w.skill, 4, f"{w.skill}+{mod}")
+        out["hit re-rolls"] = _d(w.reroll_hits, "none", str(w.reroll_hits))
+        out["critical hits"] = _d(w.critical_hit, 6, f"{w.critical_hit}+")
+    out["sustained hits"] = _d(
+        w.sustained_hits.max, 0, str(w.sustained_hits) if w.sustained_hits.max else "none"
+    )
+    out["lethal hits"] = _d(w.lethal_hits, False)
+    out["extra hit rolls per critical hit"] = _d(
+        w.critical_extra_attacks.max,
+        0,
+        str(w.critical_extra_attacks) if w.critical_extra_attacks.max else "none",
+    )
+    if w.critical_hit_mortals.max:
+        how = "instead of its wound roll" if w.critical_hit_mortals_instead else "in addition"
+        out["mortal wounds per critical hit"] = f"{w.critical_hit_mortals} ({how})"
+    else:
+        out["mortal wounds per critical hit"] = "none" + _DEFAULT
+    if w.wound is not None:
+        why = "critical wounds only" if w.wound == 7 else "fixed"
+        wound = f"{_roll(w.wound)} ({why})"
+    else:
+        wound = f"{d.wound_need}+ (S{w.strength} vs T{t.toughness})"
+    if w.wound_modifier:
+        wound += f", modifier {_signed(d.wound_mod)}"
+        if d.wound_mod != w.wound_modifier:
+            wound += f" (capped from {_signed(w.wound_modifier)})"
+    out["wound"] = wound
+    out["wound re-rolls"] = _d(w.reroll_wounds, "none", str(w.reroll_wounds))
+    crit = critical_wound_on(sc, w)
+    anti = [f"anti-{kw} {x}+" for kw, x in w.anti if kw in t.keywords]
+    crit_text = f"{crit}+" + (f" ({', '.join(anti)} against this target)" if anti else "")
+    out["critical wounds"] = _d(crit, 6, crit_text) if not anti else crit_text
+    if w.anti and not anti:
+        out["anti"] = (
+            ", ".join(f"anti-{kw} {x}+" for kw, x in w.anti) + " (target lacks the keyword)"
+        )
+    if w.devastating_wounds:
+        rule = (
+            "current rule: mortal wounds after all other attacks, no spill"
+            if r.devastating_wounds == "current"
+            else "legacy rule: mortal wounds after this weapon, spilling over"
+        )
+        out["devastating wounds"] = f"yes ({rule})"
+    else:
+        out["devastating wounds"] = "no" + _DEFAULT
+    if w.critical_wound_ap:
+        out["extra AP on a critical wound"] = f"AP −{w.critical_wound_ap} more"
+    if w.critical_wound_damage:
+        out["extra damage on a critical wound"] = f"+{w.critical_wound_damage}"
+    if w.critical_wound_mortals.max:
+        how = "instead of save and damage" if w.critical_wound_mortals_instead else "in addition"
+        out["mortal wounds per critical wound"] = f"{w.critical_wound_mortals} ({how})"
+    out["save"] = _save_text(sc, w, False)
+    if w.critical_wound_ap and d.crit_save_own:
+        out["save against a critical wound"] = _save_text(sc, w, True)
+    dmg = str(w.damage)
+    mods = []
+    if t.halve_damage:
+        mods.append("halved, rounding up")
+    if t.damage_reduction:
+        mods.append(f"−{t.damage_reduction}, minimum 1")
+    out["damage"] = _d(str(w.damage), "1", dmg + (f" ({'; '.join(mods)})" if mods else ""))
+    out["damage re-rolls"] = _d(w.reroll_damage, "none")
+    return out
+
+
+def _target(t: Target) -> dict[str, Any]:
+    return {
+        "models": t.models,
+        "wounds per model": _d(t.wounds, 1),
+        "toughness": _d(t.toughness, 4),
+        "save": _d(t.save, 7, f"{t.save}+" if t.save <= 6 else "none"),
+        "invulnerable save": _d(
+            t.invulnerable, None, f"{t.invulnerable}+" if t.invulnerable else "—"
+        ),
+        "feel no pain": _d(t.feel_no_pain, None, f"{t.feel_no_pain}+" if t.feel_no_pain else "—"),
+        "feel no pain against mortal wounds": _d(
+            t.feel_no_pain_mortal,
+            None,
+            f"{t.feel_no_pain_mortal}+" if t.feel_no_pain_mortal else "—",
+        ),
+        "wounds already lost by the first model": _d(t.damaged, 0),
+        "cover": _d(t.cover, False),
+        "keywords": _d(t.keywords, (), ", ".join(t.keywords) if t.keywords else "none"),
+        "save modifier": _d(t.save_modifier, 0, _signed(t.save_modifier)),
+        "save re-rolls": _d(t.reroll_saves, "none"),
+        "invulnerable save re-rolls": _d(t.reroll_invulnerable, "none"),
+        "ignore AP": _d(t.ignore_ap, False),
+        "AP reduction": _d(t.ap_reduction, 0),
+        "damage reduction": _d(
+            t.damage_reduction, 0, f"−{t.damage_reduction}" if t.damage_reduction else "0"
+        ),
+        "halve damage": _d(t.halve_damage, False),
+    }
+
+
+def _rules(r: Rules) -> dict[str, Any]:
+    dflt = Rules()
+    return {
+        "damage spill": _d(
+            r.spill,
+            dflt.spill,
+            "excess damage lost" if r.spill == "none" else "spills to the next model",
+        ),
+        "devastating wounds rule": _d(r.devastating_wounds, dflt.devastating_wounds),
+        "natural 1 always fails": _d(r.natural_one_fails, dflt.natural_one_fails),
+        "critical roll always succeeds": _d(r.natural_six_succeeds, dflt.natural_six_succeeds),
+        "cover limit (3+ saves vs AP 0)": _d(r.cover_limit, dflt.cover_limit),
+        "hit/wound modifiers capped at ±1": _d(r.modifier_cap, dflt.modifier_cap),
+        "stack feel-no-pain against mortal wounds": _d(
+            r.stack_feel_no_pain, dflt.stack_feel_no_pain
+        ),
+        "damage modifiers on devastating wounds": _d(
+            r.damage_modifiers_on_devastating, dflt.damage_modifiers_on_devastating
+        ),
+    }
+
+
+def resolved(sc: GenericScenario) -> dict[str, dict[str, Any]]:
+    """Ordered sections of plain-words label → value (see the engine's ``Simulatable``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, w in enumerate(sc.weapons):
+        out[f"weapon {i + 1}: {w.name}"] = _weapon(sc, w)
+    out[f"target: {sc.target.name}"] = _target(sc.target)
+    out["rules"] = _rules(sc.rules)
+    return out
