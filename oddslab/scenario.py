@@ -52,7 +52,9 @@ def load(path: str | Path) -> Any:
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     """Validate a scenario given as a dict (the parsed TOML)."""
-    root = Table(data, source)
+    from oddslab.analysis.libraries import expand_uses  # use = "lib.toml:entry" (issue 14)
+
+    root = Table(expand_uses(data, source), source)
     name = root.str("ruleset", "generic", choices=RULESETS)
     try:
         module = importlib.import_module(RULESETS[name])
