@@ -336,3 +336,5 @@ def list_examples() -> None:
 
 def main() -> None:  # pragma: no cover - entry point
     app()
+from oddslab.analysis.cli import register as _register_analysis  # noqa: E402  (issue 14)
+_register_analysis(app)

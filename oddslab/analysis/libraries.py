@@ -330,7 +330,9 @@ def _expand_entry(
 
 
 # -- selecting entries (for matchups and points) -------------------------------------------------
-def resolve_entries(spec: str | Path | LibraryEntry, base: Path | None = None) -> list[LibraryEntry]:
+def resolve_entries(
+    spec: str | Path | LibraryEntry, base: Path | None = None
+) -> list[LibraryEntry]:
     """Library entries named by ``spec``.
 
     ``spec`` is a library file (every entry), ``"lib.toml:entry"``, ``"lib.toml:a,b,c"`` or a

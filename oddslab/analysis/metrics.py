@@ -35,7 +35,9 @@ _OPS = {
     "=": lambda v, k: v == k,
     "!=": lambda v, k: v != k,
 }
-_COMPARE = re.compile(r"^\s*P\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<|=)\s*(-?\d+)\s*\)\s*$")
+_COMPARE = re.compile(
+    r"^\s*P\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<|=)\s*(-?\d+)\s*\)\s*$"
+)
 _MEAN = re.compile(r"^\s*mean\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$")
 _PROB = re.compile(r"^\s*P\s*\((.*)\)\s*$", re.S)
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")

@@ -387,7 +387,12 @@ def plot_sweep(
 
 def _heatmap(ax: Any, values: np.ndarray, ylabels: list[str], xlabels: list[str]) -> None:
     im = ax.imshow(values, aspect="auto", cmap="viridis", origin="upper")
-    ax.set_xticks(range(len(xlabels)), xlabels, rotation=45 if len(xlabels) > 6 else 0, ha="right" if len(xlabels) > 6 else "center")
+    ax.set_xticks(
+        range(len(xlabels)),
+        xlabels,
+        rotation=45 if len(xlabels) > 6 else 0,
+        ha="right" if len(xlabels) > 6 else "center",
+    )
     ax.set_yticks(range(len(ylabels)), ylabels)
     ax.figure.colorbar(im, ax=ax)
 
