@@ -36,10 +36,11 @@ _OPS = {
     "!=": lambda v, k: v != k,
 }
 _COMPARE = re.compile(
-    r"^\s*P\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<|=)\s*(-?\d+)\s*\)\s*$"
+    r"^\s*P\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<|=)\s*(-?\d+)\s*\)\s*$",
+    re.I,
 )
-_MEAN = re.compile(r"^\s*mean\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$")
-_PROB = re.compile(r"^\s*P\s*\((.*)\)\s*$", re.S)
+_MEAN = re.compile(r"^\s*mean\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", re.I)
+_PROB = re.compile(r"^\s*P\s*\((.*)\)\s*$", re.S | re.I)
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
