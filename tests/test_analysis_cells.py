@@ -19,7 +19,9 @@ def test_cell_seed_is_stable_across_processes_and_below_2_63():
 
 
 def test_canonical_is_order_free():
-    assert canonical({"b": 1, "a": [1, 2]}) == canonical({"a": [1, 2], "b": 1}) == '{"a":[1,2],"b":1}'
+    assert (
+        canonical({"b": 1, "a": [1, 2]}) == canonical({"a": [1, 2], "b": 1}) == '{"a":[1,2],"b":1}'
+    )
 
 
 def test_paths():

@@ -107,10 +107,16 @@ def test_no_use_returns_the_same_dict():
     ("target", "match"),
     [
         ('use = "missing.toml:squad"', r"target\.use: library file '.*missing\.toml' not found"),
-        ('use = "lib.toml:sqaud"', r"target\.use: .*lib\.toml: units\.sqaud: no such entry; did you mean 'squad'"),
+        (
+            'use = "lib.toml:sqaud"',
+            r"target\.use: .*lib\.toml: units\.sqaud: no such entry; did you mean 'squad'",
+        ),
         ('use = "lib.toml"', r'target\.use: expected "library\.toml:entry"'),
         ("use = 3", r'target\.use: expected "library\.toml:entry", got 3'),
-        ('use = "lib.toml:loop_a"', r"lib\.toml: units\.loop_.\.use: cycle of uses: lib\.toml:loop_a -> lib\.toml:loop_b -> lib\.toml:loop_a"),
+        (
+            'use = "lib.toml:loop_a"',
+            r"lib\.toml: units\.loop_.\.use: cycle of uses: lib\.toml:loop_a -> lib\.toml:loop_b -> lib\.toml:loop_a",
+        ),
         ('use = "lib.toml:squad"\nsave = 9', r"scenario\.toml: target\.save: expected a save"),
         ('use = "lib.toml:squad"\nsaev = 3', r"scenario\.toml: target\.saev: unknown key"),
     ],

@@ -29,7 +29,9 @@ def test_every_cell_equals_simulate_with_its_seed_bit_for_bit():
         single = oddslab.simulate(oddslab.from_dict(data), trials=70_000, seed=cell.seed)
         assert single.trials == out.trials
         for name in single.counts:
-            np.testing.assert_array_equal(single.counts[name], out.counts[name][: len(single.counts[name])])
+            np.testing.assert_array_equal(
+                single.counts[name], out.counts[name][: len(single.counts[name])]
+            )
         assert sc.name == out.name
     # the varied values really reached the kernel
     tab = res.table("mean(attacks)")
@@ -53,7 +55,9 @@ def test_tidy_frame_has_one_row_per_cell_and_statistic():
     heads = len(res.outcomes[0].probabilities())
     assert len(df) == 2 * (len(stats) + heads)
     assert list(df.columns[:4]) == ["target.save", "kind", "statistic", "label"]
-    row = df[(df["target.save"] == 4) & (df["statistic"] == "models_slain") & (df["kind"] == "mean")]
+    row = df[
+        (df["target.save"] == 4) & (df["statistic"] == "models_slain") & (df["kind"] == "mean")
+    ]
     out = res.outcomes[0]
     assert row["value"].item() == pytest.approx(out.mean("models_slain"))
     p = df[(df["kind"] == "probability") & (df["label"] == "P(unit destroyed)")]
@@ -103,7 +107,7 @@ def test_parse_values():
     assert parse_values("2..6") == [2, 3, 4, 5, 6]
     assert parse_values("0..20..5") == [0, 5, 10, 15, 20]
     assert parse_values("5,10,20") == [5, 10, 20]
-    assert parse_values('true,false') == [True, False]
+    assert parse_values("true,false") == [True, False]
     assert parse_values('"D6", D3+1, 2.5') == ["D6", "D3+1", 2.5]
     assert parse_values("[1, 2],[3]") == [[1, 2], [3]]
     with pytest.raises(ValueError):

@@ -48,7 +48,8 @@ def _user_errors(store: Path | None = None):
     except RuntimeError as exc:  # DaskMissing and friends
         raise _fail(str(exc)) from None
     except OSError as exc:  # a scheduler that cannot be reached, an unwritable file
-        raise _fail(f"{type(exc).__name__}: {exc}") from None
+        text = str(exc) if exc.errno is None else f"{type(exc).__name__}: {exc}"
+        raise _fail(text) from None
 
 
 @contextmanager

@@ -25,6 +25,9 @@ from oddslab.analysis.store import CellStore
 
 __all__ = ["DaskMissing", "run_cells", "study_hash", "local_cluster"]
 
+#: Seconds to wait for a Dask scheduler before giving up.
+CONNECT_TIMEOUT = 20.0
+
 INSTALL_HINT = 'Dask is not installed; install it with: pip install "oddslab[dask]"'
 
 
@@ -184,7 +187,13 @@ def _run_dask(
     cluster = local_cluster(workers) if workers is not None else None
     client = None
     try:
-        client = distributed.Client(cluster if cluster is not None else scheduler, timeout=30)
+        try:
+            client = distributed.Client(
+                cluster if cluster is not None else scheduler, timeout=CONNECT_TIMEOUT
+            )
+        except (OSError, TimeoutError) as exc:
+            where = scheduler if scheduler is not None else "the local cluster"
+            raise OSError(f"cannot reach the Dask scheduler at {where} ({exc})") from None
         futures = [
             client.submit(
                 run_cell,
