@@ -336,5 +336,8 @@ def list_examples() -> None:
 
 def main() -> None:  # pragma: no cover - entry point
     app()
-from oddslab.analysis.cli import register as _register_analysis  # noqa: E402  (issue 14)
+
+
+from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
+
 _register_analysis(app)

@@ -145,12 +145,12 @@ def test_bad_library_files(tmp_path):
 
 
 def test_points(lib):
-    l = load_library(lib / "lib.toml")
-    assert l["rifles"].points() == 60
-    assert l["squad"].points() == 70  # 7 per model x 10
-    assert l["squad"].points({"models": 4}) == 28  # priced as fielded
-    assert l["veteran_squad"].points() == 99  # its own price (points are not inherited)
-    assert "points" not in l["veteran_squad"].profile()
+    lb = load_library(lib / "lib.toml")
+    assert lb["rifles"].points() == 60
+    assert lb["squad"].points() == 70  # 7 per model x 10
+    assert lb["squad"].points({"models": 4}) == 28  # priced as fielded
+    assert lb["veteran_squad"].points() == 99  # its own price (points are not inherited)
+    assert "points" not in lb["veteran_squad"].profile()
 
 
 def test_resolve_entries(lib):
