@@ -38,3 +38,24 @@ def test_paths():
     raw = {"target": {"models": 1}}
     out = with_paths(raw, {"target.save": 3}, "<dict>")
     assert out == {"target": {"models": 1, "save": 3}} and raw == {"target": {"models": 1}}
+
+
+def test_precision_cells_stop_at_whole_chunks_and_equal_simulate():
+    import oddslab
+    from oddslab.analysis.cells import run_cell
+    from oddslab.engine import CHUNK_TRIALS
+
+    data = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"models": 5, "attacks": 2, "skill": 3, "strength": 4}]},
+        "target": {"models": 10, "toughness": 4, "save": 4},
+    }
+    r = run_cell(data, "<dict>", "k", "h", 17, None, 0.002)
+    assert r.trials % CHUNK_TRIALS == 0 and CHUNK_TRIALS < r.trials < 16 * CHUNK_TRIALS
+    out = r.outcome()
+    widths = (out.probabilities()["ci_high"] - out.probabilities()["ci_low"]) / 2
+    assert (widths < 0.002).all()
+    single = oddslab.simulate(oddslab.from_dict(data), trials=r.trials, seed=17)
+    assert all((single.counts[k][: len(r.counts[k])] == r.counts[k]).all() for k in r.counts)
+    capped = run_cell(data, "<dict>", "k", "h", 17, 70_000, 0.0001)  # the ceiling wins
+    assert capped.trials == 70_000

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from oddslab.outcome import wilson_interval
+
 __all__ = [
     "Cell",
     "CellResult",
@@ -172,7 +174,10 @@ def run_cell(
     from oddslab.scenario import from_dict
 
     sc = from_dict(scenario, source=source)
-    out = simulate(sc, trials=trials, seed=seed, precision=precision)
+    if precision is None:
+        out = simulate(sc, trials=trials, seed=seed)
+    else:
+        out = _run_to_precision(sc, trials, seed, precision)
     counts = {k: [int(x) for x in _trim(v)] for k, v in out.counts.items()}
     return CellResult(
         key=key,
@@ -187,6 +192,44 @@ def run_cell(
         elapsed=float(out.elapsed),
         interrupted=bool(out.interrupted),
     )
+
+
+def _run_to_precision(sc: Any, trials: int | None, seed: int, precision: float):
+    """Pilot, then final: the fewest whole chunks that bring every headline within precision.
+
+    The engine's own ``precision`` stops at batch boundaries (16 chunks, about 10⁶ trials),
+    far more than a ±0.5 pp cell needs. Here a one-chunk pilot (65,536 trials) estimates
+    ``n = z² p (1 − p) / h²`` for every headline, and the cell is run again from its seed with
+    ``n`` rounded up to whole chunks (repeated while any headline is still too wide, up to the
+    ceiling ``trials``, default 100,000,000). Because chunk seeds are prefix-stable, the result
+    is exactly ``oddslab.simulate(scenario, trials=<its trials>, seed=seed)``.
+    """
+    from oddslab.engine import CHUNK_TRIALS, DEFAULT_MAX_TRIALS, run_job
+    from oddslab.outcome import Z95, Headline
+
+    if not 0 < precision < 0.5:
+        raise ValueError("precision must be a probability half-width in (0, 0.5)")
+    job = sc.compile()
+    ceiling = trials if trials is not None else DEFAULT_MAX_TRIALS
+    heads = job.headlines or tuple(Headline(f"P({s.name} >= 1)", s.name, 1) for s in job.stats)
+    n = min(CHUNK_TRIALS, ceiling)
+    while True:
+        out = run_job(job, n, int(seed))
+        if out.interrupted or n >= ceiling:
+            return out
+        need = 0
+        worst = 0.0
+        for h in heads:
+            c = out.counts[h.stat]
+            hits = int(c[h.k :].sum())
+            lo, hi = wilson_interval(hits, n)
+            worst = max(worst, (hi - lo) / 2)
+            p = min(max(hits / n, 0.5 / n), 1 - 0.5 / n)
+            need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2))
+        if worst < precision:
+            return out
+        chunks = max(-(-need // CHUNK_TRIALS), n // CHUNK_TRIALS + 1)
+        n = min(chunks * CHUNK_TRIALS, ceiling)
 
 
 def _trim(c: np.ndarray) -> np.ndarray:
