@@ -127,6 +127,16 @@ def dask_scaling(quick: bool) -> list[dict]:
         t0 = time.perf_counter()
         a = sweep(SCENARIO, vary, trials=trials, seed=3)
         local = time.perf_counter() - t0
+        import numba
+
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            t0 = time.perf_counter()
+            sweep(SCENARIO, vary, trials=trials, seed=3)
+            single = time.perf_counter() - t0
+        finally:
+            numba.set_num_threads(threads)
         t0 = time.perf_counter()
         b = sweep(SCENARIO, vary, trials=trials, seed=3, workers=2)
         remote = time.perf_counter() - t0
@@ -141,9 +151,18 @@ def dask_scaling(quick: bool) -> list[dict]:
         )
         rows.append(
             _row(
+                f"{cells} cells × {trials:,} trials, in-process, 1 numba thread",
+                cells / single,
+                "the per-core baseline; under load",
+                1,
+            )
+        )
+        rows.append(
+            _row(
                 f"{cells} cells × {trials:,} trials, 2-worker LocalCluster",
                 cells / remote,
-                f"{local / remote:.2f}× in-process (incl. cluster start {start:.1f} s); "
+                f"{local / remote:.2f}× in-process at {_threads()} threads, "
+                f"{single / remote:.2f}× at 1 thread (incl. cluster start {start:.1f} s); "
                 f"identical results: {same}; under load",
                 1,
             )

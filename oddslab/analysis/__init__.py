@@ -8,14 +8,21 @@
   in-process or on Dask, streaming them into a resumable store.
 
 Everything works through scenario dicts (:func:`oddslab.scenario.from_dict`) and the ``Job``
-protocol, so no ruleset has code here. Names are imported lazily (``oddslab.scenario`` imports
-the library hook on every load, and must stay light).
+protocol, so no ruleset has code here. Importing is light (pandas is already loaded by oddslab; numba, matplotlib and
+dask load inside the functions that need them). ``oddslab.scenario`` imports
+the library hook on every load): the functions ``sweep`` and ``matchup`` are bound here,
+over the submodules of the same name, so ``from oddslab.analysis import sweep`` is the
+function (import the modules with ``from oddslab.analysis.sweep import ...``).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from oddslab.analysis.duel import duel_balance
+from oddslab.analysis.libraries import Library, LibraryEntry, load_library, shipped_libraries
+from oddslab.analysis.matchup import MatchupResult, matchup, plot_matchup
+from oddslab.analysis.metrics import parse_metric
+from oddslab.analysis.points import basket_sensitivity, efficiency, fair_points, plot_efficiency
+from oddslab.analysis.sweep import SweepResult, plot_sweep, sweep
 
 __all__ = [
     "Library",
@@ -35,32 +42,3 @@ __all__ = [
     "basket_sensitivity",
     "plot_efficiency",
 ]
-
-_WHERE = {
-    "Library": "libraries",
-    "LibraryEntry": "libraries",
-    "load_library": "libraries",
-    "shipped_libraries": "libraries",
-    "sweep": "sweep",
-    "SweepResult": "sweep",
-    "plot_sweep": "sweep",
-    "matchup": "matchup",
-    "MatchupResult": "matchup",
-    "plot_matchup": "matchup",
-    "parse_metric": "metrics",
-    "efficiency": "points",
-    "fair_points": "points",
-    "duel_balance": "duel",
-    "basket_sensitivity": "points",
-    "plot_efficiency": "points",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"oddslab.analysis.{_WHERE[name]}"), name)
-    raise AttributeError(f"module 'oddslab.analysis' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
