@@ -110,6 +110,9 @@ WorkersOpt = Annotated[
 SchedulerOpt = Annotated[
     str | None, typer.Option(help="Run on an existing Dask cluster (tcp://host:8786).")
 ]
+BatchOpt = Annotated[
+    int, typer.Option(min=1, help="Cells per Dask task (for very many small cells).")
+]
 OutOpt = Annotated[
     Path | None, typer.Option("--out", "-o", help="Write the table (.csv or .parquet).")
 ]
@@ -117,7 +120,7 @@ PlotOpt = Annotated[Path | None, typer.Option("--plot", "-p", help="Write a PNG 
 FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="Output format.")]
 
 
-def _run_kw(trials, seed, precision, store, resume, workers, scheduler) -> dict:
+def _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch=1) -> dict:
     if resume and store is None:
         raise _fail("--resume needs --store FILE (where the finished cells are)")
     if workers is not None and scheduler is not None:
@@ -130,6 +133,7 @@ def _run_kw(trials, seed, precision, store, resume, workers, scheduler) -> dict:
         "resume": resume,
         "workers": workers,
         "scheduler": scheduler,
+        "batch": batch,
     }
 
 
@@ -227,12 +231,13 @@ def sweep_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
+    batch: BatchOpt = 1,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Run a scenario at every combination of the values of some of its keys."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
     grid = _parse_vary(vary)
     with _user_errors(store):
         from oddslab.analysis.sweep import sweep
@@ -285,12 +290,13 @@ def matchup_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
+    batch: BatchOpt = 1,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Attackers × targets: a matrix of any statistic or headline probability."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
     with _user_errors(store):
         from oddslab.analysis.matchup import matchup
 
@@ -347,12 +353,13 @@ def efficiency_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
+    batch: BatchOpt = 1,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Rank units by a metric per 100 points against a weighted basket of targets."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
     weights = _parse_basket(basket)
     with _user_errors(store):
         from oddslab.analysis.points import efficiency
@@ -387,10 +394,11 @@ def fair_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
+    batch: BatchOpt = 1,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
     weights = _parse_basket(basket)
     with _user_errors(store):
         from oddslab.analysis.points import fair_points

@@ -23,7 +23,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, digest, run_cell
 from oddslab.analysis.store import CellStore
 
-__all__ = ["DaskMissing", "run_cells", "study_hash", "local_cluster"]
+__all__ = ["DaskMissing", "run_cells", "run_batch", "study_hash", "local_cluster"]
 
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT = 20.0
@@ -90,6 +90,7 @@ def run_cells(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    batch: int = 1,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -112,6 +113,10 @@ def run_cells(
         Address of an existing Dask scheduler (``tcp://host:8786``).
     progress : callable, optional
         ``progress(cells_done, cells_total)`` after every finished cell (skipped ones count).
+    batch : int
+        Cells per Dask task (default 1). For studies of 10⁵+ small cells, batches of 10–100
+        keep the scheduler's per-task cost (about a millisecond) and the client's memory for
+        futures small; a lost worker then re-runs at most a batch per task it held.
 
     Raises
     ------
@@ -124,6 +129,8 @@ def run_cells(
         raise ValueError("give either workers or scheduler, not both")
     if workers is not None and workers < 1:
         raise ValueError("workers must be at least 1")
+    if batch < 1:
+        raise ValueError("batch must be at least 1")
     if workers is not None or scheduler is not None:
         _import_distributed()
     own_store = store is not None and not isinstance(store, CellStore)
@@ -164,11 +171,20 @@ def run_cells(
             for c in pending:
                 finish(_run(c, trials, precision))
         else:
-            _run_dask(pending, trials, precision, workers, scheduler, finish)
+            _run_dask(pending, trials, precision, workers, scheduler, finish, batch)
     finally:
         if own_store and db is not None:
             db.close()
     return [results[k] for k in keys]
+
+
+def run_batch(
+    cells: Sequence[tuple[dict[str, Any], str, str, str, int]],
+    trials: int | None,
+    precision: float | None,
+) -> list[CellResult]:
+    """Run several cells in one Dask task (each exactly as :func:`run_cell`)."""
+    return [run_cell(*c, trials, precision) for c in cells]
 
 
 def _run(c: Cell, trials: int | None, precision: float | None) -> CellResult:
@@ -182,6 +198,7 @@ def _run_dask(
     workers: int | None,
     scheduler: str | None,
     finish: Callable[[CellResult], None],
+    batch: int,
 ) -> None:
     distributed = _import_distributed()
     cluster = local_cluster(workers) if workers is not None else None
@@ -194,25 +211,23 @@ def _run_dask(
         except (OSError, TimeoutError) as exc:
             where = scheduler if scheduler is not None else "the local cluster"
             raise OSError(f"cannot reach the Dask scheduler at {where} ({exc})") from None
+        groups = [pending[i : i + batch] for i in range(0, len(pending), batch)]
         futures = [
             client.submit(
-                run_cell,
-                c.scenario,
-                c.source,
-                c.key,
-                c.scenario_hash,
-                c.seed,
+                run_batch,
+                [(c.scenario, c.source, c.key, c.scenario_hash, c.seed) for c in group],
                 trials,
                 precision,
-                key=f"oddslab-cell-{c.scenario_hash[:16]}-{i}",
+                key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{i}",
                 pure=False,
-                retries=2,  # a lost worker: run the cell again elsewhere
+                retries=2,  # a lost worker: run the cells again elsewhere
             )
-            for i, c in enumerate(pending)
+            for i, group in enumerate(groups)
         ]
         try:
             for fut in distributed.as_completed(futures):
-                finish(fut.result())
+                for r in fut.result():
+                    finish(r)
         except BaseException:
             client.cancel(futures)
             raise

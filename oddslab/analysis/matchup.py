@@ -213,6 +213,7 @@ def matchup(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    batch: int = 1,
 ) -> MatchupResult:
     """Run every attacker against every target.
 
@@ -228,7 +229,7 @@ def matchup(
         A scenario with ``use = "{attacker}"`` / ``use = "{target}"`` tables; default the
         ``[matchup.template]`` of the first attacker's library. Relative ``use`` paths in a
         template dict are relative to the current folder; in a file, to the file.
-    trials, seed, precision, store, resume, workers, scheduler, progress
+    trials, seed, precision, store, resume, workers, scheduler, progress, batch
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
     """
@@ -302,6 +303,7 @@ def matchup(
         workers=workers,
         scheduler=scheduler,
         progress=progress,
+        batch=batch,
     )
     res = MatchupResult(att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed))
     if metric is None:

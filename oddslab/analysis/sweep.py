@@ -258,6 +258,7 @@ def sweep(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    batch: int = 1,
 ) -> SweepResult:
     """Run a scenario at every combination of the values of some of its keys.
 
@@ -274,7 +275,7 @@ def sweep(
         Master seed (default: the scenario's ``seed``, else fresh entropy, kept in the result).
     precision : float, optional
         Per-cell target 95% half-width of the headline probabilities.
-    store, resume, workers, scheduler, progress
+    store, resume, workers, scheduler, progress, batch
         See :func:`oddslab.analysis.distributed.run_cells`.
 
     Returns
@@ -325,6 +326,7 @@ def sweep(
         workers=workers,
         scheduler=scheduler,
         progress=progress,
+        batch=batch,
     )
     return SweepResult(keys, cells, results, int(seed), source)
 
