@@ -183,8 +183,24 @@ def run_batch(
     trials: int | None,
     precision: float | None,
 ) -> list[CellResult]:
-    """Run several cells in one Dask task (each exactly as :func:`run_cell`)."""
+    """Run several cells in one Dask task (each exactly as :func:`run_cell`).
+
+    Numba reads ``NUMBA_NUM_THREADS`` when it is first imported, which in a Dask worker can
+    happen before the nanny's environment is applied; so the task sets the thread count of
+    its own thread from the environment (``numba.set_num_threads`` is per calling thread).
+    Results do not depend on it (chunks are seeded independently of threads).
+    """
+    _worker_threads()
     return [run_cell(*c, trials, precision) for c in cells]
+
+
+def _worker_threads() -> None:
+    want = os.environ.get("NUMBA_NUM_THREADS", "")
+    if not want.isdigit() or int(want) < 1:
+        return
+    import numba
+
+    numba.set_num_threads(min(int(want), numba.config.NUMBA_NUM_THREADS))
 
 
 def _run(c: Cell, trials: int | None, precision: float | None) -> CellResult:
