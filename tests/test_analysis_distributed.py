@@ -138,3 +138,25 @@ def test_sweep_killed_with_sigkill_then_resumed_equals_uninterrupted(tmp_path):
     clean = sweep(SCENARIO, vary, trials=400_000, seed=9)
     assert _counts(resumed) == _counts(clean)
     assert resumed.frame().equals(clean.frame())
+
+
+def test_dask_tasks_take_numba_threads_from_the_environment(monkeypatch):
+    import threading
+
+    import numba
+
+    res = sweep(SCENARIO, {"target.save": [4]}, trials=1_000, seed=1)
+    c = res.cells[0]
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    seen = []
+
+    def task():  # set_num_threads is per thread: run as a Dask worker thread would
+        out = distributed.run_batch(
+            [(c.scenario, c.source, c.key, c.scenario_hash, c.seed)], 1_000, None
+        )
+        seen.append((numba.get_num_threads(), out[0].counts == res.results[0].counts))
+
+    t = threading.Thread(target=task)
+    t.start()
+    t.join()
+    assert seen == [(1, True)]
