@@ -44,3 +44,19 @@ def test_no_crossing_is_an_error():
                      trials=2_000, seed=1)  # fmt: skip
     with pytest.raises(ValueError, match="needs a probability"):
         duel_balance(EXACT, "attacker.weapons.0.models", 1, 10, metric="mean(damage)")
+
+
+def test_points_come_from_a_library_entry_bought_by_the_model():
+    from oddslab.analysis.libraries import library_dir
+
+    lib = library_dir() / "generic-weapons.toml"
+    data = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"use": f"{lib}:bolt_squad"}]},
+        "target": {"use": f"{lib}:horde"},
+    }
+    res = duel_balance(data, "attacker.weapons.0.models", 10, 40, metric="P(unit destroyed)",
+                       trials=5_000, seed=2)  # fmt: skip
+    assert res.points is not None
+    assert res.points[0] == pytest.approx(10 * res.crossing)  # 10 points per model, no base
+    assert any("library entry" in n for n in res.notes)

@@ -210,6 +210,13 @@ def duel_balance(
         ]
     )  # fmt: skip
     pts = None
+    if points_per_model is None:
+        priced = _library_price(raw, path, source, base)
+        if priced is not None:
+            points_per_model, base_points = priced
+            notes.append(
+                f"points from the library entry: {base_points:g} + {points_per_model:g} per model"
+            )
     if points_per_model is not None:
         pts = tuple(base_points + points_per_model * v for v in (crossing, ci_lo, ci_hi))
     return DuelResult(
@@ -233,3 +240,28 @@ def _first_crossing(xs: list[int], ys: list[float], t: float, up: bool, *, defau
     if xs and ((up and ys[0] >= t) or (not up and ys[0] <= t)):
         return float(xs[0])
     return default if not math.isnan(default) else float("nan")
+
+
+def _library_price(
+    raw: Mapping[str, Any], path: str, source: str, base: Path
+) -> tuple[float, float] | None:
+    """(points per model, fixed points) of the library entry whose ``models`` is varied."""
+    from oddslab.analysis.cells import split_path
+    from oddslab.analysis.libraries import load_library, parse_ref
+
+    parts = split_path(path)
+    if parts[-1] != "models":
+        return None
+    node: Any = raw
+    for p in parts[:-1]:
+        try:
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if not isinstance(node, dict) or "use" not in node or "points_per_model" in node:
+        return None
+    lib_path, name = parse_ref(node["use"], base, source, path)
+    entry = load_library(lib_path).entries.get(name)
+    if entry is None or "points_per_model" not in entry.data:
+        return None
+    return float(entry.data["points_per_model"]), float(entry.data.get("points", 0.0))
