@@ -99,6 +99,10 @@ def test_sensitivity_rows_reuse_the_cells(lib):
     fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
                        metric="mean(models_slain)", trials=20_000, seed=3)  # fmt: skip
     tab = basket_sensitivity(fair)
+    notes = dict(zip(tab["basket"], tab["note"], strict=True))
+    assert notes["only monster"] == "the reference scores 0 here: no fair price"  # 12 wounds
+    assert math.isnan(tab.set_index("basket").loc["only monster", "fair_points"])
+    assert notes["whole basket"] == ""
     assert list(tab["basket"])[:4] == ["whole basket", "only horde", "only elite", "only monster"]
     assert len(tab) == 7
     assert tab["fair_points"].iloc[0] == pytest.approx(fair.fair_points)

@@ -333,7 +333,8 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns: basket, candidate_value, reference_value, fair_points, se, ci_low, ci_high.
+        Columns: basket, candidate_value, reference_value, fair_points, se, ci_low, ci_high,
+        note (why a row has no fair price).
     """
     tab = fair.matchup.table()
     labels = {_name(e): e.label for e in fair.matchup.targets}
@@ -351,6 +352,11 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
         vc, sc = _basket_value(tab, fair.candidate, weights)
         vr, sr = _basket_value(tab, fair.reference, weights)
         p, se = _ratio(fair.reference_points, vc, sc, vr, sr)
+        note = ""
+        if not vr > 0:
+            note = "the reference scores 0 here: no fair price"
+        elif vc == 0:
+            note = "the candidate scores 0 here"
         rows.append(
             {
                 "basket": label,
@@ -360,6 +366,7 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
                 "se": se,
                 "ci_low": p - Z95 * se,
                 "ci_high": p + Z95 * se,
+                "note": note,
             }
         )
     return pd.DataFrame(rows)
