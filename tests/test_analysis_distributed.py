@@ -160,3 +160,28 @@ def test_dask_tasks_take_numba_threads_from_the_environment(monkeypatch):
     t.start()
     t.join()
     assert seen == [(1, True)]
+
+
+def test_ctrl_c_stops_with_one_line_and_resume_hint(tmp_path):
+    store = tmp_path / "int.sqlite"
+    cmd = [
+        sys.executable, "-m", "oddslab", "sweep", str(SCENARIO),
+        "--vary", "target.save=2..7", "--vary", "attacker.weapons.0.models=1..8",
+        "--trials", "400000", "--seed", "9", "--store", str(store), "--format", "csv",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists():
+            try:
+                with sqlite3.connect(store, timeout=5) as db:
+                    if db.execute("SELECT COUNT(*) FROM cells").fetchone()[0] >= 2:
+                        break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=60)[1].decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert f"interrupted; finished cells are in {store}: rerun with --resume" in err

@@ -246,9 +246,8 @@ def sweep_cmd(
             res = sweep(scenario, grid, progress=cb, **kw)
         if fmt is Fmt.table:
             tab = res.table(metric)
-            _print_frame(
-                tab, f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}", fmt
-            )
+            title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
+            _print_frame(tab.drop(columns="metric"), title, fmt)
         else:
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:
