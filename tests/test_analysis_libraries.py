@@ -126,6 +126,15 @@ def test_errors_name_the_file_and_key(lib, target, match):
         load(_scenario(lib, target))
 
 
+def test_a_library_of_another_ruleset_is_refused(lib):
+    (lib / "ac.toml").write_text('ruleset = "armoured-clash"\n[units.x]\nmodels = 2\n')
+    with pytest.raises(
+        ScenarioError,
+        match=r"target\.use: .*ac\.toml is a library for the 'armoured-clash' ruleset, not 'generic'",
+    ):
+        load(_scenario(lib, 'use = "ac.toml:x"'))
+
+
 def test_bad_library_files(tmp_path):
     (tmp_path / "empty.toml").write_text('ruleset = "generic"\n')
     (tmp_path / "broken.toml").write_text("units = [\n")

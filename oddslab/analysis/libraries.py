@@ -83,7 +83,7 @@ class LibraryEntry:
 
     def profile(self) -> dict[str, Any]:
         """The ruleset keys of the entry, ``use`` expanded and points keys dropped."""
-        return _expand_entry(self, (), ())
+        return _expand_entry(self, ())
 
     def points(self, overrides: dict[str, Any] | None = None) -> float | None:
         """Points of the unit: ``points + points_per_model * models``, or None if unpriced.
@@ -91,7 +91,7 @@ class LibraryEntry:
         ``models`` is read from the expanded entry with ``overrides`` on top (so a scenario
         that says ``use = ...`` and ``models = 10`` is priced for ten models).
         """
-        flat = _expand_entry(self, (), (), keep_points=True)
+        flat = _expand_entry(self, (), keep_points=True)
         if overrides:
             flat.update({k: v for k, v in overrides.items() if k != "use"})
         return entry_points(flat, str(self.library), f"units.{self.key}")
@@ -271,7 +271,8 @@ def expand_uses(data: dict[str, Any], source: str = "<dict>", base: Path | None 
         return data
     if base is None:
         base = Path(source).parent if source and not source.startswith("<") else Path.cwd()
-    return _expand(data, base, source, "", ())
+    ruleset = data.get("ruleset", "generic") if isinstance(data, dict) else None
+    return _expand(data, base, source, "", (), ruleset if isinstance(ruleset, str) else None)
 
 
 def _has_use(node: Any) -> bool:
@@ -282,13 +283,17 @@ def _has_use(node: Any) -> bool:
     return False
 
 
-def _expand(node: Any, base: Path, source: str, path: str, stack: tuple[str, ...]) -> Any:
+def _expand(
+    node: Any, base: Path, source: str, path: str, stack: tuple[str, ...], ruleset: str | None
+) -> Any:
     if isinstance(node, list):
-        return [_expand(v, base, source, f"{path}[{i}]", stack) for i, v in enumerate(node)]
+        return [
+            _expand(v, base, source, f"{path}[{i}]", stack, ruleset) for i, v in enumerate(node)
+        ]
     if not isinstance(node, dict):
         return node
     own = {
-        k: _expand(v, base, source, f"{path}.{k}" if path else k, stack)
+        k: _expand(v, base, source, f"{path}.{k}" if path else k, stack, ruleset)
         for k, v in node.items()
         if k != "use"
     }
@@ -297,10 +302,16 @@ def _expand(node: Any, base: Path, source: str, path: str, stack: tuple[str, ...
     key = f"{path}.use" if path else "use"
     lib_path, name = parse_ref(node["use"], base, source, key)
     lib = load_library(lib_path, source=source, key=key)
+    if ruleset is not None and lib.ruleset != ruleset:
+        raise ScenarioError(
+            source,
+            key,
+            f"{lib.path} is a library for the '{lib.ruleset}' ruleset, not '{ruleset}'",
+        )
     if name not in lib.entries:
         err = _missing_entry(lib.path, name, lib.entries)
         raise ScenarioError(source, key, f"{lib.path}: {err.key}: {err.problem}")
-    merged = _expand_entry(lib.entries[name], stack, (source, key))
+    merged = _expand_entry(lib.entries[name], stack, ruleset)
     merged.update(own)
     return merged
 
@@ -308,7 +319,7 @@ def _expand(node: Any, base: Path, source: str, path: str, stack: tuple[str, ...
 def _expand_entry(
     entry: LibraryEntry,
     stack: tuple[str, ...],
-    origin: tuple[str, str] | tuple[()],
+    ruleset: str | None = None,
     *,
     keep_points: bool = False,
 ) -> dict[str, Any]:
@@ -322,6 +333,7 @@ def _expand_entry(
         str(entry.library),
         f"units.{entry.key}",
         (*stack, ident),
+        ruleset,
     )
     if not keep_points:
         for pk in POINTS_KEYS:
