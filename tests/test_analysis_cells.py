@@ -59,3 +59,20 @@ def test_precision_cells_stop_at_whole_chunks_and_equal_simulate():
     assert all((single.counts[k][: len(r.counts[k])] == r.counts[k]).all() for k in r.counts)
     capped = run_cell(data, "<dict>", "k", "h", 17, 70_000, 0.0001)  # the ceiling wins
     assert capped.trials == 70_000
+
+
+def test_precision_also_covers_a_probability_metric():
+    from oddslab.analysis.cells import run_cell
+    from oddslab.analysis.metrics import parse_metric
+
+    data = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"models": 10, "attacks": 2, "skill": 3, "strength": 4}]},
+        "target": {"models": 1, "wounds": 40, "toughness": 4, "save": 4},  # headlines ~0 or 1
+    }
+    metric = "P(damage >= 5)"
+    plain = run_cell(data, "<dict>", "k", "h", 3, None, 0.002)
+    aimed = run_cell(data, "<dict>", "k", "h", 3, None, 0.002, metric)
+    v = parse_metric(metric).evaluate(aimed.outcome())
+    assert (v.ci_high - v.ci_low) / 2 < 0.002
+    assert aimed.trials > plain.trials

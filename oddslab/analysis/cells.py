@@ -164,11 +164,13 @@ def run_cell(
     seed: int,
     trials: int | None,
     precision: float | None,
+    metric: str | None = None,
 ) -> CellResult:
     """Validate and simulate one cell; the function a Dask worker runs.
 
     ``trials`` defaults to the scenario's own, else 1,000,000 (as :func:`oddslab.simulate`);
-    with ``precision`` it is the ceiling.
+    with ``precision`` it is the ceiling. With ``precision``, every headline probability and
+    the probability ``metric`` (if one is given) are run to that 95% half-width.
     """
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict
@@ -177,7 +179,7 @@ def run_cell(
     if precision is None:
         out = simulate(sc, trials=trials, seed=seed)
     else:
-        out = _run_to_precision(sc, trials, seed, precision)
+        out = _run_to_precision(sc, trials, seed, precision, metric)
     counts = {k: [int(x) for x in _trim(v)] for k, v in out.counts.items()}
     return CellResult(
         key=key,
@@ -194,7 +196,9 @@ def run_cell(
     )
 
 
-def _run_to_precision(sc: Any, trials: int | None, seed: int, precision: float):
+def _run_to_precision(
+    sc: Any, trials: int | None, seed: int, precision: float, metric: str | None = None
+):
     """Pilot, then final: the fewest whole chunks that bring every headline within precision.
 
     The engine's own ``precision`` stops at batch boundaries (16 chunks, about 10⁶ trials),
@@ -212,6 +216,13 @@ def _run_to_precision(sc: Any, trials: int | None, seed: int, precision: float):
     job = sc.compile()
     ceiling = trials if trials is not None else DEFAULT_MAX_TRIALS
     heads = job.headlines or tuple(Headline(f"P({s.name} >= 1)", s.name, 1) for s in job.stats)
+    target = None
+    if metric is not None:
+        from oddslab.analysis.metrics import parse_metric
+
+        target = parse_metric(metric)
+        if not target.is_probability:
+            target = None
     n = min(CHUNK_TRIALS, ceiling)
     while True:
         out = run_job(job, n, int(seed))
@@ -226,6 +237,15 @@ def _run_to_precision(sc: Any, trials: int | None, seed: int, precision: float):
             worst = max(worst, (hi - lo) / 2)
             p = min(max(hits / n, 0.5 / n), 1 - 0.5 / n)
             need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2))
+        if target is not None:
+            try:
+                v = target.evaluate(out)
+            except KeyError:  # reported by the study with the cell's name
+                v = None
+            if v is not None:
+                worst = max(worst, (v.ci_high - v.ci_low) / 2)
+                p = min(max(v.value, 0.5 / n), 1 - 0.5 / n)
+                need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2))
         if worst < precision:
             return out
         chunks = max(-(-need // CHUNK_TRIALS), n // CHUNK_TRIALS + 1)

@@ -243,7 +243,7 @@ def sweep_cmd(
         from oddslab.analysis.sweep import sweep
 
         with _progress("sweeping") as cb:
-            res = sweep(scenario, grid, progress=cb, **kw)
+            res = sweep(scenario, grid, progress=cb, metric=metric, **kw)
         if fmt is Fmt.table:
             tab = res.table(metric)
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
@@ -315,7 +315,7 @@ def matchup_cmd(
                     shown.loc[r, c] = f"{grid.loc[r, c]:.3g} ± {se.loc[r, c]:.1g}"
             shown = shown.reset_index()
             per = " per 100 points" if per_points else ""
-            _print_frame(shown, f"{res.metric}{per} (rows attack, columns are targets)", fmt)
+            _print_frame(shown, f"{res.metric}{per} (rows: attackers, columns: targets)", fmt)
         if out is not None:
             _write_table(tab, out)
         if plot is not None:

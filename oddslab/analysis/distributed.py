@@ -91,6 +91,7 @@ def run_cells(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
+    metric: str | None = None,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -117,6 +118,8 @@ def run_cells(
         Cells per Dask task (default 1). For studies of 10⁵+ small cells, batches of 10–100
         keep the scheduler's per-task cost (about a millisecond) and the client's memory for
         futures small; a lost worker then re-runs at most a batch per task it held.
+    metric : str, optional
+        A probability metric that ``precision`` also applies to (besides the headlines).
 
     Raises
     ------
@@ -169,9 +172,9 @@ def run_cells(
 
         if workers is None and scheduler is None:
             for c in pending:
-                finish(_run(c, trials, precision))
+                finish(_run(c, trials, precision, metric))
         else:
-            _run_dask(pending, trials, precision, workers, scheduler, finish, batch)
+            _run_dask(pending, trials, precision, workers, scheduler, finish, batch, metric)
     finally:
         if own_store and db is not None:
             db.close()
@@ -182,6 +185,7 @@ def run_batch(
     cells: Sequence[tuple[dict[str, Any], str, str, str, int]],
     trials: int | None,
     precision: float | None,
+    metric: str | None = None,
 ) -> list[CellResult]:
     """Run several cells in one Dask task (each exactly as :func:`run_cell`).
 
@@ -191,7 +195,7 @@ def run_batch(
     Results do not depend on it (chunks are seeded independently of threads).
     """
     _worker_threads()
-    return [run_cell(*c, trials, precision) for c in cells]
+    return [run_cell(*c, trials, precision, metric) for c in cells]
 
 
 def _worker_threads() -> None:
@@ -203,8 +207,8 @@ def _worker_threads() -> None:
     numba.set_num_threads(min(int(want), numba.config.NUMBA_NUM_THREADS))
 
 
-def _run(c: Cell, trials: int | None, precision: float | None) -> CellResult:
-    return run_cell(c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision)
+def _run(c: Cell, trials: int | None, precision: float | None, metric: str | None) -> CellResult:
+    return run_cell(c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric)
 
 
 def _run_dask(
@@ -215,6 +219,7 @@ def _run_dask(
     scheduler: str | None,
     finish: Callable[[CellResult], None],
     batch: int,
+    metric: str | None,
 ) -> None:
     distributed = _import_distributed()
     cluster = local_cluster(workers) if workers is not None else None
@@ -234,6 +239,7 @@ def _run_dask(
                 [(c.scenario, c.source, c.key, c.scenario_hash, c.seed) for c in group],
                 trials,
                 precision,
+                metric,
                 key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{i}",
                 pure=False,
                 retries=2,  # a lost worker: run the cells again elsewhere

@@ -224,7 +224,8 @@ def matchup(
         ``"lib.toml:a,b"``, ``"lib.toml:*squad*"``.
     metric : str, optional
         Default metric of the result (``"P(models_slain >= 5)"``, ``"mean(damage)"``,
-        ``"P(attacker wins)"``...); default ``mean(<primary statistic>)``.
+        ``"P(attacker wins)"``...); default ``mean(<primary statistic>)``. With ``precision``,
+        a probability metric is run to that precision too (besides the headlines).
     template : dict or path, optional
         A scenario with ``use = "{attacker}"`` / ``use = "{target}"`` tables; default the
         ``[matchup.template]`` of the first attacker's library. Relative ``use`` paths in a
@@ -292,7 +293,12 @@ def matchup(
         points[_name(e)] = e.points(over_a)
     for e in tgt_kept:
         points.setdefault(_name(e), e.points(over_t))
-    study = study_hash("matchup", {"template": tpl, "seed": seed}, trials, precision)
+    if metric is not None:
+        parse_metric(metric)  # a malformed metric fails before anything runs
+    definition = {"template": tpl, "seed": seed}
+    if precision is not None and metric is not None:
+        definition["metric"] = metric  # it decides how many trials each cell runs
+    study = study_hash("matchup", definition, trials, precision)
     results = run_cells(
         order,
         study=study,
@@ -304,6 +310,7 @@ def matchup(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
+        metric=metric,
     )
     res = MatchupResult(att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed))
     if metric is None:

@@ -127,6 +127,8 @@ class SweepResult:
     seed : int
         The sweep's master seed.
     source : str
+    metric : str or None
+        The default metric of :meth:`table` and :meth:`plot` (the one given to :func:`sweep`).
     """
 
     keys: list[str]
@@ -134,6 +136,7 @@ class SweepResult:
     results: list[CellResult]
     seed: int
     source: str = "<dict>"
+    metric: str | None = None
     _outcomes: list[Any] = field(default_factory=list, repr=False)
 
     @property
@@ -210,7 +213,7 @@ class SweepResult:
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
         """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high."""
-        m = parse_metric(metric or self.primary())
+        m = parse_metric(metric or self.metric or self.primary())
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):
             v = m.evaluate(out)
@@ -259,6 +262,7 @@ def sweep(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
+    metric: str | None = None,
 ) -> SweepResult:
     """Run a scenario at every combination of the values of some of its keys.
 
@@ -277,6 +281,9 @@ def sweep(
         Per-cell target 95% half-width of the headline probabilities.
     store, resume, workers, scheduler, progress, batch
         See :func:`oddslab.analysis.distributed.run_cells`.
+    metric : str, optional
+        The default metric of the result's table and plot; with ``precision``, a probability
+        metric is also run to that precision.
 
     Returns
     -------
@@ -315,7 +322,12 @@ def sweep(
         except ScenarioError:
             raise
         cells.append(Cell(values, data, cell_seed(seed, values), where))
-    study = study_hash("sweep", {"scenario": expanded, "seed": seed}, trials, precision)
+    if metric is not None:
+        parse_metric(metric)  # a malformed metric fails before anything runs
+    definition = {"scenario": expanded, "seed": seed}
+    if precision is not None and metric is not None:
+        definition["metric"] = metric  # it decides how many trials each cell runs
+    study = study_hash("sweep", definition, trials, precision)
     results = run_cells(
         cells,
         study=study,
@@ -327,8 +339,9 @@ def sweep(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
+        metric=metric,
     )
-    return SweepResult(keys, cells, results, int(seed), source)
+    return SweepResult(keys, cells, results, int(seed), source, metric)
 
 
 def plot_sweep(
