@@ -242,7 +242,8 @@ def _run_dask(
                 metric,
                 key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{i}",
                 pure=False,
-                retries=2,  # a lost worker: run the cells again elsewhere
+                retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
+                # a lost worker are rescheduled by Dask itself (allowed-failures)
             )
             for i, group in enumerate(groups)
         ]
