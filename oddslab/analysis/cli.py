@@ -239,6 +239,8 @@ def sweep_cmd(
     """Run a scenario at every combination of the values of some of its keys."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
     grid = _parse_vary(vary)
+    if plot is not None and len(grid) > 2:
+        raise _fail("--plot draws one varied key (line) or two (heatmap)")
     with _user_errors(store):
         from oddslab.analysis.sweep import sweep
 
@@ -259,8 +261,6 @@ def sweep_cmd(
                 _write_table(df, out)
         if plot is not None:
             _matplotlib()
-            if len(res.keys) > 2:
-                raise _fail("--plot draws one varied key (line) or two (heatmap)")
             _save_plot(res.plot(metric), plot)
 
 
