@@ -33,6 +33,7 @@ def _outcome() -> Outcome:
         ("P(models_slain != 2)", 0.7),
         ("P(attacker wins the assault)", 0.4),
         ("P(attacker wins)", 0.4),
+        ("P(A wins)", 0.4),
         ("p(Attacker  wins)", 0.4),
         ("P(at least half slain)", 0.7),
         ("P(attacker_wins)", 0.4),

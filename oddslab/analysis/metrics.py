@@ -8,6 +8,7 @@ Accepted forms (whitespace is free)::
     P(unit destroyed)           a headline label of the scenario, exactly as printed
     P(attacker wins)            an unambiguous start of a headline label
                                 ("P(attacker wins the assault)", "P(attacker wins close quarters)")
+    P(A wins), P(B wins)        the same with A = attacker, B = defender
     models_slain                a statistic's name alone: its mean
 
 Metrics are resolved against each outcome, so a headline whose label depends on the cell
@@ -95,6 +96,9 @@ class Metric:
 
     def _label(self, outcome: Outcome) -> MetricValue:
         want = _norm(self.text)
+        for short, side in (("p(a ", "p(attacker "), ("p(b ", "p(defender ")):
+            if want.startswith(short):  # "P(A wins)": A is the attacker (the matchup's row)
+                want = side + want[len(short) :]
         heads = list(outcome.headlines)
         exact = [h for h in heads if _norm(h.label) == want]
         if not exact:
