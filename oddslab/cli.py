@@ -517,3 +517,8 @@ def list_examples(
 
 def main() -> None:  # pragma: no cover - entry point
     app()
+
+
+from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
+
+_register_analysis(app)

@@ -63,7 +63,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     """Validate a scenario given as a dict (the parsed TOML)."""
-    root = Table(data, source)
+    from oddslab.analysis.libraries import expand_uses  # use = "lib.toml:entry" (issue 14)
+
+    root = Table(expand_uses(data, source), source)
     if not root.has("ruleset"):
         # A misspelt `ruleset` must not fall back to generic and fail on generic's keys.
         typo = root.typo_for("ruleset", of_type=str)

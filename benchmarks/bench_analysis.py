@@ -1,0 +1,262 @@
+"""Benchmark: the analysis layer's overheads and scaling (issue 14, "Speed").
+
+Jobs (rows with unit "cells"):
+
+1. **Per-cell overhead.** A sweep of 10⁶-trial generic cells in-process against the same
+   number of direct ``oddslab.simulate`` calls: the overhead (building and validating cell
+   dicts, hashing seeds, storing results) as a share of a cell. Also the fixed cost of one
+   cell, from a sweep of 1-trial cells.
+2. **Dask scaling.** A 200-cell sweep of 10⁶ trials each on a 2-worker LocalCluster
+   (1 thread per worker) against in-process (numba's 2 threads), and the same with 10⁵-trial
+   cells, where the per-cell overhead shows. Cluster start-up is timed separately.
+3. **Matchup.** A 20 × 20 matrix of invented generic units with every headline to ±0.5
+   percentage points (``precision=0.005``, the 95% half-width).
+
+``--quick`` (the smoke test) runs far fewer and smaller cells. Timings taken on the shared
+2-core machine this session are *under load*; the lead re-measures on a quiet machine.
+
+Run: ``python benchmarks/bench_analysis.py [--quick] [--markdown PATH]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import fmt_rate, markdown_table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "oddslab" / "examples" / "generic-intercessors-vs-guardsmen.toml"
+
+
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def _row(job: str, rate: float, note: str, threads: int) -> dict:
+    return {
+        "ruleset": "analysis",
+        "job": job,
+        "unit": "cells",
+        "oddslab_per_s": rate,
+        "python_per_s": None,
+        "numpy_per_s": None,
+        "dice_per_trial": None,
+        "threads": threads,
+        "note": note,
+    }
+
+
+def per_cell_overhead(quick: bool) -> list[dict]:
+    """Sweep cells vs direct simulate calls of the same trials; fixed cost per cell."""
+    from dataclasses import replace
+
+    import oddslab
+    from oddslab.analysis.sweep import sweep
+
+    trials = 200_000 if quick else 1_000_000
+    n = 3 if quick else 8
+    values = list(range(1, n + 1))
+    sweep(SCENARIO, {"attacker.weapons.0.models": [1]}, trials=1000, seed=1)  # warm-up
+    sc = oddslab.load(SCENARIO)
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    for v in values:
+        w = replace(sc.weapons[0], models=v)
+        oddslab.simulate(replace(sc, weapons=(w,)), trials=trials, seed=v)
+    direct, direct_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    sweep(SCENARIO, {"attacker.weapons.0.models": values}, trials=trials, seed=1)
+    swept, swept_cpu = time.perf_counter() - t0, time.process_time() - c0
+    tiny = 50 if quick else 200
+    t0 = time.perf_counter()
+    sweep(SCENARIO, {"target.models": list(range(1, tiny + 1))}, trials=1, seed=1)
+    fixed = (time.perf_counter() - t0) / tiny
+    t0 = time.perf_counter()
+    for m in range(1, tiny + 1):
+        oddslab.simulate(replace(sc, target=replace(sc.target, models=m)), trials=1, seed=m)
+    engine_fixed = (time.perf_counter() - t0) / tiny
+    over = (swept_cpu - direct_cpu) / direct_cpu
+    th = _threads()
+    return [
+        _row(
+            f"sweep of {n} cells × {trials:,} trials, in-process",
+            n / swept,
+            f"overhead vs direct simulate: {100 * over:+.1f}% CPU "
+            f"({swept:.2f} s vs {direct:.2f} s wall); under load",
+            th,
+        ),
+        _row(
+            f"sweep of {tiny} one-trial cells (fixed cost per cell)",
+            1 / fixed,
+            f"{1e3 * fixed:.1f} ms per cell, of which {1e3 * (fixed - engine_fixed):.1f} ms is "
+            f"the analysis layer (dicts, validation, seeds, results) and the rest one "
+            f"1-trial simulate() (kernel launch); under load",
+            th,
+        ),
+    ]
+
+
+def dask_scaling(quick: bool) -> list[dict]:
+    """2-worker LocalCluster vs in-process on the same sweep (big and small cells)."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return [_row("2-worker LocalCluster", float("nan"), "dask not installed: skipped", 0)]
+    from oddslab.analysis.distributed import local_cluster
+    from oddslab.analysis.sweep import sweep
+
+    rows = []
+    t0 = time.perf_counter()
+    cluster = local_cluster(2)
+    cluster.close()
+    start = time.perf_counter() - t0
+    configs = [(8, 100_000)] if quick else [(200, 1_000_000), (200, 100_000)]
+    for cells, trials in configs:
+        vary = {"target.models": list(range(1, cells + 1))}
+        t0 = time.perf_counter()
+        a = sweep(SCENARIO, vary, trials=trials, seed=3)
+        local = time.perf_counter() - t0
+        import numba
+
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            t0 = time.perf_counter()
+            sweep(SCENARIO, vary, trials=trials, seed=3)
+            single = time.perf_counter() - t0
+        finally:
+            numba.set_num_threads(threads)
+        t0 = time.perf_counter()
+        b = sweep(SCENARIO, vary, trials=trials, seed=3, workers=2)
+        remote = time.perf_counter() - t0
+        same = [r.counts for r in a.results] == [r.counts for r in b.results]
+        rows.append(
+            _row(
+                f"{cells} cells × {trials:,} trials, in-process",
+                cells / local,
+                "under load",
+                _threads(),
+            )
+        )
+        rows.append(
+            _row(
+                f"{cells} cells × {trials:,} trials, in-process, 1 numba thread",
+                cells / single,
+                "the per-core baseline; under load",
+                1,
+            )
+        )
+        rows.append(
+            _row(
+                f"{cells} cells × {trials:,} trials, 2-worker LocalCluster",
+                cells / remote,
+                f"{local / remote:.2f}× in-process at {_threads()} threads, "
+                f"{single / remote:.2f}× at 1 thread (incl. cluster start {start:.1f} s); "
+                f"identical results: {same}; under load",
+                1,
+            )
+        )
+    return rows
+
+
+def matchup_20x20(quick: bool) -> list[dict]:
+    """A 20 × 20 generic matchup (every headline to ±0.5 pp) from a generated library."""
+    from oddslab.analysis.matchup import matchup
+
+    n = 4 if quick else 20
+    lines = ['ruleset = "generic"', 'description = "generated benchmark units (invented)"']
+    for i in range(n):
+        lines += [
+            f"[units.att{i}]",
+            f"points = {50 + 5 * i}",
+            f"[[units.att{i}.weapons]]",
+            f"models = {3 + i % 7}",
+            f"attacks = {1 + i % 3}",
+            f"skill = {2 + i % 4}",
+            f"strength = {3 + i % 6}",
+            f"ap = {i % 3}",
+            f"damage = {1 + i % 2}",
+        ]
+    for j in range(n):
+        lines += [
+            f"[units.tgt{j}]",
+            "points = 100",
+            f"models = {1 + j % 10}",
+            f"toughness = {3 + j % 5}",
+            f"wounds = {1 + j % 3}",
+            f"save = {2 + j % 5}",
+        ]
+    lines += [
+        "[matchup.template]",
+        'ruleset = "generic"',
+        "[matchup.template.attacker]",
+        'use = "{attacker}"',
+        "[matchup.template.target]",
+        'use = "{target}"',
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = Path(tmp) / "bench.toml"
+        lib.write_text("\n".join(lines) + "\n")
+        matchup(f"{lib}:att0", f"{lib}:tgt0", trials=1000)  # warm-up
+        t0 = time.perf_counter()
+        res = matchup(f"{lib}:att*", f"{lib}:tgt*", precision=0.005, trials=10_000_000, seed=1)
+        wall = time.perf_counter() - t0
+    cells = n * n
+    worst = max(
+        max(
+            (hi - lo) / 2
+            for lo, hi in [(r.ci_low, r.ci_high) for r in o.probabilities().itertuples()]
+        )
+        for o in res.outcomes
+    )
+    trials = sum(o.trials for o in res.outcomes)
+    return [
+        _row(
+            f"{n}×{n} generic matchup, every headline ±0.5 pp",
+            cells / wall,
+            f"{wall:.1f} s wall, {trials:,} trials in all; widest 95% half-width "
+            f"{100 * worst:.2f} pp; under load",
+            _threads(),
+        )
+    ]
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Every analysis benchmark row (see the module docstring)."""
+    return per_cell_overhead(quick) + dask_scaling(quick) + matchup_20x20(quick)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="few, small cells (smoke test)")
+    ap.add_argument("--markdown", type=Path, help="also write the table here")
+    args = ap.parse_args()
+    rows = run(args.quick)
+    table = markdown_table(
+        ["job", "cells/s", "threads", "note"],
+        [[r["job"], fmt_rate(r["oddslab_per_s"]), r["threads"], r["note"]] for r in rows],
+    )
+    load = os.getloadavg()[0]
+    text = (
+        f"## Analysis layer ({'quick' if args.quick else 'full'} run; 1-min load average "
+        f"{load:.1f} on {os.cpu_count()} CPUs)\n\n{table}\n"
+    )
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,348 @@
+"""Cells: one scenario dict + its seed, run to a plain, JSON-ready result.
+
+A study (sweep, matchup, points question) is a list of independent :class:`Cell` s. Each cell
+is seeded from (study seed, the cell's own values) by a stable hash, so its answer never
+depends on the other cells, their order or where it ran. :func:`run_cell` is the only code a
+Dask worker executes; its result is plain data (:class:`CellResult`) that a store can keep and
+that rebuilds the exact :class:`oddslab.outcome.Outcome` later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from oddslab.outcome import wilson_interval
+
+__all__ = [
+    "Cell",
+    "CellResult",
+    "cell_seed",
+    "canonical",
+    "digest",
+    "run_cell",
+    "with_paths",
+    "set_path",
+]
+
+#: Seeds are kept below 2**63 so they fit every integer column and CLI option.
+_SEED_MASK = (1 << 63) - 1
+
+
+def canonical(obj: Any) -> str:
+    """Canonical JSON of ``obj`` (sorted keys, no spaces); numpy scalars become Python ones."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_plain)
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    raise TypeError(f"not JSON-serialisable: {x!r}")
+
+
+def digest(obj: Any) -> str:
+    """SHA-256 hex digest of :func:`canonical` ``(obj)``."""
+    return hashlib.sha256(canonical(obj).encode()).hexdigest()
+
+
+def cell_seed(seed: int, values: dict[str, Any]) -> int:
+    """The seed of a cell: a stable hash of (study seed, the cell's values), below 2**63.
+
+    Order of the keys does not matter; Python's salted ``hash()`` is never used, so the seed is
+    the same in every process, on every machine.
+    """
+    h = hashlib.sha256(canonical({"seed": int(seed), "cell": values}).encode()).digest()
+    return int.from_bytes(h[:8], "big") & _SEED_MASK
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One scenario to run.
+
+    Attributes
+    ----------
+    values : dict
+        What identifies the cell in its study (``{"target.save": 4}``,
+        ``{"attacker": "lib.toml:a", "target": "lib.toml:b"}``); JSON-ready.
+    scenario : dict
+        The scenario as a dict, library uses already expanded.
+    seed : int
+        The cell's master seed (:func:`cell_seed`).
+    source : str
+        Shown in error messages.
+    """
+
+    values: dict[str, Any]
+    scenario: dict[str, Any]
+    seed: int
+    source: str = "<dict>"
+
+    @property
+    def key(self) -> str:
+        """The cell's identity in a store (canonical JSON of its values)."""
+        return canonical(self.values)
+
+    @property
+    def scenario_hash(self) -> str:
+        """Digest of the cell's full scenario and seed (a changed library invalidates it)."""
+        return digest({"scenario": self.scenario, "seed": self.seed})
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """A finished cell as plain data (what a store row holds)."""
+
+    key: str
+    scenario_hash: str
+    name: str
+    seed: int
+    trials: int
+    stats: tuple[tuple[str, int, str, bool, str], ...]
+    headlines: tuple[tuple[str, str, int], ...]
+    counts: dict[str, list[int]]
+    meta: dict[str, Any]
+    elapsed: float
+    interrupted: bool = False
+
+    def outcome(self):
+        """The :class:`oddslab.outcome.Outcome` this cell produced (counts identical)."""
+        from oddslab.outcome import Headline, Outcome, Stat
+
+        stats = tuple(Stat(*s) for s in self.stats)
+        table = np.zeros((len(stats), max(s.nbins for s in stats)), dtype=np.int64)
+        for i, s in enumerate(stats):
+            c = self.counts[s.name]
+            table[i, : len(c)] = c
+        return Outcome.from_counts(
+            self.name,
+            stats,
+            table,
+            self.trials,
+            seed=self.seed,
+            headlines=tuple(Headline(*h) for h in self.headlines),
+            elapsed=self.elapsed,
+            meta=dict(self.meta),
+            interrupted=self.interrupted,
+        )
+
+    def to_json(self) -> str:
+        return canonical(self.__dict__)
+
+    @classmethod
+    def from_json(cls, text: str) -> CellResult:
+        d = json.loads(text)
+        d["stats"] = tuple(tuple(s) for s in d["stats"])
+        d["headlines"] = tuple(tuple(h) for h in d["headlines"])
+        return cls(**d)
+
+
+def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in meta.items():
+        try:
+            canonical(v)
+        except TypeError:
+            continue
+        out[k] = v
+    return out
+
+
+def run_cell(
+    scenario: dict[str, Any],
+    source: str,
+    key: str,
+    scenario_hash: str,
+    seed: int,
+    trials: int | None,
+    precision: float | None,
+    metric: str | None = None,
+) -> CellResult:
+    """Validate and simulate one cell; the function a Dask worker runs.
+
+    ``trials`` defaults to the scenario's own, else 1,000,000 (as :func:`oddslab.simulate`);
+    with ``precision`` it is the ceiling. With ``precision``, every headline probability and
+    the probability ``metric`` (if one is given) are run to that 95% half-width.
+    """
+    from oddslab.engine import simulate
+    from oddslab.scenario import from_dict
+
+    sc = from_dict(scenario, source=source)
+    if precision is None:
+        out = simulate(sc, trials=trials, seed=seed)
+    else:
+        out = _run_to_precision(sc, trials, seed, precision, metric)
+    counts = {k: [int(x) for x in _trim(v)] for k, v in out.counts.items()}
+    return CellResult(
+        key=key,
+        scenario_hash=scenario_hash,
+        name=out.name,
+        seed=int(seed),
+        trials=int(out.trials),
+        stats=tuple((s.name, s.nbins, s.description, s.flag, s.label) for s in out.stats),
+        headlines=tuple((h.label, h.stat, h.k) for h in out.headlines),
+        counts=counts,
+        meta=_json_meta(out.meta),
+        elapsed=float(out.elapsed),
+        interrupted=bool(out.interrupted),
+    )
+
+
+def _run_to_precision(
+    sc: Any, trials: int | None, seed: int, precision: float, metric: str | None = None
+):
+    """Pilot, then final: the fewest whole chunks that bring every headline within precision.
+
+    The engine's own ``precision`` stops at batch boundaries (16 chunks, about 10⁶ trials),
+    far more than a ±0.5 pp cell needs. Here a one-chunk pilot (65,536 trials) estimates
+    ``n = z² p (1 − p) / h²`` for every headline, and the cell is run again from its seed with
+    ``n`` rounded up to whole chunks (repeated while any headline is still too wide, up to the
+    ceiling ``trials``, default 100,000,000). Because chunk seeds are prefix-stable, the result
+    is exactly ``oddslab.simulate(scenario, trials=<its trials>, seed=seed)``.
+    """
+    from oddslab.engine import CHUNK_TRIALS, DEFAULT_MAX_TRIALS, run_job
+    from oddslab.outcome import Z95, Headline
+
+    if not 0 < precision < 0.5:
+        raise ValueError("precision must be a probability half-width in (0, 0.5)")
+    job = sc.compile()
+    ceiling = trials if trials is not None else DEFAULT_MAX_TRIALS
+    heads = job.headlines or tuple(Headline(f"P({s.name} >= 1)", s.name, 1) for s in job.stats)
+    target = None
+    if metric is not None:
+        from oddslab.analysis.metrics import parse_metric
+
+        target = parse_metric(metric)
+        if not target.is_probability:
+            target = None
+    n = min(CHUNK_TRIALS, ceiling)
+    while True:
+        out = run_job(job, n, int(seed))
+        if out.interrupted or n >= ceiling:
+            return out
+        need = 0
+        worst = 0.0
+        for h in heads:
+            c = out.counts[h.stat]
+            hits = int(c[h.k :].sum())
+            lo, hi = wilson_interval(hits, n)
+            worst = max(worst, (hi - lo) / 2)
+            p = min(max(hits / n, 0.5 / n), 1 - 0.5 / n)
+            need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2))
+        if target is not None:
+            try:
+                v = target.evaluate(out)
+            except KeyError:  # reported by the study with the cell's name
+                v = None
+            if v is not None:
+                worst = max(worst, (v.ci_high - v.ci_low) / 2)
+                p = min(max(v.value, 0.5 / n), 1 - 0.5 / n)
+                need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2))
+        if worst < precision:
+            return out
+        chunks = max(-(-need // CHUNK_TRIALS), n // CHUNK_TRIALS + 1)
+        n = min(chunks * CHUNK_TRIALS, ceiling)
+
+
+def _trim(c: np.ndarray) -> np.ndarray:
+    nz = np.nonzero(c)[0]
+    return c[: (nz[-1] + 1 if len(nz) else 1)]
+
+
+# -- dotted paths into scenario dicts --------------------------------------------------------
+def split_path(path: str) -> list[str | int]:
+    """``"weapons.0.models"`` → ``["weapons", 0, "models"]`` (``[0]`` also accepted)."""
+    text = path.replace("[", ".").replace("]", "")
+    parts: list[str | int] = []
+    for p in text.split("."):
+        if p == "":
+            raise ValueError(f"'{path}' is not a dotted key path (e.g. target.save)")
+        parts.append(int(p) if p.isdigit() else p)
+    return parts
+
+
+def _resolves(data: Any, parts: list[str | int]) -> bool:
+    node = data
+    for p in parts[:-1]:
+        if isinstance(p, int):
+            if not isinstance(node, list) or p >= len(node):
+                return False
+        elif not isinstance(node, dict) or p not in node:
+            return False
+        node = node[p]
+    last = parts[-1]
+    if isinstance(last, int):
+        return isinstance(node, list) and last < len(node)
+    return isinstance(node, dict)
+
+
+def set_path(data: dict[str, Any], path: str, value: Any, source: str = "<dict>") -> None:
+    """Set ``value`` at dotted ``path`` in ``data`` (in place); the last key may be new.
+
+    Raises
+    ------
+    ScenarioError
+        When an intermediate key is missing or is not a table / array.
+    """
+    from oddslab._schema import ScenarioError
+
+    parts = split_path(path)
+    node: Any = data
+    walked: list[str] = []
+    for p in parts[:-1]:
+        walked.append(str(p))
+        if isinstance(p, int):
+            if not isinstance(node, list) or p >= len(node):
+                n = len(node) if isinstance(node, list) else 0
+                raise ScenarioError(
+                    source, ".".join(walked), f"no entry {p} to vary (the array has {n})"
+                )
+        elif not isinstance(node, dict) or p not in node:
+            raise ScenarioError(source, ".".join(walked), "no such table in the scenario to vary")
+        node = node[p]
+    last = parts[-1]
+    if isinstance(last, int):
+        if not isinstance(node, list) or last >= len(node):
+            raise ScenarioError(source, path, "no such array entry in the scenario to vary")
+    elif not isinstance(node, dict):
+        raise ScenarioError(source, path, "the key's parent is not a table")
+    node[last] = value
+
+
+def with_paths(
+    raw: dict[str, Any], values: dict[str, Any], source: str, base: Any = None
+) -> dict[str, Any]:
+    """The scenario ``raw`` with each dotted path of ``values`` set, ``use`` expanded.
+
+    A path whose tables all exist in ``raw`` as written is set there *before* library uses are
+    expanded (so ``target.save`` next to ``target.use`` overrides the entry, and
+    ``target.use`` itself can be varied); any other path is set in the expanded scenario
+    (``attacker.weapons.0.models`` inside a library entry).
+    """
+    import copy
+
+    from oddslab.analysis.libraries import expand_uses
+
+    data = copy.deepcopy(raw)
+    later = {}
+    for path, value in values.items():
+        if _resolves(data, split_path(path)):
+            set_path(data, path, value, source)
+        else:
+            later[path] = value
+    data = copy.deepcopy(expand_uses(data, source, base))
+    for path, value in later.items():
+        set_path(data, path, value, source)
+    return data
+
+
+def is_finite(x: float) -> bool:
+    return isinstance(x, int | float) and math.isfinite(x)

@@ -1,0 +1,188 @@
+"""Metrics: one number (with its standard error) read off an outcome.
+
+Accepted forms (whitespace is free)::
+
+    mean(models_slain)          mean of a statistic; SE = sd / sqrt(trials)
+    P(models_slain >= 5)        also >, <=, <, ==, = and !=; SE = sqrt(p (1 - p) / trials)
+    P(destroyed)                a yes/no statistic (or any statistic): P(stat >= 1)
+    P(unit destroyed)           a headline label of the scenario, exactly as printed
+    P(attacker wins)            an unambiguous start of a headline label
+                                ("P(attacker wins the assault)", "P(attacker wins close quarters)")
+    P(A wins), P(B wins)        the same with A = attacker, B = defender
+    models_slain                a statistic's name alone: its mean
+
+Metrics are resolved against each outcome, so a headline whose label depends on the cell
+("P(at least half slain, >= 10)") is found by its start in every cell.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from oddslab.outcome import Z95, Outcome, wilson_interval
+
+__all__ = ["Metric", "MetricValue", "parse_metric"]
+
+_OPS = {
+    ">=": lambda v, k: v >= k,
+    ">": lambda v, k: v > k,
+    "<=": lambda v, k: v <= k,
+    "<": lambda v, k: v < k,
+    "==": lambda v, k: v == k,
+    "=": lambda v, k: v == k,
+    "!=": lambda v, k: v != k,
+}
+_COMPARE = re.compile(
+    r"^\s*P\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<|=)\s*(-?\d+)\s*\)\s*$",
+    re.I,
+)
+_MEAN = re.compile(r"^\s*mean\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", re.I)
+_PROB = re.compile(r"^\s*P\s*\((.*)\)\s*$", re.S | re.I)
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """A metric's value in one outcome: estimate, standard error, 95% CI."""
+
+    value: float
+    se: float
+    ci_low: float
+    ci_high: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A parsed metric; :meth:`evaluate` it against outcomes.
+
+    Attributes
+    ----------
+    text : str
+        As written.
+    kind : str
+        ``"mean"``, ``"compare"`` or ``"label"``.
+    stat, op, k : str, str, int
+        For ``mean`` and ``compare``.
+    """
+
+    text: str
+    kind: str
+    stat: str = ""
+    op: str = ">="
+    k: int = 1
+
+    @property
+    def is_probability(self) -> bool:
+        return self.kind != "mean"
+
+    def evaluate(self, outcome: Outcome) -> MetricValue:
+        """Value, SE and 95% CI of this metric in ``outcome``.
+
+        Raises
+        ------
+        KeyError
+            The outcome has no such statistic or headline (the message lists what it has).
+        """
+        if self.kind == "mean":
+            return _mean(outcome, self.stat, self.text)
+        if self.kind == "compare":
+            return _prob(outcome, self.stat, self.op, self.k, self.text)
+        return self._label(outcome)
+
+    def _label(self, outcome: Outcome) -> MetricValue:
+        want = _norm(self.text)
+        for short, side in (("p(a ", "p(attacker "), ("p(b ", "p(defender ")):
+            if want.startswith(short):  # "P(A wins)": A is the attacker (the matchup's row)
+                want = side + want[len(short) :]
+        heads = list(outcome.headlines)
+        exact = [h for h in heads if _norm(h.label) == want]
+        if not exact:
+            stem = want[:-1] if want.endswith(")") else want
+            exact = [h for h in heads if _norm(h.label).startswith(stem)]
+        if len(exact) == 1:
+            h = exact[0]
+            return _prob(outcome, h.stat, ">=", h.k, h.label)
+        inner = _PROB.match(self.text)
+        if inner:  # "P(attacker wins)" -> a statistic named attacker_wins
+            name = re.sub(r"\W+", "_", inner.group(1).strip()).strip("_")
+            if name in outcome.probs:
+                return _prob(outcome, name, ">=", 1, self.text)
+        labels = "; ".join(h.label for h in heads) or "none"
+        if len(exact) > 1:
+            raise KeyError(
+                f"'{self.text}' matches several headlines: {'; '.join(h.label for h in exact)}"
+            )
+        raise KeyError(
+            f"'{self.text}' is not a headline or statistic of '{outcome.name}' "
+            f"(headlines: {labels}; statistics: {', '.join(outcome.stat_names)})"
+        )
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip()).lower()
+
+
+def parse_metric(text: str) -> Metric:
+    """Parse a metric (see the module docstring for the forms).
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is none of the accepted forms.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError('a metric is needed, e.g. "mean(models_slain)" or "P(models_slain >= 5)"')
+    m = _COMPARE.match(text)
+    if m:
+        return Metric(text.strip(), "compare", m.group(1), m.group(2), int(m.group(3)))
+    m = _MEAN.match(text)
+    if m:
+        return Metric(text.strip(), "mean", m.group(1))
+    m = _NAME.match(text)
+    if m:
+        return Metric(f"mean({m.group(1)})", "mean", m.group(1))
+    if _PROB.match(text):
+        return Metric(text.strip(), "label")
+    raise ValueError(
+        f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
+        'label such as "P(unit destroyed)"'
+    )
+
+
+def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
+    if stat not in outcome.probs:
+        raise KeyError(
+            f"'{text}': no statistic '{stat}' in '{outcome.name}' "
+            f"(statistics: {', '.join(outcome.stat_names)})"
+        )
+    p = outcome.probs[stat]
+    v = np.arange(len(p))
+    mean = float(np.dot(v, p))
+    sd = math.sqrt(max(float(np.dot((v - mean) ** 2, p)), 0.0))
+    se = sd / math.sqrt(outcome.trials) if outcome.trials else 0.0
+    return MetricValue(mean, se, mean - Z95 * se, mean + Z95 * se, text)
+
+
+def _prob(outcome: Outcome, stat: str, op: str, k: int, text: str) -> MetricValue:
+    if stat not in outcome.probs:
+        raise KeyError(
+            f"'{text}': no statistic '{stat}' in '{outcome.name}' "
+            f"(statistics: {', '.join(outcome.stat_names)})"
+        )
+    p_all = outcome.probs[stat]
+    test = _OPS[op]
+    if outcome.counts is not None:
+        c = outcome.counts[stat]
+        hits = int(sum(int(c[v]) for v in range(len(c)) if test(v, k)))
+        n = int(outcome.trials or 0)
+        p = hits / n if n else float("nan")
+        se = math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
+        lo, hi = wilson_interval(hits, n)
+        return MetricValue(p, se, lo, hi, text)
+    p = float(sum(float(p_all[v]) for v in range(len(p_all)) if test(v, k)))
+    return MetricValue(p, 0.0, p, p, text)

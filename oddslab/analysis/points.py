@@ -1,0 +1,372 @@
+"""Points: efficiency per 100 points against a basket of targets, and fair points.
+
+A *basket* is a weighted set of targets: ``{"lib.toml:conscripts": 2, "lib.toml:battle_tank": 1}``
+(or a list / a library, equal weights). A unit's basket value is the weighted mean of the
+metric over the basket, ``V = Σ w_t m_t / Σ w_t``, with ``SE = sqrt(Σ (w_t / Σw)² se_t²)`` (the
+cells are independent runs). Its efficiency is ``100 V / points``.
+
+**Fair points.** A candidate unit is fairly priced when its efficiency equals a reference
+unit's: ``P* = P_ref · V_cand / V_ref``. Its standard error follows from the delta method on
+the ratio of two independent estimates, ``SE(P*) = P* · sqrt((se_c / V_c)² + (se_r / V_r)²)``,
+and the 95% interval is ``P* ± 1.96 SE``. A unit bought by the model (``points_per_model`` in
+its library entry, with ``models`` of them) cannot cost any number of points: the fair price
+per model is ``(P* − points) / models`` and the report gives the bracket of whole points per
+model around it (and the unit costs they give), plus every whole price the interval allows.
+:func:`basket_sensitivity` shows how ``P*`` moves when the basket changes: each target alone
+and the basket without each target.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from oddslab.analysis.libraries import LibraryEntry
+from oddslab.analysis.matchup import MatchupResult, _name, matchup, select_entries
+from oddslab.outcome import Z95
+
+__all__ = [
+    "efficiency",
+    "EfficiencyResult",
+    "fair_points",
+    "FairPoints",
+    "basket_sensitivity",
+    "plot_efficiency",
+    "read_basket",
+]
+
+
+def read_basket(basket: Any) -> tuple[list[LibraryEntry], dict[str, float]]:
+    """Targets and their weights from a mapping spec → weight, or specs with weight 1."""
+    if isinstance(basket, Mapping):
+        items = list(basket.items())
+    else:
+        specs = [basket] if isinstance(basket, str | LibraryEntry) else list(basket)
+        items = [(s, 1.0) for s in specs]
+    entries: list[LibraryEntry] = []
+    weights: dict[str, float] = {}
+    for spec, w in items:
+        if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
+            raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
+        for e in select_entries(spec).entries:
+            if _name(e) not in weights:
+                entries.append(e)
+            weights[_name(e)] = float(w)
+    if not entries:
+        raise ValueError("the basket is empty")
+    return entries, weights
+
+
+def _basket_value(
+    tab: pd.DataFrame, unit: str, weights: Mapping[str, float], col: str = "value"
+) -> tuple[float, float]:
+    sub = tab[tab["attacker"] == unit]
+    sub = sub[sub["target"].isin(list(weights))]
+    w = sub["target"].map(weights).to_numpy(float)
+    total = w.sum()
+    if total <= 0:
+        return float("nan"), float("nan")
+    v = float((w * sub[col].to_numpy(float)).sum() / total)
+    se_col = "se" if col == "value" else f"{col}_se"
+    se = float(math.sqrt(((w / total) ** 2 * sub[se_col].to_numpy(float) ** 2).sum()))
+    return v, se
+
+
+@dataclass
+class EfficiencyResult:
+    """Basket efficiency of several units. ``table`` is ranked, best first."""
+
+    table: pd.DataFrame
+    matchup: MatchupResult
+    weights: dict[str, float]
+
+    def plot(self, ax: Any = None) -> Any:
+        return plot_efficiency(self, ax=ax)
+
+
+def efficiency(
+    units: Any, basket: Any, *, metric: str | None = None, **run: Any
+) -> EfficiencyResult:
+    """Each unit's basket metric per 100 points, with SE, ranked.
+
+    Parameters
+    ----------
+    units : library spec(s)
+        The units to rate (each needs points in its library entry).
+    basket : mapping spec → weight, or spec(s)
+        The targets they are rated against.
+    metric : str, optional
+        Default ``mean(<primary statistic>)``.
+    **run
+        ``trials``, ``seed``, ``precision``, ``template``, ``store``, ``resume``, ``workers``,
+        ``scheduler``, ``progress`` as :func:`oddslab.analysis.matchup.matchup`.
+
+    Returns
+    -------
+    EfficiencyResult
+        ``table`` columns: rank, unit, label, points, value, se, per_100_points,
+        per_100_points_se, ci_low, ci_high (of per_100_points).
+    """
+    targets, weights = read_basket(basket)
+    res = matchup(units, targets, metric=metric, **run)
+    tab = res.table()
+    rows = []
+    for e in res.attackers:
+        name = _name(e)
+        pts = res.points.get(name)
+        v, se = _basket_value(tab, name, weights)
+        per = 100 * v / pts if pts else float("nan")
+        per_se = 100 * se / pts if pts else float("nan")
+        rows.append(
+            {
+                "unit": name,
+                "label": e.label,
+                "points": pts,
+                "value": v,
+                "se": se,
+                "per_100_points": per,
+                "per_100_points_se": per_se,
+                "ci_low": per - Z95 * per_se,
+                "ci_high": per + Z95 * per_se,
+            }
+        )
+    df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")
+    df.insert(0, "rank", range(1, len(df) + 1))
+    df.attrs["metric"] = res.metric
+    return EfficiencyResult(df.reset_index(drop=True), res, weights)
+
+
+def plot_efficiency(result: EfficiencyResult, *, ax: Any = None) -> Any:
+    """Horizontal bars of the ranked efficiency with 95% intervals. Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    df = result.table.iloc[::-1]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 0.45 * len(df) + 1.5))
+    ax.barh(
+        df["label"],
+        df["per_100_points"],
+        xerr=Z95 * df["per_100_points_se"],
+        capsize=3,
+        color="tab:blue",
+        alpha=0.8,
+    )
+    ax.set_xlabel(f"{result.table.attrs.get('metric', 'metric')} per 100 points")
+    ax.set_title("Efficiency against the basket (95% CI)")
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+@dataclass
+class FairPoints:
+    """The fair price of a candidate unit against a reference unit and a basket.
+
+    Attributes
+    ----------
+    candidate, reference : str
+        Entry names (``lib.toml:key``).
+    metric : str
+    candidate_value, candidate_se, reference_value, reference_se : float
+        Basket values of the metric and their SEs.
+    reference_points : float
+    fair_points, se, ci_low, ci_high : float
+        ``P*`` and its delta-method SE and 95% interval (points for the unit as fielded).
+    models : int or None
+        Models in the candidate when it is bought by the model.
+    base_points : float
+        The candidate's per-unit points (0 when bought purely by the model).
+    fair_per_model, per_model_ci : float, (float, float)
+        ``(P* − base_points) / models`` and its interval (None when not bought by the model).
+    bracket : list of dict
+        Whole points per model just below and above ``fair_per_model``: for each, the unit's
+        points and its efficiency relative to the reference (1 = fair).
+    allowed : list of int
+        Whole points per model inside the 95% interval.
+    """
+
+    candidate: str
+    reference: str
+    metric: str
+    candidate_value: float
+    candidate_se: float
+    reference_value: float
+    reference_se: float
+    reference_points: float
+    fair_points: float
+    se: float
+    ci_low: float
+    ci_high: float
+    models: int | None
+    base_points: float
+    fair_per_model: float | None
+    per_model_ci: tuple[float, float] | None
+    bracket: list[dict[str, float]]
+    allowed: list[int]
+    matchup: MatchupResult
+    weights: dict[str, float]
+
+    def summary(self) -> pd.DataFrame:
+        """The answer as a two-column table (quantity, value) for printing."""
+        rows = [
+            ("metric", self.metric),
+            ("candidate basket value", f"{self.candidate_value:.4g} ± {self.candidate_se:.2g}"),
+            ("reference basket value", f"{self.reference_value:.4g} ± {self.reference_se:.2g}"),
+            ("reference points", f"{self.reference_points:g}"),
+            ("fair points", f"{self.fair_points:.1f} ± {self.se:.1f}"),
+            ("95% interval", f"{self.ci_low:.1f} – {self.ci_high:.1f}"),
+        ]
+        if self.fair_per_model is not None and self.per_model_ci is not None:
+            lo, hi = self.per_model_ci
+            rows.append(
+                ("fair points per model", f"{self.fair_per_model:.2f} ({lo:.2f} – {hi:.2f})")
+            )
+            for b in self.bracket:
+                rows.append(
+                    (
+                        f"at {b['per_model']:g} per model",
+                        f"{b['unit_points']:g} points, efficiency {b['relative_efficiency']:.3f}× reference",
+                    )
+                )
+            rows.append(
+                ("whole prices in the interval", ", ".join(map(str, self.allowed)) or "none")
+            )
+        return pd.DataFrame(rows, columns=["quantity", "value"])
+
+    def sensitivity(self) -> pd.DataFrame:
+        """:func:`basket_sensitivity` of this answer (no new simulation)."""
+        return basket_sensitivity(self)
+
+
+def _ratio(pr: float, vc: float, sc: float, vr: float, sr: float) -> tuple[float, float]:
+    if not vr > 0 or not math.isfinite(vc):
+        return float("nan"), float("nan")
+    p = pr * vc / vr
+    rel_c = (sc / vc) ** 2 if vc else 0.0
+    if vc == 0:  # delta method through zero: use the absolute form
+        return 0.0, pr * sc / vr
+    return p, abs(p) * math.sqrt(rel_c + (sr / vr) ** 2)
+
+
+def fair_points(
+    candidate: Any,
+    reference: Any,
+    basket: Any,
+    *,
+    metric: str | None = None,
+    reference_points: float | None = None,
+    **run: Any,
+) -> FairPoints:
+    """The points at which a candidate's basket efficiency equals a reference unit's.
+
+    Parameters
+    ----------
+    candidate, reference : library spec naming one entry each
+    basket : mapping spec → weight, or spec(s)
+    metric : str, optional
+        The metric that is "worth points" (default ``mean(<primary statistic>)``).
+    reference_points : float, optional
+        The reference's price; default its library points.
+    **run
+        As :func:`efficiency`.
+    """
+    cand = select_entries(candidate).entries
+    ref = select_entries(reference).entries
+    if len(cand) != 1 or len(ref) != 1:
+        raise ValueError("fair points needs exactly one candidate entry and one reference entry")
+    c, r = cand[0], ref[0]
+    if _name(c) == _name(r):
+        raise ValueError("the candidate and the reference are the same entry")
+    targets, weights = read_basket(basket)
+    res = matchup([c, r], targets, metric=metric, **run)
+    tab = res.table()
+    cn, rn = _name(c), _name(r)
+    pr = reference_points if reference_points is not None else res.points.get(rn)
+    if pr is None:
+        raise ValueError(f"{rn} has no points in its library entry; give reference_points")
+    vc, sc = _basket_value(tab, cn, weights)
+    vr, sr = _basket_value(tab, rn, weights)
+    if not vr > 0:
+        raise ValueError(
+            f"the reference scores {vr:g} on '{res.metric}' against this basket; "
+            "fair points need a reference with a positive score"
+        )
+    p, se = _ratio(float(pr), vc, sc, vr, sr)
+    lo, hi = p - Z95 * se, p + Z95 * se
+    flat = c.profile() | {k: c.data[k] for k in ("points", "points_per_model") if k in c.data}
+    models = flat.get("models") if "points_per_model" in flat else None
+    base = float(flat.get("points", 0.0)) if models else 0.0
+    fair_pm = ci_pm = None
+    bracket: list[dict[str, float]] = []
+    allowed: list[int] = []
+    if isinstance(models, int) and models > 0:
+        fair_pm = (p - base) / models
+        ci_pm = ((lo - base) / models, (hi - base) / models)
+        for q in sorted({math.floor(fair_pm), math.ceil(fair_pm)}):
+            if q < 0:
+                continue
+            unit = base + q * models
+            bracket.append(
+                {
+                    "per_model": float(q),
+                    "unit_points": float(unit),
+                    "relative_efficiency": (p / unit) if unit > 0 else float("inf"),
+                }
+            )
+        allowed = [q for q in range(max(0, math.ceil(ci_pm[0])), math.floor(ci_pm[1]) + 1)]
+    else:
+        models = None
+    return FairPoints(
+        cn, rn, res.metric, vc, sc, vr, sr, float(pr), p, se, lo, hi,
+        models, base, fair_pm, ci_pm, bracket, allowed, res, weights,
+    )  # fmt: skip
+
+
+def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
+    """How the fair points move with the basket: whole basket, each target alone, each left out.
+
+    Uses the cells already run for ``fair`` (no new simulation).
+
+    Returns
+    -------
+    DataFrame
+        Columns: basket, candidate_value, reference_value, fair_points, se, ci_low, ci_high,
+        note (why a row has no fair price).
+    """
+    tab = fair.matchup.table()
+    labels = {_name(e): e.label for e in fair.matchup.targets}
+    baskets: list[tuple[str, dict[str, float]]] = [("whole basket", dict(fair.weights))]
+    names = list(fair.weights)
+    for t in names:
+        baskets.append((f"only {labels.get(t, t)}", {t: fair.weights[t]}))
+    if len(names) > 2:
+        for t in names:
+            baskets.append(
+                (f"without {labels.get(t, t)}", {k: w for k, w in fair.weights.items() if k != t})
+            )
+    rows = []
+    for label, weights in baskets:
+        vc, sc = _basket_value(tab, fair.candidate, weights)
+        vr, sr = _basket_value(tab, fair.reference, weights)
+        p, se = _ratio(fair.reference_points, vc, sc, vr, sr)
+        note = ""
+        if not vr > 0:
+            note = "the reference scores 0 here: no fair price"
+        elif vc == 0:
+            note = "the candidate scores 0 here"
+        rows.append(
+            {
+                "basket": label,
+                "candidate_value": vc,
+                "reference_value": vr,
+                "fair_points": p,
+                "se": se,
+                "ci_low": p - Z95 * se,
+                "ci_high": p + Z95 * se,
+                "note": note,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,137 @@
+"""The analysis commands: output, files, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from oddslab.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = str(ROOT / "oddslab" / "examples" / "generic-intercessors-vs-guardsmen.toml")
+GENERIC = str(ROOT / "oddslab" / "examples" / "libraries" / "generic.toml")
+runner = CliRunner(env={"COLUMNS": "220"})
+
+
+def _ok(args: list[str]):
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return res
+
+
+def _err(args: list[str], match: str):
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    lines = [ln for ln in res.output.strip().splitlines() if ln.strip()]
+    assert lines and lines[-1].startswith("error: ") and match in lines[-1], res.output
+    return res
+
+
+def test_sweep_csv_table_plot_and_store(tmp_path):
+    res = _ok(["sweep", SCENARIO, "--vary", "target.save=3..5", "-n", "5000", "--seed", "1",
+               "--format", "csv", "--stat", "models_slain"])  # fmt: skip
+    df = pd.read_csv(io.StringIO(res.stdout))
+    assert set(df["target.save"]) == {3, 4, 5} and set(df["statistic"]) == {"models_slain"}
+    res = _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
+               "-n", "2000", "-m", "P(models_slain >= 3)", "--plot", str(tmp_path / "h.png"),
+               "--out", str(tmp_path / "s.parquet"), "--store", str(tmp_path / "s.sqlite")])  # fmt: skip
+    assert "P(models_slain >= 3)" in res.stdout
+    assert (tmp_path / "h.png").stat().st_size > 0
+    assert len(pd.read_parquet(tmp_path / "s.parquet")) > 0
+    _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
+         "-n", "2000", "--store", str(tmp_path / "s.sqlite"), "--resume"])  # fmt: skip
+
+
+def test_matchup_points_and_library(tmp_path):
+    res = _ok(["matchup", GENERIC, f"{GENERIC}:conscripts,battle_tank", "-n", "2000",
+               "-m", "mean(damage)", "--per-points", "--out", str(tmp_path / "m.csv"),
+               "--plot", str(tmp_path / "m.png")])  # fmt: skip
+    assert "per 100 points" in res.stdout and "Conscripts" in res.stdout
+    assert "left out" in res.output
+    assert len(pd.read_csv(tmp_path / "m.csv")) == 10
+    res = _ok(["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=2",
+               "-b", f"{GENERIC}:battle_tank", "-n", "2000", "-m", "mean(damage)"])  # fmt: skip
+    assert "ranked" in res.stdout
+    res = _ok(["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
+               "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm",
+               "-n", "2000", "-m", "mean(damage)"])  # fmt: skip
+    assert "fair points" in res.stdout and "only Conscripts" in res.stdout
+    res = _ok(["library", GENERIC])
+    assert "conscripts" in res.stdout and "120" in res.stdout
+    assert GENERIC.split("/")[-1] in _ok(["library"]).stdout
+
+
+def test_duel(tmp_path):
+    scen = tmp_path / "d.toml"
+    scen.write_text(
+        'ruleset = "generic"\n[[attacker.weapons]]\nmodels = 1\nattacks = 1\ntorrent = true\n'
+        "strength = 4\n[target]\nmodels = 1\nwounds = 3\ntoughness = 4\nsave = 7\n"
+    )
+    res = _ok(["points", "duel", str(scen), "--vary", "attacker.weapons.0.models=1..12",
+               "-m", "P(unit destroyed)", "-n", "20000", "--points-per-model", "10"])  # fmt: skip
+    assert "crossing (size)" in res.stdout and "crossing (points)" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["sweep", SCENARIO, "--vary", "target.save"], "expected KEY=VALUES"),
+        (["sweep", SCENARIO, "--vary", "target.save=6..2"], "LOW..HIGH"),
+        (["sweep", SCENARIO, "--vary", "target.save=9"], "target.save: expected a save"),
+        (["sweep", "nope.toml", "--vary", "target.save=2"], "file not found"),
+        (["sweep", SCENARIO, "--vary", "target.save=2", "--resume"], "--resume needs --store"),
+        (
+            ["sweep", SCENARIO, "--vary", "target.save=2", "-n", "10", "-m", "P(nothing)"],
+            "not a headline",
+        ),
+        (
+            [
+                "sweep",
+                SCENARIO,
+                "--vary",
+                "target.save=2",
+                "--workers",
+                "2",
+                "--scheduler",
+                "tcp://x:1",
+            ],
+            "not both",
+        ),
+        (["matchup", GENERIC, "missing.toml"], "not found"),
+        (["matchup", f"{GENERIC}:nobody", GENERIC], "no such entry"),
+        (
+            ["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:shock_squad", "-b", GENERIC],
+            "same entry",
+        ),
+        (["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=x"], "must be a number"),
+        (["points", "duel", SCENARIO, "--vary", "target.save"], "KEY=LO..HI"),
+        (["library", "missing.toml"], "not found"),
+    ],
+)
+def test_errors_are_one_line_exit_2(args, match):
+    _err(args, match)
+
+
+def test_dask_missing_is_one_line(monkeypatch):
+    from oddslab.analysis import distributed
+
+    def missing():
+        raise distributed.DaskMissing()
+
+    monkeypatch.setattr(distributed, "_import_distributed", missing)
+    _err(["sweep", SCENARIO, "--vary", "target.save=4", "-n", "100", "--workers", "2"],
+         'pip install "oddslab[dask]"')  # fmt: skip
+
+
+def test_unreachable_scheduler_is_one_line(monkeypatch):
+    pytest.importorskip("distributed")
+    from oddslab.analysis import distributed
+
+    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 2.0)
+    _err(["sweep", SCENARIO, "--vary", "target.save=4", "-n", "100",
+          "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler")  # fmt: skip

@@ -1,0 +1,207 @@
+"""Unit libraries: use = "lib.toml:entry" expansion, overrides, nesting, errors, shipped libraries."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+import oddslab
+from oddslab._schema import ScenarioError
+from oddslab.analysis.libraries import (
+    expand_uses,
+    load_library,
+    resolve_entries,
+    shipped_libraries,
+)
+from oddslab.scenario import RULESETS, from_dict, load
+
+LIB = """
+ruleset = "generic"
+description = "test units"
+
+[units.rifles]
+points = 60
+name = "rifles"
+[[units.rifles.weapons]]
+models = 10
+attacks = 1
+skill = 4
+strength = 3
+
+[units.squad]
+points_per_model = 7
+name = "squad"
+models = 10
+toughness = 3
+save = 5
+
+[units.veteran_squad]
+use = "lib.toml:squad"
+points = 99
+save = 4
+name = "veterans"
+
+[units.loop_a]
+use = "lib.toml:loop_b"
+[units.loop_b]
+use = "lib.toml:loop_a"
+"""
+
+
+@pytest.fixture()
+def lib(tmp_path: Path) -> Path:
+    (tmp_path / "lib.toml").write_text(LIB)
+    return tmp_path
+
+
+def _scenario(folder: Path, target: str) -> Path:
+    path = folder / "scenario.toml"
+    path.write_text(
+        'ruleset = "generic"\n[attacker]\nuse = "lib.toml:rifles"\n' + f"[target]\n{target}\n"
+    )
+    return path
+
+
+def test_use_merges_entry_under_table_keys_and_drops_points(lib):
+    sc = load(_scenario(lib, 'use = "lib.toml:squad"\nsave = 6\nmodels = 4'))
+    assert sc.target.save == 6  # the table's own key wins
+    assert sc.target.models == 4
+    assert sc.target.toughness == 3  # from the entry
+    assert sc.target.name == "squad"
+    assert sc.weapons[0].models == 10 and sc.weapons[0].strength == 3
+
+
+def test_nested_use_is_expanded_relative_to_the_library(lib):
+    sub = lib / "sub"
+    sub.mkdir()
+    (sub / "scenario.toml").write_text(
+        'ruleset = "generic"\n[attacker]\nuse = "../lib.toml:rifles"\n'
+        '[target]\nuse = "../lib.toml:veteran_squad"\n'
+    )
+    sc = load(sub / "scenario.toml")
+    assert (sc.target.save, sc.target.toughness, sc.target.name) == (4, 3, "veterans")
+
+
+def test_use_inside_arrays_of_tables(lib):
+    data = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"use": str(lib / "lib.toml") + ":squad", "attacks": 1}]},
+        "target": {"models": 1},
+    }
+    with pytest.raises(ScenarioError, match=r"attacker\.weapons\[0\]"):
+        from_dict(data)  # a target profile does not fit a weapon table: key named
+    expanded = expand_uses(data)
+    assert expanded["attacker"]["weapons"][0]["toughness"] == 3
+    assert "points_per_model" not in expanded["attacker"]["weapons"][0]
+    assert data["attacker"]["weapons"][0] == {"use": str(lib / "lib.toml") + ":squad", "attacks": 1}
+
+
+def test_no_use_returns_the_same_dict():
+    data = {"ruleset": "generic", "target": {"models": 1}}
+    assert expand_uses(data) is data
+
+
+@pytest.mark.parametrize(
+    ("target", "match"),
+    [
+        ('use = "missing.toml:squad"', r"target\.use: library file '.*missing\.toml' not found"),
+        (
+            'use = "lib.toml:sqaud"',
+            r"target\.use: .*lib\.toml: units\.sqaud: no such entry; did you mean 'squad'",
+        ),
+        ('use = "lib.toml"', r'target\.use: expected "library\.toml:entry"'),
+        ("use = 3", r'target\.use: expected "library\.toml:entry", got 3'),
+        (
+            'use = "lib.toml:loop_a"',
+            r"lib\.toml: units\.loop_.\.use: cycle of uses: lib\.toml:loop_a -> lib\.toml:loop_b -> lib\.toml:loop_a",
+        ),
+        ('use = "lib.toml:squad"\nsave = 9', r"scenario\.toml: target\.save: expected a save"),
+        ('use = "lib.toml:squad"\nsaev = 3', r"scenario\.toml: target\.saev: unknown key"),
+    ],
+)
+def test_errors_name_the_file_and_key(lib, target, match):
+    with pytest.raises(ScenarioError, match=match):
+        load(_scenario(lib, target))
+
+
+def test_a_library_of_another_ruleset_is_refused(lib):
+    (lib / "ac.toml").write_text('ruleset = "armoured-clash"\n[units.x]\nmodels = 2\n')
+    with pytest.raises(
+        ScenarioError,
+        match=r"target\.use: .*ac\.toml is a library for the 'armoured-clash' ruleset, not 'generic'",
+    ):
+        load(_scenario(lib, 'use = "ac.toml:x"'))
+
+
+def test_bad_library_files(tmp_path):
+    (tmp_path / "empty.toml").write_text('ruleset = "generic"\n')
+    (tmp_path / "broken.toml").write_text("units = [\n")
+    (tmp_path / "pts.toml").write_text('[units.a]\npoints = "lots"\n')
+    (tmp_path / "ppm.toml").write_text("[units.a]\npoints_per_model = 5\n")
+    with pytest.raises(ScenarioError, match=r"empty\.toml: units: a library needs"):
+        load_library(tmp_path / "empty.toml")
+    with pytest.raises(ScenarioError, match=r"broken\.toml: not valid TOML"):
+        load_library(tmp_path / "broken.toml")
+    with pytest.raises(ScenarioError, match=r"pts\.toml: units\.a\.points: expected a number"):
+        load_library(tmp_path / "pts.toml")
+    entry = load_library(tmp_path / "ppm.toml")["a"]
+    with pytest.raises(ScenarioError, match=r"units\.a\.points_per_model: .*'models'"):
+        entry.points()
+    with pytest.raises(ScenarioError, match=r"units\.b: no such entry"):
+        load_library(tmp_path / "ppm.toml")["b"]
+
+
+def test_points(lib):
+    lb = load_library(lib / "lib.toml")
+    assert lb["rifles"].points() == 60
+    assert lb["squad"].points() == 70  # 7 per model x 10
+    assert lb["squad"].points({"models": 4}) == 28  # priced as fielded
+    assert lb["veteran_squad"].points() == 99  # its own price (points are not inherited)
+    assert "points" not in lb["veteran_squad"].profile()
+
+
+def test_resolve_entries(lib):
+    path = lib / "lib.toml"
+    assert [e.key for e in resolve_entries(f"{path}:squad,rifles")] == ["squad", "rifles"]
+    assert [e.key for e in resolve_entries(f"{path}:*squad")] == ["squad", "veteran_squad"]
+    assert len(resolve_entries(path)) == 5
+    with pytest.raises(ScenarioError, match="no entry matches"):
+        resolve_entries(f"{path}:zz*")
+
+
+def test_shipped_libraries_cover_the_original_rulesets_and_fill_their_templates():
+    libs = {load_library(p).ruleset: p for p in shipped_libraries()}
+    assert {"generic", "armoured-clash", "assault-phase"} <= set(libs)
+    for path in shipped_libraries():  # whatever libraries exist, every one must work
+        lib = load_library(path)
+        assert lib.ruleset in RULESETS, path
+        assert lib.description, f"{path}: no description"
+        assert lib.template is not None, f"{path}: no [matchup.template]"
+        for e in lib:
+            assert e.points() is not None, f"{path}: {e.key} has no points"
+        fits = 0
+        for a, t in itertools.product(lib, lib):
+            from oddslab.analysis.matchup import SLOTS, _fill
+
+            data = _fill(lib.template, {SLOTS[0]: f"{path}:{a.key}", SLOTS[1]: f"{path}:{t.key}"})
+            try:
+                sc = from_dict(expand_uses(data, str(path)), source=str(path))
+            except ScenarioError:
+                continue
+            assert sc.compile().stats
+            fits += 1
+        assert fits > 0, f"{path}: no pair of entries fills the matchup template"
+
+
+def test_use_runs_like_the_written_out_scenario(lib):
+    written = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"models": 10, "attacks": 1, "skill": 4, "strength": 3}]},
+        "target": {"name": "squad", "models": 10, "toughness": 3, "save": 5},
+    }
+    used = load(_scenario(lib, 'use = "lib.toml:squad"'))
+    a = oddslab.simulate(used, trials=20_000, seed=3)
+    b = oddslab.simulate(from_dict(written), trials=20_000, seed=3)
+    assert all((a.counts[k] == b.counts[k]).all() for k in a.counts)

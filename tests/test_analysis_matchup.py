@@ -1,0 +1,85 @@
+"""Matchup matrices from libraries, for every shipped library's template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from oddslab._schema import ScenarioError
+from oddslab.analysis.libraries import load_library, shipped_libraries
+from oddslab.analysis.matchup import matchup, plot_matchup
+
+LIBS = Path(__file__).resolve().parent.parent / "oddslab" / "examples" / "libraries"
+GENERIC = LIBS / "generic.toml"
+
+
+def test_whole_library_pairs_the_entries_that_fit_each_slot():
+    res = matchup(GENERIC, GENERIC, trials=4_000, metric="P(models_slain >= 2)")
+    assert [e.key for e in res.attackers] == [
+        "line_troopers", "shock_squad", "heavy_gunners", "flame_team", "lance_walker"
+    ]  # fmt: skip
+    assert [e.key for e in res.targets] == [
+        "conscripts", "armoured_infantry", "bulwark_guard", "hound_swarm", "battle_tank"
+    ]  # fmt: skip
+    assert len(res.skipped) == 10 and all("required key is missing" in s for s in res.skipped)
+    grid = res.matrix()
+    assert grid.shape == (5, 5)
+    assert grid.loc["Lance walker", "Battle tank"] == 0.0  # one model: never 2 slain
+    tab = res.table(sort_by="per_100_points")
+    assert tab["per_100_points"].is_monotonic_decreasing
+    row = tab.iloc[0]
+    assert row["per_100_points"] == pytest.approx(100 * row["value"] / row["attacker_points"])
+    assert row["per_100_points_se"] == pytest.approx(100 * row["se"] / row["attacker_points"])
+    per = res.matrix(per_points=True)
+    assert per.loc["Line troopers (10 rifles)", "Conscripts"] == pytest.approx(
+        grid.loc["Line troopers (10 rifles)", "Conscripts"] * 100 / 60
+    )
+
+
+def test_named_entries_must_fit():
+    with pytest.raises(
+        ScenarioError, match=r"conscripts vs generic\.toml:conscripts\]: attacker\.weapons"
+    ):
+        matchup(f"{GENERIC}:conscripts", f"{GENERIC}:conscripts", trials=100)
+
+
+def test_cells_are_seeded_by_pair_only():
+    a = matchup(f"{GENERIC}:shock_squad,flame_team", f"{GENERIC}:conscripts", trials=3_000, seed=5)
+    b = matchup(f"{GENERIC}:flame_team", f"{GENERIC}:conscripts,hound_swarm", trials=3_000, seed=5)
+    assert a.results[1].counts == b.results[0].counts
+
+
+def test_template_file_and_csv_and_plot(tmp_path):
+    tpl = tmp_path / "t.toml"
+    tpl.write_text(
+        'ruleset = "generic"\n[attacker]\nuse = "{attacker}"\n[target]\nuse = "{target}"\ncover = true\n'
+    )
+    res = matchup(f"{GENERIC}:shock_squad", f"{GENERIC}:armoured_infantry,conscripts",
+                  template=tpl, trials=2_000, metric="mean(models_slain)")  # fmt: skip
+    assert res.cells[0].scenario["target"]["cover"] is True
+    text = res.to_csv(tmp_path / "m.csv")
+    assert pd.read_csv(tmp_path / "m.csv").shape[0] == 2 and "per_100_points" in text
+    ax = plot_matchup(res)
+    assert ax.get_xlabel() == "target" and len(ax.texts) == 2
+    with pytest.raises(ScenarioError, match="no use"):
+        bad = tmp_path / "bad.toml"
+        bad.write_text('ruleset = "generic"\n[target]\nuse = "{target}"\n')
+        matchup(f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", template=bad)
+    with pytest.raises(ValueError, match="is not a headline or statistic"):
+        matchup(f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", trials=100, metric="P(x wins)")
+
+
+@pytest.mark.parametrize("path", shipped_libraries(), ids=lambda p: p.stem)
+def test_every_shipped_library_runs_a_small_matchup(path):
+    lib = load_library(path)
+    res = matchup(path, path, trials=1_000, seed=1)
+    assert len(res.attackers) >= 1 and len(res.targets) >= 1
+    assert res.matrix().notna().all().all()
+    heads = {h.label for o in res.outcomes for h in o.headlines}
+    wins = [h for h in heads if h.lower().startswith("p(attacker wins")]
+    if wins and len({h for h in wins}) == 1:  # a two-sided ruleset: "P(attacker wins)" works
+        grid = matchup(path, path, trials=1_000, seed=1, metric="P(attacker wins)").matrix()
+        assert ((grid >= 0) & (grid <= 1)).all().all()
+    assert lib.ruleset

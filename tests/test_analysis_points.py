@@ -1,0 +1,138 @@
+"""Points: efficiency per 100 points, fair points (known answer), basket sensitivity."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from oddslab.analysis.points import basket_sensitivity, efficiency, fair_points, plot_efficiency
+
+LIBS = Path(__file__).resolve().parent.parent / "oddslab" / "examples" / "libraries"
+GENERIC = LIBS / "generic.toml"
+
+# Weapon profiles as library entries: `models` is a key of the entry, so a unit can be bought by
+# the model. The template puts the entry in the attacker's first weapon.
+WEAPONS = """
+ruleset = "generic"
+description = "test weapons"
+
+[units.reference]
+points = 100
+models = 10
+attacks = 2
+skill = 3
+strength = 4
+ap = 1
+
+[units.candidate]
+points_per_model = 3
+models = 5
+attacks = 2
+skill = 3
+strength = 4
+ap = 1
+
+[units.horde]
+points = 1
+models = 40
+toughness = 3
+save = 5
+
+[units.elite]
+points = 1
+models = 5
+toughness = 5
+wounds = 2
+save = 3
+
+[units.monster]
+points = 1
+models = 1
+toughness = 9
+wounds = 12
+save = 2
+
+[matchup.template]
+ruleset = "generic"
+[[matchup.template.attacker.weapons]]
+use = "{attacker}"
+[matchup.template.target]
+use = "{target}"
+"""
+
+
+@pytest.fixture()
+def lib(tmp_path) -> Path:
+    path = tmp_path / "weapons.toml"
+    path.write_text(WEAPONS)
+    return path
+
+
+def test_fair_points_recovers_the_known_answer(lib):
+    """Identical but for model count (5 vs 10): mean damage is linear, so fair = 50 points."""
+    basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
+    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
+                       metric="mean(damage)", trials=60_000, seed=3)  # fmt: skip
+    assert fair.reference_points == 100
+    assert abs(fair.fair_points - 50) < 4 * fair.se
+    assert fair.ci_low < 50 < fair.ci_high
+    assert 0 < fair.se < 1.0
+    # delta method by hand
+    rel = math.hypot(
+        fair.candidate_se / fair.candidate_value, fair.reference_se / fair.reference_value
+    )
+    assert fair.se == pytest.approx(fair.fair_points * rel)
+    # bought by the model: 10 points per model, bracketed by whole prices
+    assert fair.models == 5 and fair.base_points == 0
+    assert fair.fair_per_model == pytest.approx(fair.fair_points / 5)
+    assert 10 in fair.allowed
+    assert [b["per_model"] for b in fair.bracket] in ([9.0, 10.0], [10.0, 11.0], [10.0])
+    for b in fair.bracket:
+        assert b["unit_points"] == 5 * b["per_model"]
+    assert "fair points per model" in set(fair.summary()["quantity"])
+
+
+def test_sensitivity_rows_reuse_the_cells(lib):
+    basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
+    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
+                       metric="mean(models_slain)", trials=20_000, seed=3)  # fmt: skip
+    tab = basket_sensitivity(fair)
+    notes = dict(zip(tab["basket"], tab["note"], strict=True))
+    assert notes["only monster"] == "the reference scores 0 here: no fair price"  # 12 wounds
+    assert math.isnan(tab.set_index("basket").loc["only monster", "fair_points"])
+    assert notes["whole basket"] == ""
+    assert list(tab["basket"])[:4] == ["whole basket", "only horde", "only elite", "only monster"]
+    assert len(tab) == 7
+    assert tab["fair_points"].iloc[0] == pytest.approx(fair.fair_points)
+    # models slain is capped by the target's models: against the monster it is not linear
+    assert tab.set_index("basket").loc["only horde", "fair_points"] == pytest.approx(50, abs=3)
+
+
+def test_efficiency_ranks_units_with_basket_se():
+    basket = {f"{GENERIC}:conscripts": 3, f"{GENERIC}:battle_tank": 1}
+    res = efficiency(GENERIC, basket, metric="mean(damage)", trials=10_000, seed=2)
+    t = res.table
+    assert list(t["rank"]) == list(range(1, 6))
+    assert t["per_100_points"].is_monotonic_decreasing
+    m = res.matchup.table()
+    unit = t.iloc[0]["unit"]
+    sub = m[m["attacker"] == unit].set_index("target")
+    c, k = sub.loc["generic.toml:conscripts"], sub.loc["generic.toml:battle_tank"]
+    value = (3 * c["value"] + k["value"]) / 4
+    se = math.sqrt((0.75 * c["se"]) ** 2 + (0.25 * k["se"]) ** 2)
+    assert t.iloc[0]["value"] == pytest.approx(value)
+    assert t.iloc[0]["se"] == pytest.approx(se)
+    assert t.iloc[0]["per_100_points"] == pytest.approx(100 * value / t.iloc[0]["points"])
+    ax = plot_efficiency(res)
+    assert len(ax.patches) == 5
+
+
+def test_errors(lib):
+    with pytest.raises(ValueError, match="exactly one candidate"):
+        fair_points(f"{lib}:candidate,reference", f"{lib}:reference", [f"{lib}:horde"], trials=10)
+    with pytest.raises(ValueError, match="same entry"):
+        fair_points(f"{lib}:reference", f"{lib}:reference", [f"{lib}:horde"], trials=10)
+    with pytest.raises(ValueError, match="positive number"):
+        efficiency(f"{lib}:reference", {f"{lib}:horde": 0}, trials=10)

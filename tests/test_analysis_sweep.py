@@ -1,0 +1,128 @@
+"""Sweeps: cells equal single simulate runs, seeds depend only on the cell, tidy output, plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import oddslab
+from oddslab._schema import ScenarioError
+from oddslab.analysis.cells import cell_seed
+from oddslab.analysis.sweep import parse_values, plot_sweep, sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "oddslab" / "examples" / "generic-intercessors-vs-guardsmen.toml"
+LIBS = ROOT / "oddslab" / "examples" / "libraries"
+
+
+def test_every_cell_equals_simulate_with_its_seed_bit_for_bit():
+    res = sweep(SCENARIO, {"target.save": range(3, 6), "attacker.weapons.0.models": [5, 10]},
+                trials=70_000, seed=4)  # fmt: skip
+    assert len(res.cells) == 6
+    for cell, out in zip(res.cells, res.outcomes, strict=True):
+        assert cell.seed == cell_seed(4, cell.values)
+        sc = oddslab.load(SCENARIO)
+        data = {k: v for k, v in cell.scenario.items()}
+        single = oddslab.simulate(oddslab.from_dict(data), trials=70_000, seed=cell.seed)
+        assert single.trials == out.trials
+        for name in single.counts:
+            np.testing.assert_array_equal(
+                single.counts[name], out.counts[name][: len(single.counts[name])]
+            )
+        assert sc.name == out.name
+    # the varied values really reached the kernel
+    tab = res.table("mean(attacks)")
+    assert list(tab["value"]) == [10.0, 20.0] * 3
+
+
+def test_a_cell_does_not_depend_on_the_other_cells_or_their_order():
+    a = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=20_000, seed=8)
+    b = sweep(SCENARIO, {"target.save": [5, 4]}, trials=20_000, seed=8)
+    by_a = {c.values["target.save"]: r.counts for c, r in zip(a.cells, a.results, strict=True)}
+    by_b = {c.values["target.save"]: r.counts for c, r in zip(b.cells, b.results, strict=True)}
+    assert by_a[4] == by_b[4] and by_a[5] == by_b[5]
+    assert cell_seed(8, {"x": 1, "y": 2}) == cell_seed(8, {"y": 2, "x": 1})
+    assert cell_seed(8, {"x": 1}) != cell_seed(9, {"x": 1})
+
+
+def test_tidy_frame_has_one_row_per_cell_and_statistic():
+    res = sweep(SCENARIO, {"target.save": [4, 5]}, trials=10_000, seed=1)
+    df = res.frame()
+    stats = res.outcomes[0].stat_names
+    heads = len(res.outcomes[0].probabilities())
+    assert len(df) == 2 * (len(stats) + heads)
+    assert list(df.columns[:4]) == ["target.save", "kind", "statistic", "label"]
+    row = df[
+        (df["target.save"] == 4) & (df["statistic"] == "models_slain") & (df["kind"] == "mean")
+    ]
+    out = res.outcomes[0]
+    assert row["value"].item() == pytest.approx(out.mean("models_slain"))
+    p = df[(df["kind"] == "probability") & (df["label"] == "P(unit destroyed)")]
+    assert ((p["ci_low"] <= p["value"]) & (p["value"] <= p["ci_high"])).all()
+    assert set(res.frame(stats=["damage"])["statistic"]) == {"damage"}
+
+
+def test_export_csv_and_parquet(tmp_path):
+    res = sweep(SCENARIO, {"target.save": [4, 5]}, trials=5_000, seed=1)
+    res.to_csv(tmp_path / "s.csv")
+    back = pd.read_csv(tmp_path / "s.csv")
+    pd.testing.assert_frame_equal(back, res.frame(), check_dtype=False)
+    res.to_parquet(tmp_path / "s.parquet")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "s.parquet"), res.frame())
+
+
+def test_paths_reach_into_library_entries_and_can_vary_the_use_itself(tmp_path):
+    scen = tmp_path / "s.toml"
+    scen.write_text(
+        f'ruleset = "generic"\nseed = 3\n[attacker]\nuse = "{LIBS / "generic.toml"}:shock_squad"\n'
+        f'[target]\nuse = "{LIBS / "generic.toml"}:conscripts"\n'
+    )
+    res = sweep(scen, {"attacker.weapons.0.models": [1, 2], "target.save": [2, 6]}, trials=2_000)
+    assert list(res.table("mean(attacks)")["value"]) == [2.0, 2.0, 4.0, 4.0]
+    uses = [f"{LIBS / 'generic.toml'}:conscripts", f"{LIBS / 'generic.toml'}:battle_tank"]
+    res = sweep(scen, {"target.use": uses}, trials=2_000)
+    assert [o.probs["models_slain"].size for o in res.outcomes] == [21, 2]
+    assert res.seed == 3  # the scenario's seed
+
+
+def test_bad_cells_name_the_cell_and_key():
+    with pytest.raises(ScenarioError, match=r"\[target\.save=8\]: target\.save: expected a save"):
+        sweep(SCENARIO, {"target.save": [7, 8]}, trials=100)
+    with pytest.raises(ScenarioError, match=r"target\.sav: unknown key"):
+        sweep(SCENARIO, {"target.sav": [4]}, trials=100)
+    with pytest.raises(ScenarioError, match=r"attacker\.weapons\.3: no entry 3"):
+        sweep(SCENARIO, {"attacker.weapons.3.models": [4]}, trials=100)
+    with pytest.raises(ScenarioError, match=r"\]: nothing: no such table"):
+        sweep(SCENARIO, {"nothing.here.x": [4]}, trials=100)
+    with pytest.raises(ScenarioError, match="file not found"):
+        sweep("no-such.toml", {"target.save": [4]})
+    with pytest.raises(ValueError, match="nothing to vary"):
+        sweep(SCENARIO, {})
+
+
+def test_parse_values():
+    assert parse_values("2..6") == [2, 3, 4, 5, 6]
+    assert parse_values("0..20..5") == [0, 5, 10, 15, 20]
+    assert parse_values("5,10,20") == [5, 10, 20]
+    assert parse_values("true,false") == [True, False]
+    assert parse_values('"D6", D3+1, 2.5') == ["D6", "D3+1", 2.5]
+    assert parse_values("[1, 2],[3]") == [[1, 2], [3]]
+    with pytest.raises(ValueError):
+        parse_values("6..2")
+
+
+def test_plots_return_axes():
+    import matplotlib.pyplot as plt
+
+    one = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=5_000, seed=2)
+    ax = plot_sweep(one, "P(at least 1 model slain)")
+    assert ax.get_xlabel() == "target.save" and len(ax.lines) >= 1
+    two = sweep(SCENARIO, {"target.save": [3, 4], "attacker.weapons.0.models": [5, 10]},
+                trials=5_000, seed=2)  # fmt: skip
+    fig, axis = plt.subplots()
+    assert two.plot("mean(models_slain)", ax=axis) is axis
+    assert axis.images and len(axis.texts) == 4
+    plt.close("all")
