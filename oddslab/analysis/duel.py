@@ -25,12 +25,13 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from oddslab.analysis.cells import with_paths
 from oddslab.analysis.metrics import parse_metric
+
+if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
+    import pandas as pd
 
 __all__ = ["duel_balance", "DuelResult"]
 
@@ -73,6 +74,8 @@ class DuelResult:
     notes: list[str] = field(default_factory=list)
 
     def summary(self) -> pd.DataFrame:
+        import pandas as pd
+
         rows = [
             ("varied key", self.path),
             ("metric", self.metric),
@@ -129,6 +132,8 @@ def duel_balance(
     ValueError
         If the metric does not cross ``target`` between ``lo`` and ``hi``.
     """
+    import pandas as pd
+
     from oddslab.analysis.sweep import read_scenario_dict
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict

@@ -14,15 +14,16 @@ import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
 from oddslab.analysis.metrics import parse_metric
+
+if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
+    import pandas as pd
 
 __all__ = ["matchup", "MatchupResult", "plot_matchup", "select_entries", "SLOTS"]
 
@@ -132,6 +133,8 @@ class MatchupResult:
         sort_by : str, optional
             A column to sort by, largest first (e.g. ``"per_100_points"``).
         """
+        import pandas as pd
+
         m = parse_metric(metric or self.metric)
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):

@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from oddslab.analysis.libraries import LibraryEntry
 from oddslab.analysis.matchup import MatchupResult, _name, matchup, select_entries
 from oddslab.outcome import Z95
+
+if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
+    import pandas as pd
 
 __all__ = [
     "efficiency",
@@ -111,6 +112,8 @@ def efficiency(
         ``table`` columns: rank, unit, label, points, value, se, per_100_points,
         per_100_points_se, ci_low, ci_high (of per_100_points).
     """
+    import pandas as pd
+
     targets, weights = read_basket(basket)
     res = matchup(units, targets, metric=metric, **run)
     tab = res.table()
@@ -211,6 +214,8 @@ class FairPoints:
 
     def summary(self) -> pd.DataFrame:
         """The answer as a two-column table (quantity, value) for printing."""
+        import pandas as pd
+
         rows = [
             ("metric", self.metric),
             ("candidate basket value", f"{self.candidate_value:.4g} ± {self.candidate_se:.2g}"),
@@ -336,6 +341,8 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
         Columns: basket, candidate_value, reference_value, fair_points, se, ci_low, ci_high,
         note (why a row has no fair price).
     """
+    import pandas as pd
+
     tab = fair.matchup.table()
     labels = {_name(e): e.label for e in fair.matchup.targets}
     baskets: list[tuple[str, dict[str, float]]] = [("whole basket", dict(fair.weights))]

@@ -20,16 +20,18 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import expand_uses
 from oddslab.analysis.metrics import parse_metric
+
+if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
+    import pandas as pd
 
 __all__ = ["sweep", "SweepResult", "plot_sweep", "read_scenario_dict", "parse_values"]
 
@@ -167,6 +169,8 @@ class SweepResult:
         stats : iterable of str, optional
             Keep only these statistics (by name).
         """
+        import pandas as pd
+
         from oddslab.outcome import Z95
 
         keep = None if stats is None else set(stats)
@@ -213,6 +217,8 @@ class SweepResult:
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
         """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high."""
+        import pandas as pd
+
         m = parse_metric(metric or self.metric or self.primary())
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):
