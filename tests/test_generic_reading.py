@@ -164,7 +164,7 @@ def test_warmup_compiles_and_runs():
 
 
 def test_primary_headlines_and_reported_stats():
-    big = GenericScenario((Weapon(damage="D6"),), Target(models=1, wounds=12))
+    big = GenericScenario((Weapon(attacks=3, damage="D6"),), Target(models=1, wounds=12))
     job = big.compile()
     assert job.meta["primary"] == "damage_dealt"
     assert job.ruleset == "generic"
@@ -180,6 +180,13 @@ def test_primary_headlines_and_reported_stats():
     assert squad.meta["primary"] == "models_slain"
     assert "mortal_wounds" in [s.name for s in squad.stats]
     assert dict((s.name, s.title) for s in squad.stats)["models_slain"] == "target models slain"
+    # 2 attacks of at most 3 damage cannot slay a 10-wound model: no models_slain, destroyed
+    small = GenericScenario((Weapon(attacks=2, damage="D3"),), Target(models=3, wounds=10))
+    job = small.compile()
+    assert {"models_slain", "destroyed"}.isdisjoint(s.name for s in job.stats)
+    assert job.meta["primary"] == "damage_dealt"
+    assert [h.stat for h in job.headlines] == ["damage_dealt", "damage_dealt"]
+    assert set(small.exact_pmfs()) == {s.name for s in job.stats}
 
 
 _SCRIPT = """

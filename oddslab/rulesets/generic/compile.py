@@ -225,12 +225,32 @@ def point_through(sc: GenericScenario, mortal: bool) -> float:
 
 
 def reported(sc: GenericScenario) -> tuple[str, ...]:
-    """The statistics this scenario can produce (mortal wounds only with a source of them)."""
+    """The statistics this scenario can produce: ``mortal_wounds`` only with a source of mortal
+    wounds; ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
+    only if it can slay the whole unit."""
+    t = sc.target
     mortal = any(
         w.devastating_wounds or w.critical_hit_mortals.max > 0 or w.critical_wound_mortals.max > 0
         for w in sc.weapons
     )
-    return tuple(s for s in STAT_NAMES if s != "mortal_wounds" or mortal)
+    most = damage_bound(sc)
+    drop = set() if mortal else {"mortal_wounds"}
+    if most < t.models * t.wounds - t.damaged:
+        drop.add("destroyed")
+    if most < t.wounds - t.damaged:
+        drop.add("models_slain")
+    return tuple(s for s in STAT_NAMES if s not in drop)
+
+
+def damage_bound(sc: GenericScenario) -> int:
+    """Most damage one trial can inflict (an upper bound: every roll at its best)."""
+    size = _raw_damage_max(sc) + 1
+    most = 0
+    for w in sc.weapons:
+        per_hit = int(damage_maps(sc, w, size)[: K.D_IDENTITY].max()) + w.critical_wound_mortals.max
+        per_roll = (1 + w.sustained_hits.max) * per_hit + w.critical_hit_mortals.max
+        most += w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * per_roll
+    return most
 
 
 def _raw_damage_max(sc: GenericScenario) -> int:
@@ -302,12 +322,7 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
         w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * (1 + w.sustained_hits.max)
         for w in sc.weapons
     )
-    size = _raw_damage_max(sc) + 1
-    dmg_max = 0
-    for w in sc.weapons:
-        per_hit = int(damage_maps(sc, w, size)[: K.D_IDENTITY].max()) + w.critical_wound_mortals.max
-        per_roll = (1 + w.sustained_hits.max) * per_hit + w.critical_hit_mortals.max
-        dmg_max += w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * per_roll
+    dmg_max = damage_bound(sc)
     total = t.models * t.wounds - t.damaged
     bounds = {
         "attacks": att_max,
@@ -328,18 +343,23 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
 
 
 def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
+    """Headline probabilities, only of statistics the scenario reports."""
     t = sc.target
-    if t.models == 1:
-        heads = [Headline("P(target loses at least 1 wound)", "damage_dealt", 1)]
-        if t.wounds - t.damaged > 2:
-            half = (t.wounds - t.damaged + 1) // 2
+    names = reported(sc)
+    heads = []
+    if t.models == 1 or "models_slain" not in names:
+        left = t.models * t.wounds - t.damaged
+        heads.append(Headline("P(target loses at least 1 wound)", "damage_dealt", 1))
+        if left > 2:
+            half = (left + 1) // 2
             heads.append(Headline(f"P(target loses at least {half} wounds)", "damage_dealt", half))
-        heads.append(Headline("P(target model destroyed)", "destroyed", 1))
-        return tuple(heads)
-    heads = [Headline("P(at least 1 target model slain)", "models_slain", 1)]
-    half = (t.models + 1) // 2
-    heads.append(Headline(f"P(at least half the target slain, ≥ {half})", "models_slain", half))
-    heads.append(Headline("P(target unit destroyed)", "destroyed", 1))
+    else:
+        heads.append(Headline("P(at least 1 target model slain)", "models_slain", 1))
+        half = (t.models + 1) // 2
+        heads.append(Headline(f"P(at least half the target slain, ≥ {half})", "models_slain", half))
+    if "destroyed" in names:
+        what = "model" if t.models == 1 else "unit"
+        heads.append(Headline(f"P(target {what} destroyed)", "destroyed", 1))
     return tuple(heads)
 
 
@@ -348,7 +368,8 @@ def compile_job(sc: GenericScenario) -> Job:
 
     a = arrays(sc)
     params = (a["wint"], a["faces"], a["fnp"], a["dmgmap"], a["tint"])
-    primary = "damage_dealt" if sc.target.models == 1 else "models_slain"
+    slain = "models_slain" in reported(sc)
+    primary = "damage_dealt" if sc.target.models == 1 or not slain else "models_slain"
     return Job(
         sc.name,
         run_generic,

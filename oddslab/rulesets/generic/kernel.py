@@ -1,8 +1,11 @@
 """Kernel for the generic d6 attack pipeline (hit → wound → save → damage → FNP → allocation).
 
 Compile time: the parallel driver :func:`run_generic` is a tiny ``prange`` loop calling the
-serial per-chunk function :func:`_chunk`; the helpers are ordinary (not numba-inlined)
-functions that LLVM inlines where it pays, so each is typed and compiled once.
+serial per-chunk function :func:`_chunk` (compiled once, through numba's parallel pipeline with
+every parallel transformation off: measured 2.3x faster loops than the plain pipeline). The
+helpers in :mod:`~oddslab.rulesets.generic.rolls` are inlined only where they sit in the trial
+loop (``sum_rolls``, ``allocate*``, ``add_group``, ``feed_groups`` at a single call site); the
+others are compiled once. Every helper has one signature (constants passed as ``np.int64``).
 
 All game logic that can be decided per die face is precomputed by the ruleset into lookup
 tables indexed by the natural roll 1..6 (index 0 unused); the kernel turns them into tables
@@ -18,7 +21,10 @@ Why it is fast (each step measured on the 2-core benchmark machine, see benchmar
   the pair) or one d6 roll plus its re-roll die (the table picks the face that stands), so
   re-rolls cost neither a branch nor an extra draw.
 - Two counters are packed in one int64 (low and high 32 bits: hits and critical hits,
-  wounds and devastating wounds), so one table load and one add handle a roll.
+  ordinary wounds and critical wounds that take their own path), so one table load and one
+  add handle a roll.
+- Damage packets other than fixed ordinary damage are queued as groups (kind, count, dice,
+  map) and fed in the documented order by one inlined loop (``feed_groups``).
 - Fixed damage without feel-no-pain is allocated in closed form (``_allocate_fixed``).
 
 The statistics are unchanged: every value read is an exactly uniform d36, and which values
