@@ -177,20 +177,22 @@ def formation_chain(
     b0 = 1 if formation.starts_broken else 0
     P[formation.shock, b0, b0, 0, 0] = 1.0
 
-    def check_break(P: np.ndarray) -> None:
-        m = P[thr:, 0, :, 0, :].sum(axis=1)
-        P[thr:, 0, :, 0, :] = 0.0
-        P[thr:, 1, 1, 0, :] += m
+    def check_break(L: np.ndarray) -> None:
+        """Break unbroken states at or over the threshold; ``L`` is ``P[:, :, :, 0, :]``-shaped
+        (formations in play)."""
+        m = L[thr:, 0].sum(axis=1)
+        L[thr:, 0] = 0.0
+        L[thr:, 1, 1] += m
 
     def outside(P: np.ndarray) -> None:
         live = P[:, :, :, 0, :]
-        new = np.zeros_like(live)
+        risen = np.zeros_like(live)
         for k, qk in enumerate(q):
-            if qk > 0:
-                new[k:] += qk * live[: S - k]
-        P[:, :, :, 0, :] = new
+            if qk > 0 and k > 0:
+                risen[k:] += qk * live[: S - k]
         if immediate:
-            check_break(P)
+            check_break(risen)  # breaking is checked when Shock rises
+        P[:, :, :, 0, :] = q[0] * live + risen
 
     shock_t = np.zeros((turns, S))
     broken_by = np.zeros(turns)
@@ -210,15 +212,17 @@ def formation_chain(
             pas = _shift_counter(pas)
         if counter == "holds":
             fail = _shift_counter(fail)
-        P[:, 0, :, 0, :] = pas
-        P[1:, 0, :, 0, :] += fail[:-1]
+        risen = np.zeros((S, 2, 2, C))
+        risen[1:, 0] = fail[:-1]
         if immediate:
-            check_break(P)
+            check_break(risen)
+        P[:, 0, :, 0, :] = pas
+        P[:, :, :, 0, :] += risen
         # end phase
         if q is not None and rules.outside_timing == "before-rally":
             outside(P)
         if not immediate:
-            check_break(P)
+            check_break(P[:, :, :, 0, :])
         # rally: unbroken formations with Shock
         U = P[1:, 0, :, 0, :].copy()
         u_pass = U * p_r0[1:, None, None]

@@ -156,77 +156,79 @@ class FormationActionsScenario:
         return [s.name for s in self._layout()[0]]
 
     def arrays(self) -> dict[str, Any]:
-        """Kernel inputs (see :mod:`.kernel`): ``fi``, ``ai``, ``rules``, ``cdf``, ``slots``,
-        ``n_slots``."""
+        """Kernel inputs (see :mod:`.kernel`): ``G`` (the packed int64 game array), ``cdf``
+        float64[F, 22] and ``slots`` int64[n_stats]."""
         _, slots, n_slots, a_stat0, f_stat0 = self._layout()
         forms = self.formations()
-        fi = np.zeros((len(forms), K.F_NCOLS), dtype=np.int64)
-        cdf = np.ones((len(forms), _CDF_WIDTH), dtype=np.float64)
+        nf = len(forms)
+        fo = K.H_SIZE
+        ao = fo + nf * K.F_NCOLS
+        wo = ao + 2 * K.A_NCOLS
+        ro = wo + K.W_NROWS * nf
+        G = np.zeros(ro + n_slots, dtype=np.int64)
+        cdf = np.ones((nf, _CDF_WIDTH), dtype=np.float64)
         for i, (a, _army, f) in enumerate(forms):
-            row = fi[i]
-            row[K.F_ARMY] = a
-            row[K.F_COMMAND] = f.command
-            row[K.F_UNITS] = f.units
-            row[K.F_SUPP] = f.suppressed > 0
-            row[K.F_SHOCK0] = f.shock
-            row[K.F_BROKEN0] = f.starts_broken
-            row[K.F_THRESH] = f.threshold
-            row[K.F_NEAR] = f.enemy_within_8
-            row[K.F_STAT0] = f_stat0[i]
+            row = fo + i * K.F_NCOLS
+            G[row + K.F_ARMY] = a
+            G[row + K.F_COMMAND] = f.command
+            G[row + K.F_UNITS] = f.units
+            G[row + K.F_SUPP] = f.suppressed > 0
+            G[row + K.F_SHOCK0] = f.shock
+            G[row + K.F_BROKEN0] = f.starts_broken
+            G[row + K.F_THRESH] = f.threshold
+            G[row + K.F_NEAR] = f.enemy_within_8
+            G[row + K.F_STAT0] = f_stat0[i]
             o = f.outside_shock
             if not o.active:
-                row[K.F_OS_KIND] = 0
+                G[row + K.F_OS_KIND] = 0
             elif o.dice is not None and o.dice.n > 0:
-                row[K.F_OS_KIND] = 2
-                row[K.F_OS_N] = o.dice.n
-                row[K.F_OS_SIDES] = o.dice.sides
-                row[K.F_OS_ADD] = o.dice.add
+                G[row + K.F_OS_KIND] = 2
+                G[row + K.F_OS_N] = o.dice.n
+                G[row + K.F_OS_SIDES] = o.dice.sides
+                G[row + K.F_OS_ADD] = o.dice.add
             elif o.table is not None:
-                row[K.F_OS_KIND] = 3
+                G[row + K.F_OS_KIND] = 3
                 c = np.cumsum(o.pmf())
                 cdf[i, : len(c)] = c
                 cdf[i, len(c) - 1 :] = 1.0
             else:
-                row[K.F_OS_KIND] = 1
-                row[K.F_OS_N] = o.max
-        ai = np.zeros((2, K.A_NCOLS), dtype=np.int64)
+                G[row + K.F_OS_KIND] = 1
+                G[row + K.F_OS_N] = o.max
         start = 0
         for a, army in enumerate(self.armies):
-            ai[a, K.A_STRAT] = army.strategy
-            ai[a, K.A_RETAIN] = RETAIN_POLICIES.index(army.retain)
-            ai[a, K.A_MINFACES] = army.retain_min_faces()
-            ai[a, K.A_ORDER] = ORDER_POLICIES.index(army.order)
-            ai[a, K.A_CHOOSE] = CHOICES.index(army.choose)
-            ai[a, K.A_START] = start
+            row = ao + a * K.A_NCOLS
+            G[row + K.A_STRAT] = army.strategy
+            G[row + K.A_RETAIN] = RETAIN_POLICIES.index(army.retain) if army.can_retain else 0
+            G[row + K.A_MINFACES] = army.retain_min_faces()
+            G[row + K.A_ORDER] = ORDER_POLICIES.index(army.order)
+            G[row + K.A_CHOOSE] = CHOICES.index(army.choose)
+            G[row + K.A_START] = start
             start += len(army.formations)
-            ai[a, K.A_STOP] = start
-            ai[a, K.A_STAT0] = a_stat0[a]
-            ai[a, K.A_HAS_RETAIN] = army.can_retain
+            G[row + K.A_STOP] = start
+            G[row + K.A_STAT0] = a_stat0[a]
         r = self.rules
-        rules = np.zeros(K.R_NCOLS, dtype=np.int64)
-        rules[K.R_TURNS] = self.turns
-        rules[K.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
-        rules[K.R_NAT1] = r.natural_one_passes
-        rules[K.R_NAT6] = r.natural_six_fails
-        rules[K.R_RALLY_PEN] = r.rally_action_penalty
-        rules[K.R_RETAIN_LIMIT] = RETAIN_LIMITS.index(r.retain_limit)
-        rules[K.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
-        rules[K.R_BREAK] = BREAK_CHECKS.index(r.break_check)
-        rules[K.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
+        G[K.R_TURNS] = self.turns
+        G[K.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
+        G[K.R_NAT1] = r.natural_one_passes
+        G[K.R_NAT6] = r.natural_six_fails
+        G[K.R_RALLY_PEN] = r.rally_action_penalty
+        G[K.R_RETAIN_LIMIT] = RETAIN_LIMITS.index(r.retain_limit)
+        G[K.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
+        G[K.R_BREAK] = BREAK_CHECKS.index(r.break_check)
+        G[K.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
         keys = [a.key for a in self.armies]
-        rules[K.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
-        return {
-            "fi": fi,
-            "ai": ai,
-            "rules": rules,
-            "cdf": cdf,
-            "slots": np.array(slots, dtype=np.int64),
-            "n_slots": int(n_slots),
-        }
+        G[K.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
+        G[K.H_NF] = nf
+        G[K.H_FOFF] = fo
+        G[K.H_AOFF] = ao
+        G[K.H_WOFF] = wo
+        G[K.H_ROFF] = ro
+        G[K.H_NSLOTS] = n_slots
+        return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64)}
 
     def _params(self) -> tuple:
         a = self.arrays()
-        return (a["fi"], a["ai"], a["rules"], a["cdf"], a["slots"], np.int64(a["n_slots"]))
+        return (a["G"], a["cdf"], a["slots"])
 
     # -- job ------------------------------------------------------------------------------------
     def headlines(self) -> tuple[Headline, ...]:
@@ -294,11 +296,13 @@ class FormationActionsScenario:
         ``"dice_used"``.
         """
         a = self.arrays()
-        script = np.array([1, *dice], dtype=np.int64)
+        if any(not 1 <= d <= 6 for d in dice):
+            raise ValueError("scripted dice must be 1-6")
+        script = np.array(list(dice), dtype=np.int64)
         seed_words = np.array([seed, 2, 3, 4], dtype=np.uint64)
-        res = K.play_scripted(a["fi"], a["ai"], a["rules"], a["cdf"], script, seed_words, a["n_slots"])
+        res, used = K.play_scripted(a["G"], a["cdf"], script, seed_words)
         out = {s.name: int(res[slot]) for s, slot in zip(self.stats(), a["slots"], strict=True)}
-        out["dice_used"] = int(script[0]) - 1
+        out["dice_used"] = int(used)
         return out
 
     # -- exact -----------------------------------------------------------------------------------

@@ -1,21 +1,24 @@
 """Numba kernels for formation actions: one trial plays N turns of a two-army game.
 
-Inputs are plain arrays built by :mod:`.compile`:
+Everything a game needs lives in one packed ``int64`` array ``G`` built by :mod:`.compile`
+(one array instead of several because every array argument of a call costs reference
+counting; the game is one function over ``G`` and the generator state ``st``):
 
-``fi`` int64[F, F_NCOLS]
-    one row per formation (army 0's formations first, then army 1's), columns ``F_*``.
-``ai`` int64[2, A_NCOLS]
-    one row per army, columns ``A_*``.
-``rules`` int64[R_NCOLS]
-    switches, columns ``R_*``.
-``cdf`` float64[F, 22]
-    cumulative outside-Shock probabilities for formations whose outside Shock is a table.
-``script`` int64[k]
-    scripted D6 results for tests (``script[0]`` is the index of the next one to use; when it
-    reaches ``k`` dice come from the generator). The simulation passes ``[1]`` (no script).
+``G[0:H_SIZE]``
+    rule switches ``R_*`` and the offsets ``H_*`` of the sections below.
+``G[H_FOFF ...]``
+    one row of ``F_NCOLS`` per formation (army 0's formations first, then army 1's).
+``G[H_AOFF ...]``
+    one row of ``A_NCOLS`` per army.
+``G[H_WOFF ...]``
+    per-trial state, ``W_NROWS`` rows of one value per formation.
+``G[H_ROFF ...]``
+    the per-trial statistics row (layout in :mod:`.compile`).
 
-Each trial writes its statistics into a row ``res[n_stats]`` (layout: ``A_STAT0``/``F_STAT0``
-blocks, see :mod:`.compile`), then adds one to ``out[chunk, s, res[s]]``.
+``cdf`` float64[F, 22] holds cumulative outside-Shock probabilities for formations whose
+outside Shock is a table. ``st`` is the generator state (uint64[6]); a scripted state
+(:func:`play_scripted`) carries word 6 = index of the next scripted die and D6 results from
+word 7 on.
 """
 
 from __future__ import annotations
@@ -25,6 +28,26 @@ from numba import prange
 
 from oddslab._jit import jit, jit_parallel
 from oddslab._kernels.rng import new_state, next_u64, randint
+
+# header: rule switches
+R_TURNS = 0
+R_PENALTY = 1  # 0 suppressed, 1 shock, 2 either, 3 both
+R_NAT1 = 2
+R_NAT6 = 3
+R_RALLY_PEN = 4
+R_RETAIN_LIMIT = 5  # 0 in-a-row, 1 once-per-turn
+R_WITHDRAW = 6  # 0 stays-broken, 1 removed
+R_BREAK = 7  # 0 immediate, 1 end-phase
+R_OS_TIMING = 8  # 0 before-rally, 1 start-of-turn
+R_FIRST_TIE = 9  # -1 reroll, else the army index
+# header: layout
+H_NF = 10
+H_FOFF = 11
+H_AOFF = 12
+H_WOFF = 13
+H_ROFF = 14
+H_NSLOTS = 15
+H_SIZE = 16
 
 # formation columns
 F_ARMY = 0
@@ -57,26 +80,12 @@ A_CHOOSE = 4  # 0 first, 1 second
 A_START = 5  # first formation row
 A_STOP = 6
 A_STAT0 = 7
-A_HAS_RETAIN = 8
-A_NCOLS = 9
-# army statistic offsets (then N actions_turn, N holds_turn, N broken_after_turn, and the two
-# retain statistics when A_HAS_RETAIN)
+A_NCOLS = 8
+# army statistic offsets: won, withdrawals, N actions_turn, N holds_turn, N broken_after_turn,
+# retain_attempts, retained
 AS_WON = 0
 AS_WITHDRAWALS = 1
 AS_TURNS = 2
-
-# rules columns
-R_TURNS = 0
-R_PENALTY = 1  # 0 suppressed, 1 shock, 2 either, 3 both
-R_NAT1 = 2
-R_NAT6 = 3
-R_RALLY_PEN = 4
-R_RETAIN_LIMIT = 5  # 0 in-a-row, 1 once-per-turn
-R_WITHDRAW = 6  # 0 stays-broken, 1 removed
-R_BREAK = 7  # 0 immediate, 1 end-phase
-R_OS_TIMING = 8  # 0 before-rally, 1 start-of-turn
-R_FIRST_TIE = 9  # -1 reroll, else the army index
-R_NCOLS = 10
 
 # per-trial state rows
 W_SHOCK = 0
@@ -89,16 +98,35 @@ W_NROWS = 6
 
 _INV53 = 1.0 / 9007199254740992.0
 _ELEVEN = np.uint64(11)
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_FOUR = np.uint64(4)
+_SIX = np.uint64(6)
+_U16 = np.uint64(0xFFFF)
+_SHIFT16 = np.uint64(16)
 
 
-@jit
-def d6(st, script):
-    """One D6 (1-6): the next scripted result if any are left, else from the generator."""
-    i = script[0]
-    if i < script.shape[0]:
-        script[0] = i + 1
-        return script[i]
-    return randint(st, 6) + 1
+@jit(inline="always")
+def d6(st):
+    """One D6 (1-6): the next scripted result if any are left, else from the generator.
+
+    Draws the same lanes as ``randint(st, 6) + 1`` (exactly uniform).
+    """
+    if st.shape[0] > 6:
+        i = st[6]
+        if i < st.shape[0]:
+            st[6] = i + _ONE
+            return np.int64(st[i])
+    while True:
+        if st[5] == _ZERO:
+            st[4] = next_u64(st)
+            st[5] = _FOUR
+        lane = st[4] & _U16
+        st[4] = st[4] >> _SHIFT16
+        st[5] = st[5] - _ONE
+        m = lane * _SIX
+        if (m & _U16) >= _FOUR:
+            return np.int64(m >> _SHIFT16) + 1
 
 
 @jit
@@ -121,10 +149,10 @@ def faces(target, nat1, nat6):
 
 
 @jit
-def penalty(fi, ws, f, mode):
-    """The action test's -1 (or -2 for the stacking reading) for formation ``f`` now."""
-    sup = 1 if fi[f, F_SUPP] != 0 else 0
-    sh = 1 if ws[W_SHOCK, f] > 0 else 0
+def penalty(suppressed, shock, mode):
+    """The action test's modifier (0, 1 or 2) under reading ``mode`` (``R_PENALTY``)."""
+    sup = 1 if suppressed != 0 else 0
+    sh = 1 if shock > 0 else 0
     if mode == 0:
         return sup
     if mode == 1:
@@ -135,267 +163,316 @@ def penalty(fi, ws, f, mode):
 
 
 @jit
-def add_shock(fi, ws, f, k, immediate):
-    ws[W_SHOCK, f] += k
-    if immediate and ws[W_BROKEN, f] == 0 and ws[W_SHOCK, f] >= fi[f, F_THRESH]:
-        ws[W_BROKEN, f] = 1
-        ws[W_EVER, f] = 1
+def outside_draw(st, G, cdf, row, f):
+    """Outside Shock gained by formation ``f`` (its row offset ``row``) this turn."""
+    kind = G[row + F_OS_KIND]
+    if kind == 1:
+        return G[row + F_OS_N]
+    if kind == 2:
+        k = G[row + F_OS_ADD]
+        for _ in range(G[row + F_OS_N]):
+            k += randint(st, G[row + F_OS_SIDES]) + 1
+        return k if k > 0 else 0
+    u = np.float64(next_u64(st) >> _ELEVEN) * _INV53
+    k = 0
+    while k < cdf.shape[1] - 1 and u >= cdf[f, k]:
+        k += 1
+    return k
 
 
 @jit
-def outside_shock(st, fi, cdf, ws, immediate):
-    """Every formation still in play gains its outside Shock for this turn."""
-    for f in range(fi.shape[0]):
-        kind = fi[f, F_OS_KIND]
-        if kind == 0 or ws[W_GONE, f] != 0:
-            continue
-        if kind == 1:
-            k = fi[f, F_OS_N]
-        elif kind == 2:
-            k = fi[f, F_OS_ADD]
-            for _ in range(fi[f, F_OS_N]):
-                k += randint(st, fi[f, F_OS_SIDES]) + 1
-            if k < 0:
-                k = 0
-        else:
-            u = np.float64(next_u64(st) >> _ELEVEN) * _INV53
-            k = 0
-            while k < cdf.shape[1] - 1 and u >= cdf[f, k]:
-                k += 1
-        if k > 0:
-            add_shock(fi, ws, f, k, immediate)
-
-
-@jit
-def remaining(ai, ws, side):
-    """Unactivated, unbroken formations of army ``side`` still in play."""
-    n = 0
-    for f in range(ai[side, A_START], ai[side, A_STOP]):
-        n += ws[W_DONE, f] == 0 and ws[W_BROKEN, f] == 0 and ws[W_GONE, f] == 0
-    return n
-
-
-@jit
-def pick(fi, ai, rules, ws, side):
-    """The formation army ``side`` activates next under its order policy (-1 if none)."""
-    order = ai[side, A_ORDER]
-    best = -1
-    best_faces = 0
-    for f in range(ai[side, A_START], ai[side, A_STOP]):
-        if ws[W_DONE, f] != 0 or ws[W_BROKEN, f] != 0 or ws[W_GONE, f] != 0:
-            continue
-        if order == 0:
-            return f
-        n = faces(
-            fi[f, F_COMMAND] - penalty(fi, ws, f, rules[R_PENALTY]), rules[R_NAT1], rules[R_NAT6]
-        )
-        if best < 0 or (order == 1 and n > best_faces) or (order == 2 and n < best_faces):
-            best = f
-            best_faces = n
-    return best
-
-
-@jit
-def strategy_roll(st, script, ai, rules, turn, last):
-    """Winner (0 or 1) of the opposed strategy roll; ``last`` is last turn's winner or -1."""
-    while True:
-        r0 = d6(st, script) + ai[0, A_STRAT]
-        r1 = d6(st, script) + ai[1, A_STRAT]
-        if r0 > r1:
-            return 0
-        if r1 > r0:
-            return 1
-        if last >= 0:
-            return 1 - last  # the side that failed to win it last round
-        if rules[R_FIRST_TIE] >= 0:
-            return rules[R_FIRST_TIE]
-        # first turn, "reroll": roll again
-
-
-@jit
-def action_phase(st, script, fi, ai, rules, ws, res, first, t, nt):
-    """Alternate activations, with retaining the initiative, until every formation acted."""
-    for f in range(fi.shape[0]):
-        ws[W_DONE, f] = 0
-    immediate = rules[R_BREAK] == 0
-    side = first
-    retaining = False
-    used0 = 0
-    used1 = 0
-    while True:
-        rem_side = remaining(ai, ws, side)
-        if rem_side == 0:
-            side = 1 - side
-            retaining = False
-            if remaining(ai, ws, side) == 0:
-                break
-        f = pick(fi, ai, rules, ws, side)
-        target = fi[f, F_COMMAND] - penalty(fi, ws, f, rules[R_PENALTY])
-        if retaining:
-            target -= 1
-        ok = passes(d6(st, script), target, rules[R_NAT1], rules[R_NAT6])
-        ws[W_DONE, f] = 1
-        fs = fi[f, F_STAT0]
-        base = ai[side, A_STAT0]
-        if ok:
-            res[fs + FS_ACTIONS] += 1
-            res[base + AS_TURNS + t] += 1
-            if retaining:
-                res[base + AS_TURNS + 3 * nt + 1] += 1
-        else:
-            res[fs + FS_HOLDS] += 1
-            res[base + AS_TURNS + nt + t] += 1
-            add_shock(fi, ws, f, 1, immediate)
-        if retaining:
-            retaining = False  # after a retaining test the initiative passes
-            side = 1 - side
-            continue
-        other = remaining(ai, ws, 1 - side)
-        if ok and other > 0 and ai[side, A_RETAIN] != 0 and remaining(ai, ws, side) > 0:
-            used = used0 if side == 0 else used1
-            if rules[R_RETAIN_LIMIT] == 0 or used == 0:
-                try_it = ai[side, A_RETAIN] == 2
-                if not try_it:
-                    g = pick(fi, ai, rules, ws, side)
-                    tg = fi[g, F_COMMAND] - penalty(fi, ws, g, rules[R_PENALTY]) - 1
-                    try_it = faces(tg, rules[R_NAT1], rules[R_NAT6]) >= ai[side, A_MINFACES]
-                if try_it:
-                    retaining = True
-                    res[base + AS_TURNS + 3 * nt] += 1
-                    if side == 0:
-                        used0 += 1
-                    else:
-                        used1 += 1
-                    continue
-        side = 1 - side
-
-
-@jit
-def rally(st, script, fi, ai, rules, ws, res, f):
-    """One rally test for formation ``f`` (it has Shock or is broken)."""
-    broken = ws[W_BROKEN, f] != 0
-    target = fi[f, F_COMMAND] - fi[f, F_NEAR]
-    if broken:
-        target -= 2
-    if rules[R_RALLY_PEN] != 0:
-        target -= penalty(fi, ws, f, rules[R_PENALTY])
-    if passes(d6(st, script), target, rules[R_NAT1], rules[R_NAT6]):
-        if broken:
-            ws[W_BROKEN, f] = 0
-            ws[W_SHOCK, f] = fi[f, F_UNITS]
-            res[fi[f, F_STAT0] + FS_RALLIED] += 1
-        s = ws[W_SHOCK, f]
-        half = s // 2
-        ws[W_SHOCK, f] = s - (half if half > 1 else 1)
-    elif broken:
-        res[fi[f, F_STAT0] + FS_WITHDRAWALS] += 1
-        res[ai[fi[f, F_ARMY], A_STAT0] + AS_WITHDRAWALS] += 1
-        if rules[R_WITHDRAW] != 0:
-            ws[W_GONE, f] = 1
-
-
-@jit
-def end_phase(st, script, fi, ai, rules, cdf, ws, res, winner):
-    """Outside Shock (default timing), the end-phase break check, then rallying."""
-    if rules[R_OS_TIMING] == 0:
-        outside_shock(st, fi, cdf, ws, rules[R_BREAK] == 0)
-    nf = fi.shape[0]
-    if rules[R_BREAK] != 0:
-        for f in range(nf):
-            if ws[W_BROKEN, f] == 0 and ws[W_GONE, f] == 0 and ws[W_SHOCK, f] >= fi[f, F_THRESH]:
-                ws[W_BROKEN, f] = 1
-                ws[W_EVER, f] = 1
-    for f in range(nf):  # who has to rally, decided at the start of the end phase
-        ws[W_RALLY, f] = ws[W_GONE, f] == 0 and (ws[W_SHOCK, f] > 0 or ws[W_BROKEN, f] != 0)
-    if ai[0, A_STRAT] > ai[1, A_STRAT]:
-        side = 0
-    elif ai[1, A_STRAT] > ai[0, A_STRAT]:
-        side = 1
-    else:
-        side = winner
-    p0 = ai[0, A_START]
-    p1 = ai[1, A_START]
-    while True:
-        while p0 < ai[0, A_STOP] and ws[W_RALLY, p0] == 0:
-            p0 += 1
-        while p1 < ai[1, A_STOP] and ws[W_RALLY, p1] == 0:
-            p1 += 1
-        left0 = p0 < ai[0, A_STOP]
-        left1 = p1 < ai[1, A_STOP]
-        if not left0 and not left1:
-            break
-        if (side == 0 and left0) or not left1:
-            rally(st, script, fi, ai, rules, ws, res, p0)
-            p0 += 1
-        else:
-            rally(st, script, fi, ai, rules, ws, res, p1)
-            p1 += 1
-        side = 1 - side
-
-
-@jit
-def play_game(st, script, fi, ai, rules, cdf, ws, res):
-    """One game of ``rules[R_TURNS]`` turns; statistics into ``res`` (zeroed here)."""
-    nt = rules[R_TURNS]
-    nf = fi.shape[0]
-    immediate = rules[R_BREAK] == 0
-    for s in range(res.shape[0]):
-        res[s] = 0
+def play_game(st, G, cdf):
+    """One game of ``G[R_TURNS]`` turns; its statistics into ``G[H_ROFF:]`` (zeroed here)."""
+    nt = G[R_TURNS]
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    ao = G[H_AOFF]
+    wo = G[H_WOFF]
+    ro = G[H_ROFF]
+    mode = G[R_PENALTY]
+    nat1 = G[R_NAT1]
+    nat6 = G[R_NAT6]
+    immediate = G[R_BREAK] == 0
+    w_shock = wo + W_SHOCK * nf
+    w_broken = wo + W_BROKEN * nf
+    w_ever = wo + W_EVER * nf
+    w_gone = wo + W_GONE * nf
+    w_done = wo + W_DONE * nf
+    w_rally = wo + W_RALLY * nf
+    a0 = ao
+    a1 = ao + A_NCOLS
+    for s in range(G[H_NSLOTS]):
+        G[ro + s] = 0
+    any_outside = False
     for f in range(nf):
-        ws[W_SHOCK, f] = fi[f, F_SHOCK0]
-        ws[W_BROKEN, f] = fi[f, F_BROKEN0]
-        ws[W_EVER, f] = fi[f, F_BROKEN0]
-        ws[W_GONE, f] = 0
+        row = fo + f * F_NCOLS
+        G[w_shock + f] = G[row + F_SHOCK0]
+        G[w_broken + f] = G[row + F_BROKEN0]
+        G[w_ever + f] = G[row + F_BROKEN0]
+        G[w_gone + f] = 0
+        any_outside = any_outside or G[row + F_OS_KIND] != 0
     last = -1
     for t in range(nt):
-        if rules[R_OS_TIMING] == 1:
-            outside_shock(st, fi, cdf, ws, immediate)
-        w = strategy_roll(st, script, ai, rules, t, last)
+        # -- outside Shock at the start of the turn (switch) ---------------------------------
+        if any_outside and G[R_OS_TIMING] == 1:
+            for f in range(nf):
+                row = fo + f * F_NCOLS
+                if G[row + F_OS_KIND] != 0 and G[w_gone + f] == 0:
+                    k = outside_draw(st, G, cdf, row, f)
+                    s = G[w_shock + f] + k
+                    G[w_shock + f] = s
+                    if immediate and k > 0 and G[w_broken + f] == 0 and s >= G[row + F_THRESH]:
+                        G[w_broken + f] = 1
+                        G[w_ever + f] = 1
+        # -- strategy phase --------------------------------------------------------------------
+        while True:
+            r0 = d6(st) + G[a0 + A_STRAT]
+            r1 = d6(st) + G[a1 + A_STRAT]
+            if r0 != r1:
+                w = 0 if r0 > r1 else 1
+                break
+            if last >= 0:
+                w = 1 - last  # the side that failed to win it last round
+                break
+            if G[R_FIRST_TIE] >= 0:
+                w = G[R_FIRST_TIE]
+                break
+            # first turn, "reroll": roll again
         last = w
-        res[ai[w, A_STAT0] + AS_WON] += 1
-        first = w if ai[w, A_CHOOSE] == 0 else 1 - w
-        action_phase(st, script, fi, ai, rules, ws, res, first, t, nt)
-        end_phase(st, script, fi, ai, rules, cdf, ws, res, w)
+        aw = ao + w * A_NCOLS
+        G[ro + G[aw + A_STAT0] + AS_WON] += 1
+        side = w if G[aw + A_CHOOSE] == 0 else 1 - w
+        # -- action phase ----------------------------------------------------------------------
+        rem0 = 0
+        rem1 = 0
         for f in range(nf):
-            fs = fi[f, F_STAT0]
-            res[fs + FS_SHOCK + t] = ws[W_SHOCK, f]
-            res[fs + FS_SHOCK + nt + t] = ws[W_EVER, f]
-        for a in range(2):
-            n = 0
-            for f in range(ai[a, A_START], ai[a, A_STOP]):
-                n += ws[W_BROKEN, f] != 0 or ws[W_GONE, f] != 0
-            res[ai[a, A_STAT0] + AS_TURNS + 2 * nt + t] = n
+            G[w_done + f] = 0
+            if G[w_broken + f] == 0 and G[w_gone + f] == 0:
+                if G[fo + f * F_NCOLS + F_ARMY] == 0:
+                    rem0 += 1
+                else:
+                    rem1 += 1
+        ptr0 = G[a0 + A_START]
+        ptr1 = G[a1 + A_START]
+        retaining = False
+        used0 = 0
+        used1 = 0
+        while rem0 + rem1 > 0:
+            if (side == 0 and rem0 == 0) or (side == 1 and rem1 == 0):
+                side = 1 - side
+                retaining = False
+            a = ao + side * A_NCOLS
+            order = G[a + A_ORDER]
+            # the formation this army activates (its order policy)
+            if order == 0:
+                f = ptr0 if side == 0 else ptr1
+                while G[w_done + f] != 0 or G[w_broken + f] != 0 or G[w_gone + f] != 0:
+                    f += 1
+                if side == 0:
+                    ptr0 = f
+                else:
+                    ptr1 = f
+            else:
+                f = -1
+                best = 0
+                for g in range(G[a + A_START], G[a + A_STOP]):
+                    if G[w_done + g] != 0 or G[w_broken + g] != 0 or G[w_gone + g] != 0:
+                        continue
+                    row = fo + g * F_NCOLS
+                    n = faces(
+                        G[row + F_COMMAND] - penalty(G[row + F_SUPP], G[w_shock + g], mode),
+                        nat1,
+                        nat6,
+                    )
+                    if f < 0 or (order == 1 and n > best) or (order == 2 and n < best):
+                        f = g
+                        best = n
+            row = fo + f * F_NCOLS
+            target = G[row + F_COMMAND] - penalty(G[row + F_SUPP], G[w_shock + f], mode)
+            if retaining:
+                target -= 1
+            ok = passes(d6(st), target, nat1, nat6)
+            G[w_done + f] = 1
+            if side == 0:
+                rem0 -= 1
+            else:
+                rem1 -= 1
+            fs = ro + G[row + F_STAT0]
+            base = ro + G[a + A_STAT0]
+            # branch-free bookkeeping (the test's outcome is unpredictable)
+            okv = np.int64(ok)
+            fail = 1 - okv
+            G[fs + FS_ACTIONS] += okv
+            G[fs + FS_HOLDS] += fail
+            G[base + AS_TURNS + t] += okv
+            G[base + AS_TURNS + nt + t] += fail
+            if retaining:
+                G[base + AS_TURNS + 3 * nt + 1] += okv
+            s = G[w_shock + f] + fail
+            G[w_shock + f] = s
+            brk = np.int64(immediate and s >= G[row + F_THRESH]) * fail
+            G[w_broken + f] |= brk
+            G[w_ever + f] |= brk
+            if retaining:
+                retaining = False  # after a retaining test the initiative passes
+                side = 1 - side
+                continue
+            mine = rem0 if side == 0 else rem1
+            other = rem1 if side == 0 else rem0
+            policy = G[a + A_RETAIN]
+            if ok and policy != 0 and other > 0 and mine > 0:
+                used = used0 if side == 0 else used1
+                if G[R_RETAIN_LIMIT] == 0 or used == 0:
+                    try_it = policy == 2
+                    if not try_it:
+                        # the next test's chance: the formation the order policy picks next
+                        g = -1
+                        best = 0
+                        for h in range(G[a + A_START], G[a + A_STOP]):
+                            if G[w_done + h] != 0 or G[w_broken + h] != 0 or G[w_gone + h] != 0:
+                                continue
+                            hr = fo + h * F_NCOLS
+                            n = faces(
+                                G[hr + F_COMMAND] - penalty(G[hr + F_SUPP], G[w_shock + h], mode) - 1,
+                                nat1,
+                                nat6,
+                            )
+                            if g < 0 or (order == 1 and n > best) or (order == 2 and n < best):
+                                g = h
+                                best = n
+                            if order == 0:
+                                break
+                        try_it = best >= G[a + A_MINFACES]
+                    if try_it:
+                        retaining = True
+                        G[base + AS_TURNS + 3 * nt] += 1
+                        if side == 0:
+                            used0 += 1
+                        else:
+                            used1 += 1
+                        continue
+            side = 1 - side
+        # -- end phase: outside Shock (default timing), break check (switch) ------------------
+        for f in range(nf):
+            row = fo + f * F_NCOLS
+            if G[w_gone + f] != 0:
+                G[w_rally + f] = 0
+                continue
+            s = G[w_shock + f]
+            k = 0
+            if any_outside and G[R_OS_TIMING] == 0 and G[row + F_OS_KIND] != 0:
+                k = outside_draw(st, G, cdf, row, f)
+                s += k
+                G[w_shock + f] = s
+            # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
+            if G[w_broken + f] == 0 and s >= G[row + F_THRESH] and (k > 0 or not immediate):
+                G[w_broken + f] = 1
+                G[w_ever + f] = 1
+            G[w_rally + f] = s > 0 or G[w_broken + f] != 0
+        # -- rallying: one at a time, alternating, higher strategy rating first ---------------
+        if G[a0 + A_STRAT] != G[a1 + A_STRAT]:
+            side = 0 if G[a0 + A_STRAT] > G[a1 + A_STRAT] else 1
+        else:
+            side = w
+        p0 = G[a0 + A_START]
+        p1 = G[a1 + A_START]
+        stop0 = G[a0 + A_STOP]
+        stop1 = G[a1 + A_STOP]
+        while True:
+            while p0 < stop0 and G[w_rally + p0] == 0:
+                p0 += 1
+            while p1 < stop1 and G[w_rally + p1] == 0:
+                p1 += 1
+            left0 = p0 < stop0
+            left1 = p1 < stop1
+            if not left0 and not left1:
+                break
+            if (side == 0 and left0) or not left1:
+                f = p0
+                p0 += 1
+            else:
+                f = p1
+                p1 += 1
+            side = 1 - side
+            row = fo + f * F_NCOLS
+            broken = G[w_broken + f] != 0
+            target = G[row + F_COMMAND] - G[row + F_NEAR]
+            if broken:
+                target -= 2
+            if G[R_RALLY_PEN] != 0:
+                target -= penalty(G[row + F_SUPP], G[w_shock + f], mode)
+            okv = np.int64(passes(d6(st), target, nat1, nat6))
+            # branch-free: a pass halves the Shock (a broken formation first counts as having
+            # Shock equal to its units and is no longer broken); a broken formation that
+            # fails withdraws
+            bk = np.int64(broken)
+            s = G[w_shock + f]
+            s = s + bk * (G[row + F_UNITS] - s)
+            half = s // 2
+            halved = s - (half if half > 1 else 1)
+            G[w_shock + f] += okv * (halved - G[w_shock + f])
+            G[w_broken + f] = bk * (1 - okv)
+            G[ro + G[row + F_STAT0] + FS_RALLIED] += bk * okv
+            wd = bk * (1 - okv)
+            G[ro + G[row + F_STAT0] + FS_WITHDRAWALS] += wd
+            G[ro + G[ao + G[row + F_ARMY] * A_NCOLS + A_STAT0] + AS_WITHDRAWALS] += wd
+            G[w_gone + f] |= wd * G[R_WITHDRAW]
+        # -- statistics of the turn ------------------------------------------------------------
+        nb0 = 0
+        nb1 = 0
+        for f in range(nf):
+            row = fo + f * F_NCOLS
+            fs = ro + G[row + F_STAT0]
+            G[fs + FS_SHOCK + t] = G[w_shock + f]
+            G[fs + FS_SHOCK + nt + t] = G[w_ever + f]
+            if G[w_broken + f] != 0 or G[w_gone + f] != 0:
+                if G[row + F_ARMY] == 0:
+                    nb0 += 1
+                else:
+                    nb1 += 1
+        G[ro + G[a0 + A_STAT0] + AS_TURNS + 2 * nt + t] = nb0
+        G[ro + G[a1 + A_STAT0] + AS_TURNS + 2 * nt + t] = nb1
 
 
 @jit
-def run_chunk(seed_words, n, out_c, fi, ai, rules, cdf, slots, n_slots):
+def run_chunk(seed_words, n, out_c, G0, cdf, slots):
+    """``n`` games; histogram every reported statistic into ``out_c[s, value]``."""
     st = new_state(seed_words)
-    script = np.ones(1, dtype=np.int64)
-    ws = np.zeros((W_NROWS, fi.shape[0]), dtype=np.int64)
-    res = np.zeros(n_slots, dtype=np.int64)
+    G = G0.copy()
+    ro = G[H_ROFF]
     ns = slots.shape[0]
     for _ in range(n):
-        play_game(st, script, fi, ai, rules, cdf, ws, res)
+        play_game(st, G, cdf)
         for s in range(ns):
-            out_c[s, res[slots[s]]] += 1
+            out_c[s, G[ro + slots[s]]] += 1
 
 
 @jit_parallel
-def run_formation_actions(seeds, ntrials, out, fi, ai, rules, cdf, slots, n_slots):
+def run_formation_actions(seeds, ntrials, out, G, cdf, slots):
     """Kernel (engine contract): ``out[c, s, v] += 1`` for every trial of every chunk ``c``.
 
     ``slots`` int64[n_stats] maps each reported statistic to its slot of the per-trial row
-    (``n_slots`` long; the retain slots of an army that cannot retain are not reported).
+    (the retain slots of an army that cannot retain are not reported).
     """
     for c in prange(seeds.shape[0]):
-        run_chunk(seeds[c], ntrials[c], out[c], fi, ai, rules, cdf, slots, n_slots)
+        run_chunk(seeds[c], ntrials[c], out[c], G, cdf, slots)
 
 
 @jit
-def play_scripted(fi, ai, rules, cdf, script, seed_words, n_slots):
-    """One game with scripted D6 results first (for tests and worked examples)."""
-    st = new_state(seed_words)
-    ws = np.zeros((W_NROWS, fi.shape[0]), dtype=np.int64)
-    res = np.zeros(n_slots, dtype=np.int64)
-    play_game(st, script, fi, ai, rules, cdf, ws, res)
-    return res
+def play_scripted(G0, cdf, dice, seed_words):
+    """One game with the D6 results ``dice`` (int64[k]) used first, then generated ones.
+
+    Returns ``(statistics row int64[n_slots], number of scripted dice used)``.
+    """
+    base = new_state(seed_words)
+    k = dice.shape[0]
+    st = np.empty(7 + k, dtype=np.uint64)
+    for i in range(6):
+        st[i] = base[i]
+    st[6] = np.uint64(7)
+    for i in range(k):
+        st[7 + i] = np.uint64(dice[i])
+    G = G0.copy()
+    play_game(st, G, cdf)
+    ro = G[H_ROFF]
+    return G[ro : ro + G[H_NSLOTS]].copy(), np.int64(st[6]) - 7
