@@ -58,7 +58,10 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
     rules = sc.rules
     n = sc.turns
     keys = [a.key for a in sc.armies]
-    forms = [[_F(a, i, spec) for i, spec in enumerate(army.formations)] for a, army in enumerate(sc.armies)]
+    forms = [
+        [_F(a, i, spec) for i, spec in enumerate(army.formations)]
+        for a, army in enumerate(sc.armies)
+    ]
     res: Counter = Counter()
 
     def name(f: _F, what: str) -> str:

@@ -19,12 +19,12 @@ import pytest
 
 import oddslab
 from oddslab.rulesets.formation_actions import (
+    WARMUP,
     Army,
     Formation,
     FormationActionsScenario,
     OutsideShock,
     Rules,
-    WARMUP,
     pass_chances,
 )
 from oddslab.scenario import from_dict
@@ -200,7 +200,9 @@ READINGS = [
 def test_every_test_chance_matches_the_kernel(rules, command):
     """Replay each test with each face; the passing faces must equal pass_chances()."""
     f = Formation("f", command=command, units=4, suppressed=1, shock=1, enemy_within_8=True)
-    fb = Formation("f", command=command, units=4, suppressed=1, shock=1, broken=True, enemy_within_8=True)
+    fb = Formation(
+        "f", command=command, units=4, suppressed=1, shock=1, broken=True, enemy_within_8=True
+    )
     ch = pass_chances(f, rules)
     got = {"action": 0, "retain": 0, "rally": 0, "rally_broken": 0}
     for d in range(1, 7):
@@ -212,7 +214,22 @@ def test_every_test_chance_matches_the_kernel(rules, command):
         got["retain"] += sc.run_with_dice([6, 1, 1, d])["blue_retained"]
         # rally tests: the formation cannot act (red's 6 v 1 first, g passes on 1, f command
         # 0 cannot pass an action test unless naturals) -- use end-phase Shock directly
-        sc = game([Formation("f", command=command, units=4, suppressed=1, shock=1, enemy_within_8=True, broken=False)], [F("g", 6)], turns=1, rules=rules)
+        sc = game(
+            [
+                Formation(
+                    "f",
+                    command=command,
+                    units=4,
+                    suppressed=1,
+                    shock=1,
+                    enemy_within_8=True,
+                    broken=False,
+                )
+            ],
+            [F("g", 6)],
+            turns=1,
+            rules=rules,
+        )
         r = sc.run_with_dice([1, 6, 1, 6, d])  # red first: g 1 passes; f rolls 6
         if r["blue_f_holds"] == 1:  # f failed: Shock 2 at the rally (still under 4)
             s_at_rally = 2
@@ -230,10 +247,23 @@ def test_every_test_chance_matches_the_kernel(rules, command):
 
 def _three_formation_scenario(rules: Rules, turns: int = 4) -> FormationActionsScenario:
     blue = (
-        Formation("inf", command=4, units=4, suppressed=1, outside_shock=OutsideShock(table=(0.5, 0.3, 0.2))),
+        Formation(
+            "inf",
+            command=4,
+            units=4,
+            suppressed=1,
+            outside_shock=OutsideShock(table=(0.5, 0.3, 0.2)),
+        ),
         Formation("arm", command=5, units=3, enemy_within_8=True, break_at=2),
     )
-    red = (Formation("x", command=3, units=2, outside_shock=OutsideShock(dice=oddslab.dice.DiceExpr(1, 3, -1))),)
+    red = (
+        Formation(
+            "x",
+            command=3,
+            units=2,
+            outside_shock=OutsideShock(dice=oddslab.dice.DiceExpr(1, 3, -1)),
+        ),
+    )
     return FormationActionsScenario(
         (Army("blue", blue, strategy=4), Army("red", red, strategy=2)), turns, rules
     )
@@ -245,7 +275,13 @@ def _three_formation_scenario(rules: Rules, turns: int = 4) -> FormationActionsS
     [
         Rules(),
         Rules(action_penalty="shock", withdrawal="removed", first_turn_tie="red"),
-        Rules(action_penalty="either", break_check="end-phase", outside_timing="start-of-turn", natural_six_fails=True, rally_action_penalty=False),
+        Rules(
+            action_penalty="either",
+            break_check="end-phase",
+            outside_timing="start-of-turn",
+            natural_six_fails=True,
+            rally_action_penalty=False,
+        ),
     ],
     ids=["default", "shock-removed", "either-endphase-start"],
 )
@@ -261,11 +297,20 @@ def test_simulation_matches_exact_pmfs(rules):
 
 @pytest.mark.statistical
 def test_simulation_matches_naive_reference_with_retaining():
-    blue = (Formation("a", command=4, units=3), Formation("b", command=3, units=2, suppressed=1), Formation("c", command=5, units=3))
-    red = (Formation("x", command=4, units=2, outside_shock=OutsideShock(table=(0.6, 0.4))), Formation("y", command=3, units=3))
+    blue = (
+        Formation("a", command=4, units=3),
+        Formation("b", command=3, units=2, suppressed=1),
+        Formation("c", command=5, units=3),
+    )
+    red = (
+        Formation("x", command=4, units=2, outside_shock=OutsideShock(table=(0.6, 0.4))),
+        Formation("y", command=3, units=3),
+    )
     sc = FormationActionsScenario(
         (
-            Army("blue", blue, strategy=3, retain="if-chance", retain_chance=0.5, order="best-first"),
+            Army(
+                "blue", blue, strategy=3, retain="if-chance", retain_chance=0.5, order="best-first"
+            ),
             Army("red", red, strategy=3, retain="always", order="worst-first", choose="second"),
         ),
         3,
@@ -302,7 +347,9 @@ def test_deterministic_across_thread_counts():
     res = []
     for threads in ("1", "2"):
         env = {**os.environ, "NUMBA_NUM_THREADS": threads, "PYTHONPATH": str(ROOT)}
-        p = subprocess.run([sys.executable, "-c", _DET], env=env, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(
+            [sys.executable, "-c", _DET], env=env, capture_output=True, text=True, timeout=600
+        )
         assert p.returncode == 0, p.stderr[-2000:]
         res.append(json.loads(p.stdout))
     assert res[0] == res[1]
@@ -325,7 +372,9 @@ def test_job_meta_stats_and_labels():
     assert all("_" not in h.label for h in job.headlines)
     assert "red_retain_attempts" not in names  # red never retains
     res = sc.resolved()
-    assert all(isinstance(v, str | int | float | bool) for sec in res.values() for v in sec.values())
+    assert all(
+        isinstance(v, str | int | float | bool) for sec in res.values() for v in sec.values()
+    )
 
 
 def test_stat_bounds_hold_in_extreme_games():
@@ -333,7 +382,9 @@ def test_stat_bounds_hold_in_extreme_games():
     o = OutsideShock(fixed=3)
     blue = tuple(Formation(f"f{i}", command=0, units=1, outside_shock=o) for i in range(3))
     red = tuple(Formation(f"g{i}", command=6, units=5, shock=4, outside_shock=o) for i in range(2))
-    sc = FormationActionsScenario((Army("blue", blue, retain="always"), Army("red", red, retain="always")), 5)
+    sc = FormationActionsScenario(
+        (Army("blue", blue, retain="always"), Army("red", red, retain="always")), 5
+    )
     out = oddslab.simulate(sc, trials=20_000, seed=1)
     assert out.trials == 20_000
     for s in sc.stats():

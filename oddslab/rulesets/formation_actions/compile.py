@@ -113,17 +113,26 @@ class FormationActionsScenario:
                 for t in range(1, n + 1)
             ]
             rows += [
-                (f"{ak}_broken_after_turn_{t}", nf + 1, f"{an}: formations broken after turn {t}", 0)
+                (
+                    f"{ak}_broken_after_turn_{t}",
+                    nf + 1,
+                    f"{an}: formations broken after turn {t}",
+                    0,
+                )
                 for t in range(1, n + 1)
             ]
             rows += [
                 (f"{ak}_retain_attempts", n * nf + 1, f"{an}: tries to retain the initiative", 0),
                 (f"{ak}_retained", n * nf + 1, f"{an}: initiative retained (test passed)", 0),
             ]
+            breakable = any(f.can_break(n) for f in army.formations)
             for i, (name, nb, label, flag) in enumerate(rows):
-                if i < len(rows) - 2 or army.can_retain:
-                    stats.append(Stat(name, nb, label, bool(flag), label))
-                    slots.append(slot + i)
+                if i >= len(rows) - 2 and not army.can_retain:
+                    continue  # the army never tries to retain
+                if not breakable and ("withdrawals" in name or "_broken_after_" in name):
+                    continue  # no formation of the army can break
+                stats.append(Stat(name, nb, label, bool(flag), label))
+                slots.append(slot + i)
             slot += len(rows)
             for f in army.formations:
                 p, fn = f"{ak}_{f.key}", f"{an} {f.name}"
@@ -143,7 +152,10 @@ class FormationActionsScenario:
                     (f"{p}_broken_by_turn_{t}", 2, f"{fn}: broken by turn {t}", t == n)
                     for t in range(1, n + 1)
                 ]
+                can_break = f.can_break(n)
                 for i, (name, nb, label, flag) in enumerate(rows):
+                    if not can_break and (i in (2, 3) or "_broken_by_" in name):
+                        continue  # it cannot break: no rallies from broken or withdrawals
                     stats.append(Stat(name, nb, label, flag, label))
                     slots.append(slot + i)
                 slot += len(rows)
@@ -238,16 +250,32 @@ class FormationActionsScenario:
             nf = len(army.formations)
             every = "its formation passes" if nf == 1 else f"all {nf} formations pass"
             heads.append(
-                Headline(f"P({army.name}: {every} the turn-1 action test)", f"{army.key}_actions_turn_1", nf)
+                Headline(
+                    f"P({army.name}: {every} the turn-1 action test)",
+                    f"{army.key}_actions_turn_1",
+                    nf,
+                )
             )
             if army.can_retain:
                 heads.append(
-                    Headline(f"P({army.name} retains the initiative at least once)", f"{army.key}_retained", 1)
+                    Headline(
+                        f"P({army.name} retains the initiative at least once)",
+                        f"{army.key}_retained",
+                        1,
+                    )
                 )
         for _a, army, f in self.formations():
+            if not f.can_break(n):
+                continue
             p = f"{army.key}_{f.key}"
-            heads.append(Headline(f"P({army.name} {f.name} broken by turn {n})", f"{p}_broken_by_turn_{n}", 1))
-            heads.append(Headline(f"P({army.name} {f.name} rallies from broken)", f"{p}_rallied", 1))
+            heads.append(
+                Headline(
+                    f"P({army.name} {f.name} broken by turn {n})", f"{p}_broken_by_turn_{n}", 1
+                )
+            )
+            heads.append(
+                Headline(f"P({army.name} {f.name} rallies from broken)", f"{p}_rallied", 1)
+            )
         return tuple(heads)
 
     def curve_index(self) -> list[tuple[str, str, str, str, int]]:
@@ -261,7 +289,8 @@ class FormationActionsScenario:
                 for t in range(1, self.turns + 1):
                     p = f"{army.key}_{f.key}"
                     out.append((f"{p}_shock_after_turn_{t}", army.key, f.key, "shock", t))
-                    out.append((f"{p}_broken_by_turn_{t}", army.key, f.key, "broken_by", t))
+                    if f.can_break(self.turns):
+                        out.append((f"{p}_broken_by_turn_{t}", army.key, f.key, "broken_by", t))
         return out
 
     def compile(self) -> Job:

@@ -61,7 +61,17 @@ def turn_curves(outcome: Outcome) -> pd.DataFrame:
         rows.append((who, army, form, turn, measure, _MEASURES[measure], value, se, stat))
     return pd.DataFrame(
         rows,
-        columns=["who", "army", "formation", "turn", "measure", "description", "value", "se", "stat"],
+        columns=[
+            "who",
+            "army",
+            "formation",
+            "turn",
+            "measure",
+            "description",
+            "value",
+            "se",
+            "stat",
+        ],
     )
 
 
@@ -90,12 +100,19 @@ def formation_summary(outcome: Outcome) -> pd.DataFrame:
                 "p_action_passes": acts / tests if tests > 0 else float("nan"),
                 "mean_actions": acts,
                 "mean_holds": holds,
-                f"p_broken_by_turn_{n}": outcome.prob(f"{p}_broken_by_turn_{n}", 1),
-                "p_rallied": outcome.prob(f"{p}_rallied", 1),
-                "mean_withdrawals": outcome.mean(f"{p}_withdrawals"),
+                f"p_broken_by_turn_{n}": _p_or_zero(outcome, f"{p}_broken_by_turn_{n}"),
+                "p_rallied": _p_or_zero(outcome, f"{p}_rallied"),
+                "mean_withdrawals": outcome.mean(f"{p}_withdrawals")
+                if f"{p}_withdrawals" in outcome.probs
+                else 0.0,
             }
         )
     return pd.DataFrame(rows)
+
+
+def _p_or_zero(outcome: Outcome, stat: str) -> float:
+    """P(stat >= 1), or 0 for a statistic left out because it cannot happen."""
+    return outcome.prob(stat, 1) if stat in outcome.probs else 0.0
 
 
 def plot_broken_by_turn(

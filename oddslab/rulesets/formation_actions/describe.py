@@ -121,10 +121,15 @@ def resolved_view(sc: FormationActionsScenario) -> dict[str, dict[str, Any]]:
             "action test": "D6 <= command rating after modifiers"
             + (", natural 1 passes" if r.natural_one_passes else "")
             + (", natural 6 fails" if r.natural_six_fails else "")
-            + ("" if r.natural_one_passes or r.natural_six_fails else " (default: no natural rolls)"),
+            + (
+                ""
+                if r.natural_one_passes or r.natural_six_fails
+                else " (default: no natural rolls)"
+            ),
             "the action test's -1": _RULE_TEXT["action_penalty"][r.action_penalty]
             + _default_mark(r, "action_penalty"),
-            "retaining the initiative": "-1 on the next test; " + _RULE_TEXT["retain_limit"][r.retain_limit]
+            "retaining the initiative": "-1 on the next test; "
+            + _RULE_TEXT["retain_limit"][r.retain_limit]
             + _default_mark(r, "retain_limit"),
             "failed action test": "Hold action only, +1 Shock, cannot retain",
             "rally test takes the action test's -1": str(r.rally_action_penalty).lower()

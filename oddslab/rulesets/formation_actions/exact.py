@@ -61,4 +61,5 @@ def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
             for t in range(1, n + 1):
                 out[f"{ak}_{m}_turn_{t}"] = bernoulli_sum([r[t - 1] for r in rows])
         out[f"{ak}_withdrawals"] = convolve_all(withdrawals)
-    return out
+    names = set(sc.stat_names())  # statistics a scenario cannot produce are not reported
+    return {k: v for k, v in out.items() if k in names}

@@ -333,7 +333,9 @@ def play_game(st, G, cdf):
                                 continue
                             hr = fo + h * F_NCOLS
                             n = faces(
-                                G[hr + F_COMMAND] - penalty(G[hr + F_SUPP], G[w_shock + h], mode) - 1,
+                                G[hr + F_COMMAND]
+                                - penalty(G[hr + F_SUPP], G[w_shock + h], mode)
+                                - 1,
                                 nat1,
                                 nat6,
                             )

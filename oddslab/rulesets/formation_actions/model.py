@@ -53,7 +53,9 @@ OUTSIDE_TIMINGS = ("before-rally", "start-of-turn")
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 
 
-def pass_faces(target: int, natural_one_passes: bool = False, natural_six_fails: bool = False) -> int:
+def pass_faces(
+    target: int, natural_one_passes: bool = False, natural_six_fails: bool = False
+) -> int:
     """Faces of a D6 (out of 6) that pass a test "roll equal to or under ``target``".
 
     ``target`` is the command rating after modifiers (it may be below 1 or above 6).
@@ -208,6 +210,12 @@ class Formation:
     @property
     def starts_broken(self) -> bool:
         return self.broken or self.shock >= self.threshold
+
+    def can_break(self, turns: int) -> bool:
+        """Whether the formation can be broken at some point of a ``turns``-turn game (at most
+        one failed test and its outside Shock per turn)."""
+        top = self.shock + turns * (1 + self.outside_shock.max)
+        return self.starts_broken or top >= self.threshold
 
 
 @dataclass(frozen=True)

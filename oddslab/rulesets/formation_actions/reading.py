@@ -74,7 +74,9 @@ def _read_outside(tbl: Table) -> OutsideShock:
         if not probs or len(probs) > 21:
             raise tbl.error(key, "expected 1 to 21 probabilities: P(0 Shock), P(1), ...")
         if abs(sum(probs) - 1.0) > 1e-9:
-            raise tbl.error(key, f"probabilities P(0 Shock), P(1), ... must sum to 1, not {sum(probs):g}")
+            raise tbl.error(
+                key, f"probabilities P(0 Shock), P(1), ... must sum to 1, not {sum(probs):g}"
+            )
         return OutsideShock(table=tuple(probs))
     raise tbl.error(
         key,
@@ -162,7 +164,8 @@ def from_table(root: Table) -> FormationActionsScenario:
     keys = list(armies_tbl.data)
     if len(keys) != 2:
         raise root.error(
-            "armies", f"expected exactly two armies ([armies.<a>] and [armies.<b>]), got {len(keys)}"
+            "armies",
+            f"expected exactly two armies ([armies.<a>] and [armies.<b>]), got {len(keys)}",
         )
     armies = []
     for key in keys:
