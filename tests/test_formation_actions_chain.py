@@ -289,3 +289,36 @@ def test_exact_pmfs_cover_only_non_retaining_armies():
     assert "blue_won_strategy" in ex and "red_won_strategy" in ex
     assert not any(k.startswith("blue_a") for k in ex)
     assert "red_x_shock_after_turn_3" in ex and "red_actions_turn_2" in ex
+
+
+def test_worked_examples_of_the_docs():
+    f = Formation(
+        "rifles",
+        command=4,
+        units=4,
+        suppressed=1,
+        outside_shock=OutsideShock(table=(0.5, 0.3, 0.2)),
+    )
+    assert pass_chances(f, Rules()) == {"action": 3, "retain": 2, "rally": 3, "rally_broken": 1}
+    r = formation_chain(f, Rules(), 3)
+    assert np.allclose(r.shock[0][:5], [0.45, 0.325, 0.175, 0.05, 0.0], atol=1e-15)
+    assert abs(r.broken_by[0]) < 1e-15 and abs(r.broken_by[1] - 0.13125) < 1e-12
+    assert round(r.broken_by[2], 4) == 0.3235
+    r = formation_chain(f, Rules(action_penalty="shock"), 3)
+    assert (round(r.broken_by[1], 4), round(r.broken_by[2], 4)) == (0.1075, 0.2811)
+    r = formation_chain(f, Rules(rally_action_penalty=False), 3)
+    assert (round(r.broken_by[1], 4), round(r.broken_by[2], 4)) == (0.1075, 0.2637)
+
+
+def test_worked_example_files():
+    from pathlib import Path
+
+    from oddslab.exact import exact
+    from oddslab.scenario import load
+
+    ex = Path(__file__).resolve().parent.parent / "oddslab" / "examples"
+    o = exact(load(ex / "formation-actions-under-fire.toml"))
+    curve = [round(o.prob(f"blue_rifles_broken_by_turn_{t}", 1), 3) for t in range(1, 9)]
+    assert curve == [0.0, 0.179, 0.418, 0.615, 0.753, 0.845, 0.903, 0.94]
+    o = exact(load(ex / "formation-actions-command-and-suppression.toml"))
+    assert np.allclose(o.probs["blue_actions_turn_1"] * 36, [1, 6, 13, 12, 4], atol=1e-12)
