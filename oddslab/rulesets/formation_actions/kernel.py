@@ -106,7 +106,7 @@ _U16 = np.uint64(0xFFFF)
 _SHIFT16 = np.uint64(16)
 
 
-@jit(inline="always")
+@jit
 def d6(st):
     """One D6 (1-6): the next scripted result if any are left, else from the generator.
 
