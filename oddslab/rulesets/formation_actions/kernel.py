@@ -11,7 +11,7 @@ counting; the game is one function over ``G`` and the generator state ``st``):
 ``G[H_AOFF ...]``
     one row of ``A_NCOLS`` per army.
 ``G[H_WOFF ...]``
-    per-trial state, ``W_NROWS`` rows of one value per formation.
+    per-trial state: the Shock of each formation.
 ``G[H_ROFF ...]``
     the per-trial statistics row (layout in :mod:`.compile`).
 
@@ -87,14 +87,9 @@ AS_WON = 0
 AS_WITHDRAWALS = 1
 AS_TURNS = 2
 
-# per-trial state rows
+# per-trial state rows (flags are bit masks in registers, see play_game)
 W_SHOCK = 0
-W_BROKEN = 1
-W_EVER = 2
-W_GONE = 3
-W_DONE = 4
-W_RALLY = 5
-W_NROWS = 6
+W_NROWS = 1
 
 _INV53 = 1.0 / 9007199254740992.0
 _ELEVEN = np.uint64(11)
@@ -181,49 +176,66 @@ def outside_draw(st, G, cdf, row, f):
 
 
 @jit
+def _count(mask):
+    """Set bits of a non-negative int64 mask."""
+    n = 0
+    while mask != 0:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@jit
 def play_game(st, G, cdf):
-    """One game of ``G[R_TURNS]`` turns; its statistics into ``G[H_ROFF:]`` (zeroed here)."""
+    """One game of ``G[R_TURNS]`` turns; its statistics into ``G[H_ROFF:]`` (zeroed here).
+
+    Formation flags (broken, ever broken, out of play, activated this turn, to rally) are
+    bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
+    """
     nt = G[R_TURNS]
     nf = G[H_NF]
     fo = G[H_FOFF]
     ao = G[H_AOFF]
-    wo = G[H_WOFF]
     ro = G[H_ROFF]
+    w_shock = G[H_WOFF] + W_SHOCK * nf
     mode = G[R_PENALTY]
     nat1 = G[R_NAT1]
     nat6 = G[R_NAT6]
     immediate = G[R_BREAK] == 0
-    w_shock = wo + W_SHOCK * nf
-    w_broken = wo + W_BROKEN * nf
-    w_ever = wo + W_EVER * nf
-    w_gone = wo + W_GONE * nf
-    w_done = wo + W_DONE * nf
-    w_rally = wo + W_RALLY * nf
     a0 = ao
     a1 = ao + A_NCOLS
+    start0 = G[a0 + A_START]
+    stop0 = G[a0 + A_STOP]
+    start1 = G[a1 + A_START]
+    stop1 = G[a1 + A_STOP]
+    one = np.int64(1)
+    m0 = (one << stop0) - (one << start0)
+    m1 = (one << stop1) - (one << start1)
     for s in range(G[H_NSLOTS]):
         G[ro + s] = 0
     any_outside = False
+    broken = np.int64(0)
+    gone = np.int64(0)
     for f in range(nf):
         row = fo + f * F_NCOLS
         G[w_shock + f] = G[row + F_SHOCK0]
-        G[w_broken + f] = G[row + F_BROKEN0]
-        G[w_ever + f] = G[row + F_BROKEN0]
-        G[w_gone + f] = 0
+        broken |= G[row + F_BROKEN0] << f
         any_outside = any_outside or G[row + F_OS_KIND] != 0
+    ever = broken
     last = -1
     for t in range(nt):
         # -- outside Shock at the start of the turn (switch) ---------------------------------
         if any_outside and G[R_OS_TIMING] == 1:
             for f in range(nf):
                 row = fo + f * F_NCOLS
-                if G[row + F_OS_KIND] != 0 and G[w_gone + f] == 0:
+                bit = one << f
+                if G[row + F_OS_KIND] != 0 and (gone & bit) == 0:
                     k = outside_draw(st, G, cdf, row, f)
                     s = G[w_shock + f] + k
                     G[w_shock + f] = s
-                    if immediate and k > 0 and G[w_broken + f] == 0 and s >= G[row + F_THRESH]:
-                        G[w_broken + f] = 1
-                        G[w_ever + f] = 1
+                    if immediate and k > 0 and (broken & bit) == 0 and s >= G[row + F_THRESH]:
+                        broken |= bit
+                        ever |= bit
         # -- strategy phase --------------------------------------------------------------------
         while True:
             r0 = d6(st) + G[a0 + A_STRAT]
@@ -243,17 +255,11 @@ def play_game(st, G, cdf):
         G[ro + G[aw + A_STAT0] + AS_WON] += 1
         side = w if G[aw + A_CHOOSE] == 0 else 1 - w
         # -- action phase ----------------------------------------------------------------------
-        rem0 = 0
-        rem1 = 0
-        for f in range(nf):
-            G[w_done + f] = 0
-            if G[w_broken + f] == 0 and G[w_gone + f] == 0:
-                if G[fo + f * F_NCOLS + F_ARMY] == 0:
-                    rem0 += 1
-                else:
-                    rem1 += 1
-        ptr0 = G[a0 + A_START]
-        ptr1 = G[a1 + A_START]
+        done = np.int64(0)
+        rem0 = _count(m0 & ~(broken | gone))
+        rem1 = _count(m1 & ~(broken | gone))
+        ptr0 = start0
+        ptr1 = start1
         retaining = False
         used0 = 0
         used1 = 0
@@ -263,10 +269,11 @@ def play_game(st, G, cdf):
                 retaining = False
             a = ao + side * A_NCOLS
             order = G[a + A_ORDER]
+            free = (m0 if side == 0 else m1) & ~(done | broken | gone)
             # the formation this army activates (its order policy)
             if order == 0:
                 f = ptr0 if side == 0 else ptr1
-                while G[w_done + f] != 0 or G[w_broken + f] != 0 or G[w_gone + f] != 0:
+                while ((free >> f) & one) == 0:
                     f += 1
                 if side == 0:
                     ptr0 = f
@@ -276,7 +283,7 @@ def play_game(st, G, cdf):
                 f = -1
                 best = 0
                 for g in range(G[a + A_START], G[a + A_STOP]):
-                    if G[w_done + g] != 0 or G[w_broken + g] != 0 or G[w_gone + g] != 0:
+                    if ((free >> g) & one) == 0:
                         continue
                     row = fo + g * F_NCOLS
                     n = faces(
@@ -288,31 +295,29 @@ def play_game(st, G, cdf):
                         f = g
                         best = n
             row = fo + f * F_NCOLS
-            target = G[row + F_COMMAND] - penalty(G[row + F_SUPP], G[w_shock + f], mode)
+            bit = one << f
+            s = G[w_shock + f]
+            target = G[row + F_COMMAND] - penalty(G[row + F_SUPP], s, mode)
             if retaining:
                 target -= 1
-            ok = passes(d6(st), target, nat1, nat6)
-            G[w_done + f] = 1
+            okv = np.int64(passes(d6(st), target, nat1, nat6))
+            fail = 1 - okv
+            done |= bit
             if side == 0:
                 rem0 -= 1
             else:
                 rem1 -= 1
-            fs = ro + G[row + F_STAT0]
             base = ro + G[a + A_STAT0]
             # branch-free bookkeeping (the test's outcome is unpredictable)
-            okv = np.int64(ok)
-            fail = 1 - okv
-            G[fs + FS_ACTIONS] += okv
-            G[fs + FS_HOLDS] += fail
-            G[base + AS_TURNS + t] += okv
-            G[base + AS_TURNS + nt + t] += fail
+            G[ro + G[row + F_STAT0] + FS_ACTIONS + fail] += 1  # FS_HOLDS = FS_ACTIONS + 1
+            G[base + AS_TURNS + t + fail * nt] += 1
             if retaining:
                 G[base + AS_TURNS + 3 * nt + 1] += okv
-            s = G[w_shock + f] + fail
+            s += fail
             G[w_shock + f] = s
-            brk = np.int64(immediate and s >= G[row + F_THRESH]) * fail
-            G[w_broken + f] |= brk
-            G[w_ever + f] |= brk
+            brk = -(fail * np.int64(immediate and s >= G[row + F_THRESH])) & bit
+            broken |= brk
+            ever |= brk
             if retaining:
                 retaining = False  # after a retaining test the initiative passes
                 side = 1 - side
@@ -320,16 +325,17 @@ def play_game(st, G, cdf):
             mine = rem0 if side == 0 else rem1
             other = rem1 if side == 0 else rem0
             policy = G[a + A_RETAIN]
-            if ok and policy != 0 and other > 0 and mine > 0:
+            if okv != 0 and policy != 0 and other > 0 and mine > 0:
                 used = used0 if side == 0 else used1
                 if G[R_RETAIN_LIMIT] == 0 or used == 0:
                     try_it = policy == 2
                     if not try_it:
                         # the next test's chance: the formation the order policy picks next
+                        free = (m0 if side == 0 else m1) & ~(done | broken | gone)
                         g = -1
                         best = 0
                         for h in range(G[a + A_START], G[a + A_STOP]):
-                            if G[w_done + h] != 0 or G[w_broken + h] != 0 or G[w_gone + h] != 0:
+                            if ((free >> h) & one) == 0:
                                 continue
                             hr = fo + h * F_NCOLS
                             n = faces(
@@ -354,12 +360,13 @@ def play_game(st, G, cdf):
                             used1 += 1
                         continue
             side = 1 - side
-        # -- end phase: outside Shock (default timing), break check (switch) ------------------
+        # -- end phase: outside Shock (default timing), break check, who rallies ---------------
+        need = np.int64(0)
         for f in range(nf):
-            row = fo + f * F_NCOLS
-            if G[w_gone + f] != 0:
-                G[w_rally + f] = 0
+            bit = one << f
+            if (gone & bit) != 0:
                 continue
+            row = fo + f * F_NCOLS
             s = G[w_shock + f]
             k = 0
             if any_outside and G[R_OS_TIMING] == 0 and G[row + F_OS_KIND] != 0:
@@ -367,23 +374,22 @@ def play_game(st, G, cdf):
                 s += k
                 G[w_shock + f] = s
             # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
-            if G[w_broken + f] == 0 and s >= G[row + F_THRESH] and (k > 0 or not immediate):
-                G[w_broken + f] = 1
-                G[w_ever + f] = 1
-            G[w_rally + f] = s > 0 or G[w_broken + f] != 0
+            if (broken & bit) == 0 and s >= G[row + F_THRESH] and (k > 0 or not immediate):
+                broken |= bit
+                ever |= bit
+            if s > 0 or (broken & bit) != 0:
+                need |= bit
         # -- rallying: one at a time, alternating, higher strategy rating first ---------------
         if G[a0 + A_STRAT] != G[a1 + A_STRAT]:
             side = 0 if G[a0 + A_STRAT] > G[a1 + A_STRAT] else 1
         else:
             side = w
-        p0 = G[a0 + A_START]
-        p1 = G[a1 + A_START]
-        stop0 = G[a0 + A_STOP]
-        stop1 = G[a1 + A_STOP]
+        p0 = start0
+        p1 = start1
         while True:
-            while p0 < stop0 and G[w_rally + p0] == 0:
+            while p0 < stop0 and ((need >> p0) & one) == 0:
                 p0 += 1
-            while p1 < stop1 and G[w_rally + p1] == 0:
+            while p1 < stop1 and ((need >> p1) & one) == 0:
                 p1 += 1
             left0 = p0 < stop0
             left1 = p1 < stop1
@@ -397,43 +403,35 @@ def play_game(st, G, cdf):
                 p1 += 1
             side = 1 - side
             row = fo + f * F_NCOLS
-            broken = G[w_broken + f] != 0
-            target = G[row + F_COMMAND] - G[row + F_NEAR]
-            if broken:
-                target -= 2
+            bit = one << f
+            bk = (broken >> f) & one
+            target = G[row + F_COMMAND] - G[row + F_NEAR] - 2 * bk
             if G[R_RALLY_PEN] != 0:
                 target -= penalty(G[row + F_SUPP], G[w_shock + f], mode)
             okv = np.int64(passes(d6(st), target, nat1, nat6))
             # branch-free: a pass halves the Shock (a broken formation first counts as having
             # Shock equal to its units and is no longer broken); a broken formation that
             # fails withdraws
-            bk = np.int64(broken)
-            s = G[w_shock + f]
-            s = s + bk * (G[row + F_UNITS] - s)
+            s0 = G[w_shock + f]
+            s = s0 + bk * (G[row + F_UNITS] - s0)
             half = s // 2
             halved = s - (half if half > 1 else 1)
-            G[w_shock + f] += okv * (halved - G[w_shock + f])
-            G[w_broken + f] = bk * (1 - okv)
-            G[ro + G[row + F_STAT0] + FS_RALLIED] += bk * okv
-            wd = bk * (1 - okv)
-            G[ro + G[row + F_STAT0] + FS_WITHDRAWALS] += wd
-            G[ro + G[ao + G[row + F_ARMY] * A_NCOLS + A_STAT0] + AS_WITHDRAWALS] += wd
-            G[w_gone + f] |= wd * G[R_WITHDRAW]
-        # -- statistics of the turn ------------------------------------------------------------
-        nb0 = 0
-        nb1 = 0
-        for f in range(nf):
-            row = fo + f * F_NCOLS
+            G[w_shock + f] = s0 + okv * (halved - s0)
+            broken &= ~(-(bk * okv) & bit)
             fs = ro + G[row + F_STAT0]
+            G[fs + FS_RALLIED] += bk * okv
+            wd = bk * (1 - okv)
+            G[fs + FS_WITHDRAWALS] += wd
+            G[ro + G[ao + G[row + F_ARMY] * A_NCOLS + A_STAT0] + AS_WITHDRAWALS] += wd
+            gone |= -(wd * G[R_WITHDRAW]) & bit
+        # -- statistics of the turn ------------------------------------------------------------
+        for f in range(nf):
+            fs = ro + G[fo + f * F_NCOLS + F_STAT0]
             G[fs + FS_SHOCK + t] = G[w_shock + f]
-            G[fs + FS_SHOCK + nt + t] = G[w_ever + f]
-            if G[w_broken + f] != 0 or G[w_gone + f] != 0:
-                if G[row + F_ARMY] == 0:
-                    nb0 += 1
-                else:
-                    nb1 += 1
-        G[ro + G[a0 + A_STAT0] + AS_TURNS + 2 * nt + t] = nb0
-        G[ro + G[a1 + A_STAT0] + AS_TURNS + 2 * nt + t] = nb1
+            G[fs + FS_SHOCK + nt + t] = (ever >> f) & one
+        out_of_action = broken | gone
+        G[ro + G[a0 + A_STAT0] + AS_TURNS + 2 * nt + t] = _count(out_of_action & m0)
+        G[ro + G[a1 + A_STAT0] + AS_TURNS + 2 * nt + t] = _count(out_of_action & m1)
 
 
 @jit
