@@ -124,6 +124,26 @@ def test_order_best_first_and_worst_first():
     assert sc.run_with_dice([6, 1, 5, 1, 1])["blue_weak_holds"] == 1
 
 
+def test_if_chance_looks_at_the_formation_the_order_picks_next():
+    blue = [F("a", 3), F("b", 5), F("c", 4)]
+    dice = [6, 1, 1, 1, 1, 1, 1, 1]
+    # best-first: b acts first (passes on 1); next is c, retaining at 4 - 1 = 3: 3/6
+    sc = game(
+        blue, [F("x")], blue_order="best-first", blue_retain="if-chance", blue_retain_chance=0.5
+    )
+    assert sc.run_with_dice(dice)["blue_retain_attempts"] >= 1
+    assert sc.run_with_dice(dice)["blue_b_actions"] == 1
+    # worst-first: a first; next is c (3/6), not b (4/6): a 0.6 threshold is not met
+    sc = game(
+        blue, [F("x")], blue_order="worst-first", blue_retain="if-chance", blue_retain_chance=0.6
+    )
+    assert sc.run_with_dice(dice)["blue_retain_attempts"] == 0
+    sc = game(
+        blue, [F("x")], blue_order="worst-first", blue_retain="if-chance", blue_retain_chance=0.5
+    )
+    assert sc.run_with_dice(dice)["blue_retain_attempts"] >= 1
+
+
 def test_winner_may_go_second():
     sc = game([F("a")], [F("x")], blue_choose="second", red_retain="always")
     # blue wins (6 v 1) and goes second: red's x tests first (rolls 6: fails, Shock 1)
@@ -296,7 +316,8 @@ def test_simulation_matches_exact_pmfs(rules):
 
 
 @pytest.mark.statistical
-def test_simulation_matches_naive_reference_with_retaining():
+@pytest.mark.parametrize("reading", ["either", "suppressed"])
+def test_simulation_matches_naive_reference_with_retaining(reading):
     blue = (
         Formation("a", command=4, units=3),
         Formation("b", command=3, units=2, suppressed=1),
@@ -314,9 +335,9 @@ def test_simulation_matches_naive_reference_with_retaining():
             Army("red", red, strategy=3, retain="always", order="worst-first", choose="second"),
         ),
         3,
-        Rules(action_penalty="either"),
+        Rules(action_penalty=reading),  # "suppressed": fixed orders; "either": chances change
     )
-    games = 10_000
+    games = 6_000
     ref = naive.simulate(sc, games, seed=7)
     out = oddslab.simulate(sc, trials=400_000, seed=8)
     for s in sc.stats():

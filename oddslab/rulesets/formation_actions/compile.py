@@ -176,7 +176,8 @@ class FormationActionsScenario:
         fo = K.H_SIZE
         ao = fo + nf * K.F_NCOLS
         wo = ao + 2 * K.A_NCOLS
-        ro = wo + K.W_NROWS * nf
+        po = wo + K.W_NROWS * nf
+        ro = po + nf
         G = np.zeros(ro + n_slots, dtype=np.int64)
         cdf = np.ones((nf, _CDF_WIDTH), dtype=np.float64)
         for i, (a, _army, f) in enumerate(forms):
@@ -207,6 +208,20 @@ class FormationActionsScenario:
                 G[row + K.F_OS_KIND] = 1
                 G[row + K.F_OS_N] = o.max
         start = 0
+        r = self.rules
+        for army in self.armies:
+            # fixed activation order (used when chances never change: the -1 is static)
+            idx = list(range(start, start + len(army.formations)))
+            if army.order != "listed":
+                sign = -1 if army.order == "best-first" else 1
+                chance = {
+                    start + i: r.faces(f.command - r.penalty(f.suppressed > 0, 0))
+                    for i, f in enumerate(army.formations)
+                }
+                idx.sort(key=lambda i: (sign * chance[i], i))
+            G[po + start : po + start + len(idx)] = idx
+            start += len(army.formations)
+        start = 0
         for a, army in enumerate(self.armies):
             row = ao + a * K.A_NCOLS
             G[row + K.A_STRAT] = army.strategy
@@ -218,7 +233,6 @@ class FormationActionsScenario:
             start += len(army.formations)
             G[row + K.A_STOP] = start
             G[row + K.A_STAT0] = a_stat0[a]
-        r = self.rules
         G[K.R_TURNS] = self.turns
         G[K.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
         G[K.R_NAT1] = r.natural_one_passes
@@ -236,6 +250,7 @@ class FormationActionsScenario:
         G[K.H_WOFF] = wo
         G[K.H_ROFF] = ro
         G[K.H_NSLOTS] = n_slots
+        G[K.H_POFF] = po
         return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64)}
 
     def _params(self) -> tuple:

@@ -10,6 +10,10 @@ counting; the game is one function over ``G`` and the generator state ``st``):
     one row of ``F_NCOLS`` per formation (army 0's formations first, then army 1's).
 ``G[H_AOFF ...]``
     one row of ``A_NCOLS`` per army.
+``G[H_POFF ...]``
+    one formation index per formation: each army's formations in activation order when
+    that order is fixed (listed, or best/worst-first when chances never change, i.e. the
+    action test's -1 does not depend on Shock).
 ``G[H_WOFF ...]``
     per-trial state: the Shock of each formation.
 ``G[H_ROFF ...]``
@@ -47,7 +51,8 @@ H_AOFF = 12
 H_WOFF = 13
 H_ROFF = 14
 H_NSLOTS = 15
-H_SIZE = 16
+H_POFF = 16  # activation order: formation indices, each army's block sorted by its policy
+H_SIZE = 17
 
 # formation columns
 F_ARMY = 0
@@ -197,6 +202,7 @@ def play_game(st, G, cdf):
     fo = G[H_FOFF]
     ao = G[H_AOFF]
     ro = G[H_ROFF]
+    po = G[H_POFF]
     w_shock = G[H_WOFF] + W_SHOCK * nf
     mode = G[R_PENALTY]
     nat1 = G[R_NAT1]
@@ -269,16 +275,19 @@ def play_game(st, G, cdf):
                 retaining = False
             a = ao + side * A_NCOLS
             order = G[a + A_ORDER]
+            fixed = order == 0 or mode == 0  # chances never change: a fixed order
             free = (m0 if side == 0 else m1) & ~(done | broken | gone)
             # the formation this army activates (its order policy)
-            if order == 0:
-                f = ptr0 if side == 0 else ptr1
+            if fixed:
+                i = ptr0 if side == 0 else ptr1
+                f = G[po + i]
                 while ((free >> f) & one) == 0:
-                    f += 1
+                    i += 1
+                    f = G[po + i]
                 if side == 0:
-                    ptr0 = f
+                    ptr0 = i
                 else:
-                    ptr1 = f
+                    ptr1 = i
             else:
                 f = -1
                 best = 0
@@ -334,7 +343,8 @@ def play_game(st, G, cdf):
                         free = (m0 if side == 0 else m1) & ~(done | broken | gone)
                         g = -1
                         best = 0
-                        for h in range(G[a + A_START], G[a + A_STOP]):
+                        for i in range(G[a + A_START], G[a + A_STOP]):
+                            h = G[po + i] if fixed else i
                             if ((free >> h) & one) == 0:
                                 continue
                             hr = fo + h * F_NCOLS
@@ -348,7 +358,7 @@ def play_game(st, G, cdf):
                             if g < 0 or (order == 1 and n > best) or (order == 2 and n < best):
                                 g = h
                                 best = n
-                            if order == 0:
+                            if fixed:
                                 break
                         try_it = best >= G[a + A_MINFACES]
                     if try_it:
