@@ -18,11 +18,7 @@ SCRIPTS = sorted((ROOT / "benchmarks").glob("bench_*.py"))
 def test_benchmark_quick_run(script):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     res = subprocess.run(
-        [sys.executable, str(script), "--quick"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+        [sys.executable, str(script), "--quick"], env=env, capture_output=True, text=True, timeout=600
     )
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "|" in res.stdout  # a markdown table was printed
