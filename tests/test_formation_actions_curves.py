@@ -17,6 +17,7 @@ from oddslab.rulesets.formation_actions import (
     Formation,
     FormationActionsScenario,
     Rules,
+    army_summary,
     formation_summary,
     plot_broken_by_turn,
     turn_curves,
@@ -72,6 +73,17 @@ def test_formation_summary():
     x = df[df["who"] == "red x"].iloc[0]
     assert abs(x["p_action_passes"] - 0.5) < 0.01
     assert {"p_broken_by_turn_4", "p_rallied", "mean_withdrawals"} <= set(df.columns)
+
+
+def test_army_summary():
+    out = oddslab.simulate(from_dict(WARMUP), trials=50_000, seed=5)
+    df = army_summary(out)
+    assert list(df["army"]) == ["blue", "red"]
+    red = df[df["army"] == "red"].iloc[0]
+    assert red["p_retained"] == 0.0 and abs(red["mean_strategy_wins"] - 1.0) < 0.02
+    blue = df[df["army"] == "blue"].iloc[0]
+    assert 0 < blue["p_retained"] < 1 and blue["mean_retain_attempts"] > 0
+    assert list(army_summary(exact(_scenario()))["army"]) == ["blue", "red"]
 
 
 def test_plot_broken_by_turn_returns_axes():

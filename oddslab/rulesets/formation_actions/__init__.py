@@ -16,6 +16,7 @@ from oddslab.rulesets.formation_actions.chain import (
 )
 from oddslab.rulesets.formation_actions.compile import FormationActionsScenario
 from oddslab.rulesets.formation_actions.curves import (
+    army_summary,
     formation_summary,
     plot_broken_by_turn,
     turn_curves,
@@ -31,6 +32,7 @@ __all__ = [
     "OutsideShock",
     "Rules",
     "WARMUP",
+    "army_summary",
     "formation_chain",
     "formation_summary",
     "from_table",

@@ -11,7 +11,7 @@ from oddslab.outcome import Outcome
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["turn_curves", "formation_summary", "plot_broken_by_turn"]
+__all__ = ["turn_curves", "formation_summary", "army_summary", "plot_broken_by_turn"]
 
 _MEASURES = {
     "actions": "mean formations passing their action test",
@@ -104,6 +104,41 @@ def formation_summary(outcome: Outcome) -> pd.DataFrame:
                 "p_rallied": _p_or_zero(outcome, f"{p}_rallied"),
                 "mean_withdrawals": outcome.mean(f"{p}_withdrawals")
                 if f"{p}_withdrawals" in outcome.probs
+                else 0.0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def army_summary(outcome: Outcome) -> pd.DataFrame:
+    """One row per army: share of its action tests that passed, actions and Holds per game,
+    mean turns it won the strategy roll, P(it retained the initiative at least once) and mean
+    tries (0 for an army that never retains), mean withdrawals.
+
+    Rows of an exact outcome whose army retains (its per-turn totals are simulation-only)
+    are left out.
+    """
+    meta = _meta(outcome)
+    n = meta["turns"]
+    rows = []
+    for army, name in meta["army_names"].items():
+        if f"{army}_actions_turn_1" not in outcome.probs:
+            continue
+        acts = sum(outcome.mean(f"{army}_actions_turn_{t}") for t in range(1, n + 1))
+        holds = sum(outcome.mean(f"{army}_holds_turn_{t}") for t in range(1, n + 1))
+        has = f"{army}_retained" in outcome.probs
+        rows.append(
+            {
+                "who": name,
+                "army": army,
+                "p_action_passes": acts / (acts + holds) if acts + holds > 0 else float("nan"),
+                "mean_actions": acts,
+                "mean_holds": holds,
+                "mean_strategy_wins": outcome.mean(f"{army}_won_strategy"),
+                "p_retained": outcome.prob(f"{army}_retained", 1) if has else 0.0,
+                "mean_retain_attempts": outcome.mean(f"{army}_retain_attempts") if has else 0.0,
+                "mean_withdrawals": outcome.mean(f"{army}_withdrawals")
+                if f"{army}_withdrawals" in outcome.probs
                 else 0.0,
             }
         )
