@@ -120,6 +120,7 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
             ok = _passes(rules, rng.randint(1, 6), target)
             f.done = True
             ak = keys[side]
+            res[name(f, f"action_turn_{t}")] = 1 if ok else 2
             if ok:
                 res[name(f, "actions")] += 1
                 res[f"{ak}_actions_turn_{t}"] += 1

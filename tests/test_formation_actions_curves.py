@@ -53,9 +53,17 @@ def test_turn_curves_exact_and_simulated_agree():
         "se",
         "stat",
     ]
-    assert set(ex["measure"]) == {"actions", "holds", "broken_after", "shock", "broken_by"}
+    assert set(ex["measure"]) == {
+        "actions",
+        "holds",
+        "broken_after",
+        "p_action",
+        "p_hold",
+        "shock",
+        "broken_by",
+    }
     assert (ex["se"] == 0).all() and (mc["se"] >= 0).all()
-    merged = ex.merge(mc, on="stat", suffixes=("_ex", "_mc"))
+    merged = ex.merge(mc, on=["stat", "measure"], suffixes=("_ex", "_mc"))
     assert len(merged) == len(ex) == len(mc)
     z = (merged["value_mc"] - merged["value_ex"]) / merged["se_mc"].where(merged["se_mc"] > 0, 1)
     assert np.abs(z).max() < 5

@@ -152,6 +152,15 @@ class FormationActionsScenario:
                     (f"{p}_broken_by_turn_{t}", 2, f"{fn}: broken by turn {t}", t == n)
                     for t in range(1, n + 1)
                 ]
+                rows += [
+                    (
+                        f"{p}_action_turn_{t}",
+                        3,
+                        f"{fn}: turn {t} (0 no action, 1 action, 2 Hold)",
+                        False,
+                    )
+                    for t in range(1, n + 1)
+                ]
                 can_break = f.can_break(n)
                 for i, (name, nb, label, flag) in enumerate(rows):
                     if not can_break and (i in (2, 3) or "_broken_by_" in name):
@@ -303,6 +312,8 @@ class FormationActionsScenario:
             for f in army.formations:
                 for t in range(1, self.turns + 1):
                     p = f"{army.key}_{f.key}"
+                    out.append((f"{p}_action_turn_{t}", army.key, f.key, "p_action", t))
+                    out.append((f"{p}_action_turn_{t}", army.key, f.key, "p_hold", t))
                     out.append((f"{p}_shock_after_turn_{t}", army.key, f.key, "shock", t))
                     if f.can_break(self.turns):
                         out.append((f"{p}_broken_by_turn_{t}", army.key, f.key, "broken_by", t))

@@ -19,7 +19,10 @@ _MEASURES = {
     "broken_after": "mean formations broken at the end of the turn",
     "shock": "mean Shock after the turn",
     "broken_by": "P(broken by the end of the turn)",
+    "p_action": "P(passes its action test and acts)",
+    "p_hold": "P(fails its action test: Hold)",
 }
+_CODE = {"p_action": 1, "p_hold": 2}
 
 
 def _meta(outcome: Outcome) -> dict[str, Any]:
@@ -36,8 +39,9 @@ def turn_curves(outcome: Outcome) -> pd.DataFrame:
     DataFrame
         Columns ``who`` (plain words: "blue" or "blue infantry"), ``army``, ``formation``
         (key; "" for army rows), ``turn`` (1..N), ``measure`` (``actions``, ``holds``,
-        ``broken_after`` for armies; ``shock``, ``broken_by`` for formations),
-        ``description``, ``value`` (a mean, or for ``broken_by`` a probability), ``se``
+        ``broken_after`` for armies; ``p_action``, ``p_hold``, ``shock``, ``broken_by`` for
+        formations), ``description``, ``value`` (a mean, or for ``p_action``, ``p_hold``
+        and ``broken_by`` a probability), ``se``
         (standard error; 0 for exact outcomes) and ``stat`` (the statistic it comes from).
         Rows of statistics missing from the outcome (e.g. an exact outcome of an army that
         retains) are left out.
@@ -52,9 +56,11 @@ def turn_curves(outcome: Outcome) -> pd.DataFrame:
             continue
         who = anames[army] + (f" {fnames[(army, form)]}" if form else "")
         if measure == "broken_by":
-            p = outcome.prob(stat, 1)
-            se = outcome._interval(p)[0]
-            value = p
+            value = outcome.prob(stat, 1)
+            se = outcome._interval(value)[0]
+        elif measure in _CODE:
+            value = float(outcome.probs[stat][_CODE[measure]])
+            se = outcome._interval(value)[0]
         else:
             value = float(summ.loc[stat, "mean"])
             se = float(summ.loc[stat, "se_mean"])

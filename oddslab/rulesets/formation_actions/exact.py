@@ -54,6 +54,8 @@ def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
                 out[f"{p}_shock_after_turn_{t}"] = base.shock[t - 1]
                 q = base.broken_by[t - 1]
                 out[f"{p}_broken_by_turn_{t}"] = np.array([1.0 - q, q])
+                a, h = base.passed[t - 1], base.held[t - 1]
+                out[f"{p}_action_turn_{t}"] = np.array([max(0.0, 1.0 - a - h), a, h])
             per_turn["actions"].append(base.passed)
             per_turn["holds"].append(base.held)
             per_turn["broken_after"].append(base.broken_after)

@@ -69,7 +69,7 @@ F_OS_SIDES = 10
 F_OS_ADD = 11
 F_STAT0 = 12
 F_NCOLS = 13
-# formation statistic offsets (then N shock_after_turn, then N broken_by_turn)
+# formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn)
 FS_ACTIONS = 0
 FS_HOLDS = 1
 FS_RALLIED = 2
@@ -318,7 +318,9 @@ def play_game(st, G, cdf):
                 rem1 -= 1
             base = ro + G[a + A_STAT0]
             # branch-free bookkeeping (the test's outcome is unpredictable)
-            G[ro + G[row + F_STAT0] + FS_ACTIONS + fail] += 1  # FS_HOLDS = FS_ACTIONS + 1
+            fs = ro + G[row + F_STAT0]
+            G[fs + FS_ACTIONS + fail] += 1  # FS_HOLDS = FS_ACTIONS + 1
+            G[fs + FS_SHOCK + 2 * nt + t] = 1 + fail  # this turn: 1 action, 2 Hold
             G[base + AS_TURNS + t + fail * nt] += 1
             if retaining:
                 G[base + AS_TURNS + 3 * nt + 1] += okv
