@@ -178,7 +178,7 @@ class FormationActionsScenario:
 
     def arrays(self) -> dict[str, Any]:
         """Kernel inputs (see :mod:`.kernel`): ``G`` (the packed int64 game array), ``cdf``
-        float64[F, 22] and ``slots`` int64[n_stats]."""
+        float64[F, 22], ``slots`` int64[n_stats] and ``offs`` int64[n_stats + 1]."""
         _, slots, n_slots, a_stat0, f_stat0 = self._layout()
         forms = self.formations()
         nf = len(forms)
@@ -260,11 +260,13 @@ class FormationActionsScenario:
         G[K.H_ROFF] = ro
         G[K.H_NSLOTS] = n_slots
         G[K.H_POFF] = po
-        return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64)}
+        stats = self._layout()[0]
+        offs = np.concatenate([[0], np.cumsum([st.nbins for st in stats])]).astype(np.int64)
+        return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64), "offs": offs}
 
     def _params(self) -> tuple:
         a = self.arrays()
-        return (a["G"], a["cdf"], a["slots"])
+        return (a["G"], a["cdf"], a["slots"], a["offs"])
 
     # -- job ------------------------------------------------------------------------------------
     def headlines(self) -> tuple[Headline, ...]:

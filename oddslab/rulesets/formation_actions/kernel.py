@@ -447,27 +447,39 @@ def play_game(st, G, cdf):
 
 
 @jit
-def run_chunk(seed_words, n, out_c, G0, cdf, slots):
-    """``n`` games; histogram every reported statistic into ``out_c[s, value]``."""
+def run_chunk(seed_words, n, out_c, G0, cdf, slots, offs):
+    """``n`` games; histogram every reported statistic into ``out_c[s, value]``.
+
+    Counts go first to a compact histogram (statistic ``s`` at ``offs[s]..offs[s+1]``), small
+    enough to stay in the L1 cache, and are copied into ``out_c`` at the end.
+    """
     st = new_state(seed_words)
     G = G0.copy()
     ro = G[H_ROFF]
     ns = slots.shape[0]
+    hist = np.zeros(offs[ns], dtype=np.int64)
+    at = np.empty(ns, dtype=np.int64)
+    for s in range(ns):
+        at[s] = ro + slots[s]
     for _ in range(n):
         play_game(st, G, cdf)
         for s in range(ns):
-            out_c[s, G[ro + slots[s]]] += 1
+            hist[offs[s] + G[at[s]]] += 1
+    for s in range(ns):
+        for v in range(offs[s + 1] - offs[s]):
+            out_c[s, v] += hist[offs[s] + v]
 
 
 @jit_parallel
-def run_formation_actions(seeds, ntrials, out, G, cdf, slots):
+def run_formation_actions(seeds, ntrials, out, G, cdf, slots, offs):
     """Kernel (engine contract): ``out[c, s, v] += 1`` for every trial of every chunk ``c``.
 
     ``slots`` int64[n_stats] maps each reported statistic to its slot of the per-trial row
-    (the retain slots of an army that cannot retain are not reported).
+    (the retain slots of an army that cannot retain are not reported); ``offs``
+    int64[n_stats + 1] are the cumulative bin counts of the statistics.
     """
     for c in prange(seeds.shape[0]):
-        run_chunk(seeds[c], ntrials[c], out[c], G, cdf, slots)
+        run_chunk(seeds[c], ntrials[c], out[c], G, cdf, slots, offs)
 
 
 @jit
