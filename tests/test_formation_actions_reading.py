@@ -189,3 +189,21 @@ def test_examples_exist_and_load():
         sc = load(path)
         assert isinstance(sc, FormationActionsScenario)
         assert sc.resolved()
+
+
+def test_unit_library_entries_are_valid_formations():
+    import tomllib
+
+    lib = tomllib.loads((ROOT / "oddslab/examples/libraries/formation-actions.toml").read_text())
+    assert lib["ruleset"] == "formation-actions" and len(lib["units"]) >= 6
+    template = lib["matchup"]["template"]
+    names = list(lib["units"])
+    for attacker, target in zip(names, names[1:] + names[:1], strict=True):
+        d = copy.deepcopy(template)
+        d["name"] = d["name"].format(attacker=attacker, target=target)
+        for army, entry in (("blue", attacker), ("red", target)):
+            table = d["armies"][army]["formations"]["unit"]
+            assert table.pop("use") in ("{attacker}", "{target}")
+            d["armies"][army]["formations"]["unit"] = {**lib["units"][entry], **table}
+        sc = from_dict(d)
+        assert sc.armies[0].formations[0].points == lib["units"][attacker]["points"]
