@@ -105,6 +105,7 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
                 break
         last = winner
         res[f"{keys[winner]}_won_strategy"] += 1
+        res[f"{keys[winner]}_won_strategy_turn_{t}"] = 1
         side = winner if sc.armies[winner].choose == "first" else 1 - winner
         # action phase
         for f in forms[0] + forms[1]:

@@ -23,6 +23,7 @@ from oddslab.rulesets.formation_actions import (
     formation_chain,
     pass_chances,
     strategy_probs,
+    strategy_turn_probs,
     strategy_wins_pmf,
 )
 from oddslab.rulesets.formation_actions.chain import bernoulli_sum
@@ -94,6 +95,26 @@ def test_strategy_wins_pmf_by_enumeration(sa, sb, tie):
             if tie == "reroll" and seq[0] != "t":
                 p /= pa + pb  # turn 1 is rerolled until someone is higher
             want[wins] += p
+    per_turn = [Fraction(0)] * turns
+    for seq in itertools.product("abt", repeat=turns):
+        if tie == "reroll" and seq[0] == "t":
+            continue  # turn 1 is rerolled until someone is higher
+        p = Fraction(1)
+        winners = []
+        for i, o in enumerate(seq):
+            p *= {"a": pa, "b": pb, "t": pt}[o]
+            if o == "t":
+                winners.append((0 if tie == "blue" else 1) if i == 0 else 1 - winners[-1])
+            else:
+                winners.append(0 if o == "a" else 1)
+        if tie == "reroll":
+            p /= pa + pb
+        for i, w in enumerate(winners):
+            if w == 0:
+                per_turn[i] += p
+    assert np.allclose(
+        strategy_turn_probs(armies, rules, turns), [float(x) for x in per_turn], atol=1e-12
+    )
     got = strategy_wins_pmf(armies, rules, turns)
     assert np.allclose(got, [float(x) for x in want], atol=1e-12, rtol=0)
     sp = strategy_probs(armies, rules)

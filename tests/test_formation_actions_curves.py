@@ -57,6 +57,7 @@ def test_turn_curves_exact_and_simulated_agree():
         "actions",
         "holds",
         "broken_after",
+        "won_strategy",
         "p_action",
         "p_hold",
         "shock",

@@ -12,6 +12,7 @@ from oddslab.rulesets.formation_actions.chain import (
     formation_chain,
     pass_chances,
     strategy_probs,
+    strategy_turn_probs,
     strategy_wins_pmf,
 )
 from oddslab.rulesets.formation_actions.compile import FormationActionsScenario
@@ -39,6 +40,7 @@ __all__ = [
     "pass_chances",
     "plot_broken_by_turn",
     "strategy_probs",
+    "strategy_turn_probs",
     "strategy_wins_pmf",
     "turn_curves",
 ]

@@ -21,6 +21,7 @@ __all__ = [
     "ChainResult",
     "formation_chain",
     "strategy_probs",
+    "strategy_turn_probs",
     "strategy_wins_pmf",
     "pass_chances",
     "bernoulli_sum",
@@ -56,6 +57,20 @@ def strategy_probs(armies: tuple[Army, Army], rules: Rules) -> dict[str, float]:
     else:
         w1 = pa
     return {"first": pa, "second": pb, "tie": pt, "first_turn1": w1}
+
+
+def strategy_turn_probs(armies: tuple[Army, Army], rules: Rules, turns: int) -> np.ndarray:
+    """``P(army 0 wins the strategy roll of turn t)`` for t = 1..turns; shape ``(turns,)``.
+
+    After turn 1 a tie goes to the side that did not win the previous turn, so
+    ``w[t+1] = P(a) + P(tie) (1 - w[t])``.
+    """
+    sp = strategy_probs(armies, rules)
+    out = np.zeros(turns)
+    out[0] = sp["first_turn1"]
+    for t in range(1, turns):
+        out[t] = sp["first"] + sp["tie"] * (1.0 - out[t - 1])
+    return out
 
 
 def strategy_wins_pmf(armies: tuple[Army, Army], rules: Rules, turns: int) -> np.ndarray:

@@ -125,9 +125,13 @@ class FormationActionsScenario:
                 (f"{ak}_retain_attempts", n * nf + 1, f"{an}: tries to retain the initiative", 0),
                 (f"{ak}_retained", n * nf + 1, f"{an}: initiative retained (test passed)", 0),
             ]
+            rows += [
+                (f"{ak}_won_strategy_turn_{t}", 2, f"{an}: won the strategy roll of turn {t}", 0)
+                for t in range(1, n + 1)
+            ]
             breakable = any(f.can_break(n) for f in army.formations)
             for i, (name, nb, label, flag) in enumerate(rows):
-                if i >= len(rows) - 2 and not army.can_retain:
+                if name.endswith(("_retain_attempts", "_retained")) and not army.can_retain:
                     continue  # the army never tries to retain
                 if not breakable and ("withdrawals" in name or "_broken_after_" in name):
                     continue  # no formation of the army can break
@@ -311,6 +315,7 @@ class FormationActionsScenario:
             for t in range(1, self.turns + 1):
                 for m in ("actions", "holds", "broken_after"):
                     out.append((f"{army.key}_{m}_turn_{t}", army.key, "", m, t))
+                out.append((f"{army.key}_won_strategy_turn_{t}", army.key, "", "won_strategy", t))
             for f in army.formations:
                 for t in range(1, self.turns + 1):
                     p = f"{army.key}_{f.key}"

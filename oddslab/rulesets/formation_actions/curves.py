@@ -19,6 +19,7 @@ _MEASURES = {
     "broken_after": "mean formations broken at the end of the turn",
     "shock": "mean Shock after the turn",
     "broken_by": "P(broken by the end of the turn)",
+    "won_strategy": "P(wins the strategy roll)",
     "p_action": "P(passes its action test and acts)",
     "p_hold": "P(fails its action test: Hold)",
 }
@@ -39,9 +40,9 @@ def turn_curves(outcome: Outcome) -> pd.DataFrame:
     DataFrame
         Columns ``who`` (plain words: "blue" or "blue infantry"), ``army``, ``formation``
         (key; "" for army rows), ``turn`` (1..N), ``measure`` (``actions``, ``holds``,
-        ``broken_after`` for armies; ``p_action``, ``p_hold``, ``shock``, ``broken_by`` for
+        ``broken_after``, ``won_strategy`` for armies; ``p_action``, ``p_hold``, ``shock``, ``broken_by`` for
         formations), ``description``, ``value`` (a mean, or for ``p_action``, ``p_hold``
-        and ``broken_by`` a probability), ``se``
+        ``broken_by`` and ``won_strategy`` a probability), ``se``
         (standard error; 0 for exact outcomes) and ``stat`` (the statistic it comes from).
         Rows of statistics missing from the outcome (e.g. an exact outcome of an army that
         retains) are left out.
@@ -55,7 +56,7 @@ def turn_curves(outcome: Outcome) -> pd.DataFrame:
         if stat not in outcome.probs:
             continue
         who = anames[army] + (f" {fnames[(army, form)]}" if form else "")
-        if measure == "broken_by":
+        if measure in ("broken_by", "won_strategy"):
             value = outcome.prob(stat, 1)
             se = outcome._interval(value)[0]
         elif measure in _CODE:

@@ -19,6 +19,7 @@ from oddslab.rulesets.formation_actions.chain import (
     bernoulli_sum,
     convolve_all,
     formation_chain,
+    strategy_turn_probs,
     strategy_wins_pmf,
 )
 
@@ -35,6 +36,9 @@ def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
     wins0 = strategy_wins_pmf(sc.armies, sc.rules, n)
     out[f"{sc.armies[0].key}_won_strategy"] = wins0
     out[f"{sc.armies[1].key}_won_strategy"] = wins0[::-1].copy()
+    for t, w in enumerate(strategy_turn_probs(sc.armies, sc.rules, n), start=1):
+        out[f"{sc.armies[0].key}_won_strategy_turn_{t}"] = np.array([1.0 - w, w])
+        out[f"{sc.armies[1].key}_won_strategy_turn_{t}"] = np.array([w, 1.0 - w])
     for army in sc.armies:
         if army.can_retain:
             continue

@@ -87,7 +87,7 @@ A_STOP = 6
 A_STAT0 = 7
 A_NCOLS = 8
 # army statistic offsets: won, withdrawals, N actions_turn, N holds_turn, N broken_after_turn,
-# retain_attempts, retained
+# retain_attempts, retained, N won_strategy_turn
 AS_WON = 0
 AS_WITHDRAWALS = 1
 AS_TURNS = 2
@@ -259,6 +259,7 @@ def play_game(st, G, cdf):
         last = w
         aw = ao + w * A_NCOLS
         G[ro + G[aw + A_STAT0] + AS_WON] += 1
+        G[ro + G[aw + A_STAT0] + AS_TURNS + 3 * nt + 2 + t] = 1  # won turn t's roll
         side = w if G[aw + A_CHOOSE] == 0 else 1 - w
         # -- action phase ----------------------------------------------------------------------
         done = np.int64(0)
