@@ -1,0 +1,383 @@
+"""Scenario → arrays, statistics, headlines, exact PMFs and the ``resolved()`` view.
+
+Statistics are named by whose fate they are: ``<army>_<what>`` for an army and
+``<army>_<formation>_<what>`` for a formation, e.g. ``blue_infantry_broken_by_turn_3`` (the
+blue infantry formation has been broken at some point by the end of turn 3) or
+``red_holds_turn_1`` (red formations that failed their action test in turn 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from oddslab.engine import Job
+from oddslab.outcome import Headline, Stat
+from oddslab.rulesets.formation_actions import chain
+from oddslab.rulesets.formation_actions import kernel as K
+from oddslab.rulesets.formation_actions.model import (
+    BREAK_CHECKS,
+    CHOICES,
+    ORDER_POLICIES,
+    OUTSIDE_TIMINGS,
+    PENALTY_READINGS,
+    RETAIN_LIMITS,
+    RETAIN_POLICIES,
+    WITHDRAWALS,
+    Army,
+    Formation,
+    Rules,
+)
+
+__all__ = ["FormationActionsScenario", "RULESET"]
+
+RULESET = "formation-actions"
+_CDF_WIDTH = 22
+
+
+def _pct(faces: int) -> str:
+    return f"{faces}/6 = {100 * faces / 6:.1f}%"
+
+
+def _roll_text(faces: int) -> str:
+    return "never" if faces == 0 else f"{_pct(faces)}"
+
+
+@dataclass(frozen=True)
+class FormationActionsScenario:
+    """``turns`` turns of two armies activating formations (see docs/formation-actions.md).
+
+    Parameters
+    ----------
+    armies : tuple of two Army
+    turns : int
+        Turns to play (1-20).
+    rules : Rules
+        Readings of the text (switches).
+    primary : str, optional
+        Statistic plotted by default (default: the first army's formations passing their
+        action test in turn 1).
+    """
+
+    armies: tuple[Army, Army]
+    turns: int = 1
+    rules: Rules = field(default_factory=Rules)
+    name: str = "formation actions"
+    description: str = ""
+    trials: int | None = None
+    seed: int | None = None
+    primary: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "armies", tuple(self.armies))
+        if len(self.armies) != 2:
+            raise ValueError("a game needs exactly two armies")
+        if self.armies[0].key == self.armies[1].key:
+            raise ValueError("the two armies need different keys")
+        if not 1 <= self.turns <= 20:
+            raise ValueError("turns must be 1-20")
+        keys = [a.key for a in self.armies]
+        if self.rules.first_turn_tie not in ("reroll", *keys):
+            raise ValueError(f"rules.first_turn_tie must be 'reroll' or one of {', '.join(keys)}")
+        if self.primary is not None and self.primary not in self.stat_names():
+            raise ValueError(f"primary: no statistic {self.primary!r}")
+
+    # -- layout -------------------------------------------------------------------------------
+    def formations(self) -> list[tuple[int, Army, Formation]]:
+        return [(a, army, f) for a, army in enumerate(self.armies) for f in army.formations]
+
+    def _layout(self) -> tuple[list[Stat], list[int], int, list[int], list[int]]:
+        """(reported stats, their slots, number of slots, army stat0, formation stat0)."""
+        n = self.turns
+        stats: list[Stat] = []
+        slots: list[int] = []
+        a_stat0: list[int] = []
+        f_stat0: list[int] = []
+        slot = 0
+        for army in self.armies:
+            ak, an = army.key, army.name
+            nf = len(army.formations)
+            a_stat0.append(slot)
+            rows = [
+                (f"{ak}_won_strategy", n + 1, f"{an}: turns won the strategy roll", False),
+                (f"{ak}_withdrawals", n * nf + 1, f"{an}: withdrawals (failed rallies)", False),
+            ]
+            rows += [
+                (f"{ak}_actions_turn_{t}", nf + 1, f"{an}: formations passing in turn {t}", False)
+                for t in range(1, n + 1)
+            ]
+            rows += [
+                (f"{ak}_holds_turn_{t}", nf + 1, f"{an}: formations held (failed) in turn {t}", 0)
+                for t in range(1, n + 1)
+            ]
+            rows += [
+                (
+                    f"{ak}_broken_after_turn_{t}",
+                    nf + 1,
+                    f"{an}: formations broken after turn {t}",
+                    0,
+                )
+                for t in range(1, n + 1)
+            ]
+            rows += [
+                (f"{ak}_retain_attempts", n * nf + 1, f"{an}: tries to retain the initiative", 0),
+                (f"{ak}_retained", n * nf + 1, f"{an}: initiative retained (test passed)", 0),
+            ]
+            rows += [
+                (f"{ak}_won_strategy_turn_{t}", 2, f"{an}: won the strategy roll of turn {t}", 0)
+                for t in range(1, n + 1)
+            ]
+            breakable = any(f.can_break(n) for f in army.formations)
+            for i, (name, nb, label, flag) in enumerate(rows):
+                if name.endswith(("_retain_attempts", "_retained")) and not army.can_retain:
+                    continue  # the army never tries to retain
+                if not breakable and ("withdrawals" in name or "_broken_after_" in name):
+                    continue  # no formation of the army can break
+                stats.append(Stat(name, nb, label, bool(flag), label))
+                slots.append(slot + i)
+            slot += len(rows)
+            for f in army.formations:
+                p, fn = f"{ak}_{f.key}", f"{an} {f.name}"
+                f_stat0.append(slot)
+                top = chain.max_shock(f, n)
+                rows = [
+                    (f"{p}_actions", n + 1, f"{fn}: action tests passed", False),
+                    (f"{p}_holds", n + 1, f"{fn}: action tests failed (Hold)", False),
+                    (f"{p}_rallied", n + 1, f"{fn}: rallies from broken", False),
+                    (f"{p}_withdrawals", n + 1, f"{fn}: withdrawals", False),
+                ]
+                rows += [
+                    (f"{p}_shock_after_turn_{t}", top + 1, f"{fn}: Shock after turn {t}", False)
+                    for t in range(1, n + 1)
+                ]
+                rows += [
+                    (f"{p}_broken_by_turn_{t}", 2, f"{fn}: broken by turn {t}", t == n)
+                    for t in range(1, n + 1)
+                ]
+                rows += [
+                    (
+                        f"{p}_action_turn_{t}",
+                        3,
+                        f"{fn}: turn {t} (0 no action, 1 action, 2 Hold)",
+                        False,
+                    )
+                    for t in range(1, n + 1)
+                ]
+                can_break = f.can_break(n)
+                for i, (name, nb, label, flag) in enumerate(rows):
+                    if not can_break and (i in (2, 3) or "_broken_by_" in name):
+                        continue  # it cannot break: no rallies from broken or withdrawals
+                    stats.append(Stat(name, nb, label, flag, label))
+                    slots.append(slot + i)
+                slot += len(rows)
+        return stats, slots, slot, a_stat0, f_stat0
+
+    def stats(self) -> tuple[Stat, ...]:
+        return tuple(self._layout()[0])
+
+    def stat_names(self) -> list[str]:
+        return [s.name for s in self._layout()[0]]
+
+    def arrays(self) -> dict[str, Any]:
+        """Kernel inputs (see :mod:`.kernel`): ``G`` (the packed int64 game array), ``cdf``
+        float64[F, 22], ``slots`` int64[n_stats] and ``offs`` int64[n_stats + 1]."""
+        _, slots, n_slots, a_stat0, f_stat0 = self._layout()
+        forms = self.formations()
+        nf = len(forms)
+        fo = K.H_SIZE
+        ao = fo + nf * K.F_NCOLS
+        wo = ao + 2 * K.A_NCOLS
+        po = wo + K.W_NROWS * nf
+        ro = po + nf
+        G = np.zeros(ro + n_slots, dtype=np.int64)
+        cdf = np.ones((nf, _CDF_WIDTH), dtype=np.float64)
+        for i, (a, _army, f) in enumerate(forms):
+            row = fo + i * K.F_NCOLS
+            G[row + K.F_ARMY] = a
+            G[row + K.F_COMMAND] = f.command
+            G[row + K.F_UNITS] = f.units
+            G[row + K.F_SUPP] = f.suppressed > 0
+            G[row + K.F_SHOCK0] = f.shock
+            G[row + K.F_BROKEN0] = f.starts_broken
+            G[row + K.F_THRESH] = f.threshold
+            G[row + K.F_NEAR] = f.enemy_within_8
+            G[row + K.F_STAT0] = f_stat0[i]
+            o = f.outside_shock
+            if not o.active:
+                G[row + K.F_OS_KIND] = 0
+            elif o.dice is not None and o.dice.n > 0:
+                G[row + K.F_OS_KIND] = 2
+                G[row + K.F_OS_N] = o.dice.n
+                G[row + K.F_OS_SIDES] = o.dice.sides
+                G[row + K.F_OS_ADD] = o.dice.add
+            elif o.table is not None:
+                G[row + K.F_OS_KIND] = 3
+                c = np.cumsum(o.pmf())
+                cdf[i, : len(c)] = c
+                cdf[i, len(c) - 1 :] = 1.0
+            else:
+                G[row + K.F_OS_KIND] = 1
+                G[row + K.F_OS_N] = o.max
+        start = 0
+        r = self.rules
+        for army in self.armies:
+            # fixed activation order (used when chances never change: the -1 is static)
+            idx = list(range(start, start + len(army.formations)))
+            if army.order != "listed":
+                sign = -1 if army.order == "best-first" else 1
+                chance = {
+                    start + i: r.faces(f.command - r.penalty(f.suppressed > 0, 0))
+                    for i, f in enumerate(army.formations)
+                }
+                idx.sort(key=lambda i: (sign * chance[i], i))
+            G[po + start : po + start + len(idx)] = idx
+            start += len(army.formations)
+        start = 0
+        for a, army in enumerate(self.armies):
+            row = ao + a * K.A_NCOLS
+            G[row + K.A_STRAT] = army.strategy
+            G[row + K.A_RETAIN] = RETAIN_POLICIES.index(army.retain) if army.can_retain else 0
+            G[row + K.A_MINFACES] = army.retain_min_faces()
+            G[row + K.A_ORDER] = ORDER_POLICIES.index(army.order)
+            G[row + K.A_CHOOSE] = CHOICES.index(army.choose)
+            G[row + K.A_START] = start
+            start += len(army.formations)
+            G[row + K.A_STOP] = start
+            G[row + K.A_STAT0] = a_stat0[a]
+        G[K.R_TURNS] = self.turns
+        G[K.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
+        G[K.R_NAT1] = r.natural_one_passes
+        G[K.R_NAT6] = r.natural_six_fails
+        G[K.R_RALLY_PEN] = r.rally_action_penalty
+        G[K.R_RETAIN_LIMIT] = RETAIN_LIMITS.index(r.retain_limit)
+        G[K.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
+        G[K.R_BREAK] = BREAK_CHECKS.index(r.break_check)
+        G[K.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
+        keys = [a.key for a in self.armies]
+        G[K.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
+        G[K.H_NF] = nf
+        G[K.H_FOFF] = fo
+        G[K.H_AOFF] = ao
+        G[K.H_WOFF] = wo
+        G[K.H_ROFF] = ro
+        G[K.H_NSLOTS] = n_slots
+        G[K.H_POFF] = po
+        stats = self._layout()[0]
+        offs = np.concatenate([[0], np.cumsum([st.nbins for st in stats])]).astype(np.int64)
+        return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64), "offs": offs}
+
+    def _params(self) -> tuple:
+        a = self.arrays()
+        return (a["G"], a["cdf"], a["slots"], a["offs"])
+
+    # -- job ------------------------------------------------------------------------------------
+    def headlines(self) -> tuple[Headline, ...]:
+        n = self.turns
+        heads = []
+        for army in self.armies:
+            nf = len(army.formations)
+            every = "its formation passes" if nf == 1 else f"all {nf} formations pass"
+            heads.append(
+                Headline(
+                    f"P({army.name}: {every} the turn-1 action test)",
+                    f"{army.key}_actions_turn_1",
+                    nf,
+                )
+            )
+            if army.can_retain:
+                heads.append(
+                    Headline(
+                        f"P({army.name} retains the initiative at least once)",
+                        f"{army.key}_retained",
+                        1,
+                    )
+                )
+        for _a, army, f in self.formations():
+            if not f.can_break(n):
+                continue
+            p = f"{army.key}_{f.key}"
+            heads.append(
+                Headline(
+                    f"P({army.name} {f.name} broken by turn {n})", f"{p}_broken_by_turn_{n}", 1
+                )
+            )
+            heads.append(
+                Headline(f"P({army.name} {f.name} rallies from broken)", f"{p}_rallied", 1)
+            )
+        return tuple(heads)
+
+    def curve_index(self) -> list[tuple[str, str, str, str, int]]:
+        """(stat, army key, formation key or '', measure, turn) for the turn-by-turn curves."""
+        out = []
+        for army in self.armies:
+            for t in range(1, self.turns + 1):
+                for m in ("actions", "holds", "broken_after"):
+                    out.append((f"{army.key}_{m}_turn_{t}", army.key, "", m, t))
+                out.append((f"{army.key}_won_strategy_turn_{t}", army.key, "", "won_strategy", t))
+            for f in army.formations:
+                for t in range(1, self.turns + 1):
+                    p = f"{army.key}_{f.key}"
+                    out.append((f"{p}_action_turn_{t}", army.key, f.key, "p_action", t))
+                    out.append((f"{p}_action_turn_{t}", army.key, f.key, "p_hold", t))
+                    out.append((f"{p}_shock_after_turn_{t}", army.key, f.key, "shock", t))
+                    if f.can_break(self.turns):
+                        out.append((f"{p}_broken_by_turn_{t}", army.key, f.key, "broken_by", t))
+        return out
+
+    def compile(self) -> Job:
+        primary = self.primary or f"{self.armies[0].key}_actions_turn_1"
+        names = {a.key: a.name for a in self.armies}
+        fnames = {(a.key, f.key): f.name for _i, a, f in self.formations()}
+        return Job(
+            self.name,
+            K.run_formation_actions,
+            self._params(),
+            self.stats(),
+            self.headlines(),
+            exact=self.exact_pmfs,
+            meta={
+                "ruleset": RULESET,
+                "description": self.description,
+                "primary": primary,
+                "turns": self.turns,
+                "curves": self.curve_index(),
+                "army_names": names,
+                "formation_names": fnames,
+            },
+            ruleset=RULESET,
+        )
+
+    def run_with_dice(self, dice: list[int], seed: int = 1) -> dict[str, int]:
+        """Play one game using the given D6 results first, in the order rolled.
+
+        Scripted dice feed the strategy rolls (army 0's die, then army 1's), the action tests
+        and the rally tests; outside Shock is always drawn from a generator seeded by
+        ``seed``, as are the dice after the script runs out. Returns ``{stat: value}`` plus
+        ``"dice_used"``.
+        """
+        a = self.arrays()
+        if any(not 1 <= d <= 6 for d in dice):
+            raise ValueError("scripted dice must be 1-6")
+        script = np.array(list(dice), dtype=np.int64)
+        seed_words = np.array([seed, 2, 3, 4], dtype=np.uint64)
+        res, used = K.play_scripted(a["G"], a["cdf"], script, seed_words)
+        out = {s.name: int(res[slot]) for s, slot in zip(self.stats(), a["slots"], strict=True)}
+        out["dice_used"] = int(used)
+        return out
+
+    # -- exact -----------------------------------------------------------------------------------
+    def exact_pmfs(self) -> dict[str, np.ndarray]:
+        """Exact PMFs: the strategy-roll statistics always; every statistic of an army that
+        cannot retain the initiative (then its formations' chains are independent)."""
+        from oddslab.rulesets.formation_actions.exact import game_pmfs
+
+        return game_pmfs(self)
+
+    # -- resolved -------------------------------------------------------------------------------
+    def resolved(self) -> dict[str, dict[str, Any]]:
+        """The inputs as read, every default filled in and every test's chance shown."""
+        from oddslab.rulesets.formation_actions.describe import resolved_view
+
+        return resolved_view(self)
