@@ -11,8 +11,12 @@ import random
 from collections import Counter
 
 ROUGH = ("woods", "bua", "fieldworks", "rough")
-ART_FP = {("8", "heavy"): (5, 4, 3, 2, 1), ("8", "light"): (4, 3, 3, 2, 1),
-          ("6", "heavy"): (4, 3, 3, 2, 1), ("6", "light"): (3, 2, 2, 1, 1)}  # fmt: skip
+ART_FP = {
+    ("8", "heavy"): (5, 4, 3, 2, 1),
+    ("8", "light"): (4, 3, 3, 2, 1),
+    ("6", "heavy"): (4, 3, 3, 2, 1),
+    ("6", "light"): (3, 2, 2, 1, 1),
+}
 
 
 def band_of(r):
@@ -33,12 +37,24 @@ class Trial:
         self.u = {}
         for x in sc.units:
             self.u[x.name] = dict(
-                spec=x, hits=x.hits, diso=x.disordered, form=x.form, mark=x.shooting_marker,
-                removed=False, hm=0, retreats=0, retired=False, squared=False, fellback=False,
-                hits_rolled=0, flags_rolled=0, meleed=False,
-            )  # fmt: skip
-        self.ldr = {x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0)
-                    for x in sc.leaders}  # fmt: skip
+                spec=x,
+                hits=x.hits,
+                diso=x.disordered,
+                form=x.form,
+                mark=x.shooting_marker,
+                removed=False,
+                hm=0,
+                retreats=0,
+                retired=False,
+                squared=False,
+                fellback=False,
+                hits_rolled=0,
+                flags_rolled=0,
+                meleed=False,
+            )
+        self.ldr = {
+            x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0) for x in sc.leaders
+        }
         self.dice = Counter()
         self.followed = False
 
@@ -80,8 +96,9 @@ class Trial:
         if ld["hits"] >= 3:
             ld["removed"] = True
             spec = ld["spec"]
-            ld["lost"] = spec.units if spec.units is not None else sum(
-                x.leader == ln for x in self.sc.units)  # fmt: skip
+            ld["lost"] = (
+                spec.units if spec.units is not None else sum(x.leader == ln for x in self.sc.units)
+            )
             for other in self.u.values():
                 if other["spec"].leader == ln:
                     other["removed"] = True
@@ -220,8 +237,9 @@ class Trial:
                     d = max(d // 2, 1)
         return max(d, r.min_dice, 0), True
 
-    def melee_count(self, n, opp, attacking, order=False, supp=0, uphill=False, hits=None,
-                    diso=None):  # fmt: skip
+    def melee_count(
+        self, n, opp, attacking, order=False, supp=0, uphill=False, hits=None, diso=None
+    ):
         s, o = self.u[n], self.u[opp]
         spec = s["spec"]
         hits = s["hits"] if hits is None else hits
@@ -282,16 +300,21 @@ class Trial:
                 r = "defensive_fire"
             else:
                 r = "counter_charge" if A.troop == "cavalry" else "none"
-        if r == "form_square" and not (D.troop == "infantry" and A.troop == "cavalry"
-                                       and D.terrain == "open" and form != "square"):  # fmt: skip
+        if r == "form_square" and not (
+            D.troop == "infantry"
+            and A.troop == "cavalry"
+            and D.terrain == "open"
+            and form != "square"
+        ):
             return "none"
         if r == "retire":
             if not (D.troop in ("cavalry", "artillery") or form == "open_order"):
                 return "none"
             if A.troop != "infantry" and not self.rules.retire_vs_cavalry:
                 return "none"
-        if r == "counter_charge" and not (D.troop == "cavalry" and A.troop == "cavalry"
-                                          and not self.u[dfd]["diso"]):  # fmt: skip
+        if r == "counter_charge" and not (
+            D.troop == "cavalry" and A.troop == "cavalry" and not self.u[dfd]["diso"]
+        ):
             return "none"
         return r
 
@@ -301,12 +324,22 @@ class Trial:
         A, D = a["spec"], d["spec"]
         if follow:
             order, supp, dsupp = act.order_bonus, act.follow_up_supports, 0
-            chosen, flank, uphill, rough, bats = (act.follow_up_reaction, act.follow_up_flank,
-                                                  False, False, ())  # fmt: skip
+            chosen, flank, uphill, rough, bats = (
+                act.follow_up_reaction,
+                act.follow_up_flank,
+                False,
+                False,
+                (),
+            )
         else:
             order, supp, dsupp = act.order_bonus, act.supports, act.defender_supports
-            chosen, flank, uphill, rough, bats = (act.reaction, act.flank, act.uphill,
-                                                  act.through_rough, act.batteries)  # fmt: skip
+            chosen, flank, uphill, rough, bats = (
+                act.reaction,
+                act.flank,
+                act.uphill,
+                act.through_rough,
+                act.batteries,
+            )
         if A.troop == "cavalry" and (rough or D.terrain != "open"):
             a["diso"] = True
         snap = dict(ah=a["hits"], ad=a["diso"], dh=d["hits"], dd=d["diso"])
@@ -393,8 +426,15 @@ class Trial:
         sc = self.sc
         for i, act in enumerate(sc.actions):
             if act.kind == "shoot":
-                self.shoot(act.actor, act.target, band_of(act.range), act.order_bonus,
-                           act.supports, act.enfilade, act.obscured)  # fmt: skip
+                self.shoot(
+                    act.actor,
+                    act.target,
+                    band_of(act.range),
+                    act.order_bonus,
+                    act.supports,
+                    act.enfilade,
+                    act.obscured,
+                )
                 continue
             a = self.u[act.actor]
             if a["removed"] or self.at_max(act.actor) or a["diso"]:
@@ -403,10 +443,15 @@ class Trial:
                 continue
             vac = self.melee(act, act.actor, act.target, False)
             fu = act.follow_up
-            if (vac and fu and a["spec"].troop == "cavalry" and not a["removed"]
-                    and not self.at_max(act.actor)
-                    and (not a["diso"] or self.rules.disordered_follow_up)
-                    and not self.u[fu]["removed"]):  # fmt: skip
+            if (
+                vac
+                and fu
+                and a["spec"].troop == "cavalry"
+                and not a["removed"]
+                and not self.at_max(act.actor)
+                and (not a["diso"] or self.rules.disordered_follow_up)
+                and not self.u[fu]["removed"]
+            ):
                 if i == sc._fu_action():
                     self.followed = True
                 self.melee(act, act.actor, fu, True)
@@ -417,8 +462,10 @@ class Trial:
     def stats(self):
         sc = self.sc
         att, dfd = sc._focus
-        out = {"attacker_dice_rolled": self.dice["attacker"],
-               "defender_dice_rolled": self.dice["defender"]}  # fmt: skip
+        out = {
+            "attacker_dice_rolled": self.dice["attacker"],
+            "defender_dice_rolled": self.dice["defender"],
+        }
         for who, n in (("defender", dfd), ("attacker", att)):
             s = self.u[n]
             atmax = not s["removed"] and self.at_max(n)
@@ -454,7 +501,8 @@ class Trial:
                     out[f"{who}_army_leader_hits"] = min(army["hits"], 3)
         for who in ("defender", "attacker"):
             out[f"{who}_side_units_removed"] = sum(
-                s["removed"] for s in self.u.values() if s["spec"].side == who)  # fmt: skip
+                s["removed"] for s in self.u.values() if s["spec"].side == who
+            )
         return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from math import factorial
 from typing import Any
 
@@ -68,8 +68,15 @@ class Order:
         return int(self.far) + int(self.against_doctrine) + int(self.disordered)
 
     def text(self) -> str:
-        extra = [w for w, on in (("beyond 12\"", self.far), ("against doctrine",
-                 self.against_doctrine), ("disordered", self.disordered)) if on]  # fmt: skip
+        extra = [
+            w
+            for w, on in (
+                ('beyond 12"', self.far),
+                ("against doctrine", self.against_doctrine),
+                ("disordered", self.disordered),
+            )
+            if on
+        ]
         sym = SYMBOLS[ORDERS[self.order]]
         s = f"{self.order}: {self.symbols} × {sym}"
         return s + (f" + {len(extra)} any ({', '.join(extra)})" if extra else "")
@@ -218,7 +225,7 @@ class CommandScenario:
             return {m: self._choice(m) for m in _multisets(self.cp)}
         return {}
 
-    @lru_cache(maxsize=None)  # noqa: B019 - scenarios are frozen and few
+    @cache  # noqa: B019 - scenarios are frozen and few
     def _kept_value(self, kept: tuple[int, ...]) -> float:
         j = self.cp - sum(kept)
         return sum(p for o, p in self._outcomes(j) if self._feas(_add(kept, o)))
@@ -236,7 +243,7 @@ class CommandScenario:
                 best, best_v = s, v
         return best
 
-    @lru_cache(maxsize=None)  # noqa: B019
+    @cache  # noqa: B019
     def _seq(self, m: tuple[int, ...], r: int) -> tuple[float, int]:
         """(value, symbol to reroll next or -1) with ``r`` sequential rerolls left."""
         best_v, best_s = float(self._feas(m)), -1
@@ -296,12 +303,25 @@ class CommandScenario:
     def stats(self) -> tuple[Stat, ...]:
         n = len(self.orders)
         return (
-            Stat("orders_in_sequence", n + 1, "orders issued, in the listed order",
-                 label="orders issued, in the listed order"),  # fmt: skip
-            Stat("orders_issued", 2, "all the orders can be issued", flag=True,
-                 label="all the orders can be issued"),  # fmt: skip
-            Stat("dice_rerolled", self.rerolls + 1, "command dice rerolled",
-                 label="command dice rerolled"),  # fmt: skip
+            Stat(
+                "orders_in_sequence",
+                n + 1,
+                "orders issued, in the listed order",
+                label="orders issued, in the listed order",
+            ),
+            Stat(
+                "orders_issued",
+                2,
+                "all the orders can be issued",
+                flag=True,
+                label="all the orders can be issued",
+            ),
+            Stat(
+                "dice_rerolled",
+                self.rerolls + 1,
+                "command dice rerolled",
+                label="command dice rerolled",
+            ),
         )
 
     def headlines(self) -> tuple[Headline, ...]:
@@ -346,8 +366,9 @@ class CommandScenario:
                 for r in range(1, self.rerolls + 1):
                     pol[code(m), r] = self._seq(m, r)[1]
         cls = np.array([SYMBOLS.index(f) for f in self.dice.faces], dtype=np.int64)
-        return dict(ndice=n, nf=len(self.dice.faces), CLS=cls, POL=pol, mode=mode, FEAS=feas,
-                    PREFIX=prefix)  # fmt: skip
+        return dict(
+            ndice=n, nf=len(self.dice.faces), CLS=cls, POL=pol, mode=mode, FEAS=feas, PREFIX=prefix
+        )
 
     def compile(self) -> Job:
         a = self.arrays()
@@ -359,8 +380,11 @@ class CommandScenario:
             self.stats(),
             self.headlines(),
             exact=self.exact_pmfs,
-            meta={"ruleset": "vom-kriege", "description": self.description,
-                  "primary": "orders_in_sequence"},  # fmt: skip
+            meta={
+                "ruleset": "vom-kriege",
+                "description": self.description,
+                "primary": "orders_in_sequence",
+            },
             ruleset="vom-kriege",
         )
 
@@ -370,10 +394,9 @@ class CommandScenario:
         cp["rerolls (leader quality)"] = self.rerolls
         need, anyd = requirements(self.orders)
         orders = {f"order {i + 1}": o.text() for i, o in enumerate(self.orders)}
-        orders["dice needed in all"] = (
-            ", ".join(f"{need[i]} × {SYMBOLS[i]}" for i in range(NSYM) if need[i])
-            + (f", {anyd} × any" if anyd else "")
-        )
+        orders["dice needed in all"] = ", ".join(
+            f"{need[i]} × {SYMBOLS[i]}" for i in range(NSYM) if need[i]
+        ) + (f", {anyd} × any" if anyd else "")
         return {
             "command points": cp,
             "orders": orders,
@@ -439,6 +462,13 @@ def read_command(root: Table) -> CommandScenario:
     ct.finish()
     root.finish()
     return CommandScenario(
-        cp=cp, rerolls=q, orders=tuple(orders), dice=dice, saber_wild=saber_wild, reroll=reroll,
-        policy=policy, cp_inputs=tuple(inputs), **run,
-    )  # fmt: skip
+        cp=cp,
+        rerolls=q,
+        orders=tuple(orders),
+        dice=dice,
+        saber_wild=saber_wild,
+        reroll=reroll,
+        policy=policy,
+        cp_inputs=tuple(inputs),
+        **run,
+    )

@@ -67,5 +67,6 @@ def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
 def run_command(seeds, ntrials, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
     """Chunk driver for :func:`command_chunk`."""
     for c in prange(seeds.shape[0]):
-        command_chunk(new_state(seeds[c]), ntrials[c], out[c], ndice, nf, CLS, POL, mode, FEAS,
-                      PREFIX, NSYM)  # fmt: skip
+        command_chunk(
+            new_state(seeds[c]), ntrials[c], out[c], ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM
+        )

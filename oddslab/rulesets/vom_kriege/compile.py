@@ -385,6 +385,9 @@ class VomKriegeScenario:
             ("P(attacker retreats)", "attacker_retreated"),
             ("P(attacker removed)", "attacker_removed"),
             ("P(attacker falls back 3 inches)", "attacker_fell_back"),
+            ("P(defender disordered at the end)", "defender_disordered"),
+            ("P(attacker disordered at the end)", "attacker_disordered"),
+            ("P(attacker at maximum hits, routing)", "attacker_at_max_hits"),
             ("P(attacker makes a follow-up)", "attacker_followed_up"),
             ("P(follow-up target retreats)", "second_target_retreated"),
             ("P(follow-up target removed)", "second_target_removed"),
@@ -437,9 +440,15 @@ class VomKriegeScenario:
         by = {u.name: u for u in self.units}
         att, tgt = by[a.actor], by[a.target]
         n, _ = shooting_dice(
-            att, tgt, range_band(a.range), self.rules, order_bonus=a.order_bonus,
-            supports=a.supports, enfilade=a.enfilade, obscured=a.obscured,
-        )  # fmt: skip
+            att,
+            tgt,
+            range_band(a.range),
+            self.rules,
+            order_bonus=a.order_bonus,
+            supports=a.supports,
+            enfilade=a.enfilade,
+            obscured=a.obscured,
+        )
         n = max(n, 0)
         hit, flag, _ = face_tables(self.dice, self.rules)
         nf = len(self.dice.faces)

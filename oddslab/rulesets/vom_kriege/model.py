@@ -38,7 +38,7 @@ def range_band(inches: float) -> int:
     for i, lim in enumerate(BAND_LIMITS):
         if inches <= lim:
             return i
-    raise ValueError(f"range {inches}\" is beyond the longest band (24\")")
+    raise ValueError(f'range {inches}" is beyond the longest band (24")')
 
 
 @dataclass(frozen=True)
@@ -288,5 +288,3 @@ class Rules:
         if self.min_dice not in (0, 1):
             return [("min_dice", "expected 0 or 1")]
         return []
-
-

@@ -113,8 +113,11 @@ def _unit_section(u: Unit, rules: Rules) -> dict[str, Any]:
         kind += f", {u.guns} guns (fires as {ARTILLERY_ROWS[artillery_row(u, rules)]})"
     bonus = {"elite": " (+1 elite)", "conscript": " (−1 conscript)"}.get(u.quality, "")
     strength = f"{u.max_hits}" + ("" if u.strength is not None else bonus)
-    state = "at maximum hits (routing)" if u.hits >= u.max_hits else (
-        "shaken" if u.hits == u.max_hits - 1 else "steady")  # fmt: skip
+    state = (
+        "at maximum hits (routing)"
+        if u.hits >= u.max_hits
+        else ("shaken" if u.hits == u.max_hits - 1 else "steady")
+    )
     return {
         "side": u.side,
         "type": kind,
@@ -165,10 +168,16 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
         if a.kind == "shoot":
             band = range_band(a.range)
             n, lines = shooting_dice(
-                att, tgt, band, r, order_bonus=a.order_bonus, supports=a.supports,
-                enfilade=a.enfilade, obscured=a.obscured,
-            )  # fmt: skip
-            sec["range"] = f"{a.range:g}\" (band {band}: up to {(3, 6, 12, 18, 24)[band]}\")"
+                att,
+                tgt,
+                band,
+                r,
+                order_bonus=a.order_bonus,
+                supports=a.supports,
+                enfilade=a.enfilade,
+                obscured=a.obscured,
+            )
+            sec["range"] = f'{a.range:g}" (band {band}: up to {(3, 6, 12, 18, 24)[band]}")'
             sec["battle dice (from the starting state)"] = _dice_line(n, lines)
             out[f"action {i + 1}: {a.actor} shoots {a.target}"] = sec
             continue
@@ -188,12 +197,18 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
         for b in a.batteries:
             bu = by[b.unit]
             n, lines = shooting_dice(bu, att, range_band(b.range), r)
-            sec[f"defensive fire by {b.unit} at {b.range:g}\""] = _dice_line(n, lines)
+            sec[f'defensive fire by {b.unit} at {b.range:g}"'] = _dice_line(n, lines)
         n, lines = melee_dice(
-            att, tgt, True, r, order_bonus=a.order_bonus, supports=a.supports, uphill=a.uphill,
-            disordered=att.disordered or (att.troop == "cavalry"
-                                          and (a.through_rough or tgt.terrain in ROUGH)),
-        )  # fmt: skip
+            att,
+            tgt,
+            True,
+            r,
+            order_bonus=a.order_bonus,
+            supports=a.supports,
+            uphill=a.uphill,
+            disordered=att.disordered
+            or (att.troop == "cavalry" and (a.through_rough or tgt.terrain in ROUGH)),
+        )
         sec["attacker's melee dice (before reactions)"] = _dice_line(n, lines)
         if tgt.troop in ("infantry", "cavalry") and not a.flank:
             bb = a.defender_supports if r.battle_back_supports else 0

@@ -148,7 +148,7 @@ def shooting_dice(
             lines = [f"{base} fire points ({what}, close range)"]
         elif band == 1:
             if not shooter.skirmish:
-                return -1, ["beyond 3\" only (sk) units shoot (skirmish fire)"]
+                return -1, ['beyond 3" only (sk) units shoot (skirmish fire)']
             if form == "square" or terr == "bua":
                 return -1, ["infantry in square or a BUA cannot use skirmish fire"]
             if terr == "woods" and form != "open_order":
@@ -156,7 +156,7 @@ def shooting_dice(
             n = 1 if rules.skirmish_dice == "one" else (2 if form == "open_order" else 1)
             return n, [f"skirmish fire: {n} dice, no adjustments"]
         else:
-            return -1, ["infantry range is 3\" (skirmish fire 6\")"]
+            return -1, ['infantry range is 3" (skirmish fire 6")']
     adj: list[tuple[int, str]] = []
     if order_bonus:
         adj.append((1, "order bonus"))
@@ -177,7 +177,7 @@ def shooting_dice(
         if v:
             adj.append((v, f"target occupies {tt}"))
     if art_rows and band == 1 and tform == "open_order":
-        adj.append((-1, "skirmish target at 3-6\""))
+        adj.append((-1, 'skirmish target at 3-6"'))
     shaken = h == shooter.max_hits - 1
     adj += _shaken_row(shaken, diso, rules, "disordered")
     halvings = int(mark) + int(obscured)
