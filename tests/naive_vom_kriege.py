@@ -395,6 +395,8 @@ class Trial:
             self.apply(att, h, f)
             if not a["removed"] and a["retreats"] == a_ret:
                 bb = supp if r.battle_back_supports else 0
+                ah = snap["ah"] if before else a["hits"]  # the state when it rolls
+                ad = snap["ad"] if before else a["diso"]
                 na = self.melee_count(att, dfd, False, False, bb, False, ah, ad)
                 h, f = self.roll(na, A.side, dfd, "melee")
                 self.apply(dfd, h, f)

@@ -460,10 +460,12 @@ class VomKriegeScenario:
             for f in range(n + 1 - h):
                 p = joint[h, f]
                 fate = resolve_once(tgt, h, f, self.rules)
-                fate.update(hits_on_defender=h, flags_on_defender=f, attacker_dice_rolled=n)
+                fate.update(hits_on_defender=h, flags_on_defender=f)
                 for k, v in fate.items():
                     if k in stats:
                         stats[k][v] += p
+        stats["attacker_dice_rolled"][:] = 0.0
+        stats["attacker_dice_rolled"][n] = 1.0  # one roll of a known size
         return {k: v for k, v in stats.items() if k in _EXACT_STATS}
 
     # -- for people ------------------------------------------------------------------------
