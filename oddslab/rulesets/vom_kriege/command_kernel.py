@@ -58,8 +58,8 @@ def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
         for c in range(NSYM):
             code += cnt[c] * mul
             mul *= base
-        out[0, FEAS[code]] += 1
-        out[1, PREFIX[code]] += 1
+        out[0, PREFIX[code]] += 1  # stats: orders_in_sequence, orders_issued, dice_rerolled
+        out[1, FEAS[code]] += 1
         out[2, rerolled] += 1
 
 
