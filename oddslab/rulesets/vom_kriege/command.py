@@ -357,7 +357,8 @@ class CommandScenario:
             feas[code(m)] = int(self._feas(m))
             prefix[code(m)] = self._prefix(m)
         mode = 1 if (self.reroll == "sequential" and self.policy == "optimal") else 0
-        pol = np.full((size, max(NSYM, self.rerolls + 1)), 0 if mode == 0 else -1, np.int64)
+        cols = NSYM if mode == 0 else self.rerolls + 1  # mode 1: column r = rerolls left
+        pol = np.full((size, cols), 0 if mode == 0 else -1, np.int64)
         if mode == 0:
             for m, s in self.decisions().items():
                 pol[code(m), :NSYM] = s
