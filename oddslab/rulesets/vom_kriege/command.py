@@ -328,7 +328,8 @@ class CommandScenario:
         n = len(self.orders)
         heads = [Headline(f"P(all {n} orders can be issued)", "orders_issued", 1)]
         for k in range(1, n):
-            heads.append(Headline(f"P(at least the first {k} orders)", "orders_in_sequence", k))
+            what = "the first order" if k == 1 else f"the first {k} orders"
+            heads.append(Headline(f"P({what} can be issued)", "orders_in_sequence", k))
         return tuple(heads)
 
     def exact_pmfs(self) -> dict[str, np.ndarray]:
