@@ -19,7 +19,7 @@ import pytest
 import oddslab
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
-from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
+from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario, fresh_state, pack
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Leader, Rules, Unit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -86,15 +86,8 @@ def test_form_square_probability_in_kernel(hits, diso, n):
 
 # -- hand-worked cases: hits, then retreats; removal; the leader cascade ---------------------
 def _state(sc):
-    a = sc.arrays()
-    U, LD = a["U"], a["LD"]
-    S = np.zeros((U.shape[0], L.S_NCOLS), dtype=np.int64)
-    S[:, L.S_HITS] = U[:, L.U_HITS]
-    S[:, L.S_DISO] = U[:, L.U_DISO]
-    S[:, L.S_FORM] = U[:, L.U_FORM]
-    LS = np.zeros((LD.shape[0], L.LS_NCOLS), dtype=np.int64)
-    LS[:, L.LS_HITS] = LD[:, L.LD_HITS]
-    return U, S, LD, LS, a["R"]
+    T = pack(sc.arrays())
+    return T, fresh_state(T)
 
 
 def _sc(target: Unit, rules=None, leaders=(), others=()):
@@ -108,9 +101,10 @@ def _sc(target: Unit, rules=None, leaders=(), others=()):
 
 
 def _hit(sc, hits, flags, fmode=0, t=1):
-    U, S, LD, LS, R = _state(sc)
-    K.resolve(U, S, LD, LS, t, hits, flags, fmode, R)
-    return S, LS
+    T, W = _state(sc)
+    K.resolve(T, W, t, hits, flags, fmode)
+    nu = int(T[0, L.R_NU])
+    return W[:nu], W[nu : nu + int(T[0, L.R_NL])]
 
 
 def test_flags_retreat_half_move_each_and_disorder():
@@ -156,9 +150,9 @@ def test_unit_already_at_maximum_removed_by_hit_flag_or_disorder():
     assert _hit(_sc(t), 0, 1)[0][1, L.S_REMOVED] == 1
     assert _hit(_sc(t), 0, 0)[0][1, L.S_REMOVED] == 0
     fresh = replace(t, disordered=False)
-    U, S, LD, LS, R = _state(_sc(fresh))
-    K.disorder(U, S, LD, LS, 1)
-    assert S[1, L.S_REMOVED] == 1
+    T, W = _state(_sc(fresh))
+    K.disorder(T, W, 1)
+    assert W[1, L.S_REMOVED] == 1
 
 
 def test_blocked_retreat_is_one_hit():

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
-from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
+from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario, fresh_state, pack
 from oddslab.rulesets.vom_kriege.model import Action, Rules, Unit
 from oddslab.rulesets.vom_kriege.resolve import RULE_TEXT, resolve_once, rules_section
 
@@ -37,15 +36,10 @@ def test_python_resolution_equals_kernel(rules):
             actions=(Action("shoot", "a", "t"),),
             rules=rules,
         )
-        a = sc.arrays()
-        U, LD = a["U"], a["LD"]
-        S = np.zeros((2, L.S_NCOLS), dtype=np.int64)
-        S[:, L.S_HITS] = U[:, L.U_HITS]
-        S[:, L.S_DISO] = U[:, L.U_DISO]
-        S[:, L.S_FORM] = U[:, L.U_FORM]
-        LS = np.zeros((LD.shape[0], L.LS_NCOLS), dtype=np.int64)
-        LS[:, L.LS_HITS] = LD[:, L.LD_HITS]
-        K.resolve(U, S, LD, LS, 1, h, f, 0, a["R"])
+        T = pack(sc.arrays())
+        W = fresh_state(T)
+        K.resolve(T, W, 1, h, f, 0)
+        S = W
         fate = resolve_once(t, h, f, rules)
         removed = int(S[1, L.S_REMOVED])
         assert fate["defender_removed"] == removed, (kw, h, f)

@@ -13,6 +13,7 @@ import pytest
 
 from oddslab.rulesets.vom_kriege import adjust
 from oddslab.rulesets.vom_kriege import layout as L
+from oddslab.rulesets.vom_kriege.compile import fresh_state, pack
 from oddslab.rulesets.vom_kriege.model import Dice, Rules, Unit
 from oddslab.rulesets.vom_kriege.tables import (
     artillery_row,
@@ -346,16 +347,29 @@ def _arrays(units, rules):
     R[L.R_HALVE_BEFORE] = int(rules.halving == "before")
     R[L.R_MIN_DICE] = rules.min_dice
     R[L.R_SK_ONE] = int(rules.skirmish_dice == "one")
-    return U, S, R
-
-
-FP = np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64)
+    hit, flag, sym = face_tables(Dice(), rules)
+    T = pack(
+        dict(
+            U=U,
+            LD=np.full((1, L.LD_NCOLS), 3, dtype=np.int64),
+            A=np.zeros((1, L.A_NCOLS), dtype=np.int64),
+            R=R,
+            HIT=hit,
+            FLAG=flag,
+            SYM=sym,
+            FP=np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64),
+            F=np.full(L.F_NCOLS, -1, dtype=np.int64),
+        )
+    )
+    W = fresh_state(T)
+    W[: len(units)] = S
+    return T, W
 
 
 @pytest.mark.parametrize("rules", RULESETS, ids=["default", "switched", "other"])
 def test_kernel_shooting_dice_equal_tables(rules):
     for s, t in itertools.product(SHOOTERS, TARGETS):
-        U, S, R = _arrays((s, t), rules)
+        T, W = _arrays((s, t), rules)
         for band, order, supp, enf, obs in itertools.product(
             range(5), (0, 1), (0, 2), (0, 1), (0, 1)
         ):
@@ -369,7 +383,7 @@ def test_kernel_shooting_dice_equal_tables(rules):
                 enfilade=bool(enf),
                 obscured=bool(obs),
             )[0]
-            got = adjust.shoot_dice(U, S, 0, 1, band, order, supp, enf, obs, FP, R)[0]
+            got = adjust.shoot_dice(T, W, 0, 1, band, order, supp, enf, obs)[0]
             assert got == want, (s, t, band, order, supp, enf, obs)
 
 
@@ -388,7 +402,7 @@ OPPONENTS = TARGETS + [tgt(terrain="fieldworks", disordered=True), tgt(quality="
 @pytest.mark.parametrize("rules", RULESETS, ids=["default", "switched", "other"])
 def test_kernel_melee_dice_equal_tables(rules):
     for u, o in itertools.product(FIGHTERS, OPPONENTS):
-        U, S, R = _arrays((u, o), rules)
+        T, W = _arrays((u, o), rules)
         for attacking, order, supp, up in itertools.product((0, 1), (0, 1), (0, 3), (0, 1)):
             want = fight(
                 u,
@@ -400,8 +414,8 @@ def test_kernel_melee_dice_equal_tables(rules):
                 uphill=bool(up),
             )
             got = adjust.melee_dice(
-                U,
-                S,
+                T,
+                W,
                 0,
                 1,
                 attacking,
@@ -411,6 +425,5 @@ def test_kernel_melee_dice_equal_tables(rules):
                 u.hits,
                 int(u.disordered),
                 int(o.disordered),
-                R,
             )
             assert got == want, (u, o, attacking, order, supp, up)

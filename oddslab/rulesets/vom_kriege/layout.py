@@ -128,7 +128,20 @@ R_RETIRE_VS_CAV = 11
 R_DISO_FOLLOW = 12
 R_SK_ONE = 13
 R_NFACES = 14
-R_NCOLS = 15
+# row offsets of the packed table T (units start at row 1) and of the state W
+R_OLD = 15
+R_OA = 16
+R_OHIT = 17
+R_OFLAG = 18
+R_OSYM = 19
+R_OFP = 20
+R_OF = 21
+R_NU = 22
+R_NL = 23
+R_NA = 24
+R_WLS = 25
+R_WDC = 26
+R_NCOLS = 27
 
 # -- statistics written by the kernel --------------------------------------------------------
 STAT_NAMES = (
