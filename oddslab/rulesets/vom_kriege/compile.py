@@ -13,6 +13,8 @@ from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
+from oddslab.rulesets.vom_kriege import shot_kernel as SK
+from oddslab.rulesets.vom_kriege.adjust import shoot_dice
 from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
 from oddslab.rulesets.vom_kriege.resolve import explain, rules_section
 from oddslab.rulesets.vom_kriege.tables import (
@@ -448,10 +450,14 @@ class VomKriegeScenario:
         for row, n in enumerate(reported):
             slots[L.STAT_NAMES.index(n)] = row
         att, dfd = self._focus
+        if self._exact_ok():  # one roll of a known size: the fast path
+            kernel, params = SK.run_single_shot, (*self.single_shot_table(), slots)
+        else:
+            kernel, params = K.run_vom_kriege, (pack(a), slots)
         return Job(
             self.name,
-            K.run_vom_kriege,
-            (pack(a), slots),
+            kernel,
+            params,
             self.stats(),
             self.headlines(),
             exact=self.exact_pmfs if self._exact_ok() else None,
@@ -464,6 +470,55 @@ class VomKriegeScenario:
             },
             ruleset="vom-kriege",
         )
+
+    def single_shot_table(self) -> tuple[int, int, np.ndarray, np.ndarray]:
+        """(dice, faces, CODE, TAB) for :func:`.shot_kernel.run_single_shot`.
+
+        ``TAB[h + (dice + 1) * f]`` holds every statistic after a roll of ``h`` hits and ``f``
+        flags, computed by the general kernel's own ``resolve`` and ``record``.
+        """
+        T = pack(self.arrays())
+        W0 = fresh_state(T)
+        a0 = int(T[0, L.R_OA])
+        u, t = int(T[a0, L.A_ACTOR]), int(T[a0, L.A_TARGET])
+        row = T[a0]
+        n = 0
+        if W0[u, L.S_HITS] < T[1 + u, L.U_STR]:
+            n = int(
+                shoot_dice(
+                    T,
+                    W0,
+                    u,
+                    t,
+                    row[L.A_BAND],
+                    row[L.A_ORDER],
+                    row[L.A_SUPP],
+                    row[L.A_ENFILADE],
+                    row[L.A_OBSCURED],
+                )[0]
+            )
+        n = max(n, 0)
+        hit, flag, _ = face_tables(self.dice, self.rules)
+        troop = int(T[1 + t, L.U_TROOP])
+        code = (hit[0, troop] + (n + 1) * flag).astype(np.int64)
+        top = np.array([s.nbins - 1 for s in self.stats()])
+        slots = [L.STAT_NAMES.index(s.name) for s in self.stats()]
+        tab = np.zeros(((n + 1) * (n + 1), L.N_STATS), dtype=np.int64)
+        res = np.zeros(L.N_STATS, dtype=np.int64)
+        for h in range(n + 1):
+            for f in range(n + 1 - h):
+                W = W0.copy()
+                wdc = int(T[0, L.R_WDC])
+                W[wdc, 3] = -1
+                if n > 0:
+                    W[wdc, 0] = n
+                    W[t, L.S_HITS_ROLLED] = h
+                    W[t, L.S_FLAGS_ROLLED] = f
+                    K.resolve(T, W, t, h, f, K.FM_NORMAL)
+                K.record(T, W, res)
+                tab[h + (n + 1) * f] = res
+                tab[h + (n + 1) * f, slots] = np.minimum(res[slots], top)
+        return n, len(self.dice.faces), code, tab
 
     # -- exact -----------------------------------------------------------------------------
     def _exact_ok(self) -> bool:
