@@ -19,8 +19,9 @@ import pytest
 import oddslab
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
-from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario, fresh_state, pack
+from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Leader, Rules, Unit
+from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import naive_vom_kriege as naive  # noqa: E402

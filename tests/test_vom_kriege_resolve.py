@@ -9,8 +9,9 @@ import pytest
 
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
-from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario, fresh_state, pack
+from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Rules, Unit
+from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 from oddslab.rulesets.vom_kriege.resolve import RULE_TEXT, resolve_once, rules_section
 
 TARGETS = [

@@ -15,7 +15,9 @@ from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege import shot_kernel as SK
 from oddslab.rulesets.vom_kriege.adjust import shoot_dice
+from oddslab.rulesets.vom_kriege.layout import STAT_TEXT
 from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
+from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 from oddslab.rulesets.vom_kriege.resolve import explain, rules_section
 from oddslab.rulesets.vom_kriege.tables import (
     artillery_row,
@@ -26,94 +28,7 @@ from oddslab.rulesets.vom_kriege.tables import (
     square_test_probability,
 )
 
-__all__ = ["VomKriegeScenario", "STAT_TEXT", "pack", "fresh_state"]
-
-
-def pack(a: dict[str, np.ndarray]) -> np.ndarray:
-    """The kernel's one static table ``T`` from :meth:`VomKriegeScenario.arrays` (see
-    :mod:`.kernel`): row 0 rules and offsets, then units, leaders, actions, HIT, FLAG, SYM,
-    fire points and the focus row."""
-    U, LD, A, R = a["U"], a["LD"], a["A"], a["R"].copy()
-    HIT = a["HIT"].reshape(9, -1)
-    blocks = [
-        R[None, :],
-        U,
-        LD,
-        A,
-        HIT,
-        a["FLAG"][None, :],
-        a["SYM"][None, :],
-        a["FP"],
-        a["F"][None, :],
-    ]
-    width = max(b.shape[1] for b in blocks)
-    offsets = np.cumsum([0] + [b.shape[0] for b in blocks])
-    R[L.R_OLD], R[L.R_OA], R[L.R_OHIT] = offsets[2], offsets[3], offsets[4]
-    R[L.R_OFLAG], R[L.R_OSYM], R[L.R_OFP], R[L.R_OF] = offsets[5:9]
-    R[L.R_NU], R[L.R_NL], R[L.R_NA] = U.shape[0], LD.shape[0], A.shape[0]
-    R[L.R_WLS], R[L.R_WDC] = U.shape[0], U.shape[0] + LD.shape[0]
-    blocks[0] = R[None, :]
-    T = np.zeros((int(offsets[-1]), width), dtype=np.int64)
-    for b, o in zip(blocks, offsets[:-1], strict=True):
-        T[o : o + b.shape[0], : b.shape[1]] = b
-    return T
-
-
-def fresh_state(T: np.ndarray) -> np.ndarray:
-    """The per-trial state ``W`` at the scenario's start (for tests of kernel helpers)."""
-    nu, nl = int(T[0, L.R_NU]), int(T[0, L.R_NL])
-    W = np.zeros((nu + nl + 1, max(L.S_NCOLS, L.LS_NCOLS, 4)), dtype=np.int64)
-    W[:nu, L.S_HITS] = T[1 : 1 + nu, L.U_HITS]
-    W[:nu, L.S_DISO] = T[1 : 1 + nu, L.U_DISO]
-    W[:nu, L.S_FORM] = T[1 : 1 + nu, L.U_FORM]
-    W[:nu, L.S_MARK] = T[1 : 1 + nu, L.U_MARK]
-    old = int(T[0, L.R_OLD])
-    W[nu : nu + nl, L.LS_HITS] = T[old : old + nl, L.LD_HITS]
-    W[nu : nu + nl, L.LS_REMOVED] = T[old : old + nl, L.LD_HITS] >= L.LEADER_STRENGTH
-    return W
-
-
-#: statistic -> (plain-words label, is a 0/1 flag)
-STAT_TEXT: dict[str, tuple[str, bool]] = {
-    "attacker_dice_rolled": ("battle dice rolled by the attacking side", False),
-    "defender_dice_rolled": ("battle dice rolled by the defending side", False),
-    "hits_on_defender": ("hits rolled on the defender", False),
-    "flags_on_defender": ("flags rolled on the defender", False),
-    "hits_on_attacker": ("hits rolled on the attacker", False),
-    "flags_on_attacker": ("flags rolled on the attacker", False),
-    "defender_hits": ("defender hit markers at the end", False),
-    "attacker_hits": ("attacker hit markers at the end", False),
-    "defender_retreat_half_moves": ("defender retreat distance (half moves)", False),
-    "attacker_retreat_half_moves": ("attacker retreat distance (half moves)", False),
-    "defender_retreated": ("defender retreated", True),
-    "defender_disordered": ("defender disordered at the end", True),
-    "defender_removed": ("defender removed", True),
-    "defender_at_max_hits": ("defender at maximum hits (routing) at the end", True),
-    "defender_broken": ("defender removed or at maximum hits", True),
-    "defender_retired": ("defender retired before the melee", True),
-    "defender_formed_square": ("defender formed square", True),
-    "attacker_retreated": ("attacker retreated", True),
-    "attacker_disordered": ("attacker disordered at the end", True),
-    "attacker_removed": ("attacker removed", True),
-    "attacker_at_max_hits": ("attacker at maximum hits (routing) at the end", True),
-    "attacker_fell_back": ("attacker fell back 3 inches after the melee", True),
-    "attacker_reached_melee": ("attacker's charge reached melee", True),
-    "attacker_followed_up": ("attacker made a melee follow-up", True),
-    "hits_on_second_target": ("hits rolled on the follow-up target", False),
-    "second_target_retreated": ("follow-up target retreated", True),
-    "second_target_removed": ("follow-up target removed", True),
-    "defender_leader_hits": ("hits on the defender's leader (= command points lost)", False),
-    "defender_leader_removed": ("defender's leader removed", True),
-    "defender_command_units_removed": ("units removed from the defender's command", False),
-    "attacker_leader_hits": ("hits on the attacker's leader (= command points lost)", False),
-    "attacker_leader_removed": ("attacker's leader removed", True),
-    "attacker_command_units_removed": ("units removed from the attacker's command", False),
-    "defender_army_leader_hits": ("hits on the defending army leader", False),
-    "attacker_army_leader_hits": ("hits on the attacking army leader", False),
-    "defender_side_units_removed": ("defending units removed (all in the scenario)", False),
-    "attacker_side_units_removed": ("attacking units removed (all in the scenario)", False),
-}
-assert tuple(STAT_TEXT) == L.STAT_NAMES
+__all__ = ["VomKriegeScenario", "STAT_TEXT"]
 
 
 @dataclass(frozen=True)

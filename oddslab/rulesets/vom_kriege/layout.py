@@ -227,3 +227,45 @@ N_STATS = len(STAT_NAMES)
 # and the action whose follow-up is reported (-1)
 F_ATT, F_DEF, F_T2, F_DEF_LDR, F_ATT_LDR, F_DEF_ARMY, F_ATT_ARMY, F_FU_ACTION = range(8)
 F_NCOLS = 8
+
+#: statistic -> (plain-words label, is a 0/1 flag)
+STAT_TEXT: dict[str, tuple[str, bool]] = {
+    "attacker_dice_rolled": ("battle dice rolled by the attacking side", False),
+    "defender_dice_rolled": ("battle dice rolled by the defending side", False),
+    "hits_on_defender": ("hits rolled on the defender", False),
+    "flags_on_defender": ("flags rolled on the defender", False),
+    "hits_on_attacker": ("hits rolled on the attacker", False),
+    "flags_on_attacker": ("flags rolled on the attacker", False),
+    "defender_hits": ("defender hit markers at the end", False),
+    "attacker_hits": ("attacker hit markers at the end", False),
+    "defender_retreat_half_moves": ("defender retreat distance (half moves)", False),
+    "attacker_retreat_half_moves": ("attacker retreat distance (half moves)", False),
+    "defender_retreated": ("defender retreated", True),
+    "defender_disordered": ("defender disordered at the end", True),
+    "defender_removed": ("defender removed", True),
+    "defender_at_max_hits": ("defender at maximum hits (routing) at the end", True),
+    "defender_broken": ("defender removed or at maximum hits", True),
+    "defender_retired": ("defender retired before the melee", True),
+    "defender_formed_square": ("defender formed square", True),
+    "attacker_retreated": ("attacker retreated", True),
+    "attacker_disordered": ("attacker disordered at the end", True),
+    "attacker_removed": ("attacker removed", True),
+    "attacker_at_max_hits": ("attacker at maximum hits (routing) at the end", True),
+    "attacker_fell_back": ("attacker fell back 3 inches after the melee", True),
+    "attacker_reached_melee": ("attacker's charge reached melee", True),
+    "attacker_followed_up": ("attacker made a melee follow-up", True),
+    "hits_on_second_target": ("hits rolled on the follow-up target", False),
+    "second_target_retreated": ("follow-up target retreated", True),
+    "second_target_removed": ("follow-up target removed", True),
+    "defender_leader_hits": ("hits on the defender's leader (= command points lost)", False),
+    "defender_leader_removed": ("defender's leader removed", True),
+    "defender_command_units_removed": ("units removed from the defender's command", False),
+    "attacker_leader_hits": ("hits on the attacker's leader (= command points lost)", False),
+    "attacker_leader_removed": ("attacker's leader removed", True),
+    "attacker_command_units_removed": ("units removed from the attacker's command", False),
+    "defender_army_leader_hits": ("hits on the defending army leader", False),
+    "attacker_army_leader_hits": ("hits on the attacking army leader", False),
+    "defender_side_units_removed": ("defending units removed (all in the scenario)", False),
+    "attacker_side_units_removed": ("attacking units removed (all in the scenario)", False),
+}
+assert tuple(STAT_TEXT) == STAT_NAMES
