@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import oddslab
-from oddslab.rulesets.vom_kriege import WARMUP, WARMUP_COMMAND
+from oddslab.rulesets.vom_kriege import WARMUP, WARMUPS
 from oddslab.rulesets.vom_kriege.compile import STAT_TEXT, VomKriegeScenario
 from oddslab.rulesets.vom_kriege.layout import STAT_NAMES
 from oddslab.rulesets.vom_kriege.model import Action, Leader, Unit
@@ -49,7 +49,7 @@ def test_melee_stats_follow_the_scenario():
     job = sc.compile()
     assert job.meta["primary"] == "hits_on_defender" and job.ruleset == "vom-kriege"
     assert job.meta["primary"] in names
-    assert job.exact is None  # a melee sequence has no static form
+    assert job.exact is not None  # the form-square test is static (first charge)
 
 
 def test_leader_stats_when_the_focus_has_leaders():
@@ -97,8 +97,12 @@ def test_exact_single_shot():
     assert ex.exact and ex.prob("defender_removed") == pytest.approx(
         float(pmfs["defender_removed"][1])
     )
+    ex = oddslab.exact(from_dict(WARMUP))  # a melee: only the form-square test is static
+    assert ex.stat_names == ["defender_formed_square"]
+    assert ex.prob("defender_formed_square") == pytest.approx(1 - (4 / 6) ** 4)
+    data = dict(WARMUP, actions=[{"kind": "melee", "actor": "hussars", "target": "guns"}])
     with pytest.raises(NotImplementedError):
-        oddslab.exact(from_dict(WARMUP))
+        oddslab.exact(from_dict(data))
 
 
 def test_square_test_reported():
@@ -115,7 +119,7 @@ def test_focus_defaults_and_override():
 
 
 def test_warmups_run_with_one_trial():
-    for w in (WARMUP, WARMUP_COMMAND):
+    for w in WARMUPS:
         out = oddslab.simulate(from_dict(w), trials=1, seed=1)
         assert out.trials == 1
 

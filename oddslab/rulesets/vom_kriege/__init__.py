@@ -38,6 +38,8 @@ __all__ = [
     "from_table",
     "WARMUP",
     "WARMUP_COMMAND",
+    "WARMUP_SHOT",
+    "WARMUPS",
 ]
 
 #: a tiny combat scenario that compiles the combat kernel (``oddslab warmup vom-kriege``)
@@ -60,3 +62,16 @@ WARMUP_COMMAND: dict = {
     "kind": "command",
     "command": {"cp": 2, "leader_quality": 1, "orders": [{"order": "assault"}]},
 }
+
+#: a single shot (the fast-path kernel)
+WARMUP_SHOT: dict = {
+    "ruleset": "vom-kriege",
+    "units": {
+        "guns": {"side": "attacker", "troop": "artillery"},
+        "line": {"side": "defender", "troop": "infantry"},
+    },
+    "actions": [{"kind": "shoot", "actor": "guns", "target": "line", "range": 6}],
+}
+
+#: every kernel this ruleset uses: combat sequence, single shot, command dice
+WARMUPS: tuple[dict, ...] = (WARMUP, WARMUP_SHOT, WARMUP_COMMAND)

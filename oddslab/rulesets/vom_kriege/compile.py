@@ -375,7 +375,7 @@ class VomKriegeScenario:
             params,
             self.stats(),
             self.headlines(),
-            exact=self.exact_pmfs if self._exact_ok() else None,
+            exact=self.exact_pmfs if (self._exact_ok() or self._square_static()) else None,
             meta={
                 "ruleset": "vom-kriege",
                 "description": self.description,
@@ -449,7 +449,14 @@ class VomKriegeScenario:
         from oddslab.rulesets.vom_kriege.resolve import resolve_once
 
         if not self._exact_ok():
-            raise NotImplementedError("exact PMFs exist for a single shooting action only")
+            if self._square_static():
+                sq = self.square_test()
+                assert sq is not None
+                return {"defender_formed_square": np.array([1.0 - sq[1], sq[1]])}
+            raise NotImplementedError(
+                "exact PMFs exist for a single shooting action, or the form-square test of a "
+                "first cavalry charge"
+            )
         a = self.actions[0]
         by = {u.name: u for u in self.units}
         att, tgt = by[a.actor], by[a.target]
@@ -486,6 +493,18 @@ class VomKriegeScenario:
     def resolved(self) -> dict[str, dict[str, Any]]:
         """Inputs as read, defaults filled in and dice counts derived (see ``explain``)."""
         return explain(self) | {"rules": rules_section(self.rules)}
+
+    def _square_static(self) -> bool:
+        """The focus defender's only square test is the first action's, from its start."""
+        if self.square_test() is None:
+            return False
+        first = self.actions[0]
+        by = {u.name: u for u in self.units}
+        _, dfd = self._focus
+        if first.target != dfd or by[first.actor].hits >= by[first.actor].max_hits:
+            return False
+        later = [a for a in self.actions[1:] if dfd in (a.target, a.follow_up)]
+        return not later and first.follow_up != dfd
 
     def square_test(self) -> tuple[int, float] | None:
         """(command dice, P(success)) of the focus defender's form-square test from its
