@@ -192,7 +192,15 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             p = square_test_probability(nsq, sc.dice)
             sec["form-square test"] = f"{nsq} command dice, P(success) = {p:.4f}"
         n, lines = shooting_dice(tgt, att, 0, r)
-        if a.reaction in ("defensive_fire", "auto") and n >= 0:
+        squares = a.reaction == "form_square" or (
+            a.reaction == "auto"
+            and tgt.troop == "infantry"
+            and att.troop == "cavalry"
+            and tgt.terrain == "open"
+            and tgt.form != "square"
+        )
+        fires = a.reaction == "defensive_fire" or (a.reaction == "auto" and tgt.troop != "cavalry")
+        if n >= 0 and ((fires and not squares) or (squares and r.square_may_fire)):
             sec["defensive fire (from the starting state)"] = _dice_line(n, lines)
         for b in a.batteries:
             bu = by[b.unit]
