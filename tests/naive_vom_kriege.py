@@ -409,6 +409,8 @@ class Trial:
         h, f = self.roll(na, A.side, dfd, mode)
         self.apply(dfd, h, f)
         vac = d["removed"] or d["retreats"] != d_ret
+        if d["form"] == "square" or D.terrain == "bua":
+            flank = False  # no flank or rear: it faces every way
         if not vac and D.troop in ("infantry", "cavalry") and not flank:
             bb = dsupp if r.battle_back_supports else 0
             dh = snap["dh"] if before else d["hits"]

@@ -184,7 +184,7 @@ def test_leader_cascade():
 
 
 # -- the whole sequence against the pure-Python reference --------------------------------------
-def _compare(sc, trials_k=400_000, trials_n=40_000, seed=5):
+def _compare(sc, trials_k=300_000, trials_n=30_000, seed=5):
     out = oddslab.simulate(sc, trials=trials_k, seed=seed)
     ref = naive.simulate(sc, trials_n, seed=seed)
     for s in out.stats:
@@ -269,7 +269,33 @@ def _cavalry_fight(**rules):
     )
 
 
+def _flanks(**rules):
+    return VomKriegeScenario(
+        units=(
+            U_("hussars", "attacker", "cavalry", hits=2),
+            U_("uhlans", "attacker", "cavalry", kind="lancers", quality="elite"),
+            U_("square", "defender", "infantry", formation="square", quality="conscript"),
+            U_("line", "defender", "infantry", hits=2, disordered=True),
+            U_("gunners", "defender", "artillery", terrain="bua"),
+        ),
+        actions=(
+            Action("melee", "hussars", "square", flank=True),
+            Action(
+                "melee",
+                "uhlans",
+                "line",
+                flank=True,
+                follow_up="gunners",
+                follow_up_reaction="none",
+            ),
+        ),
+        rules=Rules(**rules),
+    )
+
+
 CASES = {
+    "flank-attacks": lambda: _flanks(),
+    "flank-attacks-absorb": lambda: _flanks(same_roll_at_max="absorb", min_dice=1),
     "charge": lambda: _charge(),
     "charge-switches": lambda: _charge(
         same_roll_at_max="absorb",

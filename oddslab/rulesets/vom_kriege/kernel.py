@@ -337,6 +337,9 @@ def melee(st, T, W, a, att, dfd, follow):
     attack_roll(st, T, W, att, dfd, na, mode, FM_NORMAL)
     vac = 1 if (W[dfd, L.S_REMOVED] == 1 or W[dfd, L.S_RETREATS] != d_ret0) else 0
     # step 5: battle back
+    # squares and units in a BUA face every way: a flank attack still meets a battle back
+    if W[dfd, L.S_FORM] == L.F_SQUARE or T[1 + dfd, L.U_TERR] == L.T_BUA:
+        flank = 0
     if vac == 0 and (td == L.INF or td == L.CAV) and flank == 0:
         if T[0, L.R_STATE_BEFORE] == 1:
             d_h = d_hits0

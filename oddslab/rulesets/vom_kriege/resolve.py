@@ -218,7 +218,8 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             or (att.troop == "cavalry" and (a.through_rough or tgt.terrain in ROUGH)),
         )
         sec["attacker's melee dice (before reactions)"] = _dice_line(n, lines)
-        if tgt.troop in ("infantry", "cavalry") and not a.flank:
+        faces = not a.flank or tgt.form == "square" or tgt.terrain == "bua"
+        if tgt.troop in ("infantry", "cavalry") and faces:
             bb = a.defender_supports if r.battle_back_supports else 0
             n, lines = melee_dice(tgt, att, False, r, supports=bb)
             sec["defender's battle back dice (if it holds, before hits)"] = _dice_line(n, lines)
