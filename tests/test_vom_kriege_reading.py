@@ -171,3 +171,24 @@ def test_command_cp_from_units():
     sc = from_dict(data)
     assert sc.cp == 4  # min(4, 4) + 1 - 1
     assert "base CP" in sc.resolved()["command points"]
+
+
+def test_unit_library_entries_are_valid_units():
+    import tomllib
+
+    lib = tomllib.loads((ROOT / "oddslab/examples/libraries/vom-kriege.toml").read_text())
+    assert lib["ruleset"] == "vom-kriege"
+    entries = lib["units"]
+    assert len(entries) >= 10
+    template = lib["matchup"]["template"]
+    for att in ("cuirassiers", "line_infantry"):
+        for tgt in ("line_infantry", "foot_battery_12pdr"):
+            data = copy.deepcopy(template)
+            for key, name in (("attacker", att), ("target", tgt)):
+                unit = data["units"][key]
+                assert unit.pop("use") == "{" + key + "}"
+                merged = {k: v for k, v in entries[name].items() if k != "points"}
+                unit.update({**merged, **unit})
+            data["name"] = data["name"].format(attacker=att, target=tgt)
+            sc = from_dict(data)
+            assert isinstance(sc, VomKriegeScenario)
