@@ -207,30 +207,36 @@ def pick_reaction(T, W, att, dfd, react):
 
 @jit
 def melee(st, T, W, a, att, dfd, follow):
-    """One melee of ``att`` on ``dfd`` (steps 1-5; the follow-up and cavalry disorder are the
-    caller's). Action row ``a`` of ``A`` gives the situation; ``follow`` = 1 for a follow-up.
-    Returns 1 if the defender's position was vacated (removed, retreated or retired).
+    """One melee of ``att`` on ``dfd`` (steps 1-5; the follow-up and the attacker's cavalry
+    disorder are the caller's). Row ``a`` of the actions gives the situation; ``follow`` = 1
+    for a follow-up. Returns 1 if the defender's position was vacated (removed, retreated or
+    retired).
+
+    One code path serves the three ways blows are exchanged: the attacker strikes and the
+    defender battles back; a counter-charging defender strikes first and the charger battles
+    back; or (switch) both strike at once.
     """
+    oa = T[0, L.R_OA] + a
+    order = T[oa, L.A_ORDER]
     if follow == 1:
-        order = T[T[0, L.R_OA] + a, L.A_ORDER]
-        supp = T[T[0, L.R_OA] + a, L.A_FU_SUPP]
+        supp = T[oa, L.A_FU_SUPP]
         dsupp = 0
-        react = T[T[0, L.R_OA] + a, L.A_FU_REACT]
-        flank = T[T[0, L.R_OA] + a, L.A_FU_FLANK]
+        react = T[oa, L.A_FU_REACT]
+        flank = T[oa, L.A_FU_FLANK]
         uphill = 0
         rough = 0
         nart = 0
     else:
-        order = T[T[0, L.R_OA] + a, L.A_ORDER]
-        supp = T[T[0, L.R_OA] + a, L.A_SUPP]
-        dsupp = T[T[0, L.R_OA] + a, L.A_DSUPP]
-        react = T[T[0, L.R_OA] + a, L.A_REACT]
-        flank = T[T[0, L.R_OA] + a, L.A_FLANK]
-        uphill = T[T[0, L.R_OA] + a, L.A_UPHILL]
-        rough = T[T[0, L.R_OA] + a, L.A_ROUGH]
-        nart = T[T[0, L.R_OA] + a, L.A_NART]
+        supp = T[oa, L.A_SUPP]
+        dsupp = T[oa, L.A_DSUPP]
+        react = T[oa, L.A_REACT]
+        flank = T[oa, L.A_FLANK]
+        uphill = T[oa, L.A_UPHILL]
+        rough = T[oa, L.A_ROUGH]
+        nart = T[oa, L.A_NART]
     ta = T[1 + att, L.U_TROOP]
     td = T[1 + dfd, L.U_TROOP]
+    before = T[0, L.R_STATE_BEFORE] == 1
     # step 1: cavalry charging through or into rough terrain is disordered before the melee
     if ta == L.CAV and (rough == 1 or T[1 + dfd, L.U_TERR] != L.T_OPEN):
         W[att, L.S_DISO] = 1
@@ -241,122 +247,128 @@ def melee(st, T, W, a, att, dfd, follow):
     a_ret0 = W[att, L.S_RETREATS]
     # step 2: the defender's reaction
     r = pick_reaction(T, W, att, dfd, react)
-    fire = r == L.R_FIRE
     if r == L.R_SQUARE:
         n = 4 - (1 if W[dfd, L.S_HITS] >= 2 else 0) - W[dfd, L.S_DISO]
         if square_test(st, n, T) == 1:
             W[dfd, L.S_FORM] = L.F_SQUARE
             W[dfd, L.S_SQUARED] = 1
-        fire = T[0, L.R_SQ_FIRE] == 1
-    elif r == L.R_RETIRE:
-        n = melee_dice(T, W, att, dfd, 1, order, supp, uphill, a_hits0, a_diso0, d_diso0)
-        attack_roll(st, T, W, att, dfd, n, MODE_SABER, FM_IGNORE)
+    if r != L.R_RETIRE:
+        if r == L.R_FIRE or (r == L.R_SQUARE and T[0, L.R_SQ_FIRE] == 1):
+            shoot(st, T, W, dfd, att, 0, 0, 0, 0, 0, 1)
+        for k in range(nart):
+            shoot(st, T, W, T[oa, L.A_ART + k], att, T[oa, L.A_ARTB + k], 0, 0, 0, 0, 1)
+        if W[att, L.S_REMOVED] == 1 or W[att, L.S_RETREATS] != a_ret0:
+            return 0
+        if W[att, L.S_DISO] == 1 and a_diso0 == 0:  # disordered by the reaction: retire 3"
+            W[att, L.S_FELLBACK] = 1
+            return 0
+        W[att, L.S_MELEED] = 1
+    # squares and units in a BUA face every way: a flank attack still meets a battle back
+    if W[dfd, L.S_FORM] == L.F_SQUARE or T[1 + dfd, L.U_TERR] == L.T_BUA:
+        flank = 0
+    counter = r == L.R_COUNTER
+    simul = counter and T[0, L.R_CC_SIMUL] == 1
+    # steps 3-4: the first blow
+    first = dfd if (counter and not simul) else att
+    second = att if first == dfd else dfd
+    mode = MODE_MELEE
+    fmode = FM_NORMAL
+    if r == L.R_RETIRE:
+        mode = MODE_SABER  # only sabers hit a retiring unit; flags do nothing
+        fmode = FM_IGNORE
+    elif ta == L.CAV and td == L.INF and W[dfd, L.S_FORM] == L.F_SQUARE:
+        mode = MODE_SABER
+    if first == att:
+        n1 = melee_dice(
+            T,
+            W,
+            att,
+            dfd,
+            1,
+            order,
+            supp,
+            uphill,
+            a_hits0 if before else W[att, L.S_HITS],
+            a_diso0 if before else W[att, L.S_DISO],
+            W[dfd, L.S_DISO],
+        )
+    else:
+        n1 = melee_dice(
+            T,
+            W,
+            dfd,
+            att,
+            1,
+            0,
+            0,
+            0,
+            d_hits0 if before else W[dfd, L.S_HITS],
+            d_diso0,
+            W[att, L.S_DISO],
+        )
+    wdc = T[0, L.R_WDC]
+    W[wdc, T[1 + first, L.U_SIDE]] += n1
+    h1, f1 = roll_battle(st, n1, mode, T[1 + second, L.U_TROOP], T)
+    h2 = 0
+    f2 = 0
+    if simul:  # both strike at once
+        n2 = melee_dice(
+            T,
+            W,
+            dfd,
+            att,
+            1,
+            0,
+            0,
+            0,
+            d_hits0 if before else W[dfd, L.S_HITS],
+            d_diso0,
+            W[att, L.S_DISO],
+        )
+        W[wdc, T[1 + dfd, L.U_SIDE]] += n2
+        h2, f2 = roll_battle(st, n2, MODE_MELEE, ta, T)
+    W[second, L.S_HITS_ROLLED] += h1
+    W[second, L.S_FLAGS_ROLLED] += f1
+    ret2 = W[second, L.S_RETREATS]
+    resolve(T, W, second, h1, f1 if fmode != FM_IGNORE else 0, fmode)
+    if r == L.R_RETIRE:
         if W[dfd, L.S_REMOVED] == 0:
             W[dfd, L.S_RETIRED] = 1
             if td == L.ART:
                 W[dfd, L.S_FORM] = L.F_LIMBERED
         return 1
-    if fire:
-        shoot(st, T, W, dfd, att, 0, 0, 0, 0, 0, 1)
-    for k in range(nart):
-        shoot(
-            st,
-            T,
-            W,
-            T[T[0, L.R_OA] + a, L.A_ART + k],
-            att,
-            T[T[0, L.R_OA] + a, L.A_ARTB + k],
-            0,
-            0,
-            0,
-            0,
-            1,
-        )
-    if W[att, L.S_REMOVED] == 1 or W[att, L.S_RETREATS] != a_ret0:
-        return 0
-    if W[att, L.S_DISO] == 1 and a_diso0 == 0:  # disordered by the reaction: retire 3"
-        W[att, L.S_FELLBACK] = 1
-        return 0
-    if T[0, L.R_STATE_BEFORE] == 0:
-        a_hits0 = W[att, L.S_HITS]
-        a_diso0 = W[att, L.S_DISO]
-    # steps 3-4 (a counter-charge changes who strikes first)
-    if r == L.R_COUNTER:
-        W[att, L.S_MELEED] = 1
-        if T[0, L.R_CC_SIMUL] == 1:
-            na = melee_dice(T, W, att, dfd, 1, order, supp, uphill, a_hits0, a_diso0, d_diso0)
-            nd = melee_dice(
-                T,
-                W,
-                dfd,
-                att,
-                1,
-                0,
-                0,
-                0,
-                d_hits0 if T[0, L.R_STATE_BEFORE] == 1 else W[dfd, L.S_HITS],
-                d_diso0,
-                a_diso0,
-            )
-            W[T[0, L.R_WDC], T[1 + att, L.U_SIDE]] += na
-            W[T[0, L.R_WDC], T[1 + dfd, L.U_SIDE]] += nd
-            ha, fa = roll_battle(st, na, MODE_MELEE, td, T)
-            hd, fd = roll_battle(st, nd, MODE_MELEE, ta, T)
-            W[dfd, L.S_HITS_ROLLED] += ha
-            W[dfd, L.S_FLAGS_ROLLED] += fa
-            W[att, L.S_HITS_ROLLED] += hd
-            W[att, L.S_FLAGS_ROLLED] += fd
-            d_ret = W[dfd, L.S_RETREATS]
-            resolve(T, W, dfd, ha, fa, FM_NORMAL)
-            resolve(T, W, att, hd, fd, FM_NORMAL)
-            vac = 1 if (W[dfd, L.S_REMOVED] == 1 or W[dfd, L.S_RETREATS] != d_ret) else 0
-            if vac == 0 and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == a_ret0:
-                W[att, L.S_FELLBACK] = 1
-            disorder(T, W, dfd)
-            return vac
-        # the counter-charging cavalry strikes first; the charger battles back
-        d_h = d_hits0 if T[0, L.R_STATE_BEFORE] == 1 else W[dfd, L.S_HITS]
-        nd = melee_dice(T, W, dfd, att, 1, 0, 0, 0, d_h, d_diso0, a_diso0)
-        attack_roll(st, T, W, dfd, att, nd, MODE_MELEE, FM_NORMAL)
-        if W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == a_ret0:
-            a_h = a_hits0 if T[0, L.R_STATE_BEFORE] == 1 else W[att, L.S_HITS]
-            a_d = a_diso0 if T[0, L.R_STATE_BEFORE] == 1 else W[att, L.S_DISO]
-            bb = supp if T[0, L.R_BB_BONUS] == 1 else 0
-            na = melee_dice(T, W, att, dfd, 0, 0, bb, 0, a_h, a_d, W[dfd, L.S_DISO])
-            attack_roll(st, T, W, att, dfd, na, MODE_MELEE, FM_NORMAL)
-        disorder(T, W, dfd)
-        return 0
-    na = melee_dice(T, W, att, dfd, 1, order, supp, uphill, a_hits0, a_diso0, W[dfd, L.S_DISO])
-    mode = (
-        MODE_SABER
-        if (ta == L.CAV and W[dfd, L.S_FORM] == L.F_SQUARE and td == L.INF)
-        else MODE_MELEE
-    )
-    W[att, L.S_MELEED] = 1
-    d_ret0 = W[dfd, L.S_RETREATS]
-    attack_roll(st, T, W, att, dfd, na, mode, FM_NORMAL)
-    vac = 1 if (W[dfd, L.S_REMOVED] == 1 or W[dfd, L.S_RETREATS] != d_ret0) else 0
-    # step 5: battle back
-    # squares and units in a BUA face every way: a flank attack still meets a battle back
-    if W[dfd, L.S_FORM] == L.F_SQUARE or T[1 + dfd, L.U_TERR] == L.T_BUA:
-        flank = 0
-    if vac == 0 and (td == L.INF or td == L.CAV) and flank == 0:
-        if T[0, L.R_STATE_BEFORE] == 1:
-            d_h = d_hits0
-            d_d = d_diso0
-        else:
-            d_h = W[dfd, L.S_HITS]
-            d_d = W[dfd, L.S_DISO]
-        bb = dsupp if T[0, L.R_BB_BONUS] == 1 else 0
-        nd = melee_dice(T, W, dfd, att, 0, 0, bb, 0, d_h, d_d, W[att, L.S_DISO])
-        fm = FM_MIN_ONE if (W[dfd, L.S_FORM] == L.F_SQUARE and ta == L.CAV) else FM_NORMAL
-        a_ret1 = W[att, L.S_RETREATS]
-        attack_roll(st, T, W, dfd, att, nd, MODE_MELEE, fm)
-        if W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == a_ret1:
-            W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
+    if simul:
+        W[att, L.S_HITS_ROLLED] += h2
+        W[att, L.S_FLAGS_ROLLED] += f2
+        resolve(T, W, att, h2, f2, FM_NORMAL)
+    vac = 1 if (W[second, L.S_REMOVED] == 1 or W[second, L.S_RETREATS] != ret2) else 0
+    if simul:
+        if vac == 0 and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == a_ret0:
+            W[att, L.S_FELLBACK] = 1
+    else:
+        # step 5: battle back by the unit struck first, if it holds and faces its enemy
+        t2 = T[1 + second, L.U_TROOP]
+        if vac == 0 and (t2 == L.INF or t2 == L.CAV) and (second == att or flank == 0):
+            bb = 0
+            if T[0, L.R_BB_BONUS] == 1:
+                bb = dsupp if second == dfd else supp
+            if before:
+                hb = d_hits0 if second == dfd else a_hits0
+                db = d_diso0 if second == dfd else a_diso0
+            else:
+                hb = W[second, L.S_HITS]
+                db = W[second, L.S_DISO]
+            nb = melee_dice(T, W, second, first, 0, 0, bb, 0, hb, db, W[first, L.S_DISO])
+            fm = FM_NORMAL
+            if W[second, L.S_FORM] == L.F_SQUARE and T[1 + first, L.U_TROOP] == L.CAV:
+                fm = FM_MIN_ONE  # a square battling back drives cavalry back
+            r1 = W[first, L.S_RETREATS]
+            attack_roll(st, T, W, second, first, nb, MODE_MELEE, fm)
+            if first == att and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == r1:
+                W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
     if td == L.CAV:
         disorder(T, W, dfd)  # step 7 for the defending cavalry
-    return vac
+    return 0 if (counter and not simul) else vac
 
 
 @jit
