@@ -352,8 +352,13 @@ import json, sys
 sys.path.insert(0, {tests!r})
 import oddslab
 from test_vom_kriege_kernel import CASES
-out = oddslab.simulate(CASES["assault"](), trials=300_000, seed=123)
-print(json.dumps({{k: v.tolist() for k, v in out.counts.items()}}))
+from oddslab.scenario import from_dict
+from oddslab.rulesets.vom_kriege import WARMUP_SHOT, WARMUP_COMMAND
+res = {{}}
+for i, sc in enumerate((CASES["assault"](), from_dict(WARMUP_SHOT), from_dict(WARMUP_COMMAND))):
+    out = oddslab.simulate(sc, trials=300_000, seed=123)
+    res.update({{f"{{i}}:{{k}}": v.tolist() for k, v in out.counts.items()}})
+print(json.dumps(res))
 """
 
 
