@@ -1,0 +1,72 @@
+"""Numba kernel for command-dice rolls under a reroll policy table (see :mod:`.command`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from oddslab._jit import jit, jit_parallel
+from oddslab._kernels.rng import new_state, randint
+
+
+@jit
+def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
+    """``n`` command-dice rolls under the reroll policy table ``POL`` (see :mod:`.command`).
+
+    A roll is coded ``sum(count[c] * (ndice + 1) ** c)`` over the symbol classes ``c``.
+    ``mode`` 0: ``POL[code, c]`` dice of class ``c`` are rerolled together; mode 1:
+    ``POL[code, r]`` is the class to reroll next with ``r`` rerolls left (-1 = stop).
+    """
+    base = ndice + 1
+    cnt = np.zeros(NSYM, dtype=np.int64)
+    for _ in range(n):
+        for c in range(NSYM):
+            cnt[c] = 0
+        for _d in range(ndice):
+            cnt[CLS[randint(st, nf)]] += 1
+        code = 0
+        mul = 1
+        for c in range(NSYM):
+            code += cnt[c] * mul
+            mul *= base
+        rerolled = 0
+        if mode == 0:
+            k = 0
+            for c in range(NSYM):
+                k += POL[code, c]
+                cnt[c] -= POL[code, c]
+            for _d in range(k):
+                cnt[CLS[randint(st, nf)]] += 1
+            rerolled = k
+        else:
+            left = POL.shape[1] - 1
+            while left > 0:
+                c = POL[code, left]
+                if c < 0:
+                    break
+                cnt[c] -= 1
+                cnt[CLS[randint(st, nf)]] += 1
+                rerolled += 1
+                left -= 1
+                code = 0
+                mul = 1
+                for cc in range(NSYM):
+                    code += cnt[cc] * mul
+                    mul *= base
+        code = 0
+        mul = 1
+        for c in range(NSYM):
+            code += cnt[c] * mul
+            mul *= base
+        out[0, PREFIX[code]] += 1  # stats: orders_in_sequence, orders_issued, dice_rerolled
+        out[1, FEAS[code]] += 1
+        out[2, rerolled] += 1
+
+
+@jit_parallel
+def run_command(seeds, ntrials, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
+    """Chunk driver for :func:`command_chunk`."""
+    for c in prange(seeds.shape[0]):
+        command_chunk(
+            new_state(seeds[c]), ntrials[c], out[c], ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM
+        )

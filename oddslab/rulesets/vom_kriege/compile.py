@@ -1,0 +1,536 @@
+"""The Vom Kriege combat scenario: validation across units, arrays for the kernel, statistics,
+headlines, exact PMFs for a single shooting roll, and ``resolved()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from oddslab.engine import Job
+from oddslab.outcome import Headline, Stat
+from oddslab.rulesets.vom_kriege import kernel as K
+from oddslab.rulesets.vom_kriege import layout as L
+from oddslab.rulesets.vom_kriege import shot_kernel as SK
+from oddslab.rulesets.vom_kriege.adjust import shoot_dice
+from oddslab.rulesets.vom_kriege.layout import STAT_TEXT
+from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
+from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
+from oddslab.rulesets.vom_kriege.resolve import explain, rules_section
+from oddslab.rulesets.vom_kriege.tables import (
+    artillery_row,
+    face_tables,
+    hits_flags_pmf,
+    shooting_dice,
+    square_test_dice,
+    square_test_probability,
+)
+
+__all__ = ["VomKriegeScenario", "STAT_TEXT"]
+
+
+@dataclass(frozen=True)
+class VomKriegeScenario:
+    """Shooting and melee actions by the active (attacking) player against defending units.
+
+    Parameters
+    ----------
+    units, leaders : tuple
+        Every unit (both sides) and leader, by unique name.
+    actions : tuple of Action
+        Resolved in order in every trial; hits, disorder, formations, shooting markers,
+        removals and leader hits carry over from one action to the next.
+    rules : Rules
+        Readings of the text (see docs/vom-kriege.md).
+    dice : Dice
+        The battle/command die.
+    focus_attacker, focus_defender : str, optional
+        Whose fate the statistics report (default: the first melee's attacker, else the
+        first action's; the first action's target).
+    """
+
+    units: tuple[Unit, ...]
+    actions: tuple[Action, ...]
+    leaders: tuple[Leader, ...] = ()
+    rules: Rules = field(default_factory=Rules)
+    dice: Dice = field(default_factory=Dice)
+    focus_attacker: str | None = None
+    focus_defender: str | None = None
+    name: str = "vom kriege"
+    description: str = ""
+    trials: int | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        problems = self.problems()
+        if problems:
+            key, text = problems[0]
+            raise ValueError(f"{key}: {text}")
+
+    # -- validation ------------------------------------------------------------------------
+    def problems(self) -> list[tuple[str, str]]:
+        """``(key path, problem)`` for every cross-reference the text forbids."""
+        out: list[tuple[str, str]] = []
+        by = {u.name: u for u in self.units}
+        leaders = {ld.name: ld for ld in self.leaders}
+        if len(by) != len(self.units):
+            out.append(("units", "unit names must be unique"))
+        if not self.actions:
+            out.append(("actions", "expected at least one action ([[actions]])"))
+        for u in self.units:
+            if u.leader is not None:
+                if u.leader not in leaders:
+                    out.append((f"units.{u.name}.leader", f"no leader named '{u.leader}'"))
+                elif leaders[u.leader].side != u.side:
+                    out.append((f"units.{u.name}.leader", "the leader is on the other side"))
+                elif leaders[u.leader].army:
+                    out.append((f"units.{u.name}.leader", "units belong to a command leader"))
+        for side in L.SIDES:
+            if sum(ld.army and ld.side == side for ld in self.leaders) > 1:
+                out.append(("leaders", f"at most one army leader on the {side} side"))
+        for ld in self.leaders:
+            n = sum(u.leader == ld.name for u in self.units)
+            if ld.units is not None and ld.units < n:
+                out.append((f"leaders.{ld.name}.units", f"the scenario has {n} of its units"))
+        battles: dict[str, int] = {}
+        for i, a in enumerate(self.actions):
+            key = f"actions[{i}]"
+            for role, name in (("actor", a.actor), ("target", a.target)):
+                if name not in by:
+                    out.append((f"{key}.{role}", f"no unit named '{name}'"))
+            if out:
+                return out
+            att, tgt = by[a.actor], by[a.target]
+            if att.side != "attacker":
+                out.append((f"{key}.actor", "actions are the attacking (active) side's"))
+            if tgt.side != "defender":
+                out.append((f"{key}.target", "the target must be a defending unit"))
+            battles[a.actor] = battles.get(a.actor, 0) + 1
+            limit = 2 if att.troop == "artillery" else 1
+            if battles[a.actor] > limit:
+                out.append((f"{key}.actor", "a unit may battle only once per turn"))
+            if a.kind == "shoot":
+                try:
+                    band = range_band(a.range)
+                except ValueError as exc:
+                    out.append((f"{key}.range", str(exc)))
+                    continue
+                n, why = shooting_dice(att, tgt, band, self.rules)
+                if n < 0:
+                    out.append((f"{key}.actor", f"'{a.actor}' cannot shoot here: {why[0]}"))
+                continue
+            if att.troop == "artillery":
+                out.append((f"{key}.actor", "artillery may not initiate melee"))
+            if att.disordered:
+                out.append((f"{key}.actor", "a disordered unit may not initiate melee"))
+            for j, b in enumerate(a.batteries):
+                bk = f"{key}.batteries[{j}]"
+                bat = by.get(b.unit)
+                if bat is None:
+                    out.append((f"{bk}.unit", f"no unit named '{b.unit}'"))
+                elif bat.troop != "artillery" or bat.side != "defender":
+                    out.append((f"{bk}.unit", "defensive batteries are defending artillery"))
+                elif bat.form != "unlimbered":
+                    out.append((f"{bk}.unit", "limbered artillery cannot shoot"))
+                elif not 0 < b.range <= 24:
+                    out.append((f"{bk}.range", "expected a range in inches up to 24"))
+            if a.follow_up is not None:
+                if att.troop != "cavalry":
+                    out.append((f"{key}.follow_up", "only cavalry makes a melee follow-up"))
+                elif a.follow_up not in by:
+                    out.append((f"{key}.follow_up", f"no unit named '{a.follow_up}'"))
+                elif by[a.follow_up].side != "defender" or a.follow_up == a.target:
+                    out.append((f"{key}.follow_up", "expected another defending unit"))
+        for key, name, side in (
+            ("focus_attacker", self.focus_attacker, "attacker"),
+            ("focus_defender", self.focus_defender, "defender"),
+        ):
+            if name is not None and (name not in by or by[name].side != side):
+                out.append((key, f"expected the name of an {side} unit"))
+        return out
+
+    # -- arrays ----------------------------------------------------------------------------
+    @property
+    def _focus(self) -> tuple[str, str]:
+        melee = [a for a in self.actions if a.kind == "melee"]
+        att = self.focus_attacker or (melee[0].actor if melee else self.actions[0].actor)
+        dfd = self.focus_defender or self.actions[0].target
+        return att, dfd
+
+    def _fu_action(self) -> int:
+        att, _ = self._focus
+        for i, a in enumerate(self.actions):
+            if a.kind == "melee" and a.actor == att and a.follow_up is not None:
+                return i
+        return -1
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The kernel's tables (see :mod:`.layout` for the columns)."""
+        names = [u.name for u in self.units]
+        lnames = [ld.name for ld in self.leaders]
+        U = np.zeros((len(self.units), L.U_NCOLS), dtype=np.int64)
+        for i, u in enumerate(self.units):
+            U[i, L.U_SIDE] = L.SIDES.index(u.side)
+            U[i, L.U_TROOP] = L.TROOPS.index(u.troop)
+            U[i, L.U_KIND] = L.KINDS[u.troop].index(u.unit_kind)
+            U[i, L.U_QUAL] = L.QUALITIES.index(u.quality)
+            U[i, L.U_SK] = int(u.skirmish)
+            U[i, L.U_STR] = u.max_hits
+            U[i, L.U_HITS] = u.hits
+            U[i, L.U_DISO] = int(u.disordered)
+            U[i, L.U_FORM] = L.FORMATIONS.index(u.form)
+            U[i, L.U_MARK] = int(u.shooting_marker)
+            U[i, L.U_TERR] = L.TERRAINS.index(u.terrain)
+            U[i, L.U_LEADER] = lnames.index(u.leader) if u.leader else -1
+            U[i, L.U_BLOCKED] = int(u.retreat_blocked)
+            U[i, L.U_ARTROW] = artillery_row(u, self.rules) if u.troop == "artillery" else -1
+        LD = np.zeros((max(len(self.leaders), 1), L.LD_NCOLS), dtype=np.int64)
+        LD[:, L.LD_ARMY] = -1
+        LD[:, L.LD_HITS] = 0 if self.leaders else L.LEADER_STRENGTH  # padding row: inert
+        for i, ld in enumerate(self.leaders):
+            LD[i, L.LD_HITS] = ld.hits
+            army = [j for j, x in enumerate(self.leaders) if x.army and x.side == ld.side]
+            LD[i, L.LD_ARMY] = army[0] if (army and not ld.army) else -1
+            mine = sum(u.leader == ld.name for u in self.units)
+            LD[i, L.LD_UNITS] = ld.units if ld.units is not None else mine
+        react = {r: i for i, r in enumerate(L.REACTIONS)}
+        A = np.zeros((len(self.actions), L.A_NCOLS), dtype=np.int64)
+        for i, a in enumerate(self.actions):
+            A[i, L.A_KIND] = 0 if a.kind == "shoot" else 1
+            A[i, L.A_ACTOR] = names.index(a.actor)
+            A[i, L.A_TARGET] = names.index(a.target)
+            A[i, L.A_BAND] = range_band(a.range)
+            A[i, L.A_ORDER] = int(a.order_bonus)
+            A[i, L.A_SUPP] = a.supports
+            A[i, L.A_ENFILADE] = int(a.enfilade)
+            A[i, L.A_OBSCURED] = int(a.obscured)
+            A[i, L.A_FLANK] = int(a.flank)
+            A[i, L.A_UPHILL] = int(a.uphill)
+            A[i, L.A_ROUGH] = int(a.through_rough)
+            A[i, L.A_REACT] = react[a.reaction]
+            A[i, L.A_DSUPP] = a.defender_supports
+            A[i, L.A_FU] = names.index(a.follow_up) if a.follow_up else -1
+            A[i, L.A_FU_REACT] = react[a.follow_up_reaction]
+            A[i, L.A_FU_SUPP] = a.follow_up_supports
+            A[i, L.A_FU_FLANK] = int(a.follow_up_flank)
+            A[i, L.A_NART] = len(a.batteries)
+            for k, b in enumerate(a.batteries):
+                A[i, L.A_ART + k] = names.index(b.unit)
+                A[i, L.A_ARTB + k] = range_band(b.range)
+        r = self.rules
+        R = np.zeros(L.R_NCOLS, dtype=np.int64)
+        R[L.R_SABER_SHOOT] = int(r.sabers == "both")
+        R[L.R_OR_STACK] = int(r.or_rows == "stack")
+        R[L.R_ART_TARGET] = int(r.artillery_rows == "target")
+        R[L.R_HALVE_BEFORE] = int(r.halving == "before")
+        R[L.R_MIN_DICE] = r.min_dice
+        R[L.R_ABSORB] = int(r.same_roll_at_max == "absorb")
+        R[L.R_DF_IGNORE] = int(r.defensive_fire_flags == "ignore")
+        R[L.R_STATE_BEFORE] = int(r.dice_state == "before_melee")
+        R[L.R_BB_BONUS] = int(r.battle_back_supports)
+        R[L.R_SQ_FIRE] = int(r.square_may_fire)
+        R[L.R_CC_SIMUL] = int(r.counter_charge == "simultaneous")
+        R[L.R_RETIRE_VS_CAV] = int(r.retire_vs_cavalry)
+        R[L.R_DISO_FOLLOW] = int(r.disordered_follow_up)
+        R[L.R_SK_ONE] = int(r.skirmish_dice == "one")
+        R[L.R_NFACES] = len(self.dice.faces)
+        HIT, FLAG, SYM = face_tables(self.dice, r)
+        FP = np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64)
+        att, dfd = self._focus
+        by = {u.name: u for u in self.units}
+        fa = self._fu_action()
+        F = np.full(L.F_NCOLS, -1, dtype=np.int64)
+        F[L.F_ATT] = names.index(att)
+        F[L.F_DEF] = names.index(dfd)
+        F[L.F_T2] = names.index(self.actions[fa].follow_up) if fa >= 0 else -1
+        F[L.F_FU_ACTION] = fa
+        for col, u in ((L.F_DEF_LDR, by[dfd]), (L.F_ATT_LDR, by[att])):
+            F[col] = lnames.index(u.leader) if u.leader else -1
+        for col, side in ((L.F_DEF_ARMY, "defender"), (L.F_ATT_ARMY, "attacker")):
+            army = [j for j, x in enumerate(self.leaders) if x.army and x.side == side]
+            F[col] = army[0] if army else -1
+        return dict(U=U, LD=LD, A=A, R=R, HIT=HIT, FLAG=FLAG, SYM=SYM, FP=FP, F=F)
+
+    # -- statistics ------------------------------------------------------------------------
+    def _reported(self) -> list[str]:
+        by = {u.name: u for u in self.units}
+        att, dfd = self._focus
+        melee = [a for a in self.actions if a.kind == "melee"]
+        names = ["hits_on_defender", "flags_on_defender", "defender_hits"]
+        names += ["defender_retreat_half_moves", "defender_retreated", "defender_disordered"]
+        names += ["defender_removed", "defender_at_max_hits", "defender_broken"]
+        names += ["attacker_dice_rolled"]
+        if melee:
+            names += ["defender_dice_rolled", "hits_on_attacker", "flags_on_attacker"]
+            names += ["attacker_hits", "attacker_retreat_half_moves", "attacker_retreated"]
+            names += ["attacker_disordered", "attacker_removed", "attacker_at_max_hits"]
+            names += ["attacker_fell_back", "attacker_reached_melee"]
+        if any(a.reaction == "retire" or a.follow_up_reaction == "retire" for a in melee):
+            names.append("defender_retired")
+        d = by[dfd]
+        if d.troop == "infantry" and d.terrain not in ROUGH and d.form != "square":
+            if any(
+                by[a.actor].troop == "cavalry"
+                and a.target == dfd
+                and a.reaction in ("form_square", "auto")
+                for a in melee
+            ):
+                names.append("defender_formed_square")
+        if self._fu_action() >= 0:
+            names += ["attacker_followed_up", "hits_on_second_target"]
+            names += ["second_target_retreated", "second_target_removed"]
+        if d.leader:
+            names += ["defender_leader_hits", "defender_leader_removed"]
+            names.append("defender_command_units_removed")
+        if by[att].leader:
+            names += ["attacker_leader_hits", "attacker_leader_removed"]
+            names.append("attacker_command_units_removed")
+        if any(ld.army and ld.side == "defender" for ld in self.leaders) and d.leader:
+            names.append("defender_army_leader_hits")
+        if any(ld.army and ld.side == "attacker" for ld in self.leaders) and by[att].leader:
+            names.append("attacker_army_leader_hits")
+        if sum(u.side == "defender" for u in self.units) > 1:
+            names.append("defender_side_units_removed")
+        if melee and sum(u.side == "attacker" for u in self.units) > 1:
+            names.append("attacker_side_units_removed")
+        order = {n: i for i, n in enumerate(L.STAT_NAMES)}
+        return sorted(names, key=order.__getitem__)
+
+    def _dice_bound(self) -> int:
+        top = max(u.max_hits for u in self.units)
+        total = 0
+        for a in self.actions:
+            if a.kind == "shoot":
+                total += 8 + a.supports
+            else:
+                total += 2 * (top + a.supports + a.follow_up_supports + 4)
+                total += 8 * (1 + len(a.batteries)) + 2 * (top + a.defender_supports + 3)
+        return total
+
+    def stats(self) -> tuple[Stat, ...]:
+        bound = self._dice_bound()
+        top = max(u.max_hits for u in self.units)
+        lead = max([ld.units or 0 for ld in self.leaders] + [len(self.units)])
+        bins = {
+            "defender_hits": top,
+            "attacker_hits": top,
+            "defender_retreat_half_moves": bound + 4 * len(self.actions) + 4,
+            "attacker_retreat_half_moves": bound + 4 * len(self.actions) + 4,
+            "defender_leader_hits": 3,
+            "attacker_leader_hits": 3,
+            "defender_army_leader_hits": 3,
+            "attacker_army_leader_hits": 3,
+            "defender_command_units_removed": lead,
+            "attacker_command_units_removed": lead,
+            "defender_side_units_removed": len(self.units),
+            "attacker_side_units_removed": len(self.units),
+        }
+        out = []
+        for n in self._reported():
+            label, flag = STAT_TEXT[n]
+            nb = 2 if flag else bins.get(n, bound) + 1
+            out.append(Stat(n, nb, label, flag=flag, label=label))
+        return tuple(out)
+
+    def headlines(self) -> tuple[Headline, ...]:
+        rep = set(self._reported())
+        wanted = [
+            ("P(defender retreats)", "defender_retreated"),
+            ("P(defender removed)", "defender_removed"),
+            ("P(defender at maximum hits, routing)", "defender_at_max_hits"),
+            ("P(defender removed or routing)", "defender_broken"),
+            ("P(defender forms square)", "defender_formed_square"),
+            ("P(defender retires)", "defender_retired"),
+            ("P(attacker's charge reaches melee)", "attacker_reached_melee"),
+            ("P(attacker retreats)", "attacker_retreated"),
+            ("P(attacker removed)", "attacker_removed"),
+            ("P(attacker falls back 3 inches)", "attacker_fell_back"),
+            ("P(defender disordered at the end)", "defender_disordered"),
+            ("P(attacker disordered at the end)", "attacker_disordered"),
+            ("P(attacker at maximum hits, routing)", "attacker_at_max_hits"),
+            ("P(attacker makes a follow-up)", "attacker_followed_up"),
+            ("P(follow-up target retreats)", "second_target_retreated"),
+            ("P(follow-up target removed)", "second_target_removed"),
+            ("P(defender's leader removed)", "defender_leader_removed"),
+            ("P(attacker's leader removed)", "attacker_leader_removed"),
+        ]
+        return tuple(Headline(label, s, 1) for label, s in wanted if s in rep)
+
+    def compile(self) -> Job:
+        a = self.arrays()
+        reported = self._reported()
+        slots = np.full(L.N_STATS, -1, dtype=np.int64)
+        for row, n in enumerate(reported):
+            slots[L.STAT_NAMES.index(n)] = row
+        att, dfd = self._focus
+        if self._exact_ok():  # one roll of a known size: the fast path
+            kernel, params = SK.run_single_shot, (*self.single_shot_table(), slots)
+        else:
+            kernel, params = K.run_vom_kriege, (pack(a), slots)
+        return Job(
+            self.name,
+            kernel,
+            params,
+            self.stats(),
+            self.headlines(),
+            exact=self.exact_pmfs if (self._exact_ok() or self._square_static()) else None,
+            meta={
+                "ruleset": "vom-kriege",
+                "description": self.description,
+                "primary": "hits_on_defender",
+                "attacker": att,
+                "defender": dfd,
+            },
+            ruleset="vom-kriege",
+        )
+
+    def single_shot_table(self) -> tuple[int, int, np.ndarray, np.ndarray]:
+        """(dice, faces, CODE, TAB) for :func:`.shot_kernel.run_single_shot`.
+
+        ``TAB[h + (dice + 1) * f]`` holds every statistic after a roll of ``h`` hits and ``f``
+        flags, computed by the general kernel's own ``resolve`` and ``record``.
+        """
+        T = pack(self.arrays())
+        W0 = fresh_state(T)
+        a0 = int(T[0, L.R_OA])
+        u, t = int(T[a0, L.A_ACTOR]), int(T[a0, L.A_TARGET])
+        row = T[a0]
+        n = 0
+        if W0[u, L.S_HITS] < T[1 + u, L.U_STR]:
+            n = int(
+                shoot_dice(
+                    T,
+                    W0,
+                    u,
+                    t,
+                    row[L.A_BAND],
+                    row[L.A_ORDER],
+                    row[L.A_SUPP],
+                    row[L.A_ENFILADE],
+                    row[L.A_OBSCURED],
+                )[0]
+            )
+        n = max(n, 0)
+        hit, flag, _ = face_tables(self.dice, self.rules)
+        troop = int(T[1 + t, L.U_TROOP])
+        code = (hit[0, troop] + (n + 1) * flag).astype(np.int64)
+        top = np.array([s.nbins - 1 for s in self.stats()])
+        slots = [L.STAT_NAMES.index(s.name) for s in self.stats()]
+        tab = np.zeros(((n + 1) * (n + 1), L.N_STATS), dtype=np.int64)
+        res = np.zeros(L.N_STATS, dtype=np.int64)
+        for h in range(n + 1):
+            for f in range(n + 1 - h):
+                W = W0.copy()
+                wdc = int(T[0, L.R_WDC])
+                W[wdc, 3] = -1
+                if n > 0:
+                    W[wdc, 0] = n
+                    W[t, L.S_HITS_ROLLED] = h
+                    W[t, L.S_FLAGS_ROLLED] = f
+                    K.resolve(T, W, t, h, f, K.FM_NORMAL)
+                K.record(T, W, res)
+                tab[h + (n + 1) * f] = res
+                tab[h + (n + 1) * f, slots] = np.minimum(res[slots], top)
+        return n, len(self.dice.faces), code, tab
+
+    # -- exact -----------------------------------------------------------------------------
+    def _exact_ok(self) -> bool:
+        """A single shooting action: one roll of known size, resolved deterministically."""
+        return len(self.actions) == 1 and self.actions[0].kind == "shoot"
+
+    def exact_pmfs(self) -> dict[str, np.ndarray]:
+        """Exact PMFs of the defender's statistics for a single shooting action.
+
+        Hits and flags are multinomial in the dice; every other statistic of the target is
+        a function of (hits, flags) through the same hits-then-retreats rules as the kernel.
+        """
+        from oddslab.rulesets.vom_kriege.resolve import resolve_once
+
+        if not self._exact_ok():
+            if self._square_static():
+                sq = self.square_test()
+                assert sq is not None
+                return {"defender_formed_square": np.array([1.0 - sq[1], sq[1]])}
+            raise NotImplementedError(
+                "exact PMFs exist for a single shooting action, or the form-square test of a "
+                "first cavalry charge"
+            )
+        a = self.actions[0]
+        by = {u.name: u for u in self.units}
+        att, tgt = by[a.actor], by[a.target]
+        n, _ = shooting_dice(
+            att,
+            tgt,
+            range_band(a.range),
+            self.rules,
+            order_bonus=a.order_bonus,
+            supports=a.supports,
+            enfilade=a.enfilade,
+            obscured=a.obscured,
+        )
+        n = max(n, 0)
+        hit, flag, _ = face_tables(self.dice, self.rules)
+        nf = len(self.dice.faces)
+        ph = hit[0, L.TROOPS.index(tgt.troop)].sum() / nf
+        pf = flag.sum() / nf
+        joint = hits_flags_pmf(n, ph, pf)
+        stats = {s.name: np.zeros(s.nbins) for s in self.stats()}
+        for h in range(n + 1):
+            for f in range(n + 1 - h):
+                p = joint[h, f]
+                fate = resolve_once(tgt, h, f, self.rules)
+                fate.update(hits_on_defender=h, flags_on_defender=f)
+                for k, v in fate.items():
+                    if k in stats:
+                        stats[k][v] += p
+        stats["attacker_dice_rolled"][:] = 0.0
+        stats["attacker_dice_rolled"][n] = 1.0  # one roll of a known size
+        return {k: v for k, v in stats.items() if k in _EXACT_STATS}
+
+    # -- for people ------------------------------------------------------------------------
+    def resolved(self) -> dict[str, dict[str, Any]]:
+        """Inputs as read, defaults filled in and dice counts derived (see ``explain``)."""
+        return explain(self) | {"rules": rules_section(self.rules)}
+
+    def _square_static(self) -> bool:
+        """The focus defender's only square test is the first action's, from its start."""
+        if self.square_test() is None:
+            return False
+        first = self.actions[0]
+        by = {u.name: u for u in self.units}
+        _, dfd = self._focus
+        if first.target != dfd or by[first.actor].hits >= by[first.actor].max_hits:
+            return False
+        later = [a for a in self.actions[1:] if dfd in (a.target, a.follow_up)]
+        return not later and first.follow_up != dfd
+
+    def square_test(self) -> tuple[int, float] | None:
+        """(command dice, P(success)) of the focus defender's form-square test from its
+        starting state, when the first action is a cavalry melee on it that may trigger one."""
+        by = {u.name: u for u in self.units}
+        a = self.actions[0]
+        d = by[a.target]
+        if a.kind != "melee" or by[a.actor].troop != "cavalry" or d.troop != "infantry":
+            return None
+        if a.reaction not in ("form_square", "auto") or d.terrain in ROUGH or d.form == "square":
+            return None
+        if d.hits >= d.max_hits:
+            return None
+        n = square_test_dice(d.hits, d.disordered)
+        return n, square_test_probability(n, self.dice)
+
+
+_EXACT_STATS = (
+    "attacker_dice_rolled",
+    "hits_on_defender",
+    "flags_on_defender",
+    "defender_hits",
+    "defender_retreat_half_moves",
+    "defender_retreated",
+    "defender_disordered",
+    "defender_removed",
+    "defender_at_max_hits",
+    "defender_broken",
+)

@@ -1,0 +1,62 @@
+"""Numba fast path for a scenario that is one shooting roll from a known state.
+
+The roll's size is static, and its outcome (every statistic) is a function of its hits and
+flags alone, so a trial only rolls the dice and tallies the joint (hits, flags) count; the
+chunk then maps each (hits, flags) cell through a table built by the general kernel's own
+``resolve`` and ``record`` (:meth:`.compile.VomKriegeScenario.single_shot_table`). The
+lane buffer of the generator is kept in registers for the whole chunk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from oddslab._jit import jit, jit_parallel
+from oddslab._kernels.rng import new_state, next_u64
+
+_U16 = np.uint64(0xFFFF)
+_SHIFT16 = np.uint64(16)
+_FOUR = np.uint64(4)
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+
+
+@jit
+def shot_chunk(st, n, out, ndice, nf, CODE, TAB, slots):
+    """``n`` trials of ``ndice`` dice with ``nf`` faces; ``CODE[face]`` is ``hit + (ndice +
+    1) * flag``; ``TAB[cell, s]`` the value of statistic ``s`` for a joint cell."""
+    joint = np.zeros(TAB.shape[0], dtype=np.int64)
+    un = np.uint64(nf)
+    thresh = (np.uint64(65536) - un) % un
+    buf = st[4]
+    left = st[5]
+    for _ in range(n):
+        cell = 0
+        k = 0
+        while k < ndice:
+            if left == _ZERO:
+                buf = next_u64(st)
+                left = _FOUR
+            m = (buf & _U16) * un
+            buf = buf >> _SHIFT16
+            left = left - _ONE
+            if (m & _U16) >= thresh:
+                cell += CODE[np.int64(m >> _SHIFT16)]
+                k += 1
+        joint[cell] += 1
+    st[4] = buf
+    st[5] = left
+    for c in range(joint.shape[0]):
+        if joint[c] > 0:
+            for s in range(TAB.shape[1]):
+                row = slots[s]
+                if row >= 0:
+                    out[row, TAB[c, s]] += joint[c]
+
+
+@jit_parallel
+def run_single_shot(seeds, ntrials, out, ndice, nf, CODE, TAB, slots):
+    """Chunk driver (engine contract) for :func:`shot_chunk`."""
+    for c in prange(seeds.shape[0]):
+        shot_chunk(new_state(seeds[c]), ntrials[c], out[c], ndice, nf, CODE, TAB, slots)

@@ -1,0 +1,520 @@
+"""Slow, obvious pure-Python reference of a Vom Kriege action sequence (one trial at a time).
+
+Written from the rule text independently of the kernel: units are dicts, dice are
+``random.Random.choice`` over the faces. Used by tests/test_vom_kriege_kernel.py (within 5
+standard errors of the kernel) and by benchmarks/bench_vom_kriege.py (speed baseline).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+ROUGH = ("woods", "bua", "fieldworks", "rough")
+ART_FP = {
+    ("8", "heavy"): (5, 4, 3, 2, 1),
+    ("8", "light"): (4, 3, 3, 2, 1),
+    ("6", "heavy"): (4, 3, 3, 2, 1),
+    ("6", "light"): (3, 2, 2, 1, 1),
+}
+
+
+def band_of(r):
+    for i, lim in enumerate((3, 6, 12, 18, 24)):
+        if r <= lim:
+            return i
+    raise ValueError(r)
+
+
+class Trial:
+    """One trial of scenario ``sc`` (a VomKriegeScenario, read for its plain fields only)."""
+
+    def __init__(self, sc, rng):
+        self.sc = sc
+        self.rules = sc.rules
+        self.rng = rng
+        self.faces = list(sc.dice.faces)
+        self.u = {}
+        for x in sc.units:
+            self.u[x.name] = dict(
+                spec=x,
+                hits=x.hits,
+                diso=x.disordered,
+                form=x.form,
+                mark=x.shooting_marker,
+                removed=False,
+                hm=0,
+                retreats=0,
+                retired=False,
+                squared=False,
+                fellback=False,
+                hits_rolled=0,
+                flags_rolled=0,
+                meleed=False,
+            )
+        self.ldr = {
+            x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0) for x in sc.leaders
+        }
+        self.dice = Counter()
+        self.followed = False
+
+    # -- helpers -------------------------------------------------------------------------
+    def strength(self, n):
+        return self.u[n]["spec"].max_hits
+
+    def at_max(self, n):
+        return self.u[n]["hits"] >= self.strength(n)
+
+    def roll(self, n, side, target, mode):
+        """mode: shoot, melee, saber. Returns hits, flags."""
+        self.dice[side] += n
+        troop = self.u[target]["spec"].troop
+        h = f = 0
+        for _ in range(n):
+            face = self.rng.choice(self.faces)
+            if face == "flag":
+                f += 1
+            elif face == "saber":
+                h += 1 if (mode != "shoot" or self.rules.sabers == "both") else 0
+            elif face == troop and mode != "saber":
+                h += 1
+        self.u[target]["hits_rolled"] += h
+        self.u[target]["flags_rolled"] += f
+        return h, f
+
+    def remove(self, n):
+        s = self.u[n]
+        if s["removed"]:
+            return
+        s["removed"] = True
+        ln = s["spec"].leader
+        if ln is None or self.ldr[ln]["removed"]:
+            return
+        ld = self.ldr[ln]
+        ld["lost"] += 1
+        ld["hits"] += 1
+        if ld["hits"] >= 3:
+            ld["removed"] = True
+            spec = ld["spec"]
+            ld["lost"] = (
+                spec.units if spec.units is not None else sum(x.leader == ln for x in self.sc.units)
+            )
+            for other in self.u.values():
+                if other["spec"].leader == ln:
+                    other["removed"] = True
+            for army in self.ldr.values():
+                a = army["spec"]
+                if a.army and a.side == spec.side and not army["removed"]:
+                    army["hits"] += 1
+                    if army["hits"] >= 3:
+                        army["removed"] = True
+
+    def disorder(self, n):
+        s = self.u[n]
+        if s["removed"] or s["diso"]:
+            return
+        if self.at_max(n):
+            self.remove(n)
+        else:
+            s["diso"] = True
+
+    def apply(self, n, hits, flags, flag_mode="normal"):
+        """Hits first, then retreats."""
+        s = self.u[n]
+        blocked = s["spec"].retreat_blocked
+        square = s["form"] == "square"
+        absorb = self.rules.same_roll_at_max == "absorb"
+        reached = False
+        if flag_mode == "ignore":
+            flags = 0
+        incoming = hits + (flags if square else 0)
+        for _ in range(incoming):
+            if s["removed"]:
+                return
+            if self.at_max(n):
+                if reached and absorb:
+                    break
+                self.remove(n)
+                return
+            s["hits"] += 1
+            if self.at_max(n):
+                reached = True
+                if blocked:
+                    self.remove(n)
+                    return
+                s["hm"] += 2
+                s["retreats"] += 1
+                s["diso"] = True
+        if s["removed"]:
+            return
+        nflags = 0 if square else flags
+        if flag_mode == "min_one":
+            nflags = max(nflags, 1)
+        if nflags == 0:
+            return
+        if self.at_max(n):
+            if not (reached and absorb):
+                self.remove(n)
+            return
+        if blocked:
+            s["hits"] += 1
+            if self.at_max(n):
+                self.remove(n)
+            return
+        s["hm"] += nflags
+        s["retreats"] += 1
+        s["diso"] = True
+
+    # -- dice counts ---------------------------------------------------------------------
+    def or_row(self, items):
+        """items: penalties (negative) that apply, from one 'or' row."""
+        if not items:
+            return 0
+        return sum(items) if self.rules.or_rows == "stack" else min(items)
+
+    def fire_dice(self, n, t, band, order=False, supp=0, enf=False, obs=False):
+        s, tg = self.u[n], self.u[t]
+        spec, form, terr = s["spec"], s["form"], s["spec"].terrain
+        r = self.rules
+        if spec.troop == "cavalry":
+            return None, False
+        if spec.troop == "artillery":
+            if form != "unlimbered":
+                return None, False
+            kind = spec.unit_kind if spec.unit_kind != "horse" else r.horse_artillery
+            base = ART_FP[(str(spec.guns), kind)][band]
+        else:
+            if form == "march_column":
+                return None, False
+            if band == 0:
+                if form == "square":
+                    return 1, True
+                if terr in ("woods", "bua"):
+                    base = 2
+                else:
+                    base = 4 if form in ("line", "two_rank_line") else 2
+            elif band == 1:
+                ok = spec.skirmish and form != "square" and terr != "bua"
+                ok = ok and (terr != "woods" or form == "open_order")
+                if not ok:
+                    return None, False
+                if r.skirmish_dice == "one":
+                    return 1, False
+                return (2 if form == "open_order" else 1), False
+            else:
+                return None, False
+        art_reading = spec.troop == "artillery" or r.artillery_rows == "target"
+        adj = int(order) + supp
+        if spec.troop == "infantry" and form == "two_rank_line" and band == 0:
+            adj += 1
+        if art_reading and (enf or tg["form"] in ("square", "column", "march_column")):
+            adj += 1
+        tt = tg["spec"].terrain
+        if tt == "woods":
+            adj -= 1
+        if tt in ("bua", "fieldworks"):
+            if r.artillery_rows == "target":
+                adj -= {"infantry": 2, "artillery": 1}.get(tg["spec"].troop, 0)
+            else:
+                adj -= 1 if spec.troop == "artillery" else 2
+        if art_reading and band == 1 and tg["form"] == "open_order":
+            adj -= 1
+        pen = []
+        if s["hits"] == self.strength(n) - 1:
+            pen.append(-1)
+        if s["diso"]:
+            pen.append(-2)
+        adj += self.or_row(pen)
+        halves = int(s["mark"]) + int(obs)
+        if r.halving == "before":
+            for _ in range(halves):
+                base = max(base // 2, 1)
+            d = base + adj
+        else:
+            d = base + adj
+            for _ in range(halves):
+                if d >= 1:
+                    d = max(d // 2, 1)
+        return max(d, r.min_dice, 0), True
+
+    def melee_count(
+        self, n, opp, attacking, order=False, supp=0, uphill=False, hits=None, diso=None
+    ):
+        s, o = self.u[n], self.u[opp]
+        spec = s["spec"]
+        hits = s["hits"] if hits is None else hits
+        diso = s["diso"] if diso is None else diso
+        if attacking and spec.troop == "cavalry" and o["form"] == "square":
+            return 1
+        base = 1 if s["form"] in ("square", "march_column") else spec.max_hits
+        adj = int(order) + supp
+        adj += {"elite": 1, "conscript": -1}.get(spec.quality, 0)
+        if spec.quality == "irregular" and not o["diso"]:
+            adj -= 2
+        if spec.troop == "cavalry" and spec.unit_kind == "heavy":
+            adj += 1
+        if attacking and spec.troop == "cavalry" and spec.unit_kind == "lancers":
+            adj += 1 if o["spec"].troop == "infantry" else 0
+        pen = []
+        if hits == spec.max_hits - 1:
+            pen.append(-1)
+        if diso or s["form"] == "open_order":
+            pen.append(-2)
+        adj += self.or_row(pen)
+        pen = []
+        ot = o["spec"].terrain
+        if ot == "woods":
+            pen.append(-1)
+        if uphill and attacking:
+            pen.append(-1)
+        if ot in ("bua", "fieldworks"):
+            pen.append(-2)
+        adj += self.or_row(pen)
+        return max(base + adj, self.rules.min_dice, 0)
+
+    # -- actions -------------------------------------------------------------------------
+    def shoot(self, n, t, band, order=False, supp=0, enf=False, obs=False, defensive=False):
+        s = self.u[n]
+        if s["removed"] or self.at_max(n) or self.u[t]["removed"]:
+            return
+        d, marks = self.fire_dice(n, t, band, order, supp, enf, obs)
+        if d is None or d <= 0:
+            return
+        h, f = self.roll(d, s["spec"].side, t, "shoot")
+        ignore = defensive and self.rules.defensive_fire_flags == "ignore"
+        self.apply(t, h, f, "ignore" if ignore else "normal")
+        if marks:
+            s["mark"] = True
+
+    def reaction(self, att, dfd, chosen):
+        A, D = self.u[att]["spec"], self.u[dfd]["spec"]
+        form = self.u[dfd]["form"]
+        if self.at_max(dfd):
+            return "none"
+        r = chosen
+        if r == "auto":
+            if D.troop == "infantry":
+                sq = A.troop == "cavalry" and D.terrain == "open" and form != "square"
+                r = "form_square" if sq else "defensive_fire"
+            elif D.troop == "artillery":
+                r = "defensive_fire"
+            else:
+                r = "counter_charge" if A.troop == "cavalry" else "none"
+        if r == "form_square" and not (
+            D.troop == "infantry"
+            and A.troop == "cavalry"
+            and D.terrain == "open"
+            and form != "square"
+        ):
+            return "none"
+        if r == "retire":
+            if not (D.troop in ("cavalry", "artillery") or form == "open_order"):
+                return "none"
+            if A.troop != "infantry" and not self.rules.retire_vs_cavalry:
+                return "none"
+        if r == "counter_charge" and not (
+            D.troop == "cavalry" and A.troop == "cavalry" and not self.u[dfd]["diso"]
+        ):
+            return "none"
+        return r
+
+    def melee(self, act, att, dfd, follow):
+        r = self.rules
+        a, d = self.u[att], self.u[dfd]
+        A, D = a["spec"], d["spec"]
+        if follow:
+            order, supp, dsupp = act.order_bonus, act.follow_up_supports, 0
+            chosen, flank, uphill, rough, bats = (
+                act.follow_up_reaction,
+                act.follow_up_flank,
+                False,
+                False,
+                (),
+            )
+        else:
+            order, supp, dsupp = act.order_bonus, act.supports, act.defender_supports
+            chosen, flank, uphill, rough, bats = (
+                act.reaction,
+                act.flank,
+                act.uphill,
+                act.through_rough,
+                act.batteries,
+            )
+        if A.troop == "cavalry" and (rough or D.terrain != "open"):
+            a["diso"] = True
+        snap = dict(ah=a["hits"], ad=a["diso"], dh=d["hits"], dd=d["diso"])
+        a_ret = a["retreats"]
+        react = self.reaction(att, dfd, chosen)
+        fire = react == "defensive_fire"
+        if react == "form_square":
+            k = 4 - (d["hits"] >= 2) - int(d["diso"])
+            if any(self.rng.choice(self.faces) == "infantry" for _ in range(k)):
+                d["form"] = "square"
+                d["squared"] = True
+            fire = r.square_may_fire
+        elif react == "retire":
+            k = self.melee_count(att, dfd, True, order, supp, uphill, snap["ah"], snap["ad"])
+            h, _ = self.roll(k, A.side, dfd, "saber")
+            self.apply(dfd, h, 0)
+            if not d["removed"]:
+                d["retired"] = True
+                if D.troop == "artillery":
+                    d["form"] = "limbered"
+            return True
+        if fire:
+            self.shoot(dfd, att, 0, defensive=True)
+        for b in bats:
+            self.shoot(b.unit, att, band_of(b.range), defensive=True)
+        if a["removed"] or a["retreats"] != a_ret:
+            return False
+        if a["diso"] and not snap["ad"]:
+            a["fellback"] = True
+            return False
+        before = r.dice_state == "before_melee"
+        ah = snap["ah"] if before else a["hits"]
+        ad = snap["ad"] if before else a["diso"]
+        dh = snap["dh"] if before else d["hits"]
+        dd = snap["dd"] if before else d["diso"]
+        if react == "counter_charge":
+            a["meleed"] = True
+            if r.counter_charge == "simultaneous":
+                na = self.melee_count(att, dfd, True, order, supp, uphill, ah, ad)
+                nd = self.melee_count(dfd, att, True, hits=dh, diso=snap["dd"])
+                ha, fa = self.roll(na, A.side, dfd, "melee")
+                hd, fd = self.roll(nd, D.side, att, "melee")
+                d_ret = d["retreats"]
+                self.apply(dfd, ha, fa)
+                self.apply(att, hd, fd)
+                vac = d["removed"] or d["retreats"] != d_ret
+                if not vac and not a["removed"] and a["retreats"] == a_ret:
+                    a["fellback"] = True
+                self.disorder(dfd)
+                return vac
+            nd = self.melee_count(dfd, att, True, hits=dh, diso=snap["dd"])
+            h, f = self.roll(nd, D.side, att, "melee")
+            self.apply(att, h, f)
+            if not a["removed"] and a["retreats"] == a_ret:
+                bb = supp if r.battle_back_supports else 0
+                ah = snap["ah"] if before else a["hits"]  # the state when it rolls
+                ad = snap["ad"] if before else a["diso"]
+                na = self.melee_count(att, dfd, False, False, bb, False, ah, ad)
+                h, f = self.roll(na, A.side, dfd, "melee")
+                self.apply(dfd, h, f)
+            self.disorder(dfd)
+            return False
+        na = self.melee_count(att, dfd, True, order, supp, uphill, ah, ad)
+        mode = "saber" if (A.troop == "cavalry" and d["form"] == "square") else "melee"
+        a["meleed"] = True
+        d_ret = d["retreats"]
+        h, f = self.roll(na, A.side, dfd, mode)
+        self.apply(dfd, h, f)
+        vac = d["removed"] or d["retreats"] != d_ret
+        if d["form"] == "square" or D.terrain == "bua":
+            flank = False  # no flank or rear: it faces every way
+        if not vac and D.troop in ("infantry", "cavalry") and not flank:
+            bb = dsupp if r.battle_back_supports else 0
+            dh = snap["dh"] if before else d["hits"]
+            dd = snap["dd"] if before else d["diso"]
+            nd = self.melee_count(dfd, att, False, False, bb, False, dh, dd)
+            a_ret1 = a["retreats"]
+            h, f = self.roll(nd, D.side, att, "melee")
+            sq = d["form"] == "square" and A.troop == "cavalry"
+            self.apply(att, h, f, "min_one" if sq else "normal")
+            if not a["removed"] and a["retreats"] == a_ret1:
+                a["fellback"] = True
+        if D.troop == "cavalry":
+            self.disorder(dfd)
+        return vac
+
+    def run(self):
+        sc = self.sc
+        for i, act in enumerate(sc.actions):
+            if act.kind == "shoot":
+                self.shoot(
+                    act.actor,
+                    act.target,
+                    band_of(act.range),
+                    act.order_bonus,
+                    act.supports,
+                    act.enfilade,
+                    act.obscured,
+                )
+                continue
+            a = self.u[act.actor]
+            if a["removed"] or self.at_max(act.actor) or a["diso"]:
+                continue
+            if self.u[act.target]["removed"]:
+                continue
+            vac = self.melee(act, act.actor, act.target, False)
+            fu = act.follow_up
+            if (
+                vac
+                and fu
+                and a["spec"].troop == "cavalry"
+                and not a["removed"]
+                and not self.at_max(act.actor)
+                and (not a["diso"] or self.rules.disordered_follow_up)
+                and not self.u[fu]["removed"]
+            ):
+                if i == sc._fu_action():
+                    self.followed = True
+                self.melee(act, act.actor, fu, True)
+            if a["spec"].troop == "cavalry":
+                self.disorder(act.actor)
+        return self.stats()
+
+    def stats(self):
+        sc = self.sc
+        att, dfd = sc._focus
+        out = {
+            "attacker_dice_rolled": self.dice["attacker"],
+            "defender_dice_rolled": self.dice["defender"],
+        }
+        for who, n in (("defender", dfd), ("attacker", att)):
+            s = self.u[n]
+            atmax = not s["removed"] and self.at_max(n)
+            out[f"hits_on_{who}"] = s["hits_rolled"]
+            out[f"flags_on_{who}"] = s["flags_rolled"]
+            out[f"{who}_hits"] = min(s["hits"], self.strength(n))
+            out[f"{who}_retreat_half_moves"] = s["hm"]
+            out[f"{who}_retreated"] = int(s["retreats"] > 0)
+            out[f"{who}_disordered"] = int(s["diso"] and not s["removed"])
+            out[f"{who}_removed"] = int(s["removed"])
+            out[f"{who}_at_max_hits"] = int(atmax)
+        out["defender_broken"] = int(out["defender_removed"] or out["defender_at_max_hits"])
+        out["defender_retired"] = int(self.u[dfd]["retired"])
+        out["defender_formed_square"] = int(self.u[dfd]["squared"])
+        out["attacker_fell_back"] = int(self.u[att]["fellback"])
+        out["attacker_reached_melee"] = int(self.u[att]["meleed"])
+        out["attacker_followed_up"] = int(self.followed)
+        fa = sc._fu_action()
+        if fa >= 0:
+            t2 = self.u[sc.actions[fa].follow_up]
+            out["hits_on_second_target"] = t2["hits_rolled"]
+            out["second_target_retreated"] = int(t2["retreats"] > 0)
+            out["second_target_removed"] = int(t2["removed"])
+        for who, n in (("defender", dfd), ("attacker", att)):
+            ln = self.u[n]["spec"].leader
+            if ln:
+                ld = self.ldr[ln]
+                out[f"{who}_leader_hits"] = min(ld["hits"], 3)
+                out[f"{who}_leader_removed"] = int(ld["removed"])
+                out[f"{who}_command_units_removed"] = ld["lost"]
+            for army in self.ldr.values():
+                if army["spec"].army and army["spec"].side == who:
+                    out[f"{who}_army_leader_hits"] = min(army["hits"], 3)
+        for who in ("defender", "attacker"):
+            out[f"{who}_side_units_removed"] = sum(
+                s["removed"] for s in self.u.values() if s["spec"].side == who
+            )
+        return out
+
+
+def simulate(sc, trials, seed=0):
+    """``{stat: Counter(value -> count)}`` over ``trials`` trials."""
+    rng = random.Random(seed)
+    hist: dict[str, Counter] = {}
+    for _ in range(trials):
+        for k, v in Trial(sc, rng).run().items():
+            hist.setdefault(k, Counter())[v] += 1
+    return hist

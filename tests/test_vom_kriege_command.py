@@ -1,0 +1,168 @@
+"""Vom Kriege command dice: CP, order feasibility, the optimal-reroll DP against brute force
+and icepool, hand-worked answers, and Monte Carlo under the policy against the exact PMFs."""
+
+from __future__ import annotations
+
+import itertools
+
+import icepool
+import pytest
+
+import oddslab
+from oddslab.rulesets.vom_kriege.command import (
+    NSYM,
+    CommandScenario,
+    Order,
+    command_points,
+    feasible,
+    requirements,
+)
+from oddslab.rulesets.vom_kriege.layout import SYMBOLS
+from oddslab.rulesets.vom_kriege.model import Dice
+from tests.stats import P_MIN, chisquare_pmf
+
+FACES = Dice().faces
+
+
+def counts(faces) -> tuple[int, ...]:
+    c = [0] * NSYM
+    for f in faces:
+        c[SYMBOLS.index(f)] += 1
+    return tuple(c)
+
+
+def test_command_points():
+    assert command_points(1) == 1
+    assert command_points(5) == 3  # 5 / 2 rounded up
+    assert command_points(12) == 4  # at most 4
+    assert command_points(6, bonus=3) == 6
+    assert command_points(8, bonus=4) == 6  # no more than 6
+    assert command_points(2, leader_hits=2) == 1  # no less than 1
+
+
+def test_feasible_by_hand():
+    need, anyd = requirements((Order("assault"), Order("assault")))
+    assert feasible(counts(["saber", "saber"]), need, anyd, True)
+    assert feasible(counts(["saber", "flag", "flag"]), need, anyd, True)  # pair -> saber
+    assert not feasible(counts(["flag", "flag", "infantry"]), need, anyd, True)
+    inf2 = requirements((Order("infantry", double=True),))
+    assert feasible(counts(["infantry", "saber"]), *inf2, True)  # a saber orders any unit
+    assert not feasible(counts(["infantry", "saber"]), *inf2, False)
+    far = requirements((Order("cavalry", far=True, disordered=True),))
+    assert feasible(counts(["cavalry", "flag", "flag"]), *far, True)
+    assert not feasible(counts(["cavalry", "flag"]), *far, True)
+    assert feasible(counts(["flag"] * 4), *requirements((Order("artillery", far=True),)), True)
+
+
+def test_two_assaults_from_three_cp_with_an_l2_leader():
+    """No rerolls: 1 - (5/6)^3 (one saber, and any pair swaps for the second). With two
+    rerolls a roll without sabers keeps one die and rerolls two: 1 - (5/6)^2."""
+    sc = CommandScenario(cp=3, rerolls=2, orders=(Order("assault"), Order("assault")))
+    p0 = 1 - (5 / 6) ** 3
+    assert sc.probability() == pytest.approx(p0 + (1 - p0) * (1 - (5 / 6) ** 2), abs=1e-12)
+    assert CommandScenario(
+        cp=3, rerolls=0, orders=(Order("assault"), Order("assault"))
+    ).probability() == pytest.approx(p0, abs=1e-12)
+
+
+def _brute_together(sc: CommandScenario) -> float:
+    need, anyd = requirements(sc.orders)
+    n, k = sc.cp, sc.rerolls
+    total = 0.0
+    for roll in itertools.product(FACES, repeat=n):
+        best = float(feasible(counts(roll), need, anyd, sc.saber_wild))
+        for j in range(1, k + 1):
+            for pos in itertools.combinations(range(n), j):
+                kept = [roll[i] for i in range(n) if i not in pos]
+                hit = sum(
+                    feasible(counts(kept + list(new)), need, anyd, sc.saber_wild)
+                    for new in itertools.product(FACES, repeat=j)
+                )
+                best = max(best, hit / 6**j)
+        total += best
+    return total / 6**n
+
+
+def _brute_sequential(sc: CommandScenario) -> float:
+    need, anyd = requirements(sc.orders)
+
+    def value(roll: tuple[str, ...], r: int) -> float:
+        best = float(feasible(counts(roll), need, anyd, sc.saber_wild))
+        if r == 0 or best == 1.0:
+            return best
+        for i in range(len(roll)):
+            rest = roll[:i] + roll[i + 1 :]
+            v = sum(value(rest + (f,), r - 1) for f in FACES) / 6
+            best = max(best, v)
+        return best
+
+    return sum(value(r, sc.rerolls) for r in itertools.product(FACES, repeat=sc.cp)) / 6**sc.cp
+
+
+SMALL = [
+    (2, 1, (Order("cavalry"), Order("artillery"))),
+    (3, 2, (Order("assault"), Order("cavalry", double=True))),
+    (3, 1, (Order("rally"), Order("infantry", far=True))),
+    (4, 2, (Order("cavalry"), Order("cavalry"), Order("rally"))),
+    (3, 3, (Order("artillery", double=True), Order("infantry"))),
+]
+
+
+@pytest.mark.parametrize(("cp", "rr", "orders"), SMALL)
+@pytest.mark.parametrize("wild", [True, False])
+def test_dp_together_matches_brute_force(cp, rr, orders, wild):
+    sc = CommandScenario(cp=cp, rerolls=rr, orders=orders, saber_wild=wild)
+    assert sc.probability() == pytest.approx(_brute_together(sc), abs=1e-12)
+
+
+@pytest.mark.parametrize(("cp", "rr", "orders"), SMALL[:4])
+def test_dp_sequential_matches_brute_force(cp, rr, orders):
+    sc = CommandScenario(cp=cp, rerolls=rr, orders=orders, reroll="sequential")
+    assert sc.probability() == pytest.approx(_brute_sequential(sc), abs=1e-12)
+    together = CommandScenario(cp=cp, rerolls=rr, orders=orders).probability()
+    assert sc.probability() >= together - 1e-12  # seeing each result never hurts
+
+
+def test_simple_policy_never_beats_optimal():
+    for cp, rr, orders in SMALL:
+        opt = CommandScenario(cp=cp, rerolls=rr, orders=orders).probability()
+        simple = CommandScenario(cp=cp, rerolls=rr, orders=orders, policy="simple")
+        assert simple.probability() <= opt + 1e-12
+
+
+@pytest.mark.parametrize("cp", [1, 3, 5, 6])
+def test_no_reroll_matches_icepool(cp):
+    orders = (Order("assault"), Order("infantry", double=True), Order("rally", disordered=True))
+    sc = CommandScenario(cp=cp, rerolls=0, orders=orders)
+    need, anyd = requirements(orders)
+    pool = icepool.Die(list(FACES)).pool(cp).expand()
+    p = pool.map(lambda t: feasible(counts(t), need, anyd, True))
+    expected = float(p.probability(True)) if True in p else 0.0
+    assert sc.probability() == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(
+    ("reroll", "policy"),
+    [("together", "optimal"), ("sequential", "optimal"), ("together", "simple")],
+)
+def test_monte_carlo_under_policy_matches_exact(reroll, policy):
+    sc = CommandScenario(
+        cp=5,
+        rerolls=3,
+        orders=(Order("assault", double=True), Order("cavalry", far=True), Order("rally")),
+        reroll=reroll,
+        policy=policy,
+    )
+    out = oddslab.simulate(sc, trials=1_000_000, seed=17)
+    for stat, pmf in sc.exact_pmfs().items():
+        assert chisquare_pmf(out.counts[stat], pmf) > P_MIN, stat
+
+
+def test_bad_cp_and_orders():
+    with pytest.raises(ValueError, match="cp"):
+        CommandScenario(cp=7, rerolls=1, orders=(Order("assault"),))
+    with pytest.raises(ValueError, match="order"):
+        Order("charge")
+    with pytest.raises(ValueError, match="double"):
+        Order("rally", double=True)
