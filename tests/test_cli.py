@@ -37,7 +37,7 @@ def test_simulate_table_and_plot(tmp_path):
         app, ["simulate", EX, "--trials", "50000", "--seed", "3", "--plot", str(png)]
     )
     assert res.exit_code == 0, res.output
-    assert "Headline probabilities" in res.output and "P(unit destroyed)" in res.output
+    assert "Headline probabilities" in res.output and "P(target unit destroyed)" in res.output
     assert "50,000 trials, seed 3, run " in res.output
     assert "Resolved inputs" in res.output  # printed before the results
     assert res.output.index("Resolved inputs") < res.output.index("Headline probabilities")
@@ -79,7 +79,7 @@ def test_simulate_csv_is_tidy_long_form_with_every_section():
     df = pd.read_csv(io.StringIO(res.output))
     assert list(df.columns) == ["section", "stat", "label", "k", "measure", "value"]
     assert {"run", "headline", "summary", "pmf"} <= set(df.section)
-    assert "P(unit destroyed)" in set(df[df.section == "headline"].label)
+    assert "P(target unit destroyed)" in set(df[df.section == "headline"].label)
     assert _no_float_noise(res.output)
 
 
@@ -95,7 +95,7 @@ def test_simulate_exact_and_precision():
     res = runner.invoke(app, ["simulate", EX, "--exact", "--format", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["exact"] is True and "models_slain" not in data["pmf"]
+    assert data["exact"] is True and "models_slain" in data["pmf"]  # exact allocation chain (issue 9)
     res = runner.invoke(
         app, ["simulate", EX, "--precision", "0.01", "--seed", "2", "--format", "json"]
     )
@@ -229,7 +229,7 @@ def test_compare_with_a_shared_target(tmp_path):
     assert "targets differ" not in res.output
     data = json.loads(res.stdout)
     for sc in data["scenarios"].values():
-        assert sc["values"]["mean models slain"]["value"] <= 5
+        assert sc["values"]["mean target models slain"]["value"] <= 5
     bad = tmp_path / "bad.toml"
     bad.write_text("modles = 5\n")
     res = runner.invoke(app, ["compare", EX, EX2, "--target", str(bad)])
