@@ -15,7 +15,6 @@ import time
 
 import numpy as np
 
-from oddslab._kernels import armoured_clash as K
 from oddslab.engine import Job, run_job, simulate
 from oddslab.outcome import Stat
 from oddslab.rulesets.armoured_clash import (
@@ -27,6 +26,7 @@ from oddslab.rulesets.armoured_clash import (
     Situation,
     Unit,
 )
+from oddslab.rulesets.armoured_clash import kernel as K
 
 N_DICE = 12
 

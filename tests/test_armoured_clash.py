@@ -15,7 +15,6 @@ import pytest
 from scipy.stats import hypergeom
 from stats import Z_MAX, chisquare_pmf, z_prob
 
-from oddslab._kernels import armoured_clash as K
 from oddslab._schema import ScenarioError
 from oddslab.engine import Job, run_job, simulate
 from oddslab.outcome import Stat
@@ -30,6 +29,7 @@ from oddslab.rulesets.armoured_clash import (
     attack_pool_pmf,
     default_deck,
 )
+from oddslab.rulesets.armoured_clash import kernel as K
 from oddslab.scenario import from_dict, load
 
 ROOT = Path(__file__).resolve().parent.parent

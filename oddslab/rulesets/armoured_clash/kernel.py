@@ -1,20 +1,14 @@
-"""Kernel for Armoured Clash: a sequence of ranged / close quarters attacks in one trial.
+"""Armoured Clash kernel: a sequence of ranged / close quarters attacks in one trial.
 
-The ruleset (:mod:`oddslab.rulesets.armoured_clash`) turns units and attacks into integer
-tables; this module only reads them. Every unit taking part has one row of the packed array
-``W`` (built per chunk by :func:`pack_units`): static values ``W[u, U_*]`` followed by its
-per-trial state ``W[u, S_*]``; two more rows hold each side's VPs and deck pointer. Packing
-keeps the non-inlined helpers to one table argument (numba reference-counts every array
-argument of a call). Every attack has a row of
-``AT[a, A_*]``. Attack dice columns live in ``DC[col, m]`` (dice for ``m`` counted models, or
-for ``m`` damage tokens on a behemoth). Each side has its own C&C deck; cards are drawn
-without replacement (a partial Fisher-Yates draw from the not-yet-drawn part of the array,
-which is uniform whatever order earlier trials left the array in), and the deck carries over
-from attack to attack within a trial.
-
-The attack pool (:func:`pool_hits`, faces packed in one table by :func:`pack_faces`) rolls the
-same dice in the same order as :func:`oddslab._kernels.pools.roll_pool` would (heroic strikes
-explode once, one re-roll tier, re-rolled heroics add no dice).
+numba only. The compiler (:mod:`oddslab.rulesets.armoured_clash.compile`) turns units and
+attacks into integer tables (layouts in :mod:`oddslab.rulesets.armoured_clash.layout`); this
+module only reads them. Every unit taking part has one row of the packed array ``W`` (built
+per chunk by :func:`pack_units`): static values ``W[u, U_*]`` followed by its per-trial
+state ``W[u, S_*]``; two more rows hold each side's VPs and deck pointer. Every attack has a
+row of ``AT[a, A_*]``. Attack dice columns live in ``DC[col, m]`` (dice for ``m`` counted
+models, or for ``m`` damage tokens on a behemoth). Each side has its own C&C deck; cards are
+drawn without replacement (:mod:`oddslab._kernels.decks`) and the deck carries over from
+attack to attack within a trial.
 """
 
 from __future__ import annotations
@@ -24,142 +18,91 @@ from numba import prange
 
 from oddslab._jit import jit, jit_parallel
 from oddslab._kernels.rng import new_state, randint
-
-# -- unit table W[u, :] -----------------------------------------------------------------------
-U_SIDE = 0  # 0 or 1: whose C&C deck it draws from, who scores its VPs (the other side)
-U_DEF = 1  # DEFENCE
-U_DL = 2  # DAMAGE LIMIT
-U_DISC = 3  # DISCIPLINE
-U_BREAK = 4  # BREAK LIMIT, -1 = cannot break
-U_VP = 5  # VP rating at its reinforcement level
-U_OFFICER = 6  # 0 officer dies with the first casualty, 1 last, 2 a random model
-U_CMDR = 7  # 1 = within 6" of a friendly commander: cannot become disordered
-U_NOSUPP = 8  # 1 = cannot be suppressed (aircraft): no suppression tests
-U_CAP = 9  # transport capacity per model (0 = not a transport)
-U_CARRYING = 10  # index of the embarked unit, -1 none
-U_CARRIED = 11  # 1 = this unit is embarked on a transport
-U_FB_LOSS = 12  # models removed when it falls back (blocked), >= 0
-U_FLEES = 13  # 1 = falling back takes it off its own edge: annihilated
-U_WD_LOSS = 14  # models destroyed when it withdraws from a close quarters combat
-U_BYDMG = 15  # 1 = dice columns indexed by damage tokens (behemoth)
-U_MODELS = 16  # models at the start of the sequence
-U_TOKENS = 17  # damage tokens at the start
-U_SUPP = 18  # statuses at the start
-U_DISO = 19
-U_COVER = 20
-U_GARR = 21
-U_MELEE = 22  # dice column of its retaliation (melee) attack, -1 = no MELEE score
-U_NCOLS = 23
-
-# -- per-trial state W[u, S_*] -----------------------------------------------------------------
-# The state columns follow the static ones in the same packed array W (one array per chunk,
-# so helpers take one table instead of three; see run_chunk).
-S_M = U_NCOLS + 0  # models
-S_T = U_NCOLS + 1  # damage tokens
-S_SUPP = U_NCOLS + 2
-S_DISO = U_NCOLS + 3
-S_COVER = U_NCOLS + 4
-S_GARR = U_NCOLS + 5
-S_GONE = U_NCOLS + 6  # annihilated / broken / fled
-S_OFFL = U_NCOLS + 7  # officer lost at least once
-S_FB = U_NCOLS + 8  # fell back at least once
-S_BRK = U_NCOLS + 9  # broke
-S_LOST = U_NCOLS + 10  # models destroyed (damage, withdrawal, falling back, transport capacity)
-S_HITS = U_NCOLS + 11  # hits taken
-S_DMG = U_NCOLS + 12  # damage points taken
-S_START = U_NCOLS + 13  # models at the start of the current attack
-W_NCOLS = U_NCOLS + 14
-
-# -- per-side rows W[nu + side, X_*] after the nu unit rows --------------------------------------
-X_VP = 0  # victory points scored by the side
-X_PTR = 1  # cards drawn from its C&C deck
-X_DN = 2  # cards in its C&C deck
-
-# -- attack table AT[a, :] ---------------------------------------------------------------------
-A_KIND = 0  # 0 ranged, 1 close quarters
-A_ATT = 1
-A_TGT = 2
-A_COL = 3  # attacker's dice column
-A_STATIC = 4  # bonuses - penalties known in advance (suppressed/concealed are added live)
-A_CONC = 5  # situation says concealed (before prioritising exposed models)
-A_EXPOSED = 6  # prioritise exposed models: how many are exposed; -1 = not prioritising
-A_OPP = 7  # opportunity fire: the target cannot be suppressed
-A_DEFADV = 8  # defensive advantage (charged through difficult terrain)
-A_RSTATIC = 9  # retaliation: bonuses - penalties known in advance
-A_FORCE = 10  # forced combat rating 0/1/2, -1 = computed
-A_RFORCE = 11
-A_RR = 12  # bitmask of extra re-rollable face kinds (special rule / command), attacker
-A_RRR = 13  # same for the retaliating units
-A_NSEC = 14  # secondary combatants
-A_SEC0 = 15  # ... A_SEC0 + MAX_SEC - 1
-MAX_SEC = 4
-A_NCOLS = A_SEC0 + MAX_SEC
-
-# -- rule switches R[:] -----------------------------------------------------------------------
-R_EMB_ALWAYS = 0  # 1: the embarked unit tests whenever its transport tests; 0: only on a fail
-R_RALLY = 1  # 1: the focus unit takes a rally test at the end if suppressed
-R_FOCUS = 2  # index of the unit the statistics describe
-R_NCOLS = 3
-
-# -- statistics res[:] ---------------------------------------------------------------------------
-ST_HITS = 0
-ST_DMG = 1
-ST_DESTROYED = 2
-ST_OFFICER = 3
-ST_SUPP = 4
-ST_FB = 5
-ST_BROKE = 6
-ST_ANNIH = 7
-ST_VP = 8
-ST_VP_AGAINST = 9
-ST_ATT_LOST = 10
-ST_DEF_LOST = 11
-ST_RALLY_FAILED = 12
-ST_FULL = 13
-ST_QC = 14  # 0 no close quarters, 1 attacker won, 2 defender won, 3 stalemate (last one)
-ST_QC_ATT = 15
-ST_QC_DEF = 16
-ST_QC_STALE = 17
-ST_EMB_LOST = 18
-ST_EMB_SUPP = 19
-ST_EMB_ANNIH = 20
-N_STATS = 21
-
-# face kinds
-HEROIC = 0
-STRIKE = 1
-GLANCING = 2
-MISS = 3
-BLANK = 4
-
-
-@jit(inline="always")
-def draw_card(st, deck, W, nu, side):
-    """Draw one card from side ``side``'s deck without replacement; returns its value.
-
-    ``deck[side, :k]`` holds the ``k = W[nu + side, X_DN]`` cards, ``W[nu + side, X_PTR]`` how
-    many are drawn. When the deck runs out (communications breakdown) the discards are
-    shuffled back: drawing restarts.
-    """
-    row = nu + side
-    k = W[row, X_DN]
-    if W[row, X_PTR] >= k:
-        W[row, X_PTR] = 0
-    p = W[row, X_PTR]
-    j = p + randint(st, k - p)
-    card = deck[side, j]
-    deck[side, j] = deck[side, p]
-    deck[side, p] = card
-    W[row, X_PTR] = p + 1
-    return card
-
-
-# -- packed face table FT[r, f] --------------------------------------------------------------------
-F_SCORE = 0  # hits scored by face f
-F_EXPL = 1  # 1 = the face adds one die (original dice only)
-F_KIND = 2  # face kind (HEROIC .. BLANK)
-F_RR0 = 3  # 1 = re-rolled at combat rating 0; F_RR0 + 1, F_RR0 + 2 for ratings 1, 2
-F_NROWS = 6
+from oddslab.rulesets.armoured_clash.casualties import (
+    apply_damage,
+    destroy,
+    draw,
+    suppression_test,
+)
+from oddslab.rulesets.armoured_clash.layout import (
+    A_ATT,
+    A_COL,
+    A_CONC,
+    A_DEFADV,
+    A_EXPOSED,
+    A_FORCE,
+    A_KIND,
+    A_NSEC,
+    A_OPP,
+    A_RFORCE,
+    A_RR,
+    A_RRR,
+    A_RSTATIC,
+    A_SEC0,
+    A_STATIC,
+    A_TGT,
+    F_EXPL,
+    F_KIND,
+    F_NROWS,
+    F_RR0,
+    F_SCORE,
+    N_STATS,
+    R_FOCUS,
+    R_RALLY,
+    S_BRK,
+    S_COVER,
+    S_DISO,
+    S_DMG,
+    S_FB,
+    S_GARR,
+    S_GONE,
+    S_HITS,
+    S_LOST,
+    S_M,
+    S_OFFL,
+    S_START,
+    S_SUPP,
+    S_T,
+    ST_ANNIH,
+    ST_ATT_LOST,
+    ST_BROKE,
+    ST_DEF_LOST,
+    ST_DESTROYED,
+    ST_DMG,
+    ST_EMB_ANNIH,
+    ST_EMB_LOST,
+    ST_EMB_SUPP,
+    ST_FB,
+    ST_FULL,
+    ST_HITS,
+    ST_OFFICER,
+    ST_QC,
+    ST_QC_ATT,
+    ST_QC_DEF,
+    ST_QC_STALE,
+    ST_RALLY_FAILED,
+    ST_SUPP,
+    ST_VP,
+    ST_VP_AGAINST,
+    U_BYDMG,
+    U_CARRYING,
+    U_COVER,
+    U_DEF,
+    U_DISC,
+    U_DISO,
+    U_GARR,
+    U_MELEE,
+    U_MODELS,
+    U_NCOLS,
+    U_SIDE,
+    U_SUPP,
+    U_TOKENS,
+    U_WD_LOSS,
+    W_NCOLS,
+    X_DN,
+    X_PTR,
+    X_VP,
+)
 
 
 @jit
@@ -224,126 +167,6 @@ def _rating(static, live, force):
         return force
     d = static + live
     return 2 if d > 0 else (1 if d == 0 else 0)
-
-
-@jit
-def annihilate(u, W, nu):
-    """Remove unit ``u`` from play (annihilated): the other side scores its VPs."""
-    if W[u, S_GONE] != 0:
-        return
-    W[u, S_GONE] = 1
-    W[u, S_M] = 0
-    W[u, S_T] = 0
-    W[nu + 1 - W[u, U_SIDE], X_VP] += W[u, U_VP]
-    c = W[u, U_CARRYING]
-    if c >= 0 and W[c, S_GONE] == 0:
-        # a transport leaving play takes its passengers with it: all are destroyed
-        W[c, S_LOST] += W[c, S_M]
-        W[c, S_OFFL] = 1
-        W[c, S_M] = 0
-        W[c, S_T] = 0
-        W[c, S_GONE] = 1
-        W[nu + 1 - W[c, U_SIDE], X_VP] += W[c, U_VP]
-
-
-@jit
-def _remove(st, u, k, W, nu):
-    """Destroy ``k`` models of unit ``u`` (no transport follow-up); returns models destroyed."""
-    m = W[u, S_M]
-    if k > m:
-        k = m
-    if k <= 0:
-        return 0
-    mode = W[u, U_OFFICER]
-    lost = False
-    if k == m:
-        lost = True
-    elif mode == 0:
-        lost = W[u, S_OFFL] == 0  # the officer is the first casualty; its successor stays back
-    elif mode == 2:
-        lost = randint(st, m) < k  # the officer is a random one of the m models
-    if lost:
-        W[u, S_OFFL] = 1
-        if W[u, U_CMDR] == 0:
-            W[u, S_DISO] = 1
-    W[u, S_M] = m - k
-    W[u, S_LOST] += k
-    if m - k == 0:
-        annihilate(u, W, nu)
-    return k
-
-
-@jit
-def destroy(st, u, k, W, nu):
-    """Destroy ``k`` models of ``u``; a transport's lost capacity destroys passengers too.
-
-    Returns the models destroyed, passengers included (they count towards close quarters).
-    """
-    done = _remove(st, u, k, W, nu)
-    c = W[u, U_CARRYING]
-    if done > 0 and c >= 0 and W[c, S_GONE] == 0:
-        cap = W[u, U_CAP] * W[u, S_M]
-        if W[c, S_M] > cap:
-            done += _remove(st, c, W[c, S_M] - cap, W, nu)
-    return done
-
-
-@jit(inline="always")
-def apply_damage(st, u, dmg, exposed, W, nu):
-    """Add ``dmg`` damage to ``u``; each DAMAGE LIMIT reached destroys a model.
-
-    With ``exposed >= 0`` only that many models can be destroyed; once they are, the rest of
-    the damage is discarded. Returns the models destroyed (passengers included).
-    """
-    if dmg <= 0 or W[u, S_GONE] != 0:
-        return 0
-    W[u, S_DMG] += dmg
-    dl = W[u, U_DL]
-    total = W[u, S_T] + dmg
-    k = total // dl
-    W[u, S_T] = total - k * dl
-    if exposed >= 0 and k >= exposed:
-        k = exposed
-        W[u, S_T] = 0
-    if k >= W[u, S_M]:
-        W[u, S_T] = 0
-    return destroy(st, u, k, W, nu)
-
-
-@jit(inline="always")
-def _test_one(st, u, W, nu, deck):
-    """One suppression test for ``u``; returns 1 if it failed."""
-    if W[u, S_GONE] != 0 or W[u, U_NOSUPP] != 0:
-        return 0
-    card = draw_card(st, deck, W, nu, W[u, U_SIDE])
-    start = W[u, S_START]
-    disc = W[u, U_DISC] - W[u, S_DISO]
-    if 2 * (start - W[u, S_M]) >= start:
-        disc -= 1
-    if card <= disc:
-        return 0
-    if W[u, U_BREAK] >= 0 and W[u, S_M] <= W[u, U_BREAK]:
-        W[u, S_BRK] = 1
-        annihilate(u, W, nu)
-    elif W[u, S_SUPP] != 0:
-        W[u, S_FB] = 1
-        if W[u, U_CARRIED] == 0:
-            W[u, S_GARR] = 0  # a garrison falls back by exiting the building
-            destroy(st, u, W[u, U_FB_LOSS], W, nu)
-            if W[u, U_FLEES] != 0:
-                annihilate(u, W, nu)
-    else:
-        W[u, S_SUPP] = 1
-    return 1
-
-
-@jit(inline="always")
-def suppression_test(st, u, W, nu, deck, R):
-    """Suppression test for ``u`` and, if it is an occupied transport, for its passengers."""
-    failed = _test_one(st, u, W, nu, deck)
-    c = W[u, U_CARRYING]
-    if c >= 0 and (R[R_EMB_ALWAYS] != 0 or failed != 0):
-        _test_one(st, c, W, nu, deck)
 
 
 @jit(inline="always")
@@ -572,7 +395,7 @@ def simulate_trial(
     full = 1 if on_table else 0
     if on_table and W[f, S_SUPP] != 0:
         if R[R_RALLY] != 0:
-            card = draw_card(st, deck, W, nu, side)
+            card = draw(st, deck, W, nu, side)
             if card > W[f, U_DISC] - W[f, S_DISO]:
                 rally_failed = 1
                 full = 0
