@@ -119,7 +119,7 @@ def destroy(st, u, k, W, nu):
     return done
 
 
-@jit(inline="always")
+@jit
 def apply_damage(st, u, dmg, exposed, W, nu):
     """Add ``dmg`` damage to ``u``; each DAMAGE LIMIT reached destroys a model.
 
@@ -141,7 +141,7 @@ def apply_damage(st, u, dmg, exposed, W, nu):
     return destroy(st, u, k, W, nu)
 
 
-@jit(inline="always")
+@jit
 def _test_one(st, u, W, nu, deck):
     """One suppression test for ``u``; returns 1 if it failed."""
     if W[u, S_GONE] != 0 or W[u, U_NOSUPP] != 0:
@@ -168,7 +168,7 @@ def _test_one(st, u, W, nu, deck):
     return 1
 
 
-@jit(inline="always")
+@jit
 def suppression_test(st, u, W, nu, deck, R):
     """Suppression test for ``u`` and, if it is an occupied transport, for its passengers."""
     failed = _test_one(st, u, W, nu, deck)

@@ -17,7 +17,8 @@ import numpy as np
 from numba import prange
 
 from oddslab._jit import jit, jit_parallel
-from oddslab._kernels.rng import new_state, randint
+from oddslab._kernels.pools import roll_pool
+from oddslab._kernels.rng import new_state
 from oddslab.rulesets.armoured_clash.casualties import (
     apply_damage,
     destroy,
@@ -44,6 +45,7 @@ from oddslab.rulesets.armoured_clash.layout import (
     F_EXPL,
     F_KIND,
     F_NROWS,
+    F_RM,
     F_RR0,
     F_SCORE,
     N_STATS,
@@ -119,46 +121,20 @@ def pack_faces(face_score, explode, rr_tiers, kinds):
     return FT
 
 
-@jit(inline="always")
+@jit
 def pool_hits(st, n, rating, rr_extra, FT):
     """Hits of one attack pool of ``n`` dice at ``rating`` (0 weakened, 1 neutral, 2 improved).
 
-    ``rr_extra`` is a bitmask over face kinds that a special rule adds to the re-roll tier.
-    The same dice, in the same order, as :func:`oddslab._kernels.pools.roll_pool` with
-    ``explode_depth=1``, no re-rolled explosions and no keep: the ``n`` original dice, then one
-    added die per heroic strike; each die is re-rolled once if its face is in the tier (and,
-    as there, the re-roll die is drawn only when the tier re-rolls some face).
+    The shared primitive :func:`oddslab._kernels.pools.roll_pool` with ``explode_depth=1``
+    (heroic strikes add one die; added dice add none), no re-rolled explosions and no keep.
+    Its re-roll mask is the rating's tier plus ``rr_extra``, a bitmask over face kinds that a
+    special rule or command adds; it is written into the scratch row ``FT[F_RM]``.
     """
-    if n <= 0:
-        return 0
     k = FT.shape[1]
     rrow = F_RR0 + rating
-    has_rr = False
     for f in range(k):
-        if (FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)) != 0:
-            has_rr = True
-    total = np.int64(0)
-    added = np.int64(0)
-    if has_rr:
-        for _ in range(n):
-            f = randint(st, k)
-            g = randint(st, k)  # always rolled: a select is cheaper than a branch
-            r = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
-            total += FT[F_SCORE, f + r * (g - f)]
-            added += FT[F_EXPL, f]
-        for _ in range(added):
-            f = randint(st, k)
-            g = randint(st, k)
-            r = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
-            total += FT[F_SCORE, f + r * (g - f)]
-    else:
-        for _ in range(n):
-            f = randint(st, k)
-            total += FT[F_SCORE, f]
-            added += FT[F_EXPL, f]
-        for _ in range(added):
-            total += FT[F_SCORE, randint(st, k)]
-    return total
+        FT[F_RM, f] = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
+    return roll_pool(st, n, FT[F_SCORE], FT[F_EXPL], 1, FT[F_RM], False, 0, True, FT[F_RM])
 
 
 @jit(inline="always")
@@ -207,7 +183,7 @@ def _strike(
     return apply_damage(st, t, hits // W[t, U_DEF], -1, W, nu)
 
 
-@jit(inline="always")
+@jit
 def run_attack(
     st,
     a,
@@ -342,7 +318,7 @@ def run_attack(
     return 3
 
 
-@jit(inline="always")
+@jit
 def reset_state(W, nu):
     """Every unit's state columns back to the starting values; VPs and deck pointers to 0."""
     for u in range(nu):
@@ -359,7 +335,7 @@ def reset_state(W, nu):
         W[nu + side, X_PTR] = 0
 
 
-@jit(inline="always")
+@jit
 def simulate_trial(
     st,
     AT,

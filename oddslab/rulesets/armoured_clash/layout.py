@@ -120,4 +120,5 @@ F_SCORE = 0  # hits scored by face f
 F_EXPL = 1  # 1 = the face adds one die (original dice only)
 F_KIND = 2  # face kind (HEROIC .. BLANK)
 F_RR0 = 3  # 1 = re-rolled at combat rating 0; F_RR0 + 1, F_RR0 + 2 for ratings 1, 2
-F_NROWS = 6
+F_RM = 6  # scratch: the re-roll mask of the pool being rolled (written per pool)
+F_NROWS = 7
