@@ -1,4 +1,4 @@
-"""Armoured Clash kernel helpers: casualties, damage, C&C draws and suppression tests.
+"""Armoured Clash kernel helpers: casualties, damage, C&C draws, suppression tests, activations.
 
 numba only. Every helper works on the packed unit table ``W`` (layout in
 :mod:`oddslab.rulesets.armoured_clash.layout`): static columns ``U_*`` then the per-trial
@@ -12,15 +12,20 @@ from oddslab._kernels.decks import draw_card
 from oddslab._kernels.rng import randint
 from oddslab.rulesets.armoured_clash.layout import (
     R_EMB_ALWAYS,
+    R_EXPIRE_ALL,
+    R_RALLY,
     S_BRK,
+    S_COVER,
     S_DISO,
     S_DMG,
     S_FB,
     S_GARR,
     S_GONE,
+    S_HELD,
     S_LOST,
     S_M,
     S_OFFL,
+    S_RFAIL,
     S_START,
     S_SUPP,
     S_T,
@@ -78,8 +83,13 @@ def annihilate(u, W, nu):
 
 
 @jit
-def _remove(st, u, k, W, nu):
-    """Destroy ``k`` models of unit ``u`` (no transport follow-up); returns models destroyed."""
+def _remove(st, u, k, W, nu, chosen):
+    """Destroy ``k`` models of unit ``u`` (no transport follow-up); returns models destroyed.
+
+    ``chosen`` = 1 when the unit's general picks the models (passengers over a transport's
+    capacity, models removed so that a fall back is possible): the officer is kept unless
+    every model goes. Otherwise the unit's officer mode ``U_OFFICER`` decides.
+    """
     m = W[u, S_M]
     if k > m:
         k = m
@@ -89,6 +99,8 @@ def _remove(st, u, k, W, nu):
     lost = False
     if k == m:
         lost = True
+    elif chosen != 0:
+        lost = False
     elif mode == 0:
         lost = W[u, S_OFFL] == 0  # the officer is the first casualty; its successor stays back
     elif mode == 2:
@@ -105,17 +117,19 @@ def _remove(st, u, k, W, nu):
 
 
 @jit
-def destroy(st, u, k, W, nu):
+def destroy(st, u, k, W, nu, chosen):
     """Destroy ``k`` models of ``u``; a transport's lost capacity destroys passengers too.
 
-    Returns the models destroyed, passengers included (they count towards close quarters).
+    ``chosen``: see :func:`_remove` (applies to ``u``; the passengers over capacity are always
+    chosen by their general). Returns the models destroyed, passengers included (they count
+    towards close quarters).
     """
-    done = _remove(st, u, k, W, nu)
+    done = _remove(st, u, k, W, nu, chosen)
     c = W[u, U_CARRYING]
     if done > 0 and c >= 0 and W[c, S_GONE] == 0:
         cap = W[u, U_CAP] * W[u, S_M]
         if W[c, S_M] > cap:
-            done += _remove(st, c, W[c, S_M] - cap, W, nu)
+            done += _remove(st, c, W[c, S_M] - cap, W, nu, 1)
     return done
 
 
@@ -138,7 +152,7 @@ def apply_damage(st, u, dmg, exposed, W, nu):
         W[u, S_T] = 0
     if k >= W[u, S_M]:
         W[u, S_T] = 0
-    return destroy(st, u, k, W, nu)
+    return destroy(st, u, k, W, nu, 0)
 
 
 @jit
@@ -160,7 +174,9 @@ def _test_one(st, u, W, nu, deck):
         W[u, S_FB] = 1
         if W[u, U_CARRIED] == 0:
             W[u, S_GARR] = 0  # a garrison falls back by exiting the building
-            destroy(st, u, W[u, U_FB_LOSS], W, nu)
+            W[u, S_COVER] = 0  # it moves: no longer taking cover
+            # its general removes the models that block the way: the officer stays
+            destroy(st, u, W[u, U_FB_LOSS], W, nu, 1)
             if W[u, U_FLEES] != 0:
                 annihilate(u, W, nu)
     else:
@@ -175,3 +191,40 @@ def suppression_test(st, u, W, nu, deck, R):
     c = W[u, U_CARRYING]
     if c >= 0 and (R[R_EMB_ALWAYS] != 0 or failed != 0):
         _test_one(st, c, W, nu, deck)
+
+
+@jit
+def start_activation(st, u, W, nu, deck, R):
+    """Unit ``u`` starts an activation: it stops taking cover; a suppressed unit rallies.
+
+    Records the statuses it holds now (they expire at the end of this activation) and, when
+    it is suppressed and rally tests are on, draws its rally test (a discipline test: card <=
+    DISCIPLINE, -1 if disordered); a failure is kept in ``S_RFAIL`` for this activation.
+    """
+    if W[u, S_GONE] != 0:
+        return
+    W[u, S_COVER] = 0
+    W[u, S_HELD] = W[u, S_SUPP] + 2 * W[u, S_DISO]
+    W[u, S_RFAIL] = 0
+    if W[u, S_SUPP] != 0 and R[R_RALLY] != 0:
+        card = draw(st, deck, W, nu, W[u, U_SIDE])
+        if card > W[u, U_DISC] - W[u, S_DISO]:
+            W[u, S_RFAIL] = 1
+
+
+@jit
+def end_activation(u, W, R):
+    """Unit ``u`` ends its activation: suppressed / disordered held at its start are lost.
+
+    With ``R[R_EXPIRE_ALL]`` the statuses it gained during this activation are lost too.
+    """
+    if R[R_EXPIRE_ALL] != 0:
+        W[u, S_SUPP] = 0
+        W[u, S_DISO] = 0
+    else:
+        if W[u, S_HELD] & 1:
+            W[u, S_SUPP] = 0
+        if W[u, S_HELD] & 2:
+            W[u, S_DISO] = 0
+    W[u, S_HELD] = 0
+    W[u, S_RFAIL] = 0

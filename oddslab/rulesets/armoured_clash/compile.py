@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oddslab.engine import Job
-from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import kernel as KR
 from oddslab.rulesets.armoured_clash import layout as K
+from oddslab.rulesets.armoured_clash import statistics as ST
 from oddslab.rulesets.armoured_clash.model import (
     FACE_KINDS,
     OFFICER_MODES,
@@ -20,55 +20,42 @@ from oddslab.rulesets.armoured_clash.model import (
     attack_pool_pmf,
     default_deck,
 )
-from oddslab.rulesets.armoured_clash.validate import close_column, ranged_row
+from oddslab.rulesets.armoured_clash.validate import (
+    activation_plan,
+    close_column,
+    ranged_row,
+)
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
 
 
-_STAT_TEXT = {
-    "hits": "hits scored on the focus unit",
-    "damage": "damage points inflicted on the focus unit (before DAMAGE LIMIT)",
-    "models_destroyed": "models of the focus unit destroyed (not counting a break)",
-    "officer_lost": "the focus unit's officer was destroyed",
-    "suppressed": "the focus unit ends the sequence suppressed and on the table",
-    "fell_back": "the focus unit fell back (failed a test while suppressed)",
-    "broke": "the focus unit broke (failed a test at or below its BREAK LIMIT)",
-    "annihilated": "the focus unit was annihilated (destroyed, broke or fled)",
-    "vp": "VPs scored against the focus unit's side (annihilations)",
-    "vp_against": "VPs scored by the focus unit's side",
-    "attacker_models_lost": "models lost by the other side",
-    "defender_models_lost": "models lost by the focus unit's side",
-    "rally_failed": "the focus unit is suppressed and fails its rally test",
-    "full_activation": "the focus unit can both move and attack at its next activation",
-    "qc_result": "last close quarters combat: 0 none, 1 attacker won, 2 defender won, 3 stalemate",
-    "qc_attacker_won": "the attacker won the (last) close quarters combat",
-    "qc_defender_won": "the defender won the (last) close quarters combat",
-    "qc_stalemate": "the (last) close quarters combat was a stalemate",
-    "embarked_lost": "models of the embarked unit destroyed",
-    "embarked_suppressed": "the embarked unit ends suppressed",
-    "embarked_annihilated": "the embarked unit was annihilated",
-}
-_STAT_NAMES = tuple(_STAT_TEXT)
-_FLAGS = {
-    "officer_lost",
-    "suppressed",
-    "fell_back",
-    "broke",
-    "annihilated",
-    "rally_failed",
-    "full_activation",
-    "qc_attacker_won",
-    "qc_defender_won",
-    "qc_stalemate",
-    "embarked_suppressed",
-    "embarked_annihilated",
-}
-assert len(_STAT_NAMES) == K.N_STATS
-
-
 def _rating_index(name: str | None) -> int:
     return -1 if name is None else RATINGS.index(name)
+
+
+def overwhelming(attacker: Unit, target: Unit) -> bool:
+    """*Overwhelming*: an infantry attacker against armour or a fortification."""
+    return attacker.type == "infantry" and target.type in ("armour", "fortification")
+
+
+def close_static(sc: ArmouredClashScenario, i: int) -> int:
+    """The charger's bonuses - penalties known before the combat (suppressed is live)."""
+    a = sc.attacks[i]
+    s = a.situation
+    by = {u.name: u for u in sc.units}
+    over = overwhelming(by[a.attacker], by[a.target])
+    return int(s.outflanking) + int(over) + int(s.supported) - int(s.threatened_now())
+
+
+def retaliation_static(sc: ArmouredClashScenario, i: int, name: str) -> int:
+    """Bonuses - penalties of unit ``name``'s retaliation in close quarters attack ``i``."""
+    a = sc.attacks[i]
+    s = a.situation
+    by = {u.name: u for u in sc.units}
+    over = overwhelming(by[name], by[a.attacker])
+    sup = s.retaliation_supported() if name == a.target else s.secondary_supported()
+    return int(over) + int(sup) - int(s.defender_threatened)
 
 
 # -- arrays for the kernel ------------------------------------------------------------------
@@ -116,6 +103,7 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     for u in sc.units:
         if u.carrying is not None:
             UI[idx[u.carrying], K.U_CARRIED] = 1
+    plan = activation_plan(sc)
     AT = np.zeros((len(sc.attacks), K.A_NCOLS), dtype=np.int64)
     for i, a in enumerate(sc.attacks):
         s = a.situation
@@ -128,15 +116,21 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
         row[K.A_RR] = sum(1 << FACE_KINDS.index(f) for f in set(s.extra_rerolls))
         row[K.A_RRR] = sum(1 << FACE_KINDS.index(f) for f in set(s.defender_extra_rerolls))
         row[K.A_EXPOSED] = -1 if s.exposed is None else s.exposed
+        row[K.A_RRCMD] = s.extra_rerolls_from == "command"
+        row[K.A_RRRCMD] = s.defender_extra_rerolls_from == "command"
+        active, new, end = plan[i]
+        row[K.A_ACTIVE] = idx[active]
+        row[K.A_NEWACT] = new
+        row[K.A_ENDACT] = end
         if a.kind == "ranged":
             row[K.A_KIND] = 0
             rng = ranged_row(a, att, tgt)
             assert rng is not None
             row[K.A_COL] = col(rng.dice, att)
-            # live penalties: concealed (garrison or situation), attacker suppressed
-            row[K.A_STATIC] = (
-                int(s.aiming) + int(s.short_range) - int(s.opportunity_fire) - int(s.reforming)
-            )
+            # aiming apart (a failed rally test loses it); live: concealed, suppressed
+            row[K.A_AIM] = s.aiming
+            row[K.A_STATIC] = int(s.short_range) - int(s.opportunity_fire) - int(s.reforming)
+            row[K.A_MANOEUVRE] = s.reforming
             row[K.A_CONC] = s.concealed
             row[K.A_OPP] = s.opportunity_fire
         else:
@@ -144,16 +138,14 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
             qc = close_column(a, att)
             assert qc is not None
             row[K.A_COL] = col(qc, att)
-            overwhelming = att.type == "infantry" and tgt.type in ("armour", "fortification")
-            row[K.A_STATIC] = (
-                int(s.outflanking) + int(overwhelming) + int(s.supported) - int(s.threatened)
-            )
-            r_over = tgt.type == "infantry" and att.type in ("armour", "fortification")
-            row[K.A_RSTATIC] = int(r_over) + int(s.defender_supported) - int(s.defender_threatened)
+            row[K.A_MANOEUVRE] = s.charge
+            row[K.A_STATIC] = close_static(sc, i)
+            row[K.A_RSTATIC] = retaliation_static(sc, i, a.target)
             row[K.A_DEFADV] = s.defensive_advantage
             row[K.A_NSEC] = len(s.secondary)
             for j, nm in enumerate(s.secondary):
                 row[K.A_SEC0 + j] = idx[nm]
+                row[K.A_SST0 + j] = retaliation_static(sc, i, nm)
     width = max(len(c) for c in cols)
     DC = np.zeros((len(cols), width + 1), dtype=np.int64)
     for j, c in enumerate(cols):
@@ -162,6 +154,8 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     R[K.R_EMB_ALWAYS] = sc.rules.embarked_tests == "always"
     R[K.R_RALLY] = sc.rules.rally_test
     R[K.R_FOCUS] = idx[sc.focus_unit]
+    R[K.R_ACT] = sc.rules.activations
+    R[K.R_EXPIRE_ALL] = sc.rules.status_expiry == "all"
     decks = [tuple(sc.decks.get(side, default_deck())) for side in SIDES]
     deck = np.zeros((2, max(len(d) for d in decks)), dtype=np.int64)
     for j, d in enumerate(decks):
@@ -170,111 +164,12 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     return {"AT": AT, "UI": UI, "DC": DC, "R": R, "deck": deck, "dn": dn}
 
 
-# -- statistics -----------------------------------------------------------------------------
-def _has_qc(sc: ArmouredClashScenario) -> bool:
-    return any(a.kind == "close" for a in sc.attacks)
-
-
-def _bounds(sc: ArmouredClashScenario) -> dict[str, int]:
-    by = {u.name: u for u in sc.units}
-    f = by[sc.focus_unit]
-    heroic = sc.die.heroic > 0
-    per_die = 4 if heroic else 2  # a heroic strike: 2 hits and an added die worth 2 more
-    if sc.die.heroic == 0 and sc.die.strike == 0:
-        per_die = 0
-    hits = 0
-    for a in sc.attacks:
-        att = by[a.attacker]
-        if a.target == f.name:
-            if a.kind == "ranged":
-                row = ranged_row(a, att, by[a.target])
-                assert row is not None
-                hits += per_die * max(row.dice)
-            else:
-                hits += per_die * max(close_column(a, att) or (0,))
-        if a.kind == "close" and a.attacker == f.name:
-            for nm in (a.target, *a.situation.secondary):
-                hits += per_die * max(by[nm].armaments.melee or (0,))
-    own = [u for u in sc.units if u.side == f.side]
-    other = [u for u in sc.units if u.side != f.side]
-    emb = by[f.carrying] if f.carrying is not None else None
-    return {
-        "hits": hits,
-        "damage": hits,
-        "models_destroyed": f.models,
-        "vp": sum(u.vp_value for u in own),
-        "vp_against": sum(u.vp_value for u in other),
-        "attacker_models_lost": sum(u.models for u in other),
-        "defender_models_lost": sum(u.models for u in own),
-        "qc_result": 3,
-        "embarked_lost": emb.models if emb is not None else 0,
-    }
-
-
-def _reported(sc: ArmouredClashScenario) -> list[str]:
-    by = {u.name: u for u in sc.units}
-    f = by[sc.focus_unit]
-    names = [
-        "hits",
-        "damage",
-        "models_destroyed",
-        "officer_lost",
-        "suppressed",
-        "fell_back",
-        "broke",
-        "annihilated",
-        "vp",
-        "vp_against",
-        "attacker_models_lost",
-        "defender_models_lost",
-    ]
-    if sc.rules.rally_test:
-        names += ["rally_failed", "full_activation"]
-    if _has_qc(sc):
-        names += ["qc_result", "qc_attacker_won", "qc_defender_won", "qc_stalemate"]
-    if f.carrying is not None:
-        names += ["embarked_lost", "embarked_suppressed", "embarked_annihilated"]
-    return names
-
-
-def stats(sc: ArmouredClashScenario) -> tuple[Stat, ...]:
-    bounds = _bounds(sc)
-    return tuple(
-        Stat(n, (1 if n in _FLAGS else bounds[n]) + 1, _STAT_TEXT[n], flag=n in _FLAGS)
-        for n in _reported(sc)
-    )
-
-
-def headlines(sc: ArmouredClashScenario) -> tuple[Headline, ...]:
-    by = {u.name: u for u in sc.units}
-    f = by[sc.focus_unit]
-    heads = [Headline("P(at least 1 model destroyed)", "models_destroyed", 1)]
-    if f.type != "aircraft":
-        heads.append(Headline("P(suppressed at the end)", "suppressed", 1))
-        heads.append(Headline("P(fell back)", "fell_back", 1))
-    if f.break_limit is not None:
-        heads.append(Headline("P(broke)", "broke", 1))
-    heads.append(Headline("P(annihilated)", "annihilated", 1))
-    heads.append(Headline("P(officer lost)", "officer_lost", 1))
-    if sc.rules.rally_test and f.type != "aircraft":
-        heads.append(Headline("P(fails rally test)", "rally_failed", 1))
-    if _has_qc(sc):
-        heads += [
-            Headline("P(attacker wins close quarters)", "qc_attacker_won", 1),
-            Headline("P(defender wins close quarters)", "qc_defender_won", 1),
-            Headline("P(stalemate)", "qc_stalemate", 1),
-        ]
-    if f.carrying is not None:
-        heads.append(Headline("P(embarked unit annihilated)", "embarked_annihilated", 1))
-    return tuple(heads)
-
-
 def compile_job(sc: ArmouredClashScenario) -> Job:
     a = arrays(sc)
-    reported = _reported(sc)
+    reported = ST.reported(sc)
     slots = np.full(K.N_STATS, -1, dtype=np.int64)
-    for row, n in enumerate(reported):
-        slots[_STAT_NAMES.index(n)] = row
+    for row, r in enumerate(reported):
+        slots[r.index] = row
     die = sc.die
     params = (
         a["AT"],
@@ -294,15 +189,16 @@ def compile_job(sc: ArmouredClashScenario) -> Job:
         sc.name,
         KR.run_armoured_clash,
         params,
-        stats(sc),
-        headlines(sc),
+        tuple(r.stat for r in reported),
+        ST.headlines(sc),
         exact=exact,
         meta={
             "ruleset": "armoured-clash",
             "description": sc.description,
-            "primary": "models_destroyed",
+            "primary": ST.primary(sc),
             "focus": sc.focus_unit,
         },
+        ruleset="armoured-clash",
     )
 
 
@@ -311,8 +207,14 @@ def _exact_ok(sc: ArmouredClashScenario) -> bool:
     if len(sc.attacks) != 1 or sc.attacks[0].kind != "ranged":
         return False
     a = sc.attacks[0]
+    s = a.situation
     by = {u.name: u for u in sc.units}
-    return a.target == sc.focus_unit and by[a.attacker].type != "behemoth"
+    att = by[a.attacker]
+    # a suppressed attacker's rally test (start of its activation) can cancel aim / the attack
+    rally = sc.rules.activations and sc.rules.rally_test and att.suppressed
+    if rally and (s.aiming or s.reforming):
+        return False
+    return a.target == sc.focus_unit and att.type != "behemoth"
 
 
 def static_rating(sc: ArmouredClashScenario, i: int) -> int:
@@ -328,11 +230,13 @@ def static_rating(sc: ArmouredClashScenario, i: int) -> int:
     if a.kind == "ranged":
         live -= int(tgt.garrisoned or (a.situation.concealed and a.situation.exposed is None))
     d = int(row[K.A_STATIC]) + live
+    if a.kind == "ranged":
+        d += int(a.situation.aiming)
     return 2 if d > 0 else (1 if d == 0 else 0)
 
 
 def exact_pmfs(sc: ArmouredClashScenario) -> dict[str, np.ndarray]:
-    """Exact PMFs of ``hits`` and ``damage`` for a single ranged attack."""
+    """Exact PMFs of the hits and damage on the target of a single ranged attack."""
     a = sc.attacks[0]
     by = {u.name: u for u in sc.units}
     att, tgt = by[a.attacker], by[a.target]
@@ -345,4 +249,5 @@ def exact_pmfs(sc: ArmouredClashScenario) -> dict[str, np.ndarray]:
     d = tgt.defence + int(tgt.garrisoned) + int(conc and tgt.taking_cover)
     dmg = np.zeros(len(hits) // d + 1)
     np.add.at(dmg, np.arange(len(hits)) // d, hits)
-    return {"hits": hits, "damage": dmg}
+    side = by[a.target].side
+    return {f"hits_on_{side}": hits, f"damage_on_{side}": dmg}

@@ -23,23 +23,33 @@ from oddslab.rulesets.armoured_clash.casualties import (
     apply_damage,
     destroy,
     draw,
+    end_activation,
+    start_activation,
     suppression_test,
 )
 from oddslab.rulesets.armoured_clash.layout import (
+    A_ACTIVE,
+    A_AIM,
     A_ATT,
     A_COL,
     A_CONC,
     A_DEFADV,
+    A_ENDACT,
     A_EXPOSED,
     A_FORCE,
     A_KIND,
+    A_MANOEUVRE,
+    A_NEWACT,
     A_NSEC,
     A_OPP,
     A_RFORCE,
     A_RR,
+    A_RRCMD,
     A_RRR,
+    A_RRRCMD,
     A_RSTATIC,
     A_SEC0,
+    A_SST0,
     A_STATIC,
     A_TGT,
     F_EXPL,
@@ -49,6 +59,7 @@ from oddslab.rulesets.armoured_clash.layout import (
     F_RR0,
     F_SCORE,
     N_STATS,
+    R_ACT,
     R_FOCUS,
     R_RALLY,
     S_BRK,
@@ -62,14 +73,12 @@ from oddslab.rulesets.armoured_clash.layout import (
     S_LOST,
     S_M,
     S_OFFL,
+    S_RFAIL,
     S_START,
     S_SUPP,
     S_T,
     ST_ANNIH,
-    ST_ATT_LOST,
     ST_BROKE,
-    ST_DEF_LOST,
-    ST_DESTROYED,
     ST_DMG,
     ST_EMB_ANNIH,
     ST_EMB_LOST,
@@ -77,15 +86,17 @@ from oddslab.rulesets.armoured_clash.layout import (
     ST_FB,
     ST_FULL,
     ST_HITS,
+    ST_LOST,
+    ST_LOST_O,
+    ST_LOST_S,
     ST_OFFICER,
-    ST_QC,
     ST_QC_ATT,
     ST_QC_DEF,
     ST_QC_STALE,
     ST_RALLY_FAILED,
     ST_SUPP,
-    ST_VP,
-    ST_VP_AGAINST,
+    ST_VP_O,
+    ST_VP_S,
     U_BYDMG,
     U_CARRYING,
     U_COVER,
@@ -157,22 +168,16 @@ def _dice_for(u, col, half, W, DC):
     return DC[col, m]
 
 
+@jit(inline="always")
+def _extra(rr, cmd, u, W):
+    """Extra re-roll mask of unit ``u``: none if it comes from a command and ``u`` is disordered."""
+    if cmd != 0 and W[u, S_DISO] != 0:
+        return 0
+    return rr
+
+
 @jit
-def _strike(
-    st,
-    a,
-    u,
-    t,
-    col,
-    half,
-    static,
-    force,
-    rr_extra,
-    W,
-    nu,
-    DC,
-    FT,
-):
+def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
     """Close quarters attack pool of ``u`` against ``t``; returns models of ``t`` destroyed."""
     n = _dice_for(u, col, half, W, DC)
     if n <= 0 or W[t, S_GONE] != 0:
@@ -184,39 +189,91 @@ def _strike(
 
 
 @jit
-def run_attack(
-    st,
-    a,
-    AT,
-    W,
-    nu,
-    DC,
-    deck,
-    R,
-    FT,
-):
-    """Resolve attack ``a``; returns the close quarters result (0 none/ranged, 1-3)."""
+def _retaliate(st, a, AT, W, nu, DC, FT):
+    """The charge target and every secondary combatant strike the charger (at the same time).
+
+    Returns the charger's models destroyed.
+    """
+    att = AT[a, A_ATT]
+    tgt = AT[a, A_TGT]
+    cmd = AT[a, A_RRRCMD]
+    killed = _strike(
+        st,
+        tgt,
+        att,
+        W[tgt, U_MELEE],
+        W[tgt, S_GARR] != 0,
+        AT[a, A_RSTATIC],
+        AT[a, A_RFORCE],
+        _extra(AT[a, A_RRR], cmd, tgt, W),
+        W,
+        nu,
+        DC,
+        FT,
+    )
+    for i in range(AT[a, A_NSEC]):
+        s2 = AT[a, A_SEC0 + i]
+        # a command is issued to one unit (the charge target); a special rule helps them all
+        killed += _strike(
+            st,
+            s2,
+            att,
+            W[s2, U_MELEE],
+            W[s2, S_GARR] != 0,
+            AT[a, A_SST0 + i],
+            AT[a, A_RFORCE],
+            0 if cmd != 0 else AT[a, A_RRR],
+            W,
+            nu,
+            DC,
+            FT,
+        )
+    return killed
+
+
+@jit
+def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
+    """Resolve ranged attack ``a``."""
+    att = AT[a, A_ATT]
+    tgt = AT[a, A_TGT]
+    garr = W[tgt, S_GARR]
+    conc = 1 if (garr != 0 or (AT[a, A_CONC] != 0 and AT[a, A_EXPOSED] < 0)) else 0
+    aim = 0 if rally_failed != 0 else AT[a, A_AIM]
+    rating = _rating(AT[a, A_STATIC] + aim, -conc - W[att, S_SUPP], AT[a, A_FORCE])
+    n = _dice_for(att, AT[a, A_COL], W[att, S_GARR] != 0, W, DC)
+    hits = pool_hits(st, n, rating, _extra(AT[a, A_RR], AT[a, A_RRCMD], att, W), FT)
+    W[tgt, S_HITS] += hits
+    defence = W[tgt, U_DEF] + garr + (conc & W[tgt, S_COVER])
+    dmg = hits // defence
+    k = 0
+    if dmg > 0:
+        k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], W, nu)
+    if k > 0 and AT[a, A_OPP] == 0:
+        suppression_test(st, tgt, W, nu, deck, R)
+
+
+@jit
+def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
+    """Resolve attack ``a``.
+
+    Returns the close quarters result: 0 none (ranged, or the attack was not made), 1 the
+    attacker side won, 2 the defender side won, 3 stalemate.
+    """
     att = AT[a, A_ATT]
     tgt = AT[a, A_TGT]
     if W[att, S_GONE] != 0 or W[tgt, S_GONE] != 0:
         return 0
+    # a unit that failed its rally test this activation uses its movement step or its attack
+    # step, not both: no aim bonus, and no attack that needs a charge / disembark / exit
+    rally_failed = 0
+    if R[R_ACT] != 0 and AT[a, A_ACTIVE] == att:
+        rally_failed = W[att, S_RFAIL]
+    if rally_failed != 0 and AT[a, A_MANOEUVRE] != 0:
+        return 0
     for u in range(nu):
         W[u, S_START] = W[u, S_M]
     if AT[a, A_KIND] == 0:
-        # -- ranged attack ---------------------------------------------------------------------
-        garr = W[tgt, S_GARR]
-        conc = 1 if (garr != 0 or (AT[a, A_CONC] != 0 and AT[a, A_EXPOSED] < 0)) else 0
-        rating = _rating(AT[a, A_STATIC], -conc - W[att, S_SUPP], AT[a, A_FORCE])
-        n = _dice_for(att, AT[a, A_COL], W[att, S_GARR] != 0, W, DC)
-        hits = pool_hits(st, n, rating, AT[a, A_RR], FT)
-        W[tgt, S_HITS] += hits
-        defence = W[tgt, U_DEF] + garr + (conc & W[tgt, S_COVER])
-        dmg = hits // defence
-        k = 0
-        if dmg > 0:
-            k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], W, nu)
-        if k > 0 and AT[a, A_OPP] == 0:
-            suppression_test(st, tgt, W, nu, deck, R)
+        _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed)
         return 0
     # -- close quarters attack ---------------------------------------------------------------
     storming = W[tgt, S_GARR] != 0
@@ -233,14 +290,13 @@ def run_attack(
                 break
             killed_t += _strike(
                 st,
-                a,
                 att,
                 tgt,
                 AT[a, A_COL],
                 half_att,
                 AT[a, A_STATIC],
                 AT[a, A_FORCE],
-                AT[a, A_RR],
+                _extra(AT[a, A_RR], AT[a, A_RRCMD], att, W),
                 W,
                 nu,
                 DC,
@@ -253,68 +309,42 @@ def run_attack(
             if W[tgt, S_GONE] != 0:
                 ended = True
                 break
-            killed_a += _strike(
-                st,
-                a,
-                tgt,
-                att,
-                W[tgt, U_MELEE],
-                W[tgt, S_GARR] != 0,
-                AT[a, A_RSTATIC],
-                AT[a, A_RFORCE],
-                AT[a, A_RRR],
-                W,
-                nu,
-                DC,
-                FT,
-            )
-            for i in range(nsec):
-                s2 = AT[a, A_SEC0 + i]
-                killed_a += _strike(
-                    st,
-                    a,
-                    s2,
-                    att,
-                    W[s2, U_MELEE],
-                    W[s2, S_GARR] != 0,
-                    AT[a, A_RSTATIC],
-                    AT[a, A_RFORCE],
-                    AT[a, A_RRR],
-                    W,
-                    nu,
-                    DC,
-                    FT,
-                )
+            killed_a += _retaliate(st, a, AT, W, nu, DC, FT)
             if W[att, S_GONE] != 0:
                 ended = True
                 break
-    # entering contact ends taking cover on both sides
+    # entering contact ends taking cover (the charger, the target, the secondaries)
     W[att, S_COVER] = 0
     W[tgt, S_COVER] = 0
+    for i in range(nsec):
+        W[AT[a, A_SEC0 + i], S_COVER] = 0
+    side_att = W[att, U_SIDE]
+    att_wins = 1 + side_att  # result code when the charger wins (1 attacker side, 2 defender)
+    tgt_wins = 2 - side_att
     if ended:
         if W[tgt, S_GONE] != 0 and W[att, S_GONE] == 0:
-            return 1
+            return att_wins
         if W[att, S_GONE] != 0 and W[tgt, S_GONE] == 0:
-            return 2
-        return 1 if killed_t > killed_a else (2 if killed_a > killed_t else 3)
+            return tgt_wins
+        return att_wins if killed_t > killed_a else (tgt_wins if killed_a > killed_t else 3)
     if killed_t > killed_a:
         # the target loses: it withdraws (a garrison exits instead) and tests
         if W[tgt, S_GARR] != 0:
             W[tgt, S_GARR] = 0
         else:
-            destroy(st, tgt, W[tgt, U_WD_LOSS], W, nu)
+            destroy(st, tgt, W[tgt, U_WD_LOSS], W, nu, 0)
         for i in range(nsec):
             s2 = AT[a, A_SEC0 + i]
             if W[s2, S_GARR] != 0:
                 W[s2, S_GARR] = 0
             else:
-                destroy(st, s2, W[s2, U_WD_LOSS], W, nu)
+                destroy(st, s2, W[s2, U_WD_LOSS], W, nu, 0)
         suppression_test(st, tgt, W, nu, deck, R)
-        return 1
-    destroy(st, att, W[att, U_WD_LOSS], W, nu)  # the attacker withdraws either way
+        return att_wins
+    destroy(st, att, W[att, U_WD_LOSS], W, nu, 0)  # the attacker withdraws either way
     if killed_a > killed_t:
         suppression_test(st, att, W, nu, deck, R)
-        return 2
+        return tgt_wins
     return 3
 
 
@@ -336,34 +366,21 @@ def reset_state(W, nu):
 
 
 @jit
-def simulate_trial(
-    st,
-    AT,
-    W,
-    nu,
-    DC,
-    R,
-    deck,
-    FT,
-    res,
-):
-    """One trial: every attack in order, then the focus unit's rally test; fills ``res``."""
+def simulate_trial(st, AT, W, nu, DC, R, deck, FT, res):
+    """One trial: every step in order (activations start and end around them), then the
+    focus unit's rally test at its next activation; fills ``res`` (``ST_*``)."""
     reset_state(W, nu)
     qc = 0
+    act_on = R[R_ACT] != 0
     for a in range(AT.shape[0]):
-        r = run_attack(
-            st,
-            a,
-            AT,
-            W,
-            nu,
-            DC,
-            deck,
-            R,
-            FT,
-        )
+        act = AT[a, A_ACTIVE]
+        if act_on and AT[a, A_NEWACT] != 0:
+            start_activation(st, act, W, nu, deck, R)
+        r = run_attack(st, a, AT, W, nu, DC, deck, R, FT)
         if AT[a, A_KIND] == 1 and r > 0:
             qc = r
+        if act_on and AT[a, A_ENDACT] != 0:
+            end_activation(act, W, R)
     f = R[R_FOCUS]
     side = W[f, U_SIDE]
     on_table = W[f, S_GONE] == 0
@@ -379,14 +396,14 @@ def simulate_trial(
             full = 0
     res[ST_HITS] = W[f, S_HITS]
     res[ST_DMG] = W[f, S_DMG]
-    res[ST_DESTROYED] = W[f, S_LOST]
+    res[ST_LOST] = W[f, S_LOST]
     res[ST_OFFICER] = W[f, S_OFFL]
     res[ST_SUPP] = 1 if (on_table and W[f, S_SUPP] != 0) else 0
     res[ST_FB] = W[f, S_FB]
     res[ST_BROKE] = W[f, S_BRK]
     res[ST_ANNIH] = W[f, S_GONE]
-    res[ST_VP] = W[nu + 1 - side, X_VP]
-    res[ST_VP_AGAINST] = W[nu + side, X_VP]
+    res[ST_VP_O] = W[nu + 1 - side, X_VP]
+    res[ST_VP_S] = W[nu + side, X_VP]
     own = 0
     other = 0
     for u in range(nu):
@@ -394,11 +411,10 @@ def simulate_trial(
             own += W[u, S_LOST]
         else:
             other += W[u, S_LOST]
-    res[ST_ATT_LOST] = other
-    res[ST_DEF_LOST] = own
+    res[ST_LOST_O] = other
+    res[ST_LOST_S] = own
     res[ST_RALLY_FAILED] = rally_failed
     res[ST_FULL] = full
-    res[ST_QC] = qc
     res[ST_QC_ATT] = 1 if qc == 1 else 0
     res[ST_QC_DEF] = 1 if qc == 2 else 0
     res[ST_QC_STALE] = 1 if qc == 3 else 0

@@ -51,7 +51,9 @@ S_LOST = U_NCOLS + 10  # models destroyed (damage, withdrawal, falling back, tra
 S_HITS = U_NCOLS + 11  # hits taken
 S_DMG = U_NCOLS + 12  # damage points taken
 S_START = U_NCOLS + 13  # models at the start of the current attack
-W_NCOLS = U_NCOLS + 14
+S_HELD = U_NCOLS + 14  # statuses at the start of its activation: 1 suppressed | 2 disordered
+S_RFAIL = U_NCOLS + 15  # 1: failed its rally test this activation
+W_NCOLS = U_NCOLS + 16
 
 # -- per-side rows W[nu + side, X_*] after the nu unit rows --------------------------------------
 X_VP = 0  # victory points scored by the side
@@ -63,50 +65,61 @@ A_KIND = 0  # 0 ranged, 1 close quarters
 A_ATT = 1
 A_TGT = 2
 A_COL = 3  # attacker's dice column
-A_STATIC = 4  # bonuses - penalties known in advance (suppressed/concealed are added live)
+A_STATIC = 4  # bonuses - penalties known in advance, without aiming (live: suppressed, concealed)
 A_CONC = 5  # situation says concealed (before prioritising exposed models)
 A_EXPOSED = 6  # prioritise exposed models: how many are exposed; -1 = not prioritising
 A_OPP = 7  # opportunity fire: the target cannot be suppressed
 A_DEFADV = 8  # defensive advantage (charged through difficult terrain)
-A_RSTATIC = 9  # retaliation: bonuses - penalties known in advance
+A_RSTATIC = 9  # the charge target's retaliation: bonuses - penalties known in advance
 A_FORCE = 10  # forced combat rating 0/1/2, -1 = computed
 A_RFORCE = 11
 A_RR = 12  # bitmask of extra re-rollable face kinds (special rule / command), attacker
 A_RRR = 13  # same for the retaliating units
-A_NSEC = 14  # secondary combatants
-A_SEC0 = 15  # ... A_SEC0 + MAX_SEC - 1
+A_RRCMD = 14  # 1: the attacker's extra re-rolls come from a command (none while disordered)
+A_RRRCMD = 15  # 1: the retaliation's extra re-rolls come from a command (charge target only)
+A_ACTIVE = 16  # the unit whose activation this step belongs to
+A_NEWACT = 17  # 1: this step starts that unit's activation
+A_ENDACT = 18  # 1: that unit's activation ends after this step
+A_AIM = 19  # 1: aiming bonus (an aim manoeuvre: lost with a failed rally test)
+A_MANOEUVRE = (
+    20  # 1: the attack needs a manoeuvre (charge, disembark, exit): none after a failed rally
+)
+A_NSEC = 21  # secondary combatants
+A_SEC0 = 22  # ... A_SEC0 + MAX_SEC - 1: their unit indices
 MAX_SEC = 4
-A_NCOLS = A_SEC0 + MAX_SEC
+A_SST0 = A_SEC0 + MAX_SEC  # ... each secondary's retaliation: bonuses - penalties in advance
+A_NCOLS = A_SST0 + MAX_SEC
 
 # -- rule switches R[:] -----------------------------------------------------------------------
 R_EMB_ALWAYS = 0  # 1: the embarked unit tests whenever its transport tests; 0: only on a fail
-R_RALLY = 1  # 1: the focus unit takes a rally test at the end if suppressed
+R_RALLY = 1  # 1: rally tests (suppressed units at activation; the focus unit after the end)
 R_FOCUS = 2  # index of the unit the statistics describe
-R_NCOLS = 3
+R_ACT = 3  # 1: activations modelled (statuses expire, rally tests in the sequence)
+R_EXPIRE_ALL = 4  # 1: statuses gained during an activation are also lost at its end
+R_NCOLS = 5
 
-# -- statistics res[:] ---------------------------------------------------------------------------
-ST_HITS = 0
-ST_DMG = 1
-ST_DESTROYED = 2
+# -- statistics res[:] (the focus unit's side S, the other side O) -----------------------------
+ST_HITS = 0  # hits on the focus unit
+ST_DMG = 1  # damage points on the focus unit
+ST_LOST = 2  # focus models lost
 ST_OFFICER = 3
 ST_SUPP = 4
 ST_FB = 5
 ST_BROKE = 6
 ST_ANNIH = 7
-ST_VP = 8
-ST_VP_AGAINST = 9
-ST_ATT_LOST = 10
-ST_DEF_LOST = 11
+ST_VP_O = 8  # VPs scored by the other side
+ST_VP_S = 9  # VPs scored by the focus unit's side
+ST_LOST_O = 10  # models lost by the other side
+ST_LOST_S = 11  # models lost by the focus unit's side (all its units)
 ST_RALLY_FAILED = 12
 ST_FULL = 13
-ST_QC = 14  # 0 no close quarters, 1 attacker won, 2 defender won, 3 stalemate (last one)
-ST_QC_ATT = 15
-ST_QC_DEF = 16
-ST_QC_STALE = 17
-ST_EMB_LOST = 18
-ST_EMB_SUPP = 19
-ST_EMB_ANNIH = 20
-N_STATS = 21
+ST_QC_ATT = 14  # the attacker side won the last close quarters combat
+ST_QC_DEF = 15  # the defender side won it
+ST_QC_STALE = 16
+ST_EMB_LOST = 17
+ST_EMB_SUPP = 18
+ST_EMB_ANNIH = 19
+N_STATS = 20
 
 # face kinds
 HEROIC = 0

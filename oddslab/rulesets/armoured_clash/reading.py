@@ -8,6 +8,7 @@ from typing import Any
 from oddslab._schema import ScenarioError, Table
 from oddslab.rulesets.armoured_clash.model import (
     CATEGORIES,
+    EXPIRY,
     FACE_KINDS,
     FORMATIONS,
     LEVELS,
@@ -15,6 +16,7 @@ from oddslab.rulesets.armoured_clash.model import (
     MAX_MODELS,
     OFFICER_MODES,
     RATINGS,
+    REROLL_SOURCES,
     REROLLABLE,
     SIDES,
     UNIT_TYPES,
@@ -122,6 +124,11 @@ def _str_list(tbl: Table, key: str, choices: Sequence[str] | None = None) -> tup
     return tuple(v)
 
 
+def _opt_bool(tbl: Table, key: str) -> bool | None:
+    """``true`` / ``false``, or None when the key is absent (the value is then derived)."""
+    return tbl.bool(key) if tbl.has(key) else None
+
+
 def _read_attack(tbl: Table) -> Attack:
     exposed = tbl.int("exposed", None, min=1, max=MAX_MODELS)
     s = Situation(
@@ -133,13 +140,19 @@ def _read_attack(tbl: Table) -> Attack:
         reforming=tbl.bool("reforming", False),
         outflanking=tbl.bool("outflanking", False),
         supported=tbl.bool("supported", False),
-        threatened=tbl.bool("threatened", False),
+        threatened=_opt_bool(tbl, "threatened"),
         defensive_advantage=tbl.bool("defensive_advantage", False),
-        defender_supported=tbl.bool("defender_supported", False),
+        defender_supported=_opt_bool(tbl, "defender_supported"),
         defender_threatened=tbl.bool("defender_threatened", False),
         secondary=_str_list(tbl, "secondary"),
+        charge=tbl.bool("charge", True),
+        new_activation=_opt_bool(tbl, "new_activation"),
         extra_rerolls=_str_list(tbl, "extra_rerolls", REROLLABLE),
+        extra_rerolls_from=tbl.str("extra_rerolls_from", "command", choices=REROLL_SOURCES),
         defender_extra_rerolls=_str_list(tbl, "defender_extra_rerolls", REROLLABLE),
+        defender_extra_rerolls_from=tbl.str(
+            "defender_extra_rerolls_from", "command", choices=REROLL_SOURCES
+        ),
         rating=tbl.str("rating", None, choices=RATINGS),
         defender_rating=tbl.str("defender_rating", None, choices=RATINGS),
     )
@@ -192,6 +205,8 @@ def from_table(root: Table) -> ArmouredClashScenario:
     rules = Rules(
         embarked_tests=rt.str("embarked_tests", "always", choices=("always", "on_fail")),
         rally_test=rt.bool("rally_test", True),
+        activations=rt.bool("activations", True),
+        status_expiry=rt.str("status_expiry", "held_at_start", choices=EXPIRY),
     )
     rt.finish()
     focus = root.str("focus", None)

@@ -11,6 +11,7 @@ import numpy as np
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import compile as C
+from oddslab.rulesets.armoured_clash import statistics as ST
 from oddslab.rulesets.armoured_clash import validate as V
 from oddslab.rulesets.armoured_clash.model import (
     Attack,
@@ -82,10 +83,10 @@ class ArmouredClashScenario:
         return C.arrays(self)
 
     def stats(self) -> tuple[Stat, ...]:
-        return C.stats(self)
+        return ST.stats(self)
 
     def headlines(self) -> tuple[Headline, ...]:
-        return C.headlines(self)
+        return ST.headlines(self)
 
     def compile(self) -> Job:
         """The :class:`oddslab.engine.Job` of this scenario."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from oddslab.rulesets.armoured_clash.layout import MAX_SEC
 from oddslab.rulesets.armoured_clash.model import (
     MAX_MODELS,
+    OUTFLANKABLE,
     RATINGS,
     REROLLABLE,
     SIDES,
@@ -19,7 +20,7 @@ from oddslab.rulesets.armoured_clash.model import (
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
 
-__all__ = ["problems", "ranged_row", "close_column"]
+__all__ = ["problems", "ranged_row", "close_column", "active_unit", "activation_plan"]
 
 
 def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
@@ -163,6 +164,66 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                 m = u.armaments.melee
                 if m is not None and len(m) < u.column_length():
                     out.append((f"units.{u.name}.melee", f"needs {u.column_length()} entries"))
+            if s.outflanking and tgt.type not in OUTFLANKABLE:
+                out.append(
+                    (
+                        f"{key}.outflanking",
+                        f"only {', '.join(OUTFLANKABLE)} units can be outflanked "
+                        f"('{tgt.name}' is {tgt.type})",
+                    )
+                )
+    if not out:
+        out += _activation_problems(sc, by)
+    return out
+
+
+def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list[tuple[str, str]]:
+    """Commands: none to a disordered unit, one per general per activation."""
+    out: list[tuple[str, str]] = []
+    plan = activation_plan(sc)
+    ended: set[str] = set()  # units whose first activation in the sequence is over
+    issued: dict[str, int] = {}
+    for i, a in enumerate(sc.attacks):
+        key = f"attacks[{i}]"
+        s = a.situation
+        active, start, end = plan[i]
+        if s.new_activation is False and i > 0 and plan[i - 1][0] != active:
+            out.append(
+                (
+                    f"{key}.new_activation",
+                    f"the previous step belongs to '{plan[i - 1][0]}''s activation, this one "
+                    f"to '{active}''s: it must start a new activation",
+                )
+            )
+        if start:
+            issued = {}
+        orders = []
+        if s.extra_rerolls and s.extra_rerolls_from == "command":
+            orders.append(("extra_rerolls", a.attacker))
+        if a.kind == "close" and s.defender_extra_rerolls:
+            if s.defender_extra_rerolls_from == "command":
+                orders.append(("defender_extra_rerolls", a.target))
+        for k, name in orders:
+            u = by[name]
+            if u.disordered and name not in ended:
+                out.append(
+                    (
+                        f"{key}.{k}",
+                        f"'{name}' is disordered: commands cannot be issued to it (set "
+                        f'{k}_from = "special rule" if a special rule grants the re-rolls)',
+                    )
+                )
+            issued[u.side] = issued.get(u.side, 0) + 1
+            if issued[u.side] > 1:
+                out.append(
+                    (
+                        f"{key}.{k}",
+                        f"the {u.side} general already issued a command in this activation "
+                        f"(one command per activation)",
+                    )
+                )
+        if end:
+            ended.add(active)
     return out
 
 
@@ -175,3 +236,26 @@ def ranged_row(a: Attack, att: Unit, tgt: Unit) -> RangedAttack | None:
 
 def close_column(a: Attack, att: Unit) -> Sequence[int] | None:
     return att.armaments.impact if a.weapon == "impact" else att.armaments.melee
+
+
+def active_unit(a: Attack) -> str:
+    """The unit whose activation attack ``a`` belongs to: the attacker, or for opportunity
+    fire the target (it is fired upon during its own activation's reaction step)."""
+    return a.target if (a.kind == "ranged" and a.situation.opportunity_fire) else a.attacker
+
+
+def activation_plan(sc: ArmouredClashScenario) -> list[tuple[str, bool, bool]]:
+    """``(active unit, starts its activation, ends it)`` for every step of the sequence.
+
+    A step starts a new activation when ``new_activation`` says so, or (``None``) when the
+    previous step's active unit is another unit; the first step always starts one. An
+    activation ends before the next one starts and at the end of the sequence.
+    """
+    actives = [active_unit(a) for a in sc.attacks]
+    starts = []
+    for i, a in enumerate(sc.attacks):
+        flag = a.situation.new_activation
+        auto = i == 0 or actives[i - 1] != actives[i]
+        starts.append(i == 0 or (auto if flag is None else bool(flag)))
+    ends = [starts[i + 1] for i in range(len(starts) - 1)] + [True]
+    return [(actives[i], starts[i], ends[i]) for i in range(len(actives))]
