@@ -40,7 +40,39 @@ from oddslab.rulesets.armoured_clash.model import (
 from oddslab.rulesets.armoured_clash.reading import from_table
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
 
+#: A tiny valid scenario (as ``tomllib`` would give it) that compiles the one Armoured Clash
+#: kernel with the dtypes every scenario uses: ``oddslab warmup armoured-clash``.
+WARMUP: dict = {
+    "ruleset": "armoured-clash",
+    "name": "armoured clash warm-up",
+    "units": {
+        "guns": {
+            "side": "attacker",
+            "type": "armour",
+            "category": "heavy",
+            "models": 1,
+            "defence": 3,
+            "discipline": 7,
+            "melee": [1],
+            "ranged": [{"name": "gun", "dice": [3]}],
+        },
+        "foot": {
+            "side": "defender",
+            "models": 2,
+            "defence": 1,
+            "discipline": 6,
+            "break_limit": 1,
+            "melee": [1, 2],
+        },
+    },
+    "attacks": [
+        {"attacker": "guns", "target": "foot"},
+        {"attacker": "guns", "target": "foot", "kind": "close"},
+    ],
+}
+
 __all__ = [
+    "WARMUP",
     "AttackDie",
     "RangedAttack",
     "Armaments",

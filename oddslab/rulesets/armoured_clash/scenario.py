@@ -99,3 +99,9 @@ class ArmouredClashScenario:
     def exact_pmfs(self) -> dict[str, np.ndarray]:
         """Exact PMFs of ``hits`` and ``damage`` for a single ranged attack."""
         return C.exact_pmfs(self)
+
+    def resolved(self) -> dict[str, dict[str, Any]]:
+        """The inputs as the program read them, in plain words, for a person to check."""
+        from oddslab.rulesets.armoured_clash.resolved import resolved
+
+        return resolved(self)
