@@ -624,3 +624,49 @@ def test_close_quarters_matches_naive_reference():
         p = out.prob(key)
         se = np.sqrt(max(p * (1 - p), 1e-4) / n)
         assert abs(ref - p) < 5 * se, (key, ref, p)
+
+
+# -- resolved(), WARMUP, names -------------------------------------------------------------------
+def test_resolved_shows_derived_values():
+    sc = load(ROOT / "examples/armoured-clash-ranged-suppression.toml")
+    r = sc.resolved()
+    assert list(r)[0] == "scenario"
+    for section in r.values():
+        for label, value in section.items():
+            assert isinstance(value, (str, int, float, bool)), (label, value)
+    step = r["step 1: panzers → grenadiers (ranged attack)"]
+    assert step["attack dice"] == "6 (3 models)"
+    assert step["combat rating"].startswith("neutral (bonuses: short range; penalties: concealed")
+    assert step["re-rolls"].startswith("glancing strikes")
+    assert r["unit: grenadiers"]["BREAK LIMIT"] == 3
+    assert r["unit: grenadiers"]["VP rating"].startswith("6 (reinforced")
+
+
+def test_warmup_compiles_the_kernel_with_the_real_dtypes():
+    from oddslab.rulesets.armoured_clash import WARMUP
+
+    warm = from_dict(WARMUP).compile()
+    real = load(ROOT / "examples/armoured-clash-close-quarters.toml").compile()
+    assert warm.kernel is real.kernel
+    for a, b in zip(warm.params, real.params, strict=True):
+        assert (a.dtype, a.ndim) == (b.dtype, b.ndim)
+    assert simulate(from_dict(WARMUP), trials=10, seed=1).trials == 10
+
+
+def test_names_say_whose_fate_and_primary():
+    sc = load(ROOT / "examples/armoured-clash-close-quarters.toml")
+    job = sc.compile()
+    names = [s.name for s in job.stats]
+    assert job.meta["primary"] == "defender_models_lost"
+    assert "defender_models_lost" in names and "attacker_models_lost" in names
+    assert "defender_fell_back" not in names  # one test, not suppressed: cannot fall back
+    assert "defender_vp" not in names  # the stormtroopers cannot be annihilated here
+    for s in job.stats:
+        assert "_" not in s.title, s.title
+    for h in job.headlines:
+        assert "_" not in h.label, h.label
+    # a single-model focus unit: damage, not a 0/1 model count
+    tank = Unit("tank", type="behemoth", category="heavy", models=1, defence=2,
+                damage_limit=6, discipline=8)  # fmt: skip
+    one = ArmouredClashScenario((_shooter((6,), models=1), tank), (Attack("guns", "tank"),))
+    assert one.compile().meta["primary"] == "damage_on_defender"

@@ -110,7 +110,10 @@ def _can_annihilate(sc: ArmouredClashScenario, u: Unit) -> bool:
     """Can ``u`` be annihilated in the sequence (destroyed, broken, fled, its transport lost)?"""
     if _max_losses(sc, u) >= u.models:
         return True
-    if _tests(sc, u) > 0 and (u.break_limit is not None or u.flees_field):
+    tests = _tests(sc, u)
+    if tests > 0 and u.break_limit is not None and u.models - _max_losses(sc, u) <= u.break_limit:
+        return True
+    if tests >= (1 if u.suppressed else 2) and u.flees_field:
         return True
     carrier = next((c for c in sc.units if c.carrying == u.name), None)
     return carrier is not None and _can_annihilate(sc, carrier)
@@ -240,19 +243,21 @@ def headlines(sc: ArmouredClashScenario) -> tuple[Headline, ...]:
     fn = _plain(f.name)
     names = {r.stat.name for r in reported(sc)}
     wanted = [
-        (f"P({fn} loses at least 1 model)", f"{me}_models_lost"),
-        (f"P({fn} suppressed at the end)", f"{me}_suppressed"),
-        (f"P({fn} falls back)", f"{me}_fell_back"),
-        (f"P({fn} breaks)", f"{me}_broke"),
-        (f"P({fn} annihilated)", f"{me}_annihilated"),
-        (f"P({fn} loses its officer)", f"{me}_officer_lost"),
-        (f"P({fn} fails its next rally test)", f"{me}_rally_failed"),
+        (f"P({fn}: at least 1 model lost)", f"{me}_models_lost"),
+        (f"P({fn}: suppressed at the end)", f"{me}_suppressed"),
+        (f"P({fn}: fell back)", f"{me}_fell_back"),
+        (f"P({fn}: broke)", f"{me}_broke"),
+        (f"P({fn}: annihilated)", f"{me}_annihilated"),
+        (f"P({fn}: officer lost)", f"{me}_officer_lost"),
+        (f"P({fn}: next rally test failed)", f"{me}_rally_failed"),
         ("P(attacker wins the close quarters)", "attacker_won_close_quarters"),
         ("P(defender wins the close quarters)", "defender_won_close_quarters"),
         ("P(close quarters stalemate)", "close_quarters_stalemate"),
     ]
     if f.carrying is not None:
-        wanted.append((f"P(passengers {_plain(f.carrying)} annihilated)", "passengers_annihilated"))
+        wanted.append(
+            (f"P(passengers {_plain(f.carrying)}: annihilated)", "passengers_annihilated")
+        )
     return tuple(Headline(label, stat, 1) for label, stat in wanted if stat in names)
 
 
