@@ -133,7 +133,7 @@ def destroy(st, u, k, W, nu, chosen):
     return done
 
 
-@jit
+@jit(inline="always")
 def apply_damage(st, u, dmg, exposed, W, nu):
     """Add ``dmg`` damage to ``u``; each DAMAGE LIMIT reached destroys a model.
 
@@ -184,7 +184,7 @@ def _test_one(st, u, W, nu, deck):
     return 1
 
 
-@jit
+@jit(inline="always")
 def suppression_test(st, u, W, nu, deck, R):
     """Suppression test for ``u`` and, if it is an occupied transport, for its passengers."""
     failed = _test_one(st, u, W, nu, deck)
@@ -193,7 +193,7 @@ def suppression_test(st, u, W, nu, deck, R):
         _test_one(st, c, W, nu, deck)
 
 
-@jit
+@jit(inline="always")
 def start_activation(st, u, W, nu, deck, R):
     """Unit ``u`` starts an activation: it stops taking cover; a suppressed unit rallies.
 
@@ -212,7 +212,7 @@ def start_activation(st, u, W, nu, deck, R):
             W[u, S_RFAIL] = 1
 
 
-@jit
+@jit(inline="always")
 def end_activation(u, W, R):
     """Unit ``u`` ends its activation: suppressed / disordered held at its start are lost.
 

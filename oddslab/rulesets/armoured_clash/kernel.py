@@ -118,7 +118,7 @@ from oddslab.rulesets.armoured_clash.layout import (
 )
 
 
-@jit
+@jit(inline="always")
 def pack_faces(face_score, explode, rr_tiers, kinds):
     """``FT`` int64[F_NROWS, faces]: every per-face table of the attack die in one array."""
     k = face_score.shape[0]
@@ -231,7 +231,7 @@ def _retaliate(st, a, AT, W, nu, DC, FT):
     return killed
 
 
-@jit
+@jit(inline="always")
 def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
     """Resolve ranged attack ``a``."""
     att = AT[a, A_ATT]
@@ -348,7 +348,7 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     return 3
 
 
-@jit
+@jit(inline="always")
 def reset_state(W, nu):
     """Every unit's state columns back to the starting values; VPs and deck pointers to 0."""
     for u in range(nu):
@@ -429,7 +429,7 @@ def simulate_trial(st, AT, W, nu, DC, R, deck, FT, res):
         res[ST_EMB_ANNIH] = 0
 
 
-@jit
+@jit(inline="always")
 def pack_units(UI, dn):
     """``W`` int64[U + 2, W_NCOLS]: unit tables and state in one array, plus one row per side.
 
@@ -472,25 +472,27 @@ def run_armoured_clash(
     """Chunk driver: histograms ``out[c, slots[s], value]`` of the statistics ``ST_*``.
 
     ``slots[s]`` is the row of ``out`` for statistic ``s``, or -1 when it is not reported.
-    Each chunk works on private copies of the tables, so no two threads share an array.
+    The tables are only read; each chunk builds its own mutable state (the packed unit table,
+    its deck, the face table) in :func:`run_chunk`, so no two threads write one array. The
+    driver stays tiny (a prange over chunks calling the serial :func:`run_chunk`, compiled
+    once) to keep the parallel compile short.
     """
     for c in prange(seeds.shape[0]):
-        st = new_state(seeds[c])
         run_chunk(
-            st,
+            new_state(seeds[c]),
             ntrials[c],
             out[c],
-            AT.copy(),
-            UI.copy(),
-            DC.copy(),
-            R.copy(),
-            deck0.copy(),
-            dn.copy(),
-            face_score.copy(),
-            explode.copy(),
-            rr_tiers.copy(),
-            kinds.copy(),
-            slots.copy(),
+            AT,
+            UI,
+            DC,
+            R,
+            deck0,
+            dn,
+            face_score,
+            explode,
+            rr_tiers,
+            kinds,
+            slots,
         )
 
 
