@@ -347,6 +347,7 @@ def _base() -> dict:
             r"attacks\[1\]\.new_activation",
         ),
         (lambda d: d.update(rules={"status_expiry": "never"}), r"rules\.status_expiry"),
+        (lambda d: d["attacks"][0].update(aiming=True), r"attacks\[0\]\.aiming"),
         (
             lambda d: d["attacks"][0].update(extra_rerolls_from="card"),
             r"attacks\[0\]\.extra_rerolls_from",
@@ -391,3 +392,20 @@ def test_command_rerolls_lost_when_the_unit_becomes_disordered():
     sd = float(np.sqrt((c * (v - out.mean("hits_on_defender")) ** 2).sum() / n))
     assert abs(out.mean("hits_on_defender") - want) < Z_MAX * sd / n**0.5
     assert abs(out.mean("hits_on_defender") - always) > 0.1
+
+
+@pytest.mark.statistical
+def test_exact_damage_of_opportunity_fire_on_a_unit_taking_cover():
+    """Opportunity fire hits the active unit, which stopped taking cover as it activated: the
+    exact damage uses DEFENCE 2, not 3, and agrees with the kernel."""
+    x = _rifles("x", "attacker", models=6, defence=2, discipline=10, taking_cover=True)
+    y = _rifles("y", "defender", models=6, discipline=10)
+    opp = Situation(opportunity_fire=True, concealed=True)
+    sc = ArmouredClashScenario((x, y), (Attack("y", "x", situation=opp),))
+    exact = sc.exact_pmfs()
+    hits = exact["hits_on_attacker"]
+    want = np.zeros(len(hits) // 2 + 1)
+    np.add.at(want, np.arange(len(hits)) // 2, hits)
+    assert np.allclose(exact["damage_on_attacker"], want)
+    out = simulate(sc, trials=1_000_000, seed=47)
+    assert chisquare_pmf(out.counts["damage_on_attacker"], exact["damage_on_attacker"]) > 1e-4

@@ -246,7 +246,9 @@ def exact_pmfs(sc: ArmouredClashScenario) -> dict[str, np.ndarray]:
     n = row.dice[m - 1]
     hits = attack_pool_pmf(n, static_rating(sc, 0), sc.die, a.situation.extra_rerolls)
     conc = tgt.garrisoned or (a.situation.concealed and a.situation.exposed is None)
-    d = tgt.defence + int(tgt.garrisoned) + int(conc and tgt.taking_cover)
+    # opportunity fire targets the active unit, which stopped taking cover as it activated
+    cover = tgt.taking_cover and not (sc.rules.activations and a.situation.opportunity_fire)
+    d = tgt.defence + int(tgt.garrisoned) + int(conc and cover)
     dmg = np.zeros(len(hits) // d + 1)
     np.add.at(dmg, np.arange(len(hits)) // d, hits)
     side = by[a.target].side

@@ -146,8 +146,9 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
         d = len(bonuses) - len(penalties)
         out["combat rating"] = _rating_text(d, s.rating, bonuses, penalties)
         out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
-        defence = tgt.defence + int(tgt.garrisoned) + int(conc and tgt.taking_cover)
-        out["target DEFENCE"] = defence
+        cover = tgt.taking_cover and not (sc.rules.activations and s.opportunity_fire)
+        defence = tgt.defence + int(tgt.garrisoned) + int(conc and cover)
+        out["target DEFENCE"] = f"{defence} (statuses at the start of the sequence)"
         if s.exposed is not None:
             out["exposed models prioritised"] = f"{s.exposed} (only they can be destroyed)"
         out["suppression test"] = (

@@ -172,8 +172,43 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                         f"('{tgt.name}' is {tgt.type})",
                     )
                 )
+    out += _misplaced_keys(sc)
     if not out:
         out += _activation_problems(sc, by)
+    return out
+
+
+_CLOSE_ONLY = {
+    "outflanking": False,
+    "supported": False,
+    "threatened": None,
+    "defensive_advantage": False,
+    "defender_supported": None,
+    "defender_threatened": False,
+    "secondary": (),
+    "charge": True,
+    "defender_extra_rerolls": (),
+    "defender_rating": None,
+}
+_RANGED_ONLY = {
+    "aiming": False,
+    "short_range": False,
+    "concealed": False,
+    "exposed": None,
+    "opportunity_fire": False,
+    "reforming": False,
+}
+
+
+def _misplaced_keys(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
+    """A situation key of the other kind of attack would be silently ignored: reject it."""
+    out: list[tuple[str, str]] = []
+    for i, a in enumerate(sc.attacks):
+        wrong = _CLOSE_ONLY if a.kind == "ranged" else _RANGED_ONLY
+        for key, default in wrong.items():
+            if getattr(a.situation, key) != default:
+                other = "close quarters" if a.kind == "ranged" else "ranged"
+                out.append((f"attacks[{i}].{key}", f"only applies to {other} attacks"))
     return out
 
 
