@@ -7,6 +7,8 @@ state ``S_*`` of each unit, plus one row per side (``X_*``: VPs, cards drawn, de
 
 from __future__ import annotations
 
+import numpy as np
+
 from oddslab._jit import jit
 from oddslab._kernels.decks import draw_card
 from oddslab._kernels.rng import randint
@@ -86,7 +88,8 @@ def annihilate(u, W, nu):
 def _remove(st, u, k, W, nu, chosen):
     """Destroy ``k`` models of unit ``u`` (no transport follow-up); returns models destroyed.
 
-    ``chosen`` = 1 when the unit's general picks the models (passengers over a transport's
+    ``chosen`` (int64; callers pass ``np.int64(0/1)``, not a literal, so that numba compiles one
+    signature instead of one per literal value) = 1 when the unit's general picks the models (passengers over a transport's
     capacity, models removed so that a fall back is possible): the officer is kept unless
     every model goes. Otherwise the unit's officer mode ``U_OFFICER`` decides.
     """
@@ -129,7 +132,7 @@ def destroy(st, u, k, W, nu, chosen):
     if done > 0 and c >= 0 and W[c, S_GONE] == 0:
         cap = W[u, U_CAP] * W[u, S_M]
         if W[c, S_M] > cap:
-            done += _remove(st, c, W[c, S_M] - cap, W, nu, 1)
+            done += _remove(st, c, W[c, S_M] - cap, W, nu, np.int64(1))
     return done
 
 
@@ -152,7 +155,7 @@ def apply_damage(st, u, dmg, exposed, W, nu):
         W[u, S_T] = 0
     if k >= W[u, S_M]:
         W[u, S_T] = 0
-    return destroy(st, u, k, W, nu, 0)
+    return destroy(st, u, k, W, nu, np.int64(0))
 
 
 @jit
@@ -176,7 +179,7 @@ def _test_one(st, u, W, nu, deck):
             W[u, S_GARR] = 0  # a garrison falls back by exiting the building
             W[u, S_COVER] = 0  # it moves: no longer taking cover
             # its general removes the models that block the way: the officer stays
-            destroy(st, u, W[u, U_FB_LOSS], W, nu, 1)
+            destroy(st, u, W[u, U_FB_LOSS], W, nu, np.int64(1))
             if W[u, U_FLEES] != 0:
                 annihilate(u, W, nu)
     else:

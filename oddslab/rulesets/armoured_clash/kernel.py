@@ -332,16 +332,16 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
         if W[tgt, S_GARR] != 0:
             W[tgt, S_GARR] = 0
         else:
-            destroy(st, tgt, W[tgt, U_WD_LOSS], W, nu, 0)
+            destroy(st, tgt, W[tgt, U_WD_LOSS], W, nu, np.int64(0))
         for i in range(nsec):
             s2 = AT[a, A_SEC0 + i]
             if W[s2, S_GARR] != 0:
                 W[s2, S_GARR] = 0
             else:
-                destroy(st, s2, W[s2, U_WD_LOSS], W, nu, 0)
+                destroy(st, s2, W[s2, U_WD_LOSS], W, nu, np.int64(0))
         suppression_test(st, tgt, W, nu, deck, R)
         return att_wins
-    destroy(st, att, W[att, U_WD_LOSS], W, nu, 0)  # the attacker withdraws either way
+    destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))  # the attacker withdraws either way
     if killed_a > killed_t:
         suppression_test(st, att, W, nu, deck, R)
         return tgt_wins
