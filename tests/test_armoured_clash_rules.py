@@ -409,3 +409,30 @@ def test_exact_damage_of_opportunity_fire_on_a_unit_taking_cover():
     assert np.allclose(exact["damage_on_attacker"], want)
     out = simulate(sc, trials=1_000_000, seed=47)
     assert chisquare_pmf(out.counts["damage_on_attacker"], exact["damage_on_attacker"]) > 1e-4
+
+
+def test_issue_probe_secondary_lowers_the_chargers_chance():
+    """The issue's probe: 6 models charge 4 with a 4-model secondary (all DEFENCE 2, one
+    melee die per model): about 0.50 -> 0.33 once the charger is threatened and the
+    retaliations supported; the kernel agrees with the pure-Python reference."""
+    from naive_armoured_clash import run as naive_run
+
+    def units(n, name, side):
+        return Unit(name, side=side, models=n, defence=2, discipline=6,
+                    armaments=Armaments(melee=tuple(range(1, n + 1))))  # fmt: skip
+
+    def scen(flags):
+        sit = Situation(secondary=("s2",), threatened=flags, defender_supported=flags)
+        return ArmouredClashScenario(
+            (units(6, "ch", "attacker"), units(4, "t", "defender"), units(4, "s2", "defender")),
+            (Attack("ch", "t", kind="close", situation=sit),),
+        )
+
+    n = 200_000
+    new = simulate(scen(None), trials=n, seed=51).prob("attacker_won_close_quarters")
+    old = simulate(scen(False), trials=n, seed=52).prob("attacker_won_close_quarters")
+    assert old - new > 0.1
+    rows = naive_run(scen(None), 8_000, 53)
+    ref = sum(r["attacker_won_close_quarters"] for r in rows) / len(rows)
+    se = np.sqrt(ref * (1 - ref) / len(rows) + new * (1 - new) / n)
+    assert abs(ref - new) < Z_MAX * se
