@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import layout as K
-from oddslab.rulesets.armoured_clash.validate import close_column, ranged_row
+from oddslab.rulesets.armoured_clash.validate import activation_plan, close_column, ranged_row
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.model import Unit
@@ -81,6 +81,37 @@ def _tests(sc: ArmouredClashScenario, f: Unit) -> int:
         if a.kind == "close" and f.name in (a.attacker, a.target):
             n += 1
     return n + sum(_tests(sc, c) for c in sc.units if c.carrying == f.name)
+
+
+def _tested_at(sc: ArmouredClashScenario, f: Unit, i: int) -> bool:
+    """Can unit ``f`` take a suppression test in step ``i``?"""
+    if f.type == "aircraft":
+        return False
+    a = sc.attacks[i]
+    if a.kind == "ranged" and a.target == f.name and not a.situation.opportunity_fire:
+        return True
+    if a.kind == "close" and f.name in (a.attacker, a.target):
+        return True
+    return any(_tested_at(sc, c, i) for c in sc.units if c.carrying == f.name)
+
+
+def _can_fall_back(sc: ArmouredClashScenario, f: Unit) -> bool:
+    """Can ``f`` fail a test while suppressed? Walks the sequence: suppressed at the start or
+    after a test; the suppression it held when its activation started ends with it."""
+    maybe = f.suppressed
+    held = tested = False
+    for i, (active, start, end) in enumerate(activation_plan(sc)):
+        mine = sc.rules.activations and active == f.name
+        if mine and start:
+            held, tested = maybe, False
+        if _tested_at(sc, f, i):
+            if maybe:
+                return True
+            maybe = tested = True
+        if mine and end:
+            all_lost = sc.rules.status_expiry == "all"
+            maybe = False if all_lost else (tested if held else maybe)
+    return False
 
 
 def _max_losses(sc: ArmouredClashScenario, u: Unit) -> int:
@@ -159,7 +190,7 @@ def reported(sc: ArmouredClashScenario) -> list[Reported]:
             f"{fn} ends the sequence suppressed and on the table",
             True,
         )
-    if tests >= (1 if f.suppressed else 2):
+    if _can_fall_back(sc, f):
         add(K.ST_FB, f"{me}_fell_back", 2, f"{me} {fn} fell back", "", True)
     if tests > 0 and f.break_limit is not None:
         add(K.ST_BROKE, f"{me}_broke", 2, f"{me} {fn} broke", "", True)
@@ -186,7 +217,7 @@ def reported(sc: ArmouredClashScenario) -> list[Reported]:
             f"{them} models lost ({who})",
             "",
         )
-    if len(own) > 1:
+    if any(_max_losses(sc, u) > 0 for u in own if u.name != f.name):
         add(
             K.ST_LOST_S,
             f"{me}_side_models_lost",
