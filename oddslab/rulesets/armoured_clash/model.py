@@ -229,7 +229,8 @@ class Unit:
     commander_nearby : bool
         Within 6" of a friendly commander: cannot become disordered.
     suppressed, disordered, taking_cover, garrisoned, reloading : bool
-        Statuses at the start.
+        Statuses at the start. A garrison is infantry of at most 12 models; a unit with
+        ``commander_nearby`` cannot be disordered (both rejected otherwise).
     armaments : Armaments
     capacity : int
         Transport capacity per model (the *Capacity (X)* rule); 0 = not a transport.

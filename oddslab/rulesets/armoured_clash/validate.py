@@ -257,8 +257,8 @@ def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list
                         f"(one command per activation)",
                     )
                 )
-        if end:
-            ended.add(active)
+        if end and sc.rules.activations:
+            ended.add(active)  # its disordered status (held at the start) is gone
     return out
 
 
