@@ -49,6 +49,16 @@ from oddslab.rulesets.armoured_clash.layout import (
     X_VP,
 )
 
+__all__ = [
+    "draw",
+    "annihilate",
+    "destroy",
+    "apply_damage",
+    "suppression_test",
+    "start_activation",
+    "end_activation",
+]
+
 
 @jit(inline="always")
 def draw(st, deck, W, nu, side):

@@ -1,4 +1,8 @@
-"""Armoured Clash: scenario -> kernel arrays and Job; statistics, headlines, exact PMFs."""
+"""Armoured Clash: scenario -> kernel arrays and the Job; combat-rating counts; exact PMFs.
+
+The statistics, their names and headlines are in :mod:`.statistics`; ``resolved()`` in
+:mod:`.resolved`.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +32,17 @@ from oddslab.rulesets.armoured_clash.validate import (
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+
+__all__ = [
+    "overwhelming",
+    "close_static",
+    "retaliation_static",
+    "units_index",
+    "arrays",
+    "compile_job",
+    "static_rating",
+    "exact_pmfs",
+]
 
 
 def _rating_index(name: str | None) -> int:

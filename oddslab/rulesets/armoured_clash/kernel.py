@@ -117,6 +117,15 @@ from oddslab.rulesets.armoured_clash.layout import (
     X_VP,
 )
 
+__all__ = [
+    "run_armoured_clash",
+    "run_chunk",
+    "run_pool_only",
+    "simulate_trial",
+    "run_attack",
+    "pool_hits",
+]
+
 
 @jit(inline="always")
 def pack_faces(face_score, explode, rr_tiers, kinds):

@@ -13,6 +13,34 @@ import numpy as np
 
 from oddslab.rulesets.armoured_clash.layout import GLANCING, HEROIC, MISS
 
+__all__ = [
+    "AttackDie",
+    "RangedAttack",
+    "Armaments",
+    "Unit",
+    "Situation",
+    "Attack",
+    "Rules",
+    "attack_pool_pmf",
+    "combat_rating",
+    "default_deck",
+    "UNIT_TYPES",
+    "CATEGORIES",
+    "RATINGS",
+    "FACE_KINDS",
+    "REROLLABLE",
+    "REROLL_SOURCES",
+    "OUTFLANKABLE",
+    "MAX_GARRISON",
+    "EXPIRY",
+    "FORMATIONS",
+    "OFFICER_MODES",
+    "LEVELS",
+    "SIDES",
+    "MAX_DICE",
+    "MAX_MODELS",
+]
+
 UNIT_TYPES = (
     "infantry",
     "cavalry",
