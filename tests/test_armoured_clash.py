@@ -670,3 +670,20 @@ def test_names_say_whose_fate_and_primary():
                 damage_limit=6, discipline=8)  # fmt: skip
     one = ArmouredClashScenario((_shooter((6,), models=1), tank), (Attack("guns", "tank"),))
     assert one.compile().meta["primary"] == "damage_on_defender"
+
+
+def test_unit_library_entries_are_valid_units():
+    """Every entry of the Armoured Clash unit library is a valid unit table (points aside):
+    it fires at, or is fired at by, a plain target in a scenario that loads."""
+    import tomllib
+
+    lib = tomllib.loads((ROOT / "oddslab/examples/libraries/armoured-clash.toml").read_text())
+    assert lib["ruleset"] == "armoured-clash"
+    for name, entry in lib["units"].items():
+        unit = {k: v for k, v in entry.items() if k not in ("points", "points_per_model")}
+        d = _base()
+        d["units"]["entry"] = {**unit, "side": "defender"}
+        d["attacks"] = [{"attacker": "tanks", "target": "entry"}]
+        if unit.get("category") == "heavy":
+            d["units"]["tanks"]["ranged"][0]["vs"] = ["light", "heavy"]
+        assert from_dict(d, source=name).compile().stats, name
