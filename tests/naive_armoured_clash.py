@@ -59,7 +59,9 @@ class Trial:
     # -- dice and cards ---------------------------------------------------------------------
     def face(self) -> str:
         d = self.sc.die
-        return self.rng.choice([k for k, n in zip(FACES, d.counts(), strict=True) for _ in range(n)])
+        return self.rng.choice(
+            [k for k, n in zip(FACES, d.counts(), strict=True) for _ in range(n)]
+        )
 
     def pool(self, n: int, rating: int, extra: tuple) -> int:
         rr = set(TIER[rating]) | set(extra)
