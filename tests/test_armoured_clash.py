@@ -15,7 +15,6 @@ import pytest
 from scipy.stats import hypergeom
 from stats import Z_MAX, chisquare_pmf, z_prob
 
-from oddslab._kernels import armoured_clash as K
 from oddslab._schema import ScenarioError
 from oddslab.engine import Job, run_job, simulate
 from oddslab.outcome import Stat
@@ -30,6 +29,7 @@ from oddslab.rulesets.armoured_clash import (
     attack_pool_pmf,
     default_deck,
 )
+from oddslab.rulesets.armoured_clash import kernel as K
 from oddslab.scenario import from_dict, load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,9 +148,9 @@ def test_defence_3_example():
     tgt = Unit("foot", models=6, defence=3, discipline=10)
     sc = ArmouredClashScenario((_shooter((8,), models=1), tgt), (Attack("guns", "foot"),), die=SURE)
     out = _one(sc)
-    assert out.prob("hits", 8) == 1 and out.prob("hits", 9) == 0
-    assert out.pmf("damage").probability.iloc[2] == 1
-    assert out.pmf("models_destroyed").probability.iloc[2] == 1
+    assert out.prob("hits_on_defender", 8) == 1 and out.prob("hits_on_defender", 9) == 0
+    assert out.pmf("damage_on_defender").probability.iloc[2] == 1
+    assert out.pmf("defender_models_lost").probability.iloc[2] == 1
 
 
 def test_damage_limit_2_with_one_token():
@@ -160,7 +160,7 @@ def test_damage_limit_2_with_one_token():
         sc = ArmouredClashScenario(
             (_shooter((hits,), models=1), tgt), (Attack("guns", "foot"),), die=SURE
         )
-        assert _one(sc, 500).pmf("models_destroyed").probability.iloc[want] == 1
+        assert _one(sc, 500).pmf("defender_models_lost").probability.iloc[want] == 1
 
 
 def test_tokens_carry_over_between_attacks():
@@ -169,7 +169,7 @@ def test_tokens_carry_over_between_attacks():
     b = _shooter((1,), name="b", models=1)
     tgt = Unit("foot", models=5, defence=1, damage_limit=2, discipline=10)
     sc = ArmouredClashScenario((a, b, tgt), (Attack("a", "foot"), Attack("b", "foot")), die=SURE)
-    assert _one(sc, 500).pmf("models_destroyed").probability.iloc[1] == 1
+    assert _one(sc, 500).pmf("defender_models_lost").probability.iloc[1] == 1
 
 
 def test_garrison_halves_dice_and_defends():
@@ -186,18 +186,21 @@ def test_garrison_halves_dice_and_defends():
     )
     tgt = Unit("foot", models=10, defence=1, discipline=10)
     sc = ArmouredClashScenario((shooter, tgt), (Attack("squad", "foot"),), die=SURE)
-    assert _one(sc, 500).prob("hits", 3) == 1 and _one(sc, 500).prob("hits", 4) == 0
+    assert (
+        _one(sc, 500).prob("hits_on_defender", 3) == 1
+        and _one(sc, 500).prob("hits_on_defender", 4) == 0
+    )
     # garrisoned target: DEFENCE 1 + 1 = 2; 5 hits -> 2 damage
     tgt2 = Unit("foot", models=10, defence=1, discipline=10, garrisoned=True)
     sc2 = ArmouredClashScenario(
         (_shooter((5,), models=1), tgt2), (Attack("guns", "foot"),), die=SURE
     )
-    assert _one(sc2, 500).pmf("damage").probability.iloc[2] == 1
+    assert _one(sc2, 500).pmf("damage_on_defender").probability.iloc[2] == 1
     # ... and concealed: the exact hits are those of a weakened pool
     sc3 = ArmouredClashScenario((_shooter((5,), models=1), tgt2), (Attack("guns", "foot"),))
     assert sc3.static_rating(0) == 0
     out = simulate(sc3, trials=200_000, seed=3)
-    assert chisquare_pmf(out.counts["hits"], attack_pool_pmf(5, "weakened")) > 1e-4
+    assert chisquare_pmf(out.counts["hits_on_defender"], attack_pool_pmf(5, "weakened")) > 1e-4
 
 
 def test_storming_a_building():
@@ -225,8 +228,8 @@ def test_storming_a_building():
     # the garrison (4 models, counted as 2) strikes first: 2 hits -> 2 stormers destroyed;
     # 4 stormers left count as 2: 2 hits -> 2 of the garrison destroyed: a stalemate
     assert out.prob("attacker_models_lost", 2) == 1 and out.prob("attacker_models_lost", 3) == 0
-    assert out.prob("models_destroyed", 2) == 1 and out.prob("models_destroyed", 3) == 0
-    assert out.prob("qc_stalemate") == 1
+    assert out.prob("defender_models_lost", 2) == 1 and out.prob("defender_models_lost", 3) == 0
+    assert out.prob("close_quarters_stalemate") == 1
 
 
 def test_prioritising_exposed_models():
@@ -238,7 +241,7 @@ def test_prioritising_exposed_models():
         die=SURE,
     )
     out = _one(sc, 500)
-    assert out.pmf("models_destroyed").probability.iloc[2] == 1
+    assert out.pmf("defender_models_lost").probability.iloc[2] == 1
     assert sc.static_rating(0) == 1  # prioritising exposed models drops the concealed penalty
 
 
@@ -260,8 +263,8 @@ def test_transport_capacity_loss():
         (_shooter((2,), models=1), truck, foot), (Attack("guns", "trucks"),), die=SURE
     )
     out = _one(sc, 500)
-    assert out.pmf("embarked_lost").probability.iloc[3] == 1
-    assert out.pmf("defender_models_lost").probability.iloc[4] == 1
+    assert out.pmf("passengers_models_lost").probability.iloc[3] == 1
+    assert out.pmf("defender_side_models_lost").probability.iloc[4] == 1
 
 
 def test_close_quarters_winner_withdraw_and_defensive_advantage():
@@ -284,8 +287,8 @@ def test_close_quarters_winner_withdraw_and_defensive_advantage():
     # attacker: 4 hits / DEF 2 = 2 destroyed; 3 left retaliate: 3 hits / DEF 3 = 1 destroyed
     sc = ArmouredClashScenario((att, tgt), (Attack("raiders", "foot", kind="close"),), die=SURE)
     out = _one(sc, 500)
-    assert out.prob("qc_attacker_won") == 1
-    assert out.pmf("models_destroyed").probability.iloc[3] == 1  # 2 + 1 that cannot withdraw
+    assert out.prob("attacker_won_close_quarters") == 1
+    assert out.pmf("defender_models_lost").probability.iloc[3] == 1  # 2 + 1 that cannot withdraw
     assert out.pmf("attacker_models_lost").probability.iloc[1] == 1
     # defensive advantage: 5 hits first -> 1 raider lost; 3 raiders -> 3 hits -> 1: stalemate
     sc2 = ArmouredClashScenario(
@@ -294,7 +297,7 @@ def test_close_quarters_winner_withdraw_and_defensive_advantage():
         die=SURE,
     )
     out2 = _one(sc2, 500)
-    assert out2.prob("qc_stalemate") == 1
+    assert out2.prob("close_quarters_stalemate") == 1
 
 
 def test_officer_loss_disorders_and_lowers_discipline():
@@ -303,18 +306,18 @@ def test_officer_loss_disorders_and_lowers_discipline():
     tgt = Unit("foot", models=10, defence=1, discipline=1)
     sc = ArmouredClashScenario((_shooter((1,), models=1), tgt), (Attack("guns", "foot"),), die=SURE)
     out = _one(sc, 500)
-    assert out.prob("officer_lost") == 1 and out.prob("suppressed") == 1
+    assert out.prob("defender_officer_lost") == 1 and out.prob("defender_suppressed") == 1
     near = Unit("foot", models=10, defence=1, discipline=1, commander_nearby=True)
     sc2 = ArmouredClashScenario(
         (_shooter((1,), models=1), near), (Attack("guns", "foot"),), die=SURE
     )
     out2 = simulate(sc2, trials=100_000, seed=5)
-    assert abs(z_prob(out2.prob("suppressed"), 0.9, 100_000)) < Z_MAX  # only a 1 passes
+    assert abs(z_prob(out2.prob("defender_suppressed"), 0.9, 100_000)) < Z_MAX  # only a 1 passes
     close = Unit("foot", models=10, defence=1, discipline=1, formation="close")
     sc3 = ArmouredClashScenario(
         (_shooter((1,), models=1), close), (Attack("guns", "foot"),), die=SURE
     )
-    assert _one(sc3, 500).prob("officer_lost") == 0
+    assert _one(sc3, 500).prob("defender_officer_lost") == 0
 
 
 def test_aircraft_cannot_be_suppressed():
@@ -333,8 +336,8 @@ def test_aircraft_cannot_be_suppressed():
         die=SURE,
     )
     out = _one(sc, 500)
-    assert out.prob("models_destroyed", 3) == 1 and out.prob("annihilated") == 0
-    assert out.prob("suppressed") == 0
+    assert out.prob("defender_models_lost", 3) == 1 and out.prob("defender_annihilated") == 0
+    assert "defender_suppressed" not in out.counts  # aircraft are never suppressed
 
 
 # -- the C&C deck: without replacement, carried over ----------------------------------------
@@ -351,10 +354,12 @@ def test_deck_without_replacement_is_hypergeometric():
     n = 1_000_000
     out = simulate(sc, trials=n, seed=11)
     fails = hypergeom(20, 6, 3)
-    assert abs(z_prob(out.prob("fell_back"), fails.sf(1), n)) < Z_MAX
-    assert abs(z_prob(out.prob("suppressed"), fails.sf(0), n)) < Z_MAX
+    assert abs(z_prob(out.prob("defender_fell_back"), fails.sf(1), n)) < Z_MAX
+    assert abs(z_prob(out.prob("defender_suppressed"), fails.sf(0), n)) < Z_MAX
     binom = 1 - 0.7**3 - 3 * 0.3 * 0.7**2
-    assert abs(z_prob(out.prob("fell_back"), binom, n)) > Z_MAX  # the test can tell them apart
+    assert (
+        abs(z_prob(out.prob("defender_fell_back"), binom, n)) > Z_MAX
+    )  # the test can tell them apart
 
 
 # -- brute-force reference: ranged attacks + suppression cascade ----------------------------
@@ -412,12 +417,12 @@ def _naive_trial(rng: random.Random) -> dict[str, int]:
     if not gone and suppressed:
         rally_failed = int(deck.pop() > 6 - disordered)
     return {
-        "models_destroyed": destroyed,
-        "suppressed": int(suppressed and not gone),
-        "fell_back": int(fell),
-        "broke": int(broke),
-        "annihilated": int(gone),
-        "rally_failed": rally_failed,
+        "defender_models_lost": destroyed,
+        "defender_suppressed": int(suppressed and not gone),
+        "defender_fell_back": int(fell),
+        "defender_broke": int(broke),
+        "defender_annihilated": int(gone),
+        "defender_rally_failed": rally_failed,
     }
 
 
@@ -443,15 +448,21 @@ def test_cascade_matches_naive_reference():
     rng = random.Random(99)
     n = 20_000
     rows = [_naive_trial(rng) for _ in range(n)]
-    for key in ("suppressed", "fell_back", "broke", "annihilated", "rally_failed"):
+    for key in (
+        "defender_suppressed",
+        "defender_fell_back",
+        "defender_broke",
+        "defender_annihilated",
+        "defender_rally_failed",
+    ):
         ref = sum(r[key] for r in rows) / n
         p = out.prob(key)
         se = np.sqrt(max(p * (1 - p), 1e-4) / n)
         assert abs(ref - p) < 5 * se, (key, ref, p)
-    ref_mean = sum(r["models_destroyed"] for r in rows) / n
-    sd = np.std([r["models_destroyed"] for r in rows])
-    assert abs(ref_mean - out.mean("models_destroyed")) < 5 * sd / np.sqrt(n)
-    assert out.mean("vp") == pytest.approx(5 * out.prob("annihilated"))
+    ref_mean = sum(r["defender_models_lost"] for r in rows) / n
+    sd = np.std([r["defender_models_lost"] for r in rows])
+    assert abs(ref_mean - out.mean("defender_models_lost")) < 5 * sd / np.sqrt(n)
+    assert out.mean("attacker_vp") == pytest.approx(5 * out.prob("defender_annihilated"))
 
 
 # -- scenario files -----------------------------------------------------------------------------
@@ -575,13 +586,13 @@ def _naive_qc(rng: random.Random) -> dict[str, int]:
             winner = 3
     rally_failed = int(sup_t and not gone and decks["d"].pop() > 6 - dis_t)
     return {
-        "qc_attacker_won": int(winner == 1),
-        "qc_defender_won": int(winner == 2),
-        "qc_stalemate": int(winner == 3),
-        "suppressed": int(sup_t and not gone),
-        "broke": int(broke),
-        "annihilated": int(gone),
-        "rally_failed": rally_failed,
+        "attacker_won_close_quarters": int(winner == 1),
+        "defender_won_close_quarters": int(winner == 2),
+        "close_quarters_stalemate": int(winner == 3),
+        "defender_suppressed": int(sup_t and not gone),
+        "defender_broke": int(broke),
+        "defender_annihilated": int(gone),
+        "defender_rally_failed": rally_failed,
         "attacker_suppressed": int(sup_a),
     }
 
@@ -601,15 +612,78 @@ def test_close_quarters_matches_naive_reference():
     n = 20_000
     rows = [_naive_qc(rng) for _ in range(n)]
     for key in (
-        "qc_attacker_won",
-        "qc_defender_won",
-        "qc_stalemate",
-        "suppressed",
-        "broke",
-        "annihilated",
-        "rally_failed",
+        "attacker_won_close_quarters",
+        "defender_won_close_quarters",
+        "close_quarters_stalemate",
+        "defender_suppressed",
+        "defender_broke",
+        "defender_annihilated",
+        "defender_rally_failed",
     ):
         ref = sum(r[key] for r in rows) / n
         p = out.prob(key)
         se = np.sqrt(max(p * (1 - p), 1e-4) / n)
         assert abs(ref - p) < 5 * se, (key, ref, p)
+
+
+# -- resolved(), WARMUP, names -------------------------------------------------------------------
+def test_resolved_shows_derived_values():
+    sc = load(ROOT / "examples/armoured-clash-ranged-suppression.toml")
+    r = sc.resolved()
+    assert list(r)[0] == "scenario"
+    for section in r.values():
+        for label, value in section.items():
+            assert isinstance(value, (str, int, float, bool)), (label, value)
+    step = r["step 1: panzers → grenadiers (ranged attack)"]
+    assert step["attack dice"] == "6 (3 models)"
+    assert step["combat rating"].startswith("neutral (bonuses: short range; penalties: concealed")
+    assert step["re-rolls"].startswith("glancing strikes")
+    assert r["unit: grenadiers"]["BREAK LIMIT"] == 3
+    assert r["unit: grenadiers"]["VP rating"].startswith("6 (reinforced")
+
+
+def test_warmup_compiles_the_kernel_with_the_real_dtypes():
+    from oddslab.rulesets.armoured_clash import WARMUP
+
+    warm = from_dict(WARMUP).compile()
+    real = load(ROOT / "examples/armoured-clash-close-quarters.toml").compile()
+    assert warm.kernel is real.kernel
+    for a, b in zip(warm.params, real.params, strict=True):
+        assert (a.dtype, a.ndim) == (b.dtype, b.ndim)
+    assert simulate(from_dict(WARMUP), trials=10, seed=1).trials == 10
+
+
+def test_names_say_whose_fate_and_primary():
+    sc = load(ROOT / "examples/armoured-clash-close-quarters.toml")
+    job = sc.compile()
+    names = [s.name for s in job.stats]
+    assert job.meta["primary"] == "defender_models_lost"
+    assert "defender_models_lost" in names and "attacker_models_lost" in names
+    assert "defender_fell_back" not in names  # one test, not suppressed: cannot fall back
+    assert "defender_vp" not in names  # the stormtroopers cannot be annihilated here
+    for s in job.stats:
+        assert "_" not in s.title, s.title
+    for h in job.headlines:
+        assert "_" not in h.label, h.label
+    # a single-model focus unit: damage, not a 0/1 model count
+    tank = Unit("tank", type="behemoth", category="heavy", models=1, defence=2,
+                damage_limit=6, discipline=8)  # fmt: skip
+    one = ArmouredClashScenario((_shooter((6,), models=1), tank), (Attack("guns", "tank"),))
+    assert one.compile().meta["primary"] == "damage_on_defender"
+
+
+def test_unit_library_entries_are_valid_units():
+    """Every entry of the Armoured Clash unit library is a valid unit table (points aside):
+    it fires at, or is fired at by, a plain target in a scenario that loads."""
+    import tomllib
+
+    lib = tomllib.loads((ROOT / "oddslab/examples/libraries/armoured-clash.toml").read_text())
+    assert lib["ruleset"] == "armoured-clash"
+    for name, entry in lib["units"].items():
+        unit = {k: v for k, v in entry.items() if k not in ("points", "points_per_model")}
+        d = _base()
+        d["units"]["entry"] = {**unit, "side": "defender"}
+        d["attacks"] = [{"attacker": "tanks", "target": "entry"}]
+        if unit.get("category") == "heavy":
+            d["units"]["tanks"]["ranged"][0]["vs"] = ["light", "heavy"]
+        assert from_dict(d, source=name).compile().stats, name

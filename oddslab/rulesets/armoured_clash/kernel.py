@@ -1,0 +1,517 @@
+"""Armoured Clash kernel: a sequence of ranged / close quarters attacks in one trial.
+
+numba only. The compiler (:mod:`oddslab.rulesets.armoured_clash.compile`) turns units and
+attacks into integer tables (layouts in :mod:`oddslab.rulesets.armoured_clash.layout`); this
+module only reads them. Every unit taking part has one row of the packed array ``W`` (built
+per chunk by :func:`pack_units`): static values ``W[u, U_*]`` followed by its per-trial
+state ``W[u, S_*]``; two more rows hold each side's VPs and deck pointer. Every attack has a
+row of ``AT[a, A_*]``. Attack dice columns live in ``DC[col, m]`` (dice for ``m`` counted
+models, or for ``m`` damage tokens on a behemoth). Each side has its own C&C deck; cards are
+drawn without replacement (:mod:`oddslab._kernels.decks`) and the deck carries over from
+attack to attack within a trial.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from oddslab._jit import jit, jit_parallel
+from oddslab._kernels.pools import roll_pool
+from oddslab._kernels.rng import new_state
+from oddslab.rulesets.armoured_clash.casualties import (
+    apply_damage,
+    destroy,
+    draw,
+    end_activation,
+    start_activation,
+    suppression_test,
+)
+from oddslab.rulesets.armoured_clash.layout import (
+    A_ACTIVE,
+    A_AIM,
+    A_ATT,
+    A_COL,
+    A_CONC,
+    A_DEFADV,
+    A_ENDACT,
+    A_EXPOSED,
+    A_FORCE,
+    A_KIND,
+    A_MANOEUVRE,
+    A_NEWACT,
+    A_NSEC,
+    A_OPP,
+    A_RFORCE,
+    A_RR,
+    A_RRCMD,
+    A_RRR,
+    A_RRRCMD,
+    A_RSTATIC,
+    A_SEC0,
+    A_SST0,
+    A_STATIC,
+    A_TGT,
+    F_EXPL,
+    F_KIND,
+    F_NROWS,
+    F_RM,
+    F_RR0,
+    F_SCORE,
+    N_STATS,
+    R_ACT,
+    R_FOCUS,
+    R_RALLY,
+    S_BRK,
+    S_COVER,
+    S_DISO,
+    S_DMG,
+    S_FB,
+    S_GARR,
+    S_GONE,
+    S_HITS,
+    S_LOST,
+    S_M,
+    S_OFFL,
+    S_RFAIL,
+    S_START,
+    S_SUPP,
+    S_T,
+    ST_ANNIH,
+    ST_BROKE,
+    ST_DMG,
+    ST_EMB_ANNIH,
+    ST_EMB_LOST,
+    ST_EMB_SUPP,
+    ST_FB,
+    ST_FULL,
+    ST_HITS,
+    ST_LOST,
+    ST_LOST_O,
+    ST_LOST_S,
+    ST_OFFICER,
+    ST_QC_ATT,
+    ST_QC_DEF,
+    ST_QC_STALE,
+    ST_RALLY_FAILED,
+    ST_SUPP,
+    ST_VP_O,
+    ST_VP_S,
+    U_BYDMG,
+    U_CARRYING,
+    U_COVER,
+    U_DEF,
+    U_DISC,
+    U_DISO,
+    U_GARR,
+    U_MELEE,
+    U_MODELS,
+    U_NCOLS,
+    U_SIDE,
+    U_SUPP,
+    U_TOKENS,
+    U_WD_LOSS,
+    W_NCOLS,
+    X_DN,
+    X_PTR,
+    X_VP,
+)
+
+__all__ = [
+    "run_armoured_clash",
+    "run_chunk",
+    "run_pool_only",
+    "simulate_trial",
+    "run_attack",
+    "pool_hits",
+]
+
+
+@jit(inline="always")
+def pack_faces(face_score, explode, rr_tiers, kinds):
+    """``FT`` int64[F_NROWS, faces]: every per-face table of the attack die in one array."""
+    k = face_score.shape[0]
+    FT = np.zeros((F_NROWS, k), dtype=np.int64)
+    for f in range(k):
+        FT[F_SCORE, f] = face_score[f]
+        FT[F_EXPL, f] = 1 if explode[f] != 0 else 0
+        FT[F_KIND, f] = kinds[f]
+        for r in range(3):
+            FT[F_RR0 + r, f] = 1 if rr_tiers[r, f] != 0 else 0
+    return FT
+
+
+@jit
+def pool_hits(st, n, rating, rr_extra, FT):
+    """Hits of one attack pool of ``n`` dice at ``rating`` (0 weakened, 1 neutral, 2 improved).
+
+    The shared primitive :func:`oddslab._kernels.pools.roll_pool` with ``explode_depth=1``
+    (heroic strikes add one die; added dice add none), no re-rolled explosions and no keep.
+    Its re-roll mask is the rating's tier plus ``rr_extra``, a bitmask over face kinds that a
+    special rule or command adds; it is written into the scratch row ``FT[F_RM]``.
+    """
+    k = FT.shape[1]
+    rrow = F_RR0 + rating
+    for f in range(k):
+        FT[F_RM, f] = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
+    return roll_pool(st, n, FT[F_SCORE], FT[F_EXPL], 1, FT[F_RM], False, 0, True, FT[F_RM])
+
+
+@jit(inline="always")
+def _rating(static, live, force):
+    if force >= 0:
+        return force
+    d = static + live
+    return 2 if d > 0 else (1 if d == 0 else 0)
+
+
+@jit(inline="always")
+def _dice_for(u, col, half, W, DC):
+    if col < 0 or W[u, S_GONE] != 0:
+        return 0
+    if W[u, U_BYDMG] != 0:
+        return DC[col, W[u, S_T]]
+    m = W[u, S_M]
+    if half:
+        m = (m + 1) // 2
+    return DC[col, m]
+
+
+@jit(inline="always")
+def _extra(rr, cmd, u, W):
+    """Extra re-roll mask of unit ``u``: none if it comes from a command and ``u`` is disordered."""
+    if cmd != 0 and W[u, S_DISO] != 0:
+        return 0
+    return rr
+
+
+@jit
+def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
+    """Close quarters attack pool of ``u`` against ``t``; returns models of ``t`` destroyed."""
+    n = _dice_for(u, col, half, W, DC)
+    if n <= 0 or W[t, S_GONE] != 0:
+        return 0
+    rating = _rating(static, -W[u, S_SUPP], force)
+    hits = pool_hits(st, n, rating, rr_extra, FT)
+    W[t, S_HITS] += hits
+    return apply_damage(st, t, hits // W[t, U_DEF], -1, W, nu)
+
+
+@jit
+def _retaliate(st, a, AT, W, nu, DC, FT):
+    """The charge target and every secondary combatant strike the charger (at the same time).
+
+    Returns the charger's models destroyed.
+    """
+    att = AT[a, A_ATT]
+    tgt = AT[a, A_TGT]
+    cmd = AT[a, A_RRRCMD]
+    killed = _strike(
+        st,
+        tgt,
+        att,
+        W[tgt, U_MELEE],
+        W[tgt, S_GARR] != 0,
+        AT[a, A_RSTATIC],
+        AT[a, A_RFORCE],
+        _extra(AT[a, A_RRR], cmd, tgt, W),
+        W,
+        nu,
+        DC,
+        FT,
+    )
+    for i in range(AT[a, A_NSEC]):
+        s2 = AT[a, A_SEC0 + i]
+        # a command is issued to one unit (the charge target); a special rule helps them all
+        killed += _strike(
+            st,
+            s2,
+            att,
+            W[s2, U_MELEE],
+            W[s2, S_GARR] != 0,
+            AT[a, A_SST0 + i],
+            AT[a, A_RFORCE],
+            0 if cmd != 0 else AT[a, A_RRR],
+            W,
+            nu,
+            DC,
+            FT,
+        )
+    return killed
+
+
+@jit(inline="always")
+def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
+    """Resolve ranged attack ``a``."""
+    att = AT[a, A_ATT]
+    tgt = AT[a, A_TGT]
+    garr = W[tgt, S_GARR]
+    conc = 1 if (garr != 0 or (AT[a, A_CONC] != 0 and AT[a, A_EXPOSED] < 0)) else 0
+    aim = 0 if rally_failed != 0 else AT[a, A_AIM]
+    rating = _rating(AT[a, A_STATIC] + aim, -conc - W[att, S_SUPP], AT[a, A_FORCE])
+    n = _dice_for(att, AT[a, A_COL], W[att, S_GARR] != 0, W, DC)
+    hits = pool_hits(st, n, rating, _extra(AT[a, A_RR], AT[a, A_RRCMD], att, W), FT)
+    W[tgt, S_HITS] += hits
+    defence = W[tgt, U_DEF] + garr + (conc & W[tgt, S_COVER])
+    dmg = hits // defence
+    k = 0
+    if dmg > 0:
+        k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], W, nu)
+    if k > 0 and AT[a, A_OPP] == 0:
+        suppression_test(st, tgt, W, nu, deck, R)
+
+
+@jit
+def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
+    """Resolve attack ``a``.
+
+    Returns the close quarters result: 0 none (ranged, or the attack was not made), 1 the
+    attacker side won, 2 the defender side won, 3 stalemate.
+    """
+    att = AT[a, A_ATT]
+    tgt = AT[a, A_TGT]
+    if W[att, S_GONE] != 0 or W[tgt, S_GONE] != 0:
+        return 0
+    # a unit that failed its rally test this activation uses its movement step or its attack
+    # step, not both: no aim bonus, and no attack that needs a charge / disembark / exit
+    rally_failed = 0
+    if R[R_ACT] != 0 and AT[a, A_ACTIVE] == att:
+        rally_failed = W[att, S_RFAIL]
+    if rally_failed != 0 and AT[a, A_MANOEUVRE] != 0:
+        return 0
+    for u in range(nu):
+        W[u, S_START] = W[u, S_M]
+    if AT[a, A_KIND] == 0:
+        _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed)
+        return 0
+    # -- close quarters attack ---------------------------------------------------------------
+    storming = W[tgt, S_GARR] != 0
+    defadv = AT[a, A_DEFADV] != 0 or storming
+    half_att = storming or W[att, S_GARR] != 0
+    killed_t = 0  # models of the target destroyed (passengers included)
+    killed_a = 0
+    nsec = AT[a, A_NSEC]
+    ended = False
+    for phase in range(2):
+        if (phase == 0) != defadv:  # the attacker's strike
+            if W[att, S_GONE] != 0:
+                ended = True
+                break
+            killed_t += _strike(
+                st,
+                att,
+                tgt,
+                AT[a, A_COL],
+                half_att,
+                AT[a, A_STATIC],
+                AT[a, A_FORCE],
+                _extra(AT[a, A_RR], AT[a, A_RRCMD], att, W),
+                W,
+                nu,
+                DC,
+                FT,
+            )
+            if W[tgt, S_GONE] != 0:
+                ended = True  # the action ends when the target is annihilated
+                break
+        else:  # the target and any secondary combatants retaliate (or strike first)
+            if W[tgt, S_GONE] != 0:
+                ended = True
+                break
+            killed_a += _retaliate(st, a, AT, W, nu, DC, FT)
+            if W[att, S_GONE] != 0:
+                ended = True
+                break
+    # entering contact ends taking cover (the charger, the target, the secondaries)
+    W[att, S_COVER] = 0
+    W[tgt, S_COVER] = 0
+    for i in range(nsec):
+        W[AT[a, A_SEC0 + i], S_COVER] = 0
+    side_att = W[att, U_SIDE]
+    att_wins = 1 + side_att  # result code when the charger wins (1 attacker side, 2 defender)
+    tgt_wins = 2 - side_att
+    if ended:
+        if W[tgt, S_GONE] != 0 and W[att, S_GONE] == 0:
+            return att_wins
+        if W[att, S_GONE] != 0 and W[tgt, S_GONE] == 0:
+            return tgt_wins
+        return att_wins if killed_t > killed_a else (tgt_wins if killed_a > killed_t else 3)
+    if killed_t > killed_a:
+        # the target loses: it withdraws (a garrison exits instead) and tests
+        if W[tgt, S_GARR] != 0:
+            W[tgt, S_GARR] = 0
+        else:
+            destroy(st, tgt, W[tgt, U_WD_LOSS], W, nu, np.int64(0))
+        for i in range(nsec):
+            s2 = AT[a, A_SEC0 + i]
+            if W[s2, S_GARR] != 0:
+                W[s2, S_GARR] = 0
+            else:
+                destroy(st, s2, W[s2, U_WD_LOSS], W, nu, np.int64(0))
+        suppression_test(st, tgt, W, nu, deck, R)
+        return att_wins
+    destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))  # the attacker withdraws either way
+    if killed_a > killed_t:
+        suppression_test(st, att, W, nu, deck, R)
+        return tgt_wins
+    return 3
+
+
+@jit(inline="always")
+def reset_state(W, nu):
+    """Every unit's state columns back to the starting values; VPs and deck pointers to 0."""
+    for u in range(nu):
+        for j in range(U_NCOLS, W_NCOLS):
+            W[u, j] = 0
+        W[u, S_M] = W[u, U_MODELS]
+        W[u, S_T] = W[u, U_TOKENS]
+        W[u, S_SUPP] = W[u, U_SUPP]
+        W[u, S_DISO] = W[u, U_DISO]
+        W[u, S_COVER] = W[u, U_COVER]
+        W[u, S_GARR] = W[u, U_GARR]
+    for side in range(2):
+        W[nu + side, X_VP] = 0
+        W[nu + side, X_PTR] = 0
+
+
+@jit
+def simulate_trial(st, AT, W, nu, DC, R, deck, FT, res):
+    """One trial: every step in order (activations start and end around them), then the
+    focus unit's rally test at its next activation; fills ``res`` (``ST_*``)."""
+    reset_state(W, nu)
+    qc = 0
+    act_on = R[R_ACT] != 0
+    for a in range(AT.shape[0]):
+        act = AT[a, A_ACTIVE]
+        if act_on and AT[a, A_NEWACT] != 0:
+            start_activation(st, act, W, nu, deck, R)
+        r = run_attack(st, a, AT, W, nu, DC, deck, R, FT)
+        if AT[a, A_KIND] == 1 and r > 0:
+            qc = r
+        if act_on and AT[a, A_ENDACT] != 0:
+            end_activation(act, W, R)
+    f = R[R_FOCUS]
+    side = W[f, U_SIDE]
+    on_table = W[f, S_GONE] == 0
+    rally_failed = 0
+    full = 1 if on_table else 0
+    if on_table and W[f, S_SUPP] != 0:
+        if R[R_RALLY] != 0:
+            card = draw(st, deck, W, nu, side)
+            if card > W[f, U_DISC] - W[f, S_DISO]:
+                rally_failed = 1
+                full = 0
+        else:
+            full = 0
+    res[ST_HITS] = W[f, S_HITS]
+    res[ST_DMG] = W[f, S_DMG]
+    res[ST_LOST] = W[f, S_LOST]
+    res[ST_OFFICER] = W[f, S_OFFL]
+    res[ST_SUPP] = 1 if (on_table and W[f, S_SUPP] != 0) else 0
+    res[ST_FB] = W[f, S_FB]
+    res[ST_BROKE] = W[f, S_BRK]
+    res[ST_ANNIH] = W[f, S_GONE]
+    res[ST_VP_O] = W[nu + 1 - side, X_VP]
+    res[ST_VP_S] = W[nu + side, X_VP]
+    own = 0
+    other = 0
+    for u in range(nu):
+        if W[u, U_SIDE] == side:
+            own += W[u, S_LOST]
+        else:
+            other += W[u, S_LOST]
+    res[ST_LOST_O] = other
+    res[ST_LOST_S] = own
+    res[ST_RALLY_FAILED] = rally_failed
+    res[ST_FULL] = full
+    res[ST_QC_ATT] = 1 if qc == 1 else 0
+    res[ST_QC_DEF] = 1 if qc == 2 else 0
+    res[ST_QC_STALE] = 1 if qc == 3 else 0
+    c = W[f, U_CARRYING]
+    if c >= 0:
+        res[ST_EMB_LOST] = W[c, S_LOST]
+        res[ST_EMB_SUPP] = 1 if (W[c, S_GONE] == 0 and W[c, S_SUPP] != 0) else 0
+        res[ST_EMB_ANNIH] = W[c, S_GONE]
+    else:
+        res[ST_EMB_LOST] = 0
+        res[ST_EMB_SUPP] = 0
+        res[ST_EMB_ANNIH] = 0
+
+
+@jit(inline="always")
+def pack_units(UI, dn):
+    """``W`` int64[U + 2, W_NCOLS]: unit tables and state in one array, plus one row per side.
+
+    Columns ``0..U_NCOLS-1`` of unit rows are ``UI``; the state columns ``S_*`` follow. Rows
+    ``U`` and ``U + 1`` hold each side's VPs, cards drawn and deck size (``X_*``).
+    """
+    nu = UI.shape[0]
+    W = np.zeros((nu + 2, W_NCOLS), dtype=np.int64)
+    for u in range(nu):
+        for j in range(U_NCOLS):
+            W[u, j] = UI[u, j]
+    for side in range(2):
+        W[nu + side, X_DN] = dn[side]
+    return W
+
+
+@jit
+def run_chunk(st, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots):
+    """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slot, value]``.
+
+    All scratch (the packed unit table ``W``, the deck, ``res``) is made once per chunk.
+    """
+    nu = UI.shape[0]
+    W = pack_units(UI, dn)
+    FT = pack_faces(face_score, explode, rr_tiers, kinds)
+    deck = deck0.copy()
+    res = np.zeros(N_STATS, dtype=np.int64)
+    for _ in range(ntr):
+        simulate_trial(st, AT, W, nu, DC, R, deck, FT, res)
+        for s in range(N_STATS):
+            slot = slots[s]
+            if slot >= 0:
+                hist[slot, res[s]] += 1
+
+
+@jit_parallel
+def run_armoured_clash(
+    seeds, ntrials, out, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots
+):
+    """Chunk driver: histograms ``out[c, slots[s], value]`` of the statistics ``ST_*``.
+
+    ``slots[s]`` is the row of ``out`` for statistic ``s``, or -1 when it is not reported.
+    The tables are only read; each chunk builds its own mutable state (the packed unit table,
+    its deck, the face table) in :func:`run_chunk`, so no two threads write one array. The
+    driver stays tiny (a prange over chunks calling the serial :func:`run_chunk`, compiled
+    once) to keep the parallel compile short.
+    """
+    for c in prange(seeds.shape[0]):
+        run_chunk(
+            new_state(seeds[c]),
+            ntrials[c],
+            out[c],
+            AT,
+            UI,
+            DC,
+            R,
+            deck0,
+            dn,
+            face_score,
+            explode,
+            rr_tiers,
+            kinds,
+            slots,
+        )
+
+
+@jit_parallel
+def run_pool_only(seeds, ntrials, out, n, rating, face_score, explode, rr_tiers, kinds):
+    """Chunk driver: histogram of the hits of one attack pool (for checks and benchmarks)."""
+    for c in prange(seeds.shape[0]):
+        st = new_state(seeds[c])
+        FT = pack_faces(face_score, explode, rr_tiers, kinds)
+        hist = out[c]
+        for _ in range(ntrials[c]):
+            h = pool_hits(st, n, rating, 0, FT)
+            hist[0, h] += 1

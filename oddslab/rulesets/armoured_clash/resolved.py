@@ -1,0 +1,251 @@
+"""Armoured Clash: the inputs as the program read them, in plain words (``resolved()``).
+
+Every unit's derived values (dice by model count, DEFENCE with cover / garrison bonuses,
+damage and break limits, officer rule, deck) and every step of the sequence (its
+activation, dice, combat rating with the bonuses and penalties counted, re-roll tier,
+the DEFENCE it faces, whether it forces a suppression test), then the rules, decks and die.
+Ratings are those at the start of the sequence; live changes (a unit becoming suppressed,
+a failed rally test dropping the aim bonus) happen per trial.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from oddslab.rulesets.armoured_clash.compile import close_static, overwhelming, retaliation_static
+from oddslab.rulesets.armoured_clash.model import RATINGS, Unit, default_deck
+from oddslab.rulesets.armoured_clash.validate import activation_plan, close_column, ranged_row
+
+if TYPE_CHECKING:
+    from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+
+__all__ = ["resolved"]
+
+_TIER = ("none (weakened)", "glancing strikes (neutral)", "glancing strikes and misses (improved)")
+_OFFICER = {
+    "first": "dies with the unit's first casualty (the model nearest the attacker)",
+    "last": "dies only with the last model (a back-rank model is removed instead)",
+    "random": "each destroyed model is the officer with probability 1/models",
+}
+
+
+def _column(values: Any, u: Unit, half: bool = False) -> str:
+    v = tuple(values)
+    if u.type == "behemoth":
+        return "/".join(map(str, v)) + " by damage suffered 0, 1, …"
+    return (
+        "/".join(map(str, v)) + " for 1, 2, … models" + (" (half the models count)" if half else "")
+    )
+
+
+def _dice_now(values: Any, u: Unit, half: bool) -> str:
+    v = tuple(values)
+    if u.type == "behemoth":
+        return f"{v[min(u.damage, len(v) - 1)]} (behemoth with {u.damage} damage)"
+    m = (u.models + 1) // 2 if half else u.models
+    why = f"{u.models} models, half counted = {m}" if half else f"{u.models} models"
+    return f"{v[m - 1]} ({why})"
+
+
+def _rating_text(d: int, force: str | None, bonuses: list[str], penalties: list[str]) -> str:
+    if force is not None:
+        return f"{force} (forced)"
+    r = RATINGS[2 if d > 0 else (1 if d == 0 else 0)]
+    parts = [
+        f"bonuses: {', '.join(bonuses) or 'none'}",
+        f"penalties: {', '.join(penalties) or 'none'}",
+    ]
+    return f"{r} ({'; '.join(parts)})"
+
+
+def _tier(d: int, force: str | None, extra: tuple[str, ...], source: str) -> str:
+    r = RATINGS.index(force) if force is not None else (2 if d > 0 else (1 if d == 0 else 0))
+    text = _TIER[r]
+    if extra:
+        text += f" + {', '.join(extra)} ({source})"
+    return text
+
+
+def _unit(sc: ArmouredClashScenario, u: Unit) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "side": u.side,
+        "type / category": f"{u.type} / {u.category}",
+        "models": u.models,
+    }
+    d = f"{u.defence}"
+    if u.garrisoned:
+        d += f" ({u.defence + 1} against ranged attacks while garrisoned)"
+    if u.taking_cover:
+        d += "; +1 against ranged attacks with the concealed penalty while taking cover"
+    out["DEFENCE"] = d
+    out["DAMAGE LIMIT"] = f"{u.damage_limit} (damage tokens at the start: {u.damage})"
+    out["DISCIPLINE"] = f"{u.discipline}" + (" (-1 while disordered)" if u.disordered else "")
+    out["BREAK LIMIT"] = "none (cannot break)" if u.break_limit is None else u.break_limit
+    vp = u.vp if isinstance(u.vp, int) else "/".join(map(str, u.vp))
+    out["VP rating"] = f"{u.vp_value} ({u.reinforcement}; rating {vp})"
+    default = "" if u.officer is not None else f" (default for {u.formation} formation)"
+    out["officer"] = _OFFICER[u.officer_mode] + default
+    statuses = [
+        s
+        for s, on in (
+            ("suppressed", u.suppressed),
+            ("disordered", u.disordered),
+            ("taking cover", u.taking_cover),
+            ("garrisoned", u.garrisoned),
+            ("reloading", u.reloading),
+        )
+        if on
+    ]
+    out["statuses at the start"] = ", ".join(statuses) or "none"
+    out['commander within 6"'] = "yes (cannot become disordered)" if u.commander_nearby else "no"
+    for row in u.armaments.ranged:
+        q = " (reload)" if row.reload else ""
+        out[f"ranged: {row.name}"] = f"{_column(row.dice, u)} vs {', '.join(row.vs)}{q}"
+    out["melee (MELEE score)"] = (
+        _column(u.armaments.melee, u) if u.armaments.melee else "none (cannot retaliate)"
+    )
+    if u.armaments.impact:
+        out["impact"] = _column(u.armaments.impact, u)
+    if u.capacity:
+        out["transport capacity"] = f"{u.capacity} per model = {u.capacity * u.models}"
+        out["carrying"] = u.carrying or "nothing"
+    out["models lost if a fall back is blocked"] = f"{u.fall_back_losses} (its general chooses)"
+    out["models lost when withdrawing"] = u.withdraw_losses
+    out["flees the field when falling back"] = u.flees_field
+    return out
+
+
+def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]]) -> dict:
+    a = sc.attacks[i]
+    s = a.situation
+    by = {u.name: u for u in sc.units}
+    att, tgt = by[a.attacker], by[a.target]
+    active, start, end = plan[i]
+    out: dict[str, Any] = {}
+    if sc.rules.activations:
+        when = "starts" if start else "continues"
+        out["activation"] = f"{when} {active}'s activation" + (" (ends after it)" if end else "")
+    if a.kind == "ranged":
+        row = ranged_row(a, att, tgt)
+        assert row is not None
+        out["weapon"] = row.name
+        out["attack dice"] = _dice_now(row.dice, att, att.garrisoned)
+        conc = tgt.garrisoned or (s.concealed and s.exposed is None)
+        bonuses = [n for n, on in (("aiming", s.aiming), ("short range", s.short_range)) if on]
+        penalties = [
+            n
+            for n, on in (
+                ("concealed" + (" (garrisoned target)" if tgt.garrisoned else ""), conc),
+                ("suppressed", att.suppressed),
+                ("opportunity fire", s.opportunity_fire),
+                ("reforming", s.reforming),
+            )
+            if on
+        ]
+        d = len(bonuses) - len(penalties)
+        out["combat rating"] = _rating_text(d, s.rating, bonuses, penalties)
+        out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
+        cover = tgt.taking_cover and not (sc.rules.activations and s.opportunity_fire)
+        defence = tgt.defence + int(tgt.garrisoned) + int(conc and cover)
+        out["target DEFENCE"] = f"{defence} (statuses at the start of the sequence)"
+        if s.exposed is not None:
+            out["exposed models prioritised"] = f"{s.exposed} (only they can be destroyed)"
+        out["suppression test"] = (
+            "no (opportunity fire)" if s.opportunity_fire else "if at least 1 model is destroyed"
+        )
+        return out
+    col = close_column(a, att)
+    assert col is not None
+    storming = tgt.garrisoned
+    out["weapon"] = a.weapon or "melee"
+    out["attack dice"] = _dice_now(col, att, storming or att.garrisoned)
+    out["charge"] = "yes (needs the movement step)" if s.charge else "no (already in contact)"
+    bonuses = [
+        n
+        for n, on in (
+            ("outflanking", s.outflanking),
+            ("overwhelming", overwhelming(att, tgt)),
+            ("supported", s.supported),
+        )
+        if on
+    ]
+    thr = "threatened" + (" (derived: secondary combatants)" if s.threatened is None else "")
+    penalties = [n for n, on in (("suppressed", att.suppressed), (thr, s.threatened_now())) if on]
+    d = close_static(sc, i) - int(att.suppressed)
+    out["combat rating"] = _rating_text(d, s.rating, bonuses, penalties)
+    out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
+    out["target DEFENCE"] = tgt.defence
+    first = "the target (defensive advantage" + (": storming)" if storming else ")")
+    out["strikes first"] = first if (s.defensive_advantage or storming) else "the charger"
+    for name in (a.target, *s.secondary):
+        u = by[name]
+        role = "target" if name == a.target else "secondary combatant"
+        if not u.armaments.melee:
+            out[f"retaliation: {name} ({role})"] = "none (no MELEE score)"
+            continue
+        derived = s.defender_supported is None
+        sup = s.retaliation_supported() if name == a.target else s.secondary_supported()
+        b2 = [n for n, on in (("overwhelming", overwhelming(u, att)),) if on]
+        if sup:
+            b2.append("supported" + (" (derived)" if derived else ""))
+        p2 = [
+            n
+            for n, on in (("suppressed", u.suppressed), ("threatened", s.defender_threatened))
+            if on
+        ]
+        d2 = retaliation_static(sc, i, name) - int(u.suppressed)
+        dice = _dice_now(u.armaments.melee, u, u.garrisoned)
+        rr = s.defender_extra_rerolls
+        if s.defender_extra_rerolls_from == "command" and name != a.target:
+            rr = ()
+        out[f"retaliation: {name} ({role})"] = (
+            f"dice {dice}; {_rating_text(d2, s.defender_rating, b2, p2)}; re-rolls "
+            f"{_tier(d2, s.defender_rating, rr, s.defender_extra_rerolls_from)}"
+        )
+    return out
+
+
+def _deck(cards: Any, default: bool) -> str:
+    c = Counter(cards)
+    text = ", ".join(f"{v}×{k}" for k, v in sorted(c.items()))
+    return f"{len(cards)} cards ({text})" + (" (default)" if default else "")
+
+
+def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
+    """Ordered sections of plain-words label -> value (see the module docstring)."""
+    plan = activation_plan(sc)
+    out: dict[str, dict[str, Any]] = {
+        "scenario": {
+            "focus unit (the statistics describe it)": sc.focus_unit
+            + (" (default: the first attack's target)" if sc.focus is None else ""),
+            "steps": len(sc.attacks),
+        }
+    }
+    for u in sc.units:
+        out[f"unit: {u.name}"] = _unit(sc, u)
+    for i, a in enumerate(sc.attacks):
+        kind = "ranged attack" if a.kind == "ranged" else "close quarters"
+        out[f"step {i + 1}: {a.attacker} → {a.target} ({kind})"] = _attack(sc, i, plan)
+    r = sc.rules
+    out["rules"] = {
+        "embarked unit tests": (
+            "whenever its transport tests" if r.embarked_tests == "always" else "when it fails"
+        ),
+        "rally tests": "yes" if r.rally_test else "no",
+        "activations (statuses expire, rally tests in the sequence)": r.activations,
+        "statuses lost at the end of an activation": (
+            "those held when it started" if r.status_expiry == "held_at_start" else "all"
+        ),
+    }
+    out["C&C decks (drawn without replacement)"] = {
+        side: _deck(sc.decks.get(side, default_deck()), side not in sc.decks)
+        for side in ("attacker", "defender")
+    }
+    d = sc.die
+    out["attack die"] = {
+        "faces": f"heroic ×{d.heroic}, strike ×{d.strike}, glancing ×{d.glancing}, "
+        f"miss ×{d.miss}, blank ×{d.blank}",
+        "hits": "heroic strike 2 (+1 added die, once), strike 1, others 0",
+    }
+    return out

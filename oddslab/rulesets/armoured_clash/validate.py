@@ -1,0 +1,296 @@
+"""Armoured Clash: consistency checks of a whole scenario (key paths match the file)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from oddslab.rulesets.armoured_clash.layout import MAX_SEC
+from oddslab.rulesets.armoured_clash.model import (
+    MAX_MODELS,
+    OUTFLANKABLE,
+    RATINGS,
+    REROLLABLE,
+    SIDES,
+    Attack,
+    RangedAttack,
+    Unit,
+)
+
+if TYPE_CHECKING:
+    from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+
+__all__ = ["problems", "ranged_row", "close_column", "active_unit", "activation_plan"]
+
+
+def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
+    """Every inconsistency as ``(key path, problem)``; empty when the scenario can run."""
+    out: list[tuple[str, str]] = []
+    by = {u.name: u for u in sc.units}
+    if len(by) != len(sc.units):
+        out.append(("units", "unit names must be unique"))
+    if not sc.attacks:
+        out.append(("attacks", "a scenario needs at least one attack"))
+    carried: dict[str, str] = {}
+    for u in sc.units:
+        if u.carrying is not None:
+            c = by.get(u.carrying)
+            if c is None:
+                out.append((f"units.{u.name}.carrying", f"no unit named '{u.carrying}'"))
+            elif c.type != "infantry":
+                out.append((f"units.{u.name}.carrying", "only infantry can embark"))
+            elif c.side != u.side:
+                out.append((f"units.{u.name}.carrying", "the embarked unit must be on its side"))
+            elif c.models > u.capacity * u.models:
+                out.append(
+                    (
+                        f"units.{u.name}.carrying",
+                        f"'{c.name}' has {c.models} models, above the transport capacity "
+                        f"{u.capacity * u.models}",
+                    )
+                )
+            elif c.name in carried:
+                out.append((f"units.{u.name}.carrying", f"'{c.name}' is already embarked"))
+            else:
+                carried[c.name] = u.name
+        if u.garrisoned and u.type != "infantry":
+            out.append((f"units.{u.name}.garrisoned", "only infantry can garrison"))
+    for side in sc.decks:
+        if side not in SIDES:
+            out.append((f"decks.{side}", "expected attacker or defender"))
+    for side, cards in sc.decks.items():
+        if not 1 <= len(cards) <= 1000:
+            out.append((f"decks.{side}.cards", "expected 1 to 1000 cards"))
+    if sc.focus is not None and sc.focus not in by:
+        out.append(("focus", f"no unit named '{sc.focus}'"))
+    fired_reload: set[str] = set()
+    for i, a in enumerate(sc.attacks):
+        key = f"attacks[{i}]"
+        s = a.situation
+        if a.attacker not in by:
+            out.append((f"{key}.attacker", f"no unit named '{a.attacker}'"))
+            continue
+        if a.target not in by:
+            out.append((f"{key}.target", f"no unit named '{a.target}'"))
+            continue
+        att, tgt = by[a.attacker], by[a.target]
+        if att.side == tgt.side:
+            out.append((f"{key}.target", "attacker and target are on the same side"))
+        for who, name in (("attacker", att.name), ("target", tgt.name)):
+            if name in carried:
+                out.append(
+                    (
+                        f"{key}.{who}",
+                        f"'{name}' is embarked on '{carried[name]}' and cannot attack or be attacked",
+                    )
+                )
+        if a.kind not in ("ranged", "close"):
+            out.append((f"{key}.kind", "expected ranged or close"))
+            continue
+        for r in (s.rating, s.defender_rating):
+            if r is not None and r not in RATINGS:
+                out.append((f"{key}.rating", f"expected one of {', '.join(RATINGS)}"))
+        for rr in (*s.extra_rerolls, *s.defender_extra_rerolls):
+            if rr not in REROLLABLE:
+                out.append(
+                    (f"{key}.extra_rerolls", f"expected faces among {', '.join(REROLLABLE)}")
+                )
+        if s.exposed is not None and not 1 <= s.exposed <= MAX_MODELS:
+            out.append((f"{key}.exposed", "expected 1 or more exposed models"))
+        if a.kind == "ranged":
+            row = ranged_row(a, att, tgt)
+            if row is None:
+                want = f"'{a.weapon}'" if a.weapon else "a ranged row"
+                out.append(
+                    (
+                        f"{key}.weapon",
+                        f"'{att.name}' has no {want} that can attack {tgt.category} targets",
+                    )
+                )
+            else:
+                if len(row.dice) < att.column_length():
+                    out.append(
+                        (
+                            f"units.{att.name}.ranged.{row.name}.dice",
+                            f"needs {att.column_length()} entries (one per {'damage point' if att.type == 'behemoth' else 'model count'})",
+                        )
+                    )
+                if row.reload and (att.reloading or att.name in fired_reload):
+                    out.append(
+                        (
+                            f"{key}.weapon",
+                            f"'{att.name}' is reloading and '{row.name}' has the reload quality",
+                        )
+                    )
+                if row.reload:
+                    fired_reload.add(att.name)
+            if tgt.type == "aircraft" and not s.opportunity_fire:
+                out.append(
+                    (
+                        f"{key}.opportunity_fire",
+                        "aircraft can only be targeted by opportunity fire (set opportunity_fire = true)",
+                    )
+                )
+            if s.exposed is not None and tgt.garrisoned:
+                out.append(
+                    (
+                        f"{key}.exposed",
+                        "a garrisoned unit cannot have exposed models prioritised",
+                    )
+                )
+        else:
+            col = close_column(a, att)
+            if a.weapon not in (None, "melee", "impact"):
+                out.append((f"{key}.weapon", "close quarters uses melee or impact"))
+            elif col is None:
+                out.append((f"{key}.weapon", f"'{att.name}' has no {a.weapon or 'melee'} column"))
+            elif len(col) < att.column_length():
+                out.append(
+                    (
+                        f"units.{att.name}.{a.weapon or 'melee'}",
+                        f"needs {att.column_length()} entries",
+                    )
+                )
+            if tgt.type in ("aircraft", "rotorcraft"):
+                out.append((f"{key}.target", "aircraft and rotorcraft cannot be charged"))
+            if len(s.secondary) > MAX_SEC:
+                out.append((f"{key}.secondary", f"at most {MAX_SEC} secondary combatants"))
+            for nm in s.secondary:
+                if nm not in by or by[nm].side != tgt.side or nm in (tgt.name,) or nm in carried:
+                    out.append(
+                        (f"{key}.secondary", f"'{nm}' is not another unit on the target's side")
+                    )
+            for u in (tgt, *(by[n] for n in s.secondary if n in by)):
+                m = u.armaments.melee
+                if m is not None and len(m) < u.column_length():
+                    out.append((f"units.{u.name}.melee", f"needs {u.column_length()} entries"))
+            if s.outflanking and tgt.type not in OUTFLANKABLE:
+                out.append(
+                    (
+                        f"{key}.outflanking",
+                        f"only {', '.join(OUTFLANKABLE)} units can be outflanked "
+                        f"('{tgt.name}' is {tgt.type})",
+                    )
+                )
+    out += _misplaced_keys(sc)
+    if not out:
+        out += _activation_problems(sc, by)
+    return out
+
+
+_CLOSE_ONLY = {
+    "outflanking": False,
+    "supported": False,
+    "threatened": None,
+    "defensive_advantage": False,
+    "defender_supported": None,
+    "defender_threatened": False,
+    "secondary": (),
+    "charge": True,
+    "defender_extra_rerolls": (),
+    "defender_rating": None,
+}
+_RANGED_ONLY = {
+    "aiming": False,
+    "short_range": False,
+    "concealed": False,
+    "exposed": None,
+    "opportunity_fire": False,
+    "reforming": False,
+}
+
+
+def _misplaced_keys(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
+    """A situation key of the other kind of attack would be silently ignored: reject it."""
+    out: list[tuple[str, str]] = []
+    for i, a in enumerate(sc.attacks):
+        wrong = _CLOSE_ONLY if a.kind == "ranged" else _RANGED_ONLY
+        for key, default in wrong.items():
+            if getattr(a.situation, key) != default:
+                other = "close quarters" if a.kind == "ranged" else "ranged"
+                out.append((f"attacks[{i}].{key}", f"only applies to {other} attacks"))
+    return out
+
+
+def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list[tuple[str, str]]:
+    """Commands: none to a disordered unit, one per general per activation."""
+    out: list[tuple[str, str]] = []
+    plan = activation_plan(sc)
+    ended: set[str] = set()  # units whose first activation in the sequence is over
+    issued: dict[str, int] = {}
+    for i, a in enumerate(sc.attacks):
+        key = f"attacks[{i}]"
+        s = a.situation
+        active, start, end = plan[i]
+        if s.new_activation is False and i > 0 and plan[i - 1][0] != active:
+            out.append(
+                (
+                    f"{key}.new_activation",
+                    f"the previous step belongs to '{plan[i - 1][0]}''s activation, this one "
+                    f"to '{active}''s: it must start a new activation",
+                )
+            )
+        if start:
+            issued = {}
+        orders = []
+        if s.extra_rerolls and s.extra_rerolls_from == "command":
+            orders.append(("extra_rerolls", a.attacker))
+        if a.kind == "close" and s.defender_extra_rerolls:
+            if s.defender_extra_rerolls_from == "command":
+                orders.append(("defender_extra_rerolls", a.target))
+        for k, name in orders:
+            u = by[name]
+            if u.disordered and name not in ended:
+                out.append(
+                    (
+                        f"{key}.{k}",
+                        f"'{name}' is disordered: commands cannot be issued to it (set "
+                        f'{k}_from = "special rule" if a special rule grants the re-rolls)',
+                    )
+                )
+            issued[u.side] = issued.get(u.side, 0) + 1
+            if issued[u.side] > 1:
+                out.append(
+                    (
+                        f"{key}.{k}",
+                        f"the {u.side} general already issued a command in this activation "
+                        f"(one command per activation)",
+                    )
+                )
+        if end and sc.rules.activations:
+            ended.add(active)  # its disordered status (held at the start) is gone
+    return out
+
+
+def ranged_row(a: Attack, att: Unit, tgt: Unit) -> RangedAttack | None:
+    for row in att.armaments.ranged:
+        if (a.weapon is None or row.name == a.weapon) and tgt.category in row.vs:
+            return row
+    return None
+
+
+def close_column(a: Attack, att: Unit) -> Sequence[int] | None:
+    return att.armaments.impact if a.weapon == "impact" else att.armaments.melee
+
+
+def active_unit(a: Attack) -> str:
+    """The unit whose activation attack ``a`` belongs to: the attacker, or for opportunity
+    fire the target (it is fired upon during its own activation's reaction step)."""
+    return a.target if (a.kind == "ranged" and a.situation.opportunity_fire) else a.attacker
+
+
+def activation_plan(sc: ArmouredClashScenario) -> list[tuple[str, bool, bool]]:
+    """``(active unit, starts its activation, ends it)`` for every step of the sequence.
+
+    A step starts a new activation when ``new_activation`` says so, or (``None``) when the
+    previous step's active unit is another unit; the first step always starts one. An
+    activation ends before the next one starts and at the end of the sequence.
+    """
+    actives = [active_unit(a) for a in sc.attacks]
+    starts = []
+    for i, a in enumerate(sc.attacks):
+        flag = a.situation.new_activation
+        auto = i == 0 or actives[i - 1] != actives[i]
+        starts.append(i == 0 or (auto if flag is None else bool(flag)))
+    ends = [starts[i + 1] for i in range(len(starts) - 1)] + [True]
+    return [(actives[i], starts[i], ends[i]) for i in range(len(actives))]
