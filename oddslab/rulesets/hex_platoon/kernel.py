@@ -1,0 +1,707 @@
+"""Numba kernel of the hex platoon ruleset: one trial plays a whole sequence of steps.
+
+The compiler (:mod:`.compile`) flattens a scenario into integer tables:
+
+* ``ui[u, U_*]`` one row per unit (hex, hard/infantry/HQ flags, leadership, morale, armour,
+  save, initial side/status/markers, base concealment);
+* ``hx[h, H_*]`` one row per hex (infantry and hard-target defensive bonus, improved position,
+  index range of its non-HQ units in ``hexu`` and its HQ);
+* ``sp[k, S_*]`` one row per step (what happens, in order) and ``mb[k, m, M_*]`` the step's
+  members (firers of an assault, AA units, hexes of an artillery mission, ...);
+* ``rules[R_*]`` the rule switches; ``so[s, O_*]`` how each statistic is read at the end.
+
+A trial copies the initial unit state into ``ws`` (rows ``W_*``), plays every step in
+order, records per-step numbers in ``rec[k, :]`` and finally evaluates the statistics into
+``res``. The chunk driver histograms ``res``. Every rule and reading is described in
+``docs/hex-platoon.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from oddslab._jit import jit, jit_parallel
+from oddslab._kernels.rng import count_d6, new_state, randint
+
+# -- unit columns ----------------------------------------------------------------------------
+U_HEX = 0
+U_HARD = 1
+U_INF = 2  # infantry (concealment in cultivated, concealed-infantry rule, assault modifiers)
+U_HQ = 3
+U_LEAD0 = 4  # leadership on the full side
+U_LEAD1 = 5  # leadership on the reduced side
+U_MORALE = 6
+U_ARMOR = 7
+U_SAVE = 8
+U_SIDE0 = 9  # 0 full, 1 reduced
+U_DIS0 = 10
+U_OPS0 = 11
+U_OOC0 = 12
+U_CONC = 13  # concealed by terrain and the listed conditions (needs no Ops Complete too)
+U_NCOLS = 14
+
+# -- hex columns -----------------------------------------------------------------------------
+H_DB = 0  # infantry defensive bonus of the terrain (dice)
+H_DBH = 1  # defensive bonus for hard targets
+H_IP = 2  # improved position
+H_FIRST = 3  # first index of the hex's non-HQ units in ``hexu``
+H_COUNT = 4  # how many
+H_HQ = 5  # unit index of the hex's (s)HQ, -1 none
+H_NCOLS = 6
+
+# -- step kinds and columns ------------------------------------------------------------------
+K_FIRE = 0
+K_MORTAR = 1
+K_ARTILLERY = 2
+K_MOVE = 3
+K_CLEAR = 4
+K_RALLY = 5
+K_COMMAND = 6
+K_ASSAULT = 7
+K_OVERRUN = 8
+K_AIR = 9
+
+S_KIND = 0
+S_UNIT = 1  # firer, mortar, aircraft
+S_TARGET = 2  # target unit (fire); target / defender / moving / command hex otherwise
+S_HEX2 = 3  # attacker hex (assault, overrun); adjacent hex of an air strike (-1 none)
+S_DICE = 4  # firepower dice after range and support weapons
+S_AUG = 5  # augmentation dice (each: one more die, the lowest ignored)
+S_TH = 6  # To Hit number
+S_HQ = 7  # HQ lending its leadership (-1 none)
+S_DIRECT = 8  # direct fire (ranged / opportunity)
+S_OPP = 9  # opportunity fire: index of the move step it answers (-1: ordinary fire)
+S_FLAG = 10  # move: mines; assault: defender can retreat; mortar: mission roll; command: morale
+S_NMEM = 11
+S_SPOT = 12  # mortar fire observed by this (s)HQ / recon unit (-1: own line of sight)
+S_NCOLS = 13
+
+M_UNIT = 0  # unit (or hex for artillery)
+M_DICE = 1
+M_AUG = 2
+M_TH = 3  # To Hit for a good-order unit
+M_HQ = 4  # this member receives its side's HQ leadership
+M_SIDE = 5  # assault / overrun: 0 attacker, 1 defender
+M_DICE_DIS = 6  # dice of a disrupted defender (no good-order modifiers)
+M_NCOLS = 7
+
+# -- rule switches ---------------------------------------------------------------------------
+R_EXCESS_PASS = 0  # hits beyond elimination pass to the other units of the stack
+R_CONC_INF = 1  # concealed infantry may not be reduced (Additional Rules)
+R_CONC_ALL = 2  # ... by any fire (mortars, artillery, air), not only direct fire
+R_CONC_OUTSIDE_CAP = 3  # the concealment die is added on top of the hard-target cap of 2
+R_CONC_LOST = 4  # a target loses concealment once it has been fired at
+R_COVER5 = 5  # hard targets' defensive-bonus dice save on 5+ (Armor Bonus for cover)
+R_ART_EXTRA_DIE = 6  # mortars/artillery: +1 attack die with more than one target in the hex
+R_ART_HARD_IGNORE = 7  # mortars/artillery: a hard target ignores its first hit
+R_ART_SOFT_EXTRA = 8  # mortars/artillery: soft with hard in the hex: +1 defence die
+R_ASSAULT_LITERAL = 9  # attacker retreats when it *receives* fewer hits than the defender
+R_MINES_SUM = 10  # mines: one hit if the 2D6 sum is >= 5 (else each die >= 5 is a hit)
+R_CLEAR_SUM = 11  # clearing: the sum of the dice is even (else any die even)
+R_AIR_FAIL_ZERO = 12  # hits of a strike gone astray do not count for the return roll
+R_DIS_AIR_STRIKES = 13  # a disrupted aircraft still makes its strike
+R_AIR_CONC_ANY = 14  # strike save +1 if any unit in the hex is concealed (else all)
+R_HQ_AGAIN_STAYS = 15  # a reduced (s)HQ reduced again stays reduced (else eliminated)
+R_IP_AFTER_SAVES = 16  # improved position nullifies the first unsaved hit
+R_HQ_MODE = 17  # 0 leadership added to firepower, 1 augmented by the rating, 2 by one die
+R_MORTAR_MISSION_ROLL = 18  # observed mortar fire rolls the mission failure 1D6
+R_NCOLS = 19
+
+# -- work rows (per unit) and record fields ---------------------------------------------------
+W_SIDE = 0  # 0 full, 1 reduced, 2 eliminated
+W_DIS = 1
+W_OPS = 2
+W_OOC = 3
+W_CLOST = 4  # concealment lost
+W_HIT = 5  # worsened in the current step
+W_KILL = 6  # eliminated in the current step
+W_GONE = 7  # AFV that retreated from an overrun
+W_NROWS = 8
+
+NREC = 16
+
+# -- statistic programme ----------------------------------------------------------------------
+O_KIND = 0
+O_A = 1
+O_B = 2
+O_MAX = 3  # largest bin
+O_NCOLS = 4
+OK_STATE = 0  # unit a: 0 good order, 1 disrupted, 2 reduced, 3 eliminated
+OK_REC = 1  # rec[a, b]
+OK_HEX_GE = 2  # non-HQ units of hex a at state >= b
+OK_STATE_GE = 3  # unit a at state >= b (0/1)
+
+
+@jit(inline="always")
+def _count(st, n, need):
+    if n <= 0:
+        return 0
+    ge, _ = count_d6(st, n, need)
+    return ge
+
+
+@jit(inline="always")
+def _attack_dice(st, dice, aug, th, lead, hq_mode):
+    """Hits of ``dice`` (+ ``aug`` augmentation dice, lowest ignored) at ``th``+, with HQ."""
+    n = dice
+    e = aug
+    if lead > 0:
+        if hq_mode == 0:
+            n += lead
+        elif hq_mode == 1:
+            e += lead
+        else:
+            e += 1
+    succ = _count(st, n + e, th)
+    return succ if succ < n else n
+
+
+@jit(inline="always")
+def _lead(ui, ws, hq):
+    if hq < 0 or ws[W_SIDE, hq] >= 2:
+        return 0
+    return ui[hq, U_LEAD1] if ws[W_SIDE, hq] == 1 else ui[hq, U_LEAD0]
+
+
+@jit(inline="always")
+def _concealed(ui, ws, u):
+    return ui[u, U_CONC] != 0 and ws[W_OPS, u] == 0 and ws[W_CLOST, u] == 0
+
+
+@jit(inline="always")
+def state_of(ws, u):
+    """0 good order (full side), 1 disrupted (full side), 2 reduced, 3 eliminated."""
+    s = ws[W_SIDE, u]
+    if s >= 2:
+        return 3
+    if s == 1:
+        return 2
+    return 1 if ws[W_DIS, u] else 0
+
+
+@jit
+def apply_hits(ws, u, h, protect):
+    """Apply ``h`` hits to unit ``u``; return the hits it could not absorb.
+
+    The first hit disrupts; every further hit, and a first hit on a unit already disrupted,
+    steps the unit down full → reduced → eliminated. ``protect`` (concealed infantry under
+    the Additional Rules) stops at disrupted: the remaining hits are spent, not passed on.
+    """
+    if h <= 0:
+        return 0
+    side = ws[W_SIDE, u]
+    if side >= 2:
+        return h
+    dis = ws[W_DIS, u]
+    if protect:
+        if dis == 0:
+            ws[W_DIS, u] = 1
+            ws[W_HIT, u] = 1
+        return 0
+    cap = (2 - side) + (1 - dis)
+    used = h if h < cap else cap
+    side += used - 1 + dis
+    ws[W_DIS, u] = 1
+    ws[W_HIT, u] = 1
+    if side >= 2:
+        side = 2
+        ws[W_KILL, u] = 1
+    ws[W_SIDE, u] = side
+    return h - used
+
+
+@jit
+def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, pick):
+    """Fairly distribute ``h`` hits between the living units ``idx[first:first+count]``.
+
+    Each living unit gets ``h // n``; the ``h % n`` odd hits go to distinct units drawn at
+    random. With ``rules[R_EXCESS_PASS]`` hits a unit cannot absorb are distributed again
+    between the units still alive. ``protect_any``: concealed infantry cannot be reduced.
+    ``ign_hard``: a hard target ignores the first hit it is given. ``pick`` is scratch.
+    """
+    first_round = True
+    while h > 0:
+        n = 0
+        for i in range(first, first + count):
+            u = idx[i]
+            if ws[W_SIDE, u] < 2:
+                pick[n] = u
+                n += 1
+        if n == 0:
+            return
+        q = h // n
+        r = h - q * n
+        for j in range(r):  # partial Fisher-Yates: the first r entries get one more hit
+            k = j + randint(st, n - j)
+            t = pick[j]
+            pick[j] = pick[k]
+            pick[k] = t
+        excess = 0
+        for j in range(n):
+            u = pick[j]
+            g = q + (1 if j < r else 0)
+            if ign_hard and first_round and ui[u, U_HARD] and g > 0:
+                g -= 1
+            prot = protect_any and ui[u, U_INF] != 0 and _concealed(ui, ws, u)
+            excess += apply_hits(ws, u, g, prot)
+        first_round = False
+        if rules[R_EXCESS_PASS] == 0:
+            return
+        h = excess
+
+
+@jit
+def hq_check(st, ui, hx, hexu, ws, rules, h):
+    """(s)HQ of hex ``h`` after an attack on it: eliminated with its units, else 1D6 test."""
+    hq = hx[h, H_HQ]
+    if hq < 0 or ws[W_SIDE, hq] >= 2:
+        return
+    first = hx[h, H_FIRST]
+    count = hx[h, H_COUNT]
+    alive = 0
+    hit = 0
+    kill = 0
+    for i in range(first, first + count):
+        u = hexu[i]
+        alive += ws[W_SIDE, u] < 2
+        hit |= ws[W_HIT, u]
+        kill |= ws[W_KILL, u]
+    if count > 0 and alive == 0:
+        if kill or hit:
+            ws[W_SIDE, hq] = 2
+            ws[W_KILL, hq] = 1
+        return
+    if hit:
+        d = randint(st, 6) + 1 - (2 if kill else 0)
+        if d <= 1:
+            if ws[W_SIDE, hq] == 1 and rules[R_HQ_AGAIN_STAYS] != 0:
+                return
+            ws[W_SIDE, hq] += 1
+            if ws[W_SIDE, hq] >= 2:
+                ws[W_KILL, hq] = 1
+
+
+@jit(inline="always")
+def _stack_alive(hx, hexu, ws, h):
+    n = 0
+    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+        n += ws[W_SIDE, hexu[i]] < 2
+    return n
+
+
+@jit(inline="always")
+def _stack_hit(hx, hexu, ws, h):
+    any_hit = 0
+    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+        any_hit |= ws[W_HIT, hexu[i]]
+    return any_hit
+
+
+@jit
+def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air, pick):
+    """A hex attack (mortar, artillery hex, air strike) on hex ``h``: (hits, unsaved hits).
+
+    Saves: the terrain's infantry defensive bonus in d6 at 5+, plus one die if a hard target
+    is present (mortars, artillery) or if the hex is concealed (air strikes; ``air``).
+    """
+    first = hx[h, H_FIRST]
+    count = hx[h, H_COUNT]
+    n = 0
+    hard = 0
+    soft = 0
+    conc_all = 1
+    conc_any = 0
+    for i in range(first, first + count):
+        u = hexu[i]
+        if ws[W_SIDE, u] < 2:
+            n += 1
+            hard |= ui[u, U_HARD] != 0
+            soft |= ui[u, U_HARD] == 0
+            c = _concealed(ui, ws, u)
+            conc_all &= c
+            conc_any |= c
+    if n == 0:
+        return _attack_dice(st, dice, aug, th, lead, hq_mode), 0
+    sdice = hx[h, H_DB]
+    if air:
+        sdice += conc_any if rules[R_AIR_CONC_ANY] else conc_all
+        ign = False
+    else:
+        if rules[R_ART_EXTRA_DIE] and n > 1:
+            dice += 1
+        sdice += hard
+        if rules[R_ART_SOFT_EXTRA] and hard and soft:
+            sdice += 1
+        ign = rules[R_ART_HARD_IGNORE] != 0
+    hits = _attack_dice(st, dice, aug, th, lead, hq_mode)
+    hh = hits
+    ip = hx[h, H_IP] != 0
+    if ip and rules[R_IP_AFTER_SAVES] == 0 and hh > 0:
+        hh -= 1
+    unsaved = hh - _count(st, sdice, 5)
+    if unsaved < 0:
+        unsaved = 0
+    if ip and rules[R_IP_AFTER_SAVES] != 0 and unsaved > 0:
+        unsaved -= 1
+    protect = rules[R_CONC_INF] != 0 and rules[R_CONC_ALL] != 0
+    distribute(st, ui, ws, rules, hexu, first, count, unsaved, protect, ign, pick)
+    return hits, unsaved
+
+
+@jit
+def fire(st, ui, hx, ws, rules, sp, k, rec):
+    """A ranged or opportunity fire attack of one unit at one unit (step ``k``)."""
+    f = sp[k, S_UNIT]
+    t = sp[k, S_TARGET]
+    if ws[W_SIDE, f] >= 2 or ws[W_DIS, f] or ws[W_OPS, f] or ws[W_SIDE, t] >= 2:
+        return
+    opp = sp[k, S_OPP]
+    if opp >= 0:
+        if rec[opp, 1] == 0:
+            return
+    elif ws[W_OOC, f]:
+        return
+    rec[k, 2] = 1
+    lead = _lead(ui, ws, sp[k, S_HQ])
+    hits = _attack_dice(st, sp[k, S_DICE], sp[k, S_AUG], sp[k, S_TH], lead, rules[R_HQ_MODE])
+    ws[W_OPS, f] = 1
+    conc = 1 if _concealed(ui, ws, t) else 0
+    h = ui[t, U_HEX]
+    ip = hx[h, H_IP] != 0
+    hh = hits
+    if ip and rules[R_IP_AFTER_SAVES] == 0 and hh > 0:
+        hh -= 1
+    if ui[t, U_HARD]:
+        db = hx[h, H_DBH]
+        if rules[R_CONC_OUTSIDE_CAP]:
+            bonus = (db if db < 2 else 2) + conc
+        else:
+            bonus = db + conc
+            bonus = bonus if bonus < 2 else 2
+        if rules[R_COVER5]:
+            saves = _count(st, ui[t, U_ARMOR], ui[t, U_SAVE]) + _count(st, bonus, 5)
+        else:
+            saves = _count(st, ui[t, U_ARMOR] + bonus, ui[t, U_SAVE])
+    else:
+        saves = _count(st, hx[h, H_DB] + conc, 5)
+    unsaved = hh - saves
+    if unsaved < 0:
+        unsaved = 0
+    if ip and rules[R_IP_AFTER_SAVES] != 0 and unsaved > 0:
+        unsaved -= 1
+    rec[k, 0] = hits
+    rec[k, 1] = unsaved
+    if rules[R_CONC_LOST]:
+        ws[W_CLOST, t] = 1
+    protect = rules[R_CONC_INF] != 0 and ui[t, U_INF] != 0 and conc != 0
+    apply_hits(ws, t, unsaved, protect)
+
+
+@jit
+def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
+    """Assault (``overrun = False``) or overrun combat of step ``k``."""
+    kind = sp[k, S_KIND]
+    a = sp[k, S_HEX2]
+    d = sp[k, S_TARGET]
+    if hs[a] or _stack_alive(hx, hexu, ws, d) == 0:
+        return
+    lead_a = _lead(ui, ws, hx[a, H_HQ])
+    lead_d = _lead(ui, ws, hx[d, H_HQ])
+    mode = rules[R_HQ_MODE]
+    na = 0  # attacking units that take part (and share the defender's hits)
+    for m in range(sp[k, S_NMEM]):
+        u = mb[k, m, M_UNIT]
+        if mb[k, m, M_SIDE] == 0 and ws[W_SIDE, u] < 2:
+            if kind == K_OVERRUN and (ws[W_DIS, u] or ws[W_GONE, u]):
+                continue
+            tmp[na] = u
+            na += 1
+    if na == 0:
+        return
+    rec[k, 4] = 1
+    att = 0
+    dfd = 0
+    for m in range(sp[k, S_NMEM]):
+        u = mb[k, m, M_UNIT]
+        if ws[W_SIDE, u] >= 2 or (mb[k, m, M_DICE] == 0 and mb[k, m, M_DICE_DIS] == 0):
+            continue
+        if mb[k, m, M_SIDE] == 0:
+            if ws[W_DIS, u] or (kind == K_OVERRUN and ws[W_GONE, u]):
+                continue  # disrupted units may not attack
+            lead = lead_a if mb[k, m, M_HQ] else 0
+            att += _attack_dice(st, mb[k, m, M_DICE], mb[k, m, M_AUG], mb[k, m, M_TH], lead, mode)
+        else:
+            dis = ws[W_DIS, u]
+            th = 6 if dis else mb[k, m, M_TH]
+            dice = mb[k, m, M_DICE_DIS] if dis else mb[k, m, M_DICE]
+            lead = lead_d if mb[k, m, M_HQ] else 0
+            dfd += _attack_dice(st, dice, mb[k, m, M_AUG], th, lead, mode)
+    for i in range(hx[d, H_FIRST], hx[d, H_FIRST] + hx[d, H_COUNT]):
+        ws[W_OPS, hexu[i]] = 1
+    att_eff = att
+    if hx[d, H_IP] != 0 and att_eff > 0:
+        att_eff -= 1
+    rec[k, 0] = att
+    rec[k, 1] = att_eff
+    rec[k, 2] = dfd
+    distribute(st, ui, ws, rules, hexu, hx[d, H_FIRST], hx[d, H_COUNT], att_eff, False, False, pick)
+    distribute(st, ui, ws, rules, tmp, 0, na, dfd, False, False, pick)
+    if kind == K_OVERRUN:
+        back = 0
+        for i in range(na):
+            u = tmp[i]
+            if ws[W_HIT, u]:
+                ws[W_GONE, u] = 1
+                back += 1
+        rec[k, 3] = back
+        return
+    for i in range(na):
+        ws[W_OPS, tmp[i]] = 1
+    alive_a = 0
+    for i in range(na):
+        alive_a += ws[W_SIDE, tmp[i]] < 2
+    alive_d = _stack_alive(hx, hexu, ws, d)
+    if alive_a == 0:
+        return
+    if alive_d == 0:
+        rec[k, 6] = 1
+        return
+    if rules[R_ASSAULT_LITERAL]:
+        retreat = dfd < att_eff
+    else:
+        retreat = att_eff < dfd
+    if retreat:
+        rec[k, 3] = 1
+        return
+    rec[k, 6] = 1
+    if sp[k, S_FLAG]:
+        rec[k, 7] = 1  # defender retreated
+        return
+    rec[k, 5] = 1  # could not retreat: eliminated
+    for i in range(hx[d, H_FIRST], hx[d, H_FIRST] + hx[d, H_COUNT]):
+        u = hexu[i]
+        if ws[W_SIDE, u] < 2:
+            ws[W_SIDE, u] = 2
+            ws[W_HIT, u] = 1
+            ws[W_KILL, u] = 1
+
+
+@jit
+def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
+    """Close air support: AA opportunity fire, accuracy, strike, return roll (step ``k``)."""
+    air = sp[k, S_UNIT]
+    acc = 0
+    for m in range(sp[k, S_NMEM]):
+        u = mb[k, m, M_UNIT]
+        if ws[W_SIDE, u] >= 2 or ws[W_DIS, u] or ws[W_OPS, u]:
+            continue
+        hits = _attack_dice(st, mb[k, m, M_DICE], mb[k, m, M_AUG], mb[k, m, M_TH], 0, 0)
+        saved = _count(st, ui[air, U_ARMOR], ui[air, U_SAVE])
+        if hits > saved:
+            acc += hits - saved
+        ws[W_OPS, u] = 1
+    rec[k, 0] = acc
+    fate = 0
+    if acc >= 2:
+        fate = 4
+    elif acc == 1:
+        fate = 3 if randint(st, 6) < 3 else 2
+    if acc == 0 or (acc == 1 and rules[R_DIS_AIR_STRIKES]):
+        a = randint(st, 6) + 1
+        rec[k, 2] = 1 if a == 1 else (2 if a == 2 else 3)
+        tgt = sp[k, S_TARGET] if a >= 2 else sp[k, S_HEX2]
+        dice = sp[k, S_DICE] - (1 if a == 2 else 0)
+        if tgt >= 0:
+            hits, uns = hex_attack(
+                st, ui, hx, hexu, ws, rules, tgt, dice, 0, sp[k, S_TH], 0, 0, True, pick
+            )
+        else:
+            hits = _count(st, dice, sp[k, S_TH])
+            uns = 0
+        rec[k, 3] = hits
+        rec[k, 4] = uns
+        if acc == 0:
+            ret = 0 if (a == 1 and rules[R_AIR_FAIL_ZERO]) else hits
+            fate = 0 if randint(st, 6) + 1 >= ret else 1
+    rec[k, 1] = fate
+    rec[k, 5] = 1 if (fate == 0 or fate == 2) else 0
+
+
+@jit
+def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
+    """One trial: every step in order, from the initial unit state."""
+    n_units = ui.shape[0]
+    for u in range(n_units):
+        ws[W_SIDE, u] = ui[u, U_SIDE0]
+        ws[W_DIS, u] = ui[u, U_DIS0]
+        ws[W_OPS, u] = ui[u, U_OPS0]
+        ws[W_OOC, u] = ui[u, U_OOC0]
+        ws[W_CLOST, u] = 0
+        ws[W_HIT, u] = 0
+        ws[W_KILL, u] = 0
+        ws[W_GONE, u] = 0
+    for h in range(hx.shape[0]):
+        hs[h] = 0
+    rec[:, :] = 0
+    for k in range(sp.shape[0]):
+        kind = sp[k, S_KIND]
+        attack = True
+        if kind == K_FIRE:
+            fire(st, ui, hx, ws, rules, sp, k, rec)
+            if sp[k, S_OPP] >= 0:
+                h = ui[sp[k, S_TARGET], U_HEX]
+                if _stack_hit(hx, hexu, ws, h):
+                    hs[h] = 1
+        elif kind == K_MORTAR:
+            f = sp[k, S_UNIT]
+            spot = sp[k, S_SPOT]
+            ok = ws[W_SIDE, f] < 2 and ws[W_DIS, f] == 0 and ws[W_OPS, f] == 0
+            ok = ok and ws[W_OOC, f] == 0
+            if spot >= 0:
+                ok = ok and ws[W_SIDE, spot] < 2 and ws[W_DIS, spot] == 0
+            if ok:
+                ws[W_OPS, f] = 1
+                rec[k, 3] = 1
+                if spot >= 0 and sp[k, S_FLAG] and randint(st, 6) == 0:
+                    rec[k, 2] = 1
+                else:
+                    lead = _lead(ui, ws, sp[k, S_HQ])
+                    hits, uns = hex_attack(
+                        st, ui, hx, hexu, ws, rules, sp[k, S_TARGET], sp[k, S_DICE],
+                        sp[k, S_AUG], sp[k, S_TH], lead, rules[R_HQ_MODE], False, pick,
+                    )  # fmt: skip
+                    rec[k, 0] = hits
+                    rec[k, 1] = uns
+        elif kind == K_ARTILLERY:
+            spot = sp[k, S_SPOT]
+            if spot < 0 or (ws[W_SIDE, spot] < 2 and ws[W_DIS, spot] == 0):
+                rec[k, 15] = 1
+                if randint(st, 6) == 0:
+                    rec[k, 0] = 1
+                else:
+                    for m in range(sp[k, S_NMEM]):
+                        hits, uns = hex_attack(
+                            st, ui, hx, hexu, ws, rules, mb[k, m, M_UNIT], sp[k, S_DICE],
+                            0, sp[k, S_TH], 0, 0, False, pick,
+                        )  # fmt: skip
+                        rec[k, 1 + 2 * m] = hits
+                        rec[k, 2 + 2 * m] = uns
+        elif kind == K_MOVE:
+            h = sp[k, S_TARGET]
+            if hs[h] == 0 and _stack_alive(hx, hexu, ws, h) > 0:
+                rec[k, 1] = 1
+                for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+                    ws[W_OPS, hexu[i]] = 1
+                if hx[h, H_HQ] >= 0:
+                    ws[W_OPS, hx[h, H_HQ]] = 1
+                if sp[k, S_FLAG]:
+                    a = randint(st, 6) + 1
+                    b = randint(st, 6) + 1
+                    if rules[R_MINES_SUM]:
+                        hits = 1 if a + b >= 5 else 0
+                    else:
+                        hits = (a >= 5) + (b >= 5)
+                    rec[k, 0] = hits
+                    distribute(
+                        st, ui, ws, rules, hexu, hx[h, H_FIRST], hx[h, H_COUNT], hits,
+                        False, False, pick,
+                    )  # fmt: skip
+                    if _stack_hit(hx, hexu, ws, h):
+                        hs[h] = 1
+            else:
+                attack = False
+        elif kind == K_ASSAULT or kind == K_OVERRUN:
+            melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp)
+        elif kind == K_AIR:
+            air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick)
+        else:
+            attack = False
+            if kind == K_CLEAR:
+                cleared = 0
+                for m in range(sp[k, S_NMEM]):
+                    u = mb[k, m, M_UNIT]
+                    if ws[W_SIDE, u] >= 2:
+                        continue
+                    ws[W_OPS, u] = 1
+                    even = 0
+                    total = 0
+                    for _ in range(mb[k, m, M_DICE]):
+                        d = randint(st, 6) + 1
+                        even |= (d & 1) == 0
+                        total += d
+                    if rules[R_CLEAR_SUM]:
+                        even = (total & 1) == 0
+                    cleared |= even
+                rec[k, 0] = cleared
+            elif kind == K_RALLY:
+                rallied = 0
+                for m in range(sp[k, S_NMEM]):
+                    u = mb[k, m, M_UNIT]
+                    if ws[W_SIDE, u] >= 2 or ws[W_DIS, u] == 0:
+                        continue
+                    lead = _lead(ui, ws, hx[ui[u, U_HEX], H_HQ])
+                    roll = randint(st, 6) + randint(st, 6) + 2 + ws[W_OOC, u] - lead
+                    if roll <= ui[u, U_MORALE]:
+                        ws[W_DIS, u] = 0
+                        rallied += 1
+                rec[k, 0] = rallied
+            elif kind == K_COMMAND:
+                h = sp[k, S_TARGET]
+                if randint(st, 6) + randint(st, 6) + 2 > sp[k, S_FLAG]:
+                    rec[k, 0] = 1
+                    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+                        ws[W_OOC, hexu[i]] = 1
+        if attack:
+            for h in range(hx.shape[0]):
+                if hx[h, H_HQ] >= 0 and _stack_hit(hx, hexu, ws, h):
+                    hq_check(st, ui, hx, hexu, ws, rules, h)
+            for u in range(n_units):
+                ws[W_HIT, u] = 0
+                ws[W_KILL, u] = 0
+
+
+@jit
+def evaluate(ui, hx, hexu, ws, rec, so, res):
+    """The statistics of the finished trial into ``res`` (programme ``so``)."""
+    for s in range(so.shape[0]):
+        kind = so[s, O_KIND]
+        a = so[s, O_A]
+        b = so[s, O_B]
+        if kind == OK_STATE:
+            v = state_of(ws, a)
+        elif kind == OK_REC:
+            v = rec[a, b]
+        elif kind == OK_HEX_GE:
+            v = 0
+            for i in range(hx[a, H_FIRST], hx[a, H_FIRST] + hx[a, H_COUNT]):
+                v += state_of(ws, hexu[i]) >= b
+        else:
+            v = 1 if state_of(ws, a) >= b else 0
+        top = so[s, O_MAX]
+        res[s] = v if v < top else top
+
+
+@jit
+def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so):
+    """``n`` trials from one seed, histogrammed into ``out[stat, value]``."""
+    st = new_state(seed)
+    nu = ui.shape[0]
+    ws = np.zeros((W_NROWS, nu), dtype=np.int64)
+    rec = np.zeros((sp.shape[0], NREC), dtype=np.int64)
+    hs = np.zeros(hx.shape[0], dtype=np.int64)
+    pick = np.zeros(nu + 1, dtype=np.int64)
+    tmp = np.zeros(nu + 1, dtype=np.int64)
+    res = np.zeros(so.shape[0], dtype=np.int64)
+    for _ in range(n):
+        play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp)
+        evaluate(ui, hx, hexu, ws, rec, so, res)
+        for s in range(res.shape[0]):
+            out[s, res[s]] += 1
+
+
+@jit_parallel
+def run_hex_platoon(seeds, ntrials, out, ui, hx, hexu, sp, mb, rules, so):
+    """Chunk driver (engine kernel contract): ``prange`` over chunks, one seed each."""
+    for c in prange(seeds.shape[0]):
+        run_chunk(seeds[c], ntrials[c], out[c], ui, hx, hexu, sp, mb, rules, so)
