@@ -12,7 +12,18 @@ def unit(name: str, **kw: Any) -> dict[str, Any]:
 
 RIFLES = dict(type="infantry", he=3, ap=1, range=4, to_hit=5, assault=3, assault_to_hit=5, morale=8)
 MG = dict(type="infantry", he=2, ap=0, range=6, to_hit=4, he_plus=True, assault=1, morale=8)
-TANK = dict(type="afv", he=2, ap=3, range=6, to_hit=4, assault=2, assault_to_hit=5, armor=2, save=5, morale=8)
+TANK = dict(
+    type="afv",
+    he=2,
+    ap=3,
+    range=6,
+    to_hit=4,
+    assault=2,
+    assault_to_hit=5,
+    armor=2,
+    save=5,
+    morale=8,
+)
 HQ = dict(type="hq", leadership=1, leadership_reduced=1, assault=1, morale=8)
 
 
@@ -31,7 +42,13 @@ def fire_case(target_kw=None, hex_kw=None, firer_kw=None, step_kw=None, rules=No
     fhex = {"name": "ridge", "units": [unit("mg", **f)]}
     if hq:
         fhex["units"].append(unit("coy hq", **HQ))
-    thex = {"name": "woods", "terrain": "wood", "defence": 1, **(hex_kw or {}), "units": [unit("target", **t)]}
+    thex = {
+        "name": "woods",
+        "terrain": "wood",
+        "defence": 1,
+        **(hex_kw or {}),
+        "units": [unit("target", **t)],
+    }
     step = {"kind": "fire", "firer": "mg", "target": "target", **(step_kw or {})}
     if hq:
         step["hq"] = "coy hq"
@@ -42,7 +59,11 @@ def assault_case(rules=None, **step_kw):
     """Two rifle platoons and their HQ assault a platoon dug in a city with its sHQ."""
     att = {
         "name": "start",
-        "units": [unit("1st", **RIFLES), unit("2nd", **RIFLES, assault_plus=True), unit("A hq", **HQ)],
+        "units": [
+            unit("1st", **RIFLES),
+            unit("2nd", **RIFLES, assault_plus=True),
+            unit("A hq", **HQ),
+        ],
     }
     dfd = {
         "name": "town",
@@ -71,11 +92,25 @@ def air_case(rules=None):
             "name": "farm",
             "terrain": "wood",
             "defence": 1,
-            "units": [unit("rifles", **RIFLES), unit("tank", **TANK), unit("flak", **aa), unit("hq", **HQ)],
+            "units": [
+                unit("rifles", **RIFLES),
+                unit("tank", **TANK),
+                unit("flak", **aa),
+                unit("hq", **HQ),
+            ],
         },
-        {"name": "field", "units": [unit("aa2", **aa, aa_plus=True), unit("trucks", type="recon", he=1)]},
+        {
+            "name": "field",
+            "units": [unit("aa2", **aa, aa_plus=True), unit("trucks", type="recon", he=1)],
+        },
     ]
-    step = {"kind": "air-strike", "aircraft": "stuka", "target": "farm", "aa": ["flak", "aa2"], "adjacent": "field"}
+    step = {
+        "kind": "air-strike",
+        "aircraft": "stuka",
+        "target": "farm",
+        "aa": ["flak", "aa2"],
+        "adjacent": "field",
+    }
     return scenario(hexes, [step], rules)
 
 
@@ -83,10 +118,21 @@ def sequence_case(rules=None):
     """A stack moves through a minefield under opportunity fire, then assaults; overrun after."""
     hexes = [
         {"name": "road", "units": [unit("tanks", **TANK), unit("grens", **RIFLES)]},
-        {"name": "ridge", "units": [unit("at gun", type="infantry", he=1, ap=3, range=6, to_hit=4, assault=0)]},
-        {"name": "woods", "terrain": "wood", "defence": 1, "units": [unit("def", **RIFLES), unit("hq", **HQ)]},
+        {
+            "name": "ridge",
+            "units": [unit("at gun", type="infantry", he=1, ap=3, range=6, to_hit=4, assault=0)],
+        },
+        {
+            "name": "woods",
+            "terrain": "wood",
+            "defence": 1,
+            "units": [unit("def", **RIFLES), unit("hq", **HQ)],
+        },
         {"name": "pz", "units": [unit("panzer", **TANK)]},
-        {"name": "open", "units": [unit("squad", **RIFLES), unit("squad2", **RIFLES, disrupted=True)]},
+        {
+            "name": "open",
+            "units": [unit("squad", **RIFLES), unit("squad2", **RIFLES, disrupted=True)],
+        },
     ]
     steps = [
         {"kind": "move", "stack": "road", "mines": True},

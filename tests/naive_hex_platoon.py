@@ -137,7 +137,7 @@ class Trial:
         sd = self.sc.hex(h).defence
         if air:
             c = [self.concealed(n) for n in names]
-            sd += (any(c) if self.r.air_concealed == "any-unit" else all(c))
+            sd += any(c) if self.r.air_concealed == "any-unit" else all(c)
         else:
             dice += 1 if (self.r.artillery_extra_die and len(names) > 1) else 0
             sd += hard + (1 if (self.r.artillery_soft_extra_defence and hard and soft) else 0)
@@ -149,7 +149,9 @@ class Trial:
         uns = max(hh - saves, 0)
         if ip and after:
             uns = max(uns - 1, 0)
-        prot = self.r.concealed_infantry_not_reduced and self.r.concealed_infantry_scope == "all-fire"
+        prot = (
+            self.r.concealed_infantry_not_reduced and self.r.concealed_infantry_scope == "all-fire"
+        )
         ign = (not air) and self.r.artillery_ignore_first_hard_hit
         self.share(self.stack(h), uns, prot, ign)
         return hits, uns
@@ -210,7 +212,9 @@ class Trial:
                 rec[2] = 1
             else:
                 fn = self.sc.step_fire(k)
-                rec[0], rec[1] = self.hex_attack(s.target, fn.dice, fn.aug, fn.to_hit, self.lead(s.hq), False)
+                rec[0], rec[1] = self.hex_attack(
+                    s.target, fn.dice, fn.aug, fn.to_hit, self.lead(s.hq), False
+                )
         elif s.kind == "artillery":
             if s.spotter and (not self.alive(s.spotter) or self.u[s.spotter]["dis"]):
                 return
@@ -219,7 +223,9 @@ class Trial:
                 rec[0] = 1
                 return
             for m, h in enumerate(s.hexes):
-                rec[1 + 2 * m], rec[2 + 2 * m] = self.hex_attack(h, s.firepower, 0, s.to_hit, 0, False)
+                rec[1 + 2 * m], rec[2 + 2 * m] = self.hex_attack(
+                    h, s.firepower, 0, s.to_hit, 0, False
+                )
         elif s.kind == "move":
             names = self.stack(s.stack)
             if s.stack in self.stopped or not any(self.alive(n) for n in names):
@@ -241,7 +247,11 @@ class Trial:
                     continue
                 self.u[n]["ops"] = 1
                 dice = [d6(rng) for _ in range(2 if self.u[n]["obj"].type == "engineer" else 1)]
-                even = sum(dice) % 2 == 0 if self.r.clear_roll == "sum" else any(d % 2 == 0 for d in dice)
+                even = (
+                    sum(dice) % 2 == 0
+                    if self.r.clear_roll == "sum"
+                    else any(d % 2 == 0 for d in dice)
+                )
                 ok = ok or even
             rec[0] = ok
             return
