@@ -212,11 +212,14 @@ def test_disrupted_attackers_and_no_defenders():
 _DET = """
 import json, sys
 sys.path.insert(0, "tests")
-from hex_platoon_cases import sequence_case
+from hex_platoon_cases import fire_case, sequence_case
 from oddslab import engine
 from oddslab.scenario import from_dict
-out = engine.simulate(from_dict(sequence_case()), trials=300_000, seed=99)
-print(json.dumps({k: v.tolist() for k, v in out.counts.items()}))
+res = {}
+for name, d in (("sequence", sequence_case()), ("fire", fire_case())):
+    out = engine.simulate(from_dict(d), trials=300_000, seed=99)
+    res[name] = {k: v.tolist() for k, v in out.counts.items()}
+print(json.dumps(res))
 """
 
 
@@ -234,3 +237,14 @@ def test_deterministic_at_1_and_2_threads():
         )
         res.append(json.loads(p.stdout.strip().splitlines()[-1]))
     assert res[0] == res[1]
+    assert set(res[0]) == {"sequence", "fire"}
+
+
+def test_single_fire_uses_the_fast_path():
+    from oddslab.rulesets.hex_platoon import kernel as K
+
+    assert from_dict(fire_case()).compile().params[-1][K.F_ON] == 1
+    with_hq = fire_case()
+    with_hq["hexes"][1]["units"].append(unit("hq", **HQ))  # the (s)HQ test needs the full kernel
+    assert from_dict(with_hq).compile().params[-1][K.F_ON] == 0
+    assert from_dict(sequence_case()).compile().params[-1][K.F_ON] == 0

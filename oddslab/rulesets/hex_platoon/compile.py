@@ -468,13 +468,68 @@ class HexPlatoonScenario:
     def stats(self) -> tuple[Stat, ...]:
         return tuple(self.stat_plan()[0])
 
+    def fast_array(self, so: np.ndarray) -> np.ndarray:
+        """Parameters of the single-fire-attack fast path (``fast[F_ON] = 0``: not eligible).
+
+        Eligible: the scenario is one ordinary fire step whose firer can fire, at a target
+        whose hex has no (s)HQ, reporting exactly hits, unsaved hits and the target's state.
+        """
+        from .exact import apply_hits, lead_dice, state_code
+
+        off = np.zeros(K.F_TAB + 1, dtype=np.int64)
+        if len(self.steps) != 1 or self.steps[0].kind != "fire" or self.steps[0].opportunity:
+            return off
+        s = self.steps[0]
+        f, t = self.unit(s.firer), self.unit(s.target)
+        hexo = self.hex(self.hex_of_name(t.name))
+        if f.disrupted or f.ops_complete or f.out_of_command or self.hq_of(hexo.name) is not None:
+            return off
+        expect = [(K.OK_REC, 0, 0), (K.OK_REC, 0, 1), (K.OK_STATE, self.unit_index()[t.name], 0)]
+        if [tuple(int(x) for x in row[:3]) for row in so] != expect:
+            return off
+        fn = self.step_fire(0)
+        lead = 0
+        if s.hq:
+            hq = self.unit(s.hq)
+            lead = hq.leadership_reduced if hq.reduced else hq.leadership
+        dice, aug = lead_dice(fn.dice, fn.aug, lead, int(self.rules_array()[K.R_HQ_MODE]))
+        conc = int(_conceal_base(t, hexo) and not t.ops_complete)
+        r = self.rules
+        if t.hard:
+            db = hexo.defence_hard
+            bonus = min(db, 2) + conc if not r.concealment_in_cap else min(db + conc, 2)
+            if r.armor_bonus_cover_5plus:
+                sn, need, cn = t.armor, t.save, bonus
+            else:
+                sn, need, cn = t.armor + bonus, t.save, 0
+        else:
+            sn, need, cn = hexo.defence + conc, 5, 0
+        if dice + aug + sn + cn > 1000:
+            return off
+        protect = bool(r.concealed_infantry_not_reduced and t.infantry and conc)
+        side, dis = (1 if t.reduced else 0), int(t.disrupted)
+        fast = np.zeros(K.F_TAB + dice + 1, dtype=np.int64)
+        fast[K.F_ON] = 1
+        fast[K.F_DICE] = dice
+        fast[K.F_ALL] = dice + aug
+        fast[K.F_TH] = fn.to_hit
+        fast[K.F_SAVE_N] = sn
+        fast[K.F_SAVE_NEED] = need
+        fast[K.F_COVER_N] = cn
+        ip = hexo.improved_position
+        fast[K.F_IP_BEFORE] = ip and r.improved_position == "before-saves"
+        fast[K.F_IP_AFTER] = ip and r.improved_position == "after-saves"
+        for u in range(dice + 1):
+            fast[K.F_TAB + u] = state_code(*apply_hits(side, dis, u, protect)[:2])
+        return fast
+
     def compile(self) -> Job:
         stats, so, heads, primary = self.stat_plan()
         a = self.arrays()
         return Job(
             self.name,
             K.run_hex_platoon,
-            (a["ui"], a["hx"], a["hexu"], a["sp"], a["mb"], a["rules"], so),
+            (a["ui"], a["hx"], a["hexu"], a["sp"], a["mb"], a["rules"], so, self.fast_array(so)),
             tuple(stats),
             tuple(heads),
             exact=self.exact_pmfs,
