@@ -241,10 +241,10 @@ def test_deterministic_at_1_and_2_threads():
 
 
 def test_single_fire_uses_the_fast_path():
-    from oddslab.rulesets.hex_platoon import kernel as K
+    from oddslab.rulesets.hex_platoon import kernel_run as R
 
-    assert from_dict(fire_case()).compile().params[-1][K.F_ON] == 1
+    assert from_dict(fire_case()).compile().params[-1][R.F_ON] == 1
     with_hq = fire_case()
     with_hq["hexes"][1]["units"].append(unit("hq", **HQ))  # the (s)HQ test needs the full kernel
-    assert from_dict(with_hq).compile().params[-1][K.F_ON] == 0
-    assert from_dict(sequence_case()).compile().params[-1][K.F_ON] == 0
+    assert from_dict(with_hq).compile().params[-1][R.F_ON] == 0
+    assert from_dict(sequence_case()).compile().params[-1][R.F_ON] == 0
