@@ -148,3 +148,29 @@ def test_missing_file_and_cli_exit_code(tmp_path):
     res = CliRunner().invoke(app, ["simulate", str(p), "--trials", "1000"])
     assert res.exit_code == 2
     assert "hexes[0].terrain" in res.output
+
+
+def test_unit_library_entries_and_template():
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    lib = tomllib.loads((root / "oddslab/examples/libraries/hex-platoon.toml").read_text())
+    assert lib["ruleset"] == "hex-platoon"
+    entries = {
+        k: {kk: v for kk, v in e.items() if kk not in ("points", "points_per_model")}
+        for k, e in lib["units"].items()
+    }
+    for e in entries.values():
+        assert "points" not in e
+        from_dict(scenario([{"name": "a", "units": [e]}], [{"kind": "rally", "stack": "a"}]))
+    tpl = lib["matchup"]["template"]
+    hexes = []
+    for h in tpl["hexes"]:
+        units = []
+        for u in h["units"]:
+            key = "mg-platoon" if u["use"] == "{attacker}" else "rifle-platoon"
+            units.append({**entries[key], **{k: v for k, v in u.items() if k != "use"}})
+        hexes.append({**h, "units": units})
+    d = {k: v for k, v in tpl.items() if k not in ("hexes", "name")}
+    sc = from_dict({**d, "hexes": hexes})
+    assert sc.compile().meta["primary"] == "target_state"

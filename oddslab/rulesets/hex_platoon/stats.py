@@ -123,15 +123,18 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
         return name + suffix
 
     first_primary: str | None = None
+    changed_before: set[str] = set()
     for k, s in enumerate(sc.steps):
         later = k > 0
+        touched = set(changed_before)
+        changed_before |= affects(sc, k)
         if s.kind == "fire":
             fn = sc.step_fire(k)
             top = fn.dice + (sc.unit(s.hq).leadership if s.hq else 0) + 1
             t = sc.unit(s.target)
             rec(k, 0, f"hits_on_{_s(t.name)}", top, f"hits on {t.name} before saves")
             rec(k, 1, f"unsaved_hits_on_{_s(t.name)}", top, f"unsaved hits on {t.name}")
-            if later or s.opportunity:
+            if s.opportunity or s.firer in touched or (s.hq and s.hq in touched):
                 rec(k, 2, f"{_s(s.firer)}_fired", 2, f"{s.firer} fired", True)
             first_primary = first_primary or f"{_s(t.name)}_state"
         elif s.kind == "mortar":
@@ -165,7 +168,7 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             if s.mines:
                 n = rec(k, 0, f"mine_hits_on_{_s(s.stack)}", 3, f"mine hits on {s.stack}")
                 first_primary = first_primary or n
-            if later:
+            if later and (set(u.name for u in sc.stack(s.stack)) & touched):
                 n = rec(k, 1, f"{_s(s.stack)}_entered_hex", 2, f"{s.stack} entered the hex", True)
                 heads.append(Headline(f"P({stats[-1].label})", n, 1))
         elif s.kind == "clear-mines":
@@ -195,7 +198,7 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             )
             n1 = rec(k, 1, "hits_on_defender", top_a, "hits on the defender")
             rec(k, 2, "hits_on_attacker", top_d, "hits on the attacker")
-            if later:
+            if later and ({u.name for u in sc.stack(s.attacker) + sc.stack(s.defender)} & touched):
                 rec(k, 4, f"{s.kind}_made", 2, f"the {s.kind} took place", True)
             if s.kind == "assault":
                 for f, nm, lab in (
