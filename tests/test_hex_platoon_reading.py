@@ -162,7 +162,8 @@ def test_unit_library_entries_and_template():
     }
     for e in entries.values():
         assert "points" not in e
-        from_dict(scenario([{"name": "a", "units": [e]}], [{"kind": "rally", "stack": "a"}]))
+        other = {"name": "other", "type": "infantry"}
+        from_dict(scenario([{"name": "a", "units": [e, other]}], [{"kind": "rally", "stack": "a"}]))
     tpl = lib["matchup"]["template"]
     hexes = []
     for h in tpl["hexes"]:
