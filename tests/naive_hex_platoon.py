@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 
-from oddslab.rulesets.hex_platoon import kernel as K
+from oddslab.rulesets.hex_platoon import layout as K
 from oddslab.rulesets.hex_platoon.compile import _conceal_base
 
 

@@ -241,7 +241,7 @@ def test_deterministic_at_1_and_2_threads():
 
 
 def test_single_fire_uses_the_fast_path():
-    from oddslab.rulesets.hex_platoon import kernel_run as R
+    from oddslab.rulesets.hex_platoon import layout as R
 
     assert from_dict(fire_case()).compile().params[-1][R.F_ON] == 1
     with_hq = fire_case()

@@ -17,8 +17,7 @@ import numpy as np
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 
-from . import kernel as K
-from . import kernel_run as R
+from . import layout as K
 from .firepower import FireNumbers, fire_numbers
 from .model import CONCEALING, Hex, Rules, Step, Unit
 
@@ -380,6 +379,8 @@ class HexPlatoonScenario:
         return fast_array(self, so)
 
     def compile(self) -> Job:
+        from . import kernel_run as R  # compiles (or loads from the cache) the kernels
+
         stats, so, heads, primary = self.stat_plan()
         a = self.arrays()
         return Job(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import kernel as K
+from . import layout as K
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compile import HexPlatoonScenario

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import kernel as K
+from . import layout as K
 from .exact import (
     attack_pmf,
     binom_pmf,

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import kernel as K
-from . import kernel_run as R
+from . import layout as K
 from .model import Rules, Unit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,7 +127,7 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     from .compile import _conceal_base
     from .exact import apply_hits, lead_dice, state_code
 
-    off = np.zeros(R.F_TAB + 1, dtype=np.int64)
+    off = np.zeros(K.F_TAB + 1, dtype=np.int64)
     if len(sc.steps) != 1 or sc.steps[0].kind != "fire" or sc.steps[0].opportunity:
         return off
     s = sc.steps[0]
@@ -160,19 +159,19 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
         return off
     protect = bool(r.concealed_infantry_not_reduced and t.infantry and conc)
     side, dis = (1 if t.reduced else 0), int(t.disrupted)
-    fast = np.zeros(R.F_TAB + dice + 1, dtype=np.int64)
-    fast[R.F_ON] = 1
-    fast[R.F_DICE] = dice
-    fast[R.F_ALL] = dice + aug
-    fast[R.F_TH] = fn.to_hit
-    fast[R.F_SAVE_N] = sn
-    fast[R.F_SAVE_NEED] = need
-    fast[R.F_COVER_N] = cn
+    fast = np.zeros(K.F_TAB + dice + 1, dtype=np.int64)
+    fast[K.F_ON] = 1
+    fast[K.F_DICE] = dice
+    fast[K.F_ALL] = dice + aug
+    fast[K.F_TH] = fn.to_hit
+    fast[K.F_SAVE_N] = sn
+    fast[K.F_SAVE_NEED] = need
+    fast[K.F_COVER_N] = cn
     ip = hexo.improved_position
-    fast[R.F_IP_BEFORE] = ip and r.improved_position == "before-saves"
-    fast[R.F_IP_AFTER] = ip and r.improved_position == "after-saves"
+    fast[K.F_IP_BEFORE] = ip and r.improved_position == "before-saves"
+    fast[K.F_IP_AFTER] = ip and r.improved_position == "after-saves"
     for u in range(dice + 1):
-        fast[R.F_TAB + u] = state_code(*apply_hits(side, dis, u, protect)[:2])
+        fast[K.F_TAB + u] = state_code(*apply_hits(side, dis, u, protect)[:2])
     return fast
 
 

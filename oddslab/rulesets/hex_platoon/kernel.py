@@ -27,116 +27,58 @@ from __future__ import annotations
 from oddslab._jit import jit
 from oddslab._kernels.rng import count_d6, randint
 
-# -- unit columns ----------------------------------------------------------------------------
-U_HEX = 0
-U_HARD = 1
-U_INF = 2  # infantry (concealment in cultivated, concealed-infantry rule, assault modifiers)
-U_HQ = 3
-U_LEAD0 = 4  # leadership on the full side
-U_LEAD1 = 5  # leadership on the reduced side
-U_MORALE = 6
-U_ARMOR = 7
-U_SAVE = 8
-U_SIDE0 = 9  # 0 full, 1 reduced
-U_DIS0 = 10
-U_OPS0 = 11
-U_OOC0 = 12
-U_CONC = 13  # concealed by terrain and the listed conditions (needs no Ops Complete too)
-U_NCOLS = 14
-
-# -- hex columns -----------------------------------------------------------------------------
-H_DB = 0  # infantry defensive bonus of the terrain (dice)
-H_DBH = 1  # defensive bonus for hard targets
-H_IP = 2  # improved position
-H_FIRST = 3  # first index of the hex's non-HQ units in ``hexu``
-H_COUNT = 4  # how many
-H_HQ = 5  # unit index of the hex's (s)HQ, -1 none
-H_NCOLS = 6
-
-# -- step kinds and columns ------------------------------------------------------------------
-K_FIRE = 0
-K_MORTAR = 1
-K_ARTILLERY = 2
-K_MOVE = 3
-K_CLEAR = 4
-K_RALLY = 5
-K_COMMAND = 6
-K_ASSAULT = 7
-K_OVERRUN = 8
-K_AIR = 9
-
-S_KIND = 0
-S_UNIT = 1  # firer, mortar, aircraft
-S_TARGET = 2  # target unit (fire); target / defender / moving / command hex otherwise
-S_HEX2 = 3  # attacker hex (assault, overrun); adjacent hex of an air strike (-1 none)
-S_DICE = 4  # firepower dice after range and support weapons
-S_AUG = 5  # augmentation dice (each: one more die, the lowest ignored)
-S_TH = 6  # To Hit number
-S_HQ = 7  # HQ lending its leadership (-1 none)
-S_DIRECT = 8  # direct fire (ranged / opportunity)
-S_OPP = 9  # opportunity fire: index of the move step it answers (-1: ordinary fire)
-S_FLAG = 10  # move: mines; assault: defender can retreat; mortar: mission roll; command: morale
-S_NMEM = 11
-S_SPOT = 12  # mortar fire observed by this (s)HQ / recon unit (-1: own line of sight)
-S_NCOLS = 13
-
-M_UNIT = 0  # unit (or hex for artillery)
-M_DICE = 1
-M_AUG = 2
-M_TH = 3  # To Hit for a good-order unit
-M_HQ = 4  # this member receives its side's HQ leadership
-M_SIDE = 5  # assault / overrun: 0 attacker, 1 defender
-M_DICE_DIS = 6  # dice of a disrupted defender (no good-order modifiers)
-M_NCOLS = 7
-
-# -- rule switches ---------------------------------------------------------------------------
-R_EXCESS_PASS = 0  # hits beyond elimination pass to the other units of the stack
-R_CONC_INF = 1  # concealed infantry may not be reduced (Additional Rules)
-R_CONC_ALL = 2  # ... by any fire (mortars, artillery, air), not only direct fire
-R_CONC_OUTSIDE_CAP = 3  # the concealment die is added on top of the hard-target cap of 2
-R_CONC_LOST = 4  # a target loses concealment once it has been fired at
-R_COVER5 = 5  # hard targets' defensive-bonus dice save on 5+ (Armor Bonus for cover)
-R_ART_EXTRA_DIE = 6  # mortars/artillery: +1 attack die with more than one target in the hex
-R_ART_HARD_IGNORE = 7  # mortars/artillery: a hard target ignores its first hit
-R_ART_SOFT_EXTRA = 8  # mortars/artillery: soft with hard in the hex: +1 defence die
-R_ASSAULT_LITERAL = 9  # attacker retreats when it *receives* fewer hits than the defender
-R_MINES_SUM = 10  # mines: one hit if the 2D6 sum is >= 5 (else each die >= 5 is a hit)
-R_CLEAR_SUM = 11  # clearing: the sum of the dice is even (else any die even)
-R_AIR_FAIL_ZERO = 12  # hits of a strike gone astray do not count for the return roll
-R_DIS_AIR_STRIKES = 13  # a disrupted aircraft still makes its strike
-R_AIR_CONC_ANY = 14  # strike save +1 if any unit in the hex is concealed (else all)
-R_HQ_AGAIN_STAYS = 15  # a reduced (s)HQ reduced again stays reduced (else eliminated)
-R_IP_AFTER_SAVES = 16  # improved position nullifies the first unsaved hit
-R_HQ_MODE = 17  # 0 leadership added to firepower, 1 augmented by the rating, 2 by one die
-R_MORTAR_MISSION_ROLL = 18  # observed mortar fire rolls the mission failure 1D6
-R_NCOLS = 19
-
-# -- work rows (per unit) and record fields ---------------------------------------------------
-W_SIDE = 0  # 0 full, 1 reduced, 2 eliminated
-W_DIS = 1
-W_OPS = 2
-W_OOC = 3
-W_CLOST = 4  # concealment lost
-W_HIT = 5  # worsened in the current step
-W_KILL = 6  # eliminated in the current step
-W_GONE = 7  # AFV that retreated from an overrun
-W_NROWS = 8
-
-NREC = 16
-
-# -- statistic programme ----------------------------------------------------------------------
-O_KIND = 0
-O_A = 1
-O_B = 2
-O_MAX = 3  # largest bin
-O_NCOLS = 4
-OK_STATE = 0  # unit a: 0 good order, 1 disrupted, 2 reduced, 3 eliminated
-OK_REC = 1  # rec[a, b]
-OK_HEX_GE = 2  # non-HQ units of hex a at state >= b
-OK_STATE_GE = 3  # unit a at state >= b (0/1)
+from .layout import (
+    BOOL,
+    H_COUNT,
+    H_DB,
+    H_DBH,
+    H_FIRST,
+    H_HQ,
+    H_IP,
+    I1,
+    I2,
+    INT,
+    R_AIR_CONC_ANY,
+    R_ART_EXTRA_DIE,
+    R_ART_HARD_IGNORE,
+    R_ART_SOFT_EXTRA,
+    R_CONC_ALL,
+    R_CONC_INF,
+    R_CONC_LOST,
+    R_CONC_OUTSIDE_CAP,
+    R_COVER5,
+    R_EXCESS_PASS,
+    R_HQ_AGAIN_STAYS,
+    R_HQ_MODE,
+    R_IP_AFTER_SAVES,
+    S_AUG,
+    S_DICE,
+    S_HQ,
+    S_OPP,
+    S_TARGET,
+    S_TH,
+    S_UNIT,
+    U1,
+    U_ARMOR,
+    U_CONC,
+    U_HARD,
+    U_HEX,
+    U_INF,
+    U_LEAD0,
+    U_LEAD1,
+    U_SAVE,
+    W_CLOST,
+    W_DIS,
+    W_HIT,
+    W_KILL,
+    W_OOC,
+    W_OPS,
+    W_SIDE,
+    sig,
+)
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("int64", U1, INT, INT), _nrt=False)
 def _count(st, n, need):
     if n <= 0:
         return 0
@@ -144,7 +86,7 @@ def _count(st, n, need):
     return ge
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("int64", U1, INT, INT, INT, INT, INT), _nrt=False)
 def _attack_dice(st, dice, aug, th, lead, hq_mode):
     """Hits of ``dice`` (+ ``aug`` augmentation dice, lowest ignored) at ``th``+, with HQ."""
     n = dice
@@ -160,19 +102,19 @@ def _attack_dice(st, dice, aug, th, lead, hq_mode):
     return succ if succ < n else n
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("int64", I2, I2, INT), _nrt=False)
 def _lead(ui, ws, hq):
     if hq < 0 or ws[W_SIDE, hq] >= 2:
         return 0
     return ui[hq, U_LEAD1] if ws[W_SIDE, hq] == 1 else ui[hq, U_LEAD0]
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("boolean", I2, I2, INT), _nrt=False)
 def _concealed(ui, ws, u):
     return ui[u, U_CONC] != 0 and ws[W_OPS, u] == 0 and ws[W_CLOST, u] == 0
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("int64", I2, INT), _nrt=False)
 def state_of(ws, u):
     """0 good order (full side), 1 disrupted (full side), 2 reduced, 3 eliminated."""
     s = ws[W_SIDE, u]
@@ -183,7 +125,7 @@ def state_of(ws, u):
     return 1 if ws[W_DIS, u] else 0
 
 
-@jit(_nrt=False)
+@jit(signature_or_function=sig("int64", I2, INT, INT, BOOL), _nrt=False)
 def apply_hits(ws, u, h, protect):
     """Apply ``h`` hits to unit ``u``; return the hits it could not absorb.
 
@@ -214,7 +156,9 @@ def apply_hits(ws, u, h, protect):
     return h - used
 
 
-@jit(_nrt=False)
+@jit(
+    signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1), _nrt=False
+)
 def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, pick):
     """Fairly distribute ``h`` hits between the living units ``idx[first:first+count]``.
 
@@ -254,7 +198,7 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
         h = excess
 
 
-@jit(_nrt=False)
+@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, INT), _nrt=False)
 def hq_check(st, ui, hx, hexu, ws, rules, h):
     """(s)HQ of hex ``h`` after an attack on it: eliminated with its units, else 1D6 test."""
     hq = hx[h, H_HQ]
@@ -285,7 +229,7 @@ def hq_check(st, ui, hx, hexu, ws, rules, h):
                 ws[W_KILL, hq] = 1
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("int64", I2, I1, I2, INT), _nrt=False)
 def _stack_alive(hx, hexu, ws, h):
     n = 0
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
@@ -293,7 +237,7 @@ def _stack_alive(hx, hexu, ws, h):
     return n
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("int64", I2, I1, I2, INT), _nrt=False)
 def _stack_hit(hx, hexu, ws, h):
     any_hit = 0
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
@@ -301,7 +245,12 @@ def _stack_hit(hx, hexu, ws, h):
     return any_hit
 
 
-@jit(_nrt=False)
+@jit(
+    signature_or_function=sig(
+        "UniTuple(int64, 2)", U1, I2, I2, I1, I2, I1, INT, INT, INT, INT, INT, INT, BOOL, I1
+    ),
+    _nrt=False,
+)
 def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air, pick):
     """A hex attack (mortar, artillery hex, air strike) on hex ``h``: (hits, unsaved hits).
 
@@ -352,7 +301,7 @@ def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air
     return hits, unsaved
 
 
-@jit(_nrt=False)
+@jit(signature_or_function=sig("void", U1, I2, I2, I2, I1, I2, INT, I2), _nrt=False)
 def fire(st, ui, hx, ws, rules, sp, k, rec):
     """A ranged or opportunity fire attack of one unit at one unit (step ``k``)."""
     f = sp[k, S_UNIT]

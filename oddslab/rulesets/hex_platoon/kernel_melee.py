@@ -9,10 +9,23 @@ from oddslab._jit import jit
 from oddslab._kernels.rng import randint
 
 from .kernel import (
+    _attack_dice,
+    _count,
+    _lead,
+    _stack_alive,
+    distribute,
+    hex_attack,
+)
+from .layout import (  # noqa: F401
+    BOOL,
     H_COUNT,
     H_FIRST,
     H_HQ,
     H_IP,
+    I1,
+    I2,
+    I3,
+    INT,
     K_OVERRUN,
     M_AUG,
     M_DICE,
@@ -33,6 +46,8 @@ from .kernel import (
     S_TARGET,
     S_TH,
     S_UNIT,
+    U1,
+    U2,
     U_ARMOR,
     U_SAVE,
     W_DIS,
@@ -41,16 +56,14 @@ from .kernel import (
     W_KILL,
     W_OPS,
     W_SIDE,
-    _attack_dice,
-    _count,
-    _lead,
-    _stack_alive,
-    distribute,
-    hex_attack,
+    sig,
 )
 
 
-@jit(_nrt=False)
+@jit(
+    signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1, I1, I1),
+    _nrt=False,
+)
 def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
     """Assault (``overrun = False``) or overrun combat of step ``k``."""
     kind = sp[k, S_KIND]
@@ -139,7 +152,7 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
             ws[W_KILL, u] = 1
 
 
-@jit(_nrt=False)
+@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1), _nrt=False)
 def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
     """Close air support: AA opportunity fire, accuracy, strike, return roll (step ``k``)."""
     air = sp[k, S_UNIT]

@@ -13,7 +13,7 @@ from numba import prange
 from oddslab._jit import jit, jit_parallel
 from oddslab._kernels.rng import fill_block, new_block_state, new_state, randint
 
-from . import kernel as K
+from . import layout as K
 from .kernel import (
     _lead,
     _stack_alive,
@@ -25,9 +25,10 @@ from .kernel import (
     state_of,
 )
 from .kernel_melee import air_strike, melee
+from .layout import BOOL, I1, I2, I3, INT, U1, U2, sig  # noqa: F401
 
 
-@jit(_nrt=False)
+@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I3, I1, I2, I2, I1, I1, I1), _nrt=False)
 def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
     """One trial: every step in order, from the initial unit state."""
     n_units = ui.shape[0]
@@ -162,7 +163,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                 ws[K.W_KILL, u] = 0
 
 
-@jit(inline="always", _nrt=False)
+@jit(signature_or_function=sig("void", I2, I2, I1, I2, I2, I2, I1), _nrt=False)
 def evaluate(ui, hx, hexu, ws, rec, so, res):
     """The statistics of the finished trial into ``res`` (programme ``so``)."""
     for s in range(so.shape[0]):
@@ -183,7 +184,12 @@ def evaluate(ui, hx, hexu, ws, rec, so, res):
         res[s] = v if v < top else top
 
 
-@jit(_nrt=False)
+@jit(
+    signature_or_function=sig(
+        "void", U1, INT, I2, I2, I2, I1, I2, I3, I1, I2, I2, I2, I1, I1, I1, I1
+    ),
+    _nrt=False,
+)
 def run_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res):
     """``n`` trials histogrammed into ``out[stat, value]`` (no allocation, no refcounting)."""
     for _ in range(n):
@@ -191,35 +197,6 @@ def run_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, t
         evaluate(ui, hx, hexu, ws, rec, so, res)
         for s in range(res.shape[0]):
             out[s, res[s]] += 1
-
-
-@jit
-def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so):
-    """``n`` trials from one seed, histogrammed into ``out[stat, value]``."""
-    st = new_state(seed)
-    nu = ui.shape[0]
-    ws = np.zeros((K.W_NROWS, nu), dtype=np.int64)
-    rec = np.zeros((sp.shape[0], K.NREC), dtype=np.int64)
-    hs = np.zeros(hx.shape[0], dtype=np.int64)
-    pick = np.zeros(nu + 1, dtype=np.int64)
-    tmp = np.zeros(nu + 1, dtype=np.int64)
-    res = np.zeros(so.shape[0], dtype=np.int64)
-    run_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
-
-
-# -- fast path: a scenario that is one static fire attack ------------------------------------
-F_ON = 0  # 1: use the fast path
-F_DICE = 1  # firepower dice (HQ leadership folded in)
-F_ALL = 2  # dice rolled (firepower + augmentation)
-F_TH = 3  # To Hit
-F_SAVE_N = 4  # save dice at F_SAVE_NEED+ (soft: defensive bonus; hard: armor [+ bonus])
-F_SAVE_NEED = 5
-F_COVER_N = 6  # hard targets under "Armor Bonus for cover": bonus dice at 5+
-F_IP_BEFORE = 7  # improved position: first hit nullified before saves
-F_IP_AFTER = 8  # ... or the first unsaved hit
-F_TAB = 9  # target state after u unsaved hits: fast[F_TAB + u]
-F_BLOCK = 256  # words drawn per refill (1024 d36 values)
-F_STREAMS = 16
 
 
 @jit(inline="always", _nrt=False)
@@ -235,7 +212,7 @@ def _pairs(buf, pos, n, tab2, tab1):
     return acc, end
 
 
-@jit(_nrt=False)
+@jit(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2), _nrt=False)
 def fire_trials(bs, raw, buf, n, out, fast, tabs):
     """``n`` single fire attacks: hits, unsaved hits, target state into ``out[0..2, :]``.
 
@@ -245,12 +222,12 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs):
     ``need`` values in a row; values left at the end of a block are dropped (which ones
     depends on positions only, so every die is still an exact, independent d6).
     """
-    dice = fast[F_DICE]
-    roll = fast[F_ALL]
-    sn = fast[F_SAVE_N]
-    cn = fast[F_COVER_N]
-    ipb = fast[F_IP_BEFORE]
-    ipa = fast[F_IP_AFTER]
+    dice = fast[K.F_DICE]
+    roll = fast[K.F_ALL]
+    sn = fast[K.F_SAVE_N]
+    cn = fast[K.F_COVER_N]
+    ipb = fast[K.F_IP_BEFORE]
+    ipa = fast[K.F_IP_AFTER]
     need = ((roll + 1) >> 1) + ((sn + 1) >> 1) + ((cn + 1) >> 1)
     h2 = tabs[0]
     h1 = tabs[1]
@@ -274,35 +251,50 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs):
         u = u - ipa if u > ipa else 0
         out[0, hits] += 1
         out[1, u] += 1
-        out[2, fast[F_TAB + u]] += 1
+        out[2, fast[K.F_TAB + u]] += 1
 
 
-@jit
+@jit(signature_or_function=sig("void", U1, INT, I2, I1))
 def fire_chunk(seed, n, out, fast):
     """Fast-path chunk: lock-step block streams seeded from ``seed``, d36 count tables."""
     st = new_state(seed)
-    bs = new_block_state(st, F_STREAMS)
-    raw = np.empty(F_BLOCK, dtype=np.uint64)
-    buf = np.empty(4 * F_BLOCK, dtype=np.int64)
+    bs = new_block_state(st, K.F_STREAMS)
+    raw = np.empty(K.F_BLOCK, dtype=np.uint64)
+    buf = np.empty(4 * K.F_BLOCK, dtype=np.int64)
     tabs = np.zeros((6, 36), dtype=np.int64)
-    needs = (fast[F_TH], fast[F_SAVE_NEED], 5)
     for j in range(3):
+        need = fast[K.F_TH] if j == 0 else (fast[K.F_SAVE_NEED] if j == 1 else 5)
         for v in range(36):
             a = v // 6 + 1
             b = v % 6 + 1
-            tabs[2 * j, v] = (a >= needs[j]) + (b >= needs[j])
-            tabs[2 * j + 1, v] = a >= needs[j]
+            tabs[2 * j, v] = (a >= need) + (b >= need)
+            tabs[2 * j + 1, v] = a >= need
     fire_trials(bs, raw, buf, n, out, fast, tabs)
+
+
+@jit(signature_or_function=sig("void", U1, INT, I2, I2, I2, I1, I2, I3, I1, I2, I1))
+def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
+    """One chunk: ``n`` trials from ``seed`` into ``out[stat, value]``.
+
+    ``fast[F_ON]`` selects the single-fire-attack fast path (:func:`fire_chunk`); otherwise
+    the step interpreter :func:`run_trials` runs on scratch arrays allocated here.
+    """
+    if fast[K.F_ON]:
+        fire_chunk(seed, n, out, fast)
+        return
+    st = new_state(seed)
+    nu = ui.shape[0]
+    ws = np.zeros((K.W_NROWS, nu), dtype=np.int64)
+    rec = np.zeros((sp.shape[0], K.NREC), dtype=np.int64)
+    hs = np.zeros(hx.shape[0], dtype=np.int64)
+    pick = np.zeros(nu + 1, dtype=np.int64)
+    tmp = np.zeros(nu + 1, dtype=np.int64)
+    res = np.zeros(so.shape[0], dtype=np.int64)
+    run_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
 
 
 @jit_parallel
 def run_hex_platoon(seeds, ntrials, out, ui, hx, hexu, sp, mb, rules, so, fast):
-    """Chunk driver (engine kernel contract): ``prange`` over chunks, one seed each.
-
-    ``fast[F_ON]`` selects the single-fire-attack fast path (:func:`fire_trials`).
-    """
+    """Chunk driver (engine kernel contract): ``prange`` over chunks, one seed each."""
     for c in prange(seeds.shape[0]):
-        if fast[F_ON]:
-            fire_chunk(seeds[c], ntrials[c], out[c], fast)
-        else:
-            run_chunk(seeds[c], ntrials[c], out[c], ui, hx, hexu, sp, mb, rules, so)
+        run_chunk(seeds[c], ntrials[c], out[c], ui, hx, hexu, sp, mb, rules, so, fast)

@@ -13,7 +13,7 @@ import numpy as np
 
 from oddslab.outcome import Headline, Stat
 
-from . import kernel as K
+from . import layout as K
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compile import HexPlatoonScenario
