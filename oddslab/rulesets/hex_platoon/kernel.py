@@ -270,9 +270,10 @@ def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air
             n += 1
             hard |= ui[u, U_HARD] != 0
             soft |= ui[u, U_HARD] == 0
-            c = _concealed(ui, ws, u)
-            conc_all &= c
-            conc_any |= c
+            if air:
+                c = ui[u, U_CONC] != 0 and ws[W_OPS, u] == 0 and ws[W_CLOST, u] == 0
+                conc_all &= c
+                conc_any |= c
     if n == 0:
         return _attack_dice(st, dice, aug, th, lead, hq_mode), 0
     sdice = hx[h, H_DB]
