@@ -61,7 +61,9 @@ class Trial:
         x = self.u[hq]
         return x["obj"].leadership_reduced if x["side"] == 1 else x["obj"].leadership
 
-    def mode(self):
+    def mode(self, assault=False):
+        if assault and self.r.hq_assault_bonus == "added":
+            return 0
         return {"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}[self.r.hq_bonus]
 
     def stack(self, h):
@@ -304,12 +306,12 @@ class Trial:
             if side == 0:
                 if x["dis"] or (over and x["gone"]):
                     continue
-                att += roll_hits(rng, dice, aug, th, la if gets else 0, self.mode())
+                att += roll_hits(rng, dice, aug, th, la if gets else 0, self.mode(True))
             else:
                 if x["dis"]:
-                    dfd += roll_hits(rng, ddis, aug, 6, ld if gets else 0, self.mode())
+                    dfd += roll_hits(rng, ddis, aug, 6, ld if gets else 0, self.mode(True))
                 else:
-                    dfd += roll_hits(rng, dice, aug, th, ld if gets else 0, self.mode())
+                    dfd += roll_hits(rng, dice, aug, th, ld if gets else 0, self.mode(True))
         for n in self.stack(s.defender):
             self.u[n]["ops"] = 1
         eff = max(att - 1, 0) if self.sc.hex(s.defender).improved_position else att
@@ -317,6 +319,8 @@ class Trial:
         self.share(self.stack(s.defender), eff)
         self.share(part, dfd)
         if over:
+            for n in part:
+                self.u[n]["ops"] = 1
             back = [n for n in part if self.u[n]["hit"]]
             for n in back:
                 self.u[n]["gone"] = 1

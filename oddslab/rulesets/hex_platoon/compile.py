@@ -360,6 +360,7 @@ class HexPlatoonScenario:
         a[K.R_HQ_AGAIN_STAYS] = r.hq_reduced_again == "stays-reduced"
         a[K.R_IP_AFTER_SAVES] = r.improved_position == "after-saves"
         a[K.R_HQ_MODE] = {"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}[r.hq_bonus]
+        a[K.R_HQ_ASSAULT_MODE] = a[K.R_HQ_MODE] if r.hq_assault_bonus == "as-fire" else 0
         a[K.R_MORTAR_MISSION_ROLL] = r.mortar_mission_roll
         return a
 

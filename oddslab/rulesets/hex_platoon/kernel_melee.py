@@ -37,7 +37,7 @@ from .layout import (  # noqa: F401
     R_AIR_FAIL_ZERO,
     R_ASSAULT_LITERAL,
     R_DIS_AIR_STRIKES,
-    R_HQ_MODE,
+    R_HQ_ASSAULT_MODE,
     S_DICE,
     S_FLAG,
     S_HEX2,
@@ -73,7 +73,7 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         return
     lead_a = _lead(ui, ws, hx[a, H_HQ])
     lead_d = _lead(ui, ws, hx[d, H_HQ])
-    mode = rules[R_HQ_MODE]
+    mode = rules[R_HQ_ASSAULT_MODE]
     na = 0  # attacking units that take part (and share the defender's hits)
     for m in range(sp[k, S_NMEM]):
         u = mb[k, m, M_UNIT]
@@ -116,6 +116,7 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         back = 0
         for i in range(na):
             u = tmp[i]
+            ws[W_OPS, u] = 1  # moved and fought
             if ws[W_HIT, u]:
                 ws[W_GONE, u] = 1
                 back += 1

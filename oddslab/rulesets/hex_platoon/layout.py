@@ -89,7 +89,8 @@ R_HQ_AGAIN_STAYS = 15  # a reduced (s)HQ reduced again stays reduced (else elimi
 R_IP_AFTER_SAVES = 16  # improved position nullifies the first unsaved hit
 R_HQ_MODE = 17  # 0 leadership added to firepower, 1 augmented by the rating, 2 by one die
 R_MORTAR_MISSION_ROLL = 18  # observed mortar fire rolls the mission failure 1D6
-R_NCOLS = 19
+R_HQ_ASSAULT_MODE = 19  # as R_HQ_MODE, for the Assault factor
+R_NCOLS = 20
 
 # -- work rows (per unit) and record fields ---------------------------------------------------
 W_SIDE = 0  # 0 full, 1 reduced, 2 eliminated

@@ -259,6 +259,7 @@ AIR_CONCEALED = ("all-units", "any-unit")
 IP_TIMING = ("before-saves", "after-saves")
 HQ_AGAIN = ("eliminated", "stays-reduced")
 CITY_BONUS = ("vs-armour-only", "always")
+HQ_ASSAULT = ("added", "as-fire")
 
 
 @dataclass(frozen=True)
@@ -292,6 +293,7 @@ class Rules:
     hq_reduced_again: str = "eliminated"
     mortar_mission_roll: bool = True
     city_assault_bonus: str = "vs-armour-only"
+    hq_assault_bonus: str = "added"
 
     def __post_init__(self) -> None:
         for key, options in (
@@ -308,6 +310,7 @@ class Rules:
             ("improved_position", IP_TIMING),
             ("hq_reduced_again", HQ_AGAIN),
             ("city_assault_bonus", CITY_BONUS),
+            ("hq_assault_bonus", HQ_ASSAULT),
         ):
             if getattr(self, key) not in options:
                 raise ValueError(f"{key} must be one of {', '.join(options)}")
@@ -328,4 +331,5 @@ RULE_CHOICES = {
     "improved_position": IP_TIMING,
     "hq_reduced_again": HQ_AGAIN,
     "city_assault_bonus": CITY_BONUS,
+    "hq_assault_bonus": HQ_ASSAULT,
 }
