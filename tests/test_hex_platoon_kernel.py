@@ -113,6 +113,16 @@ STATIC = {
         ],
         [{"kind": "rally", "stack": "w"}],
     ),
+    "fire-at-hq-hex": scenario(
+        [
+            {"name": "ridge", "units": [unit("mg", **{**RIFLES, "he": 4, "to_hit": 4})]},
+            {
+                "name": "field",
+                "units": [unit("a", **RIFLES), unit("b", **RIFLES), unit("hq", **HQ)],
+            },
+        ],
+        [{"kind": "fire", "firer": "mg", "target": "a"}],
+    ),
     "command": scenario(
         [{"name": "w", "units": [unit("a", **RIFLES)]}],
         [{"kind": "command", "stack": "w", "morale": 7}],
@@ -135,6 +145,27 @@ def test_static_parts_match_exact(case):
         assert pmf.sum() == pytest.approx(1.0)
         p = chisquare_pmf(out.counts[name], pmf)
         assert p > P_MIN, f"{case}: {name} p = {p:.2e}"
+
+
+def test_fair_distribution_hand_worked_in_the_kernel():
+    """5 certain hits on 3 good-order units (mortar 5 dice on 1+, no saves, no extra die):
+    always exactly one unit disrupted and two reduced; each unit reduced with P = 2/3."""
+    hexes = [
+        {"name": "m", "units": [unit("mortar", type="mortar", he=5, range=8, to_hit=1)]},
+        {"name": "x", "units": [unit("a", **RIFLES), unit("b", **RIFLES), unit("c", **RIFLES)]},
+    ]
+    d = scenario(
+        hexes,
+        [{"kind": "mortar", "firer": "mortar", "target": "x"}],
+        rules={"artillery_extra_die": False},
+    )
+    out = engine.simulate(from_dict(d), trials=200_000, seed=8)
+    assert out.prob("x_units_reduced_or_eliminated", 2) == 1.0
+    assert out.prob("x_units_reduced_or_eliminated", 3) == 0.0
+    assert out.prob("x_units_disrupted_or_worse", 3) == 1.0
+    for u in "abc":
+        p = out.prob(f"{u}_state", 2)
+        assert abs(p - 2 / 3) < Z_MAX * np.sqrt(2 / 9 / 200_000)
 
 
 def _z_compare(d, n_naive=20_000, seed=11):
