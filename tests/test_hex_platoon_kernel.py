@@ -279,3 +279,66 @@ def test_single_fire_uses_the_fast_path():
     with_hq["hexes"][1]["units"].append(unit("hq", **HQ))  # the (s)HQ test needs the full kernel
     assert from_dict(with_hq).compile().params[-1][R.F_ON] == 0
     assert from_dict(sequence_case()).compile().params[-1][R.F_ON] == 0
+
+
+def _run(d, n=20_000, seed=4):
+    return engine.simulate(from_dict(d), trials=n, seed=seed)
+
+
+def test_certain_outcomes_follow_the_rules():
+    """Dice that cannot fail (To Hit 1) or cannot succeed (To Hit 7) pin the documented rules."""
+    sure = dict(
+        type="infantry", he=6, ap=6, range=6, to_hit=1, assault=6, assault_to_hit=1, morale=2
+    )
+    # opportunity fire that always disrupts stops the stack: it never enters the next hex
+    hexes = [
+        {"name": "road", "units": [unit("movers", **RIFLES)]},
+        {"name": "ridge", "units": [unit("gun", **sure)]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "road"},
+        {"kind": "fire", "firer": "gun", "target": "movers", "opportunity": True},
+        {"kind": "move", "stack": "road"},
+    ]
+    out = _run(scenario(hexes, steps))
+    assert out.prob("road_entered_hex_step3", 1) == 0.0
+    assert out.prob("movers_state", 3) == 1.0  # 6 certain hits, no saves in the open
+    # a disrupted attacker may not attack: its side scores nothing
+    hexes = [
+        {
+            "name": "a",
+            "units": [
+                unit("att", **{**sure, "disrupted": True}),
+                unit("att2", **RIFLES, assault_counter_only=True),
+            ],
+        },
+        {"name": "b", "units": [unit("def", **RIFLES)]},
+    ]
+    out = _run(scenario(hexes, [{"kind": "assault", "attacker": "a", "defender": "b"}]))
+    assert out.prob("hits_on_defender", 1) == 0.0
+    # a failed command check (morale 2 fails unless double one) keeps the firer from firing
+    hexes = [
+        {"name": "a", "units": [unit("shooter", **sure)]},
+        {"name": "b", "units": [unit("target", **RIFLES)]},
+    ]
+    steps = [
+        {"kind": "command", "stack": "a"},
+        {"kind": "fire", "firer": "shooter", "target": "target"},
+    ]
+    out = _run(scenario(hexes, steps), n=200_000)
+    fired = out.prob("shooter_fired_step2", 1)
+    assert abs(fired - 1 / 36) < 5 * np.sqrt(35 / 36**2 / 200_000)
+    # AA that always hits twice (no armor): the aircraft is always shot down, never strikes
+    aa = dict(type="aa", aa=2, range=4, to_hit=1)
+    hexes = [
+        {"name": "sky", "units": [unit("plane", type="aircraft", he=3, to_hit=4, armor=0, save=6)]},
+        {"name": "t", "units": [unit("r", **RIFLES), unit("flak", **aa)]},
+    ]
+    out = _run(
+        scenario(
+            hexes, [{"kind": "air-strike", "aircraft": "plane", "target": "t", "aa": ["flak"]}]
+        )
+    )
+    assert out.prob("aircraft_fate", 4) == 1.0
+    assert out.prob("strike_accuracy", 1) == 0.0
+    assert out.prob("r_state", 1) == 0.0
