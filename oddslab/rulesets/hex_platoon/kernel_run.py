@@ -184,21 +184,6 @@ def evaluate(ui, hx, hexu, ws, rec, so, res):
         res[s] = v if v < top else top
 
 
-@jit(
-    signature_or_function=sig(
-        "void", U1, INT, I2, I2, I2, I1, I2, I3, I1, I2, I2, I2, I1, I1, I1, I1
-    ),
-    _nrt=False,
-)
-def run_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res):
-    """``n`` trials histogrammed into ``out[stat, value]`` (no allocation, no refcounting)."""
-    for _ in range(n):
-        play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp)
-        evaluate(ui, hx, hexu, ws, rec, so, res)
-        for s in range(res.shape[0]):
-            out[s, res[s]] += 1
-
-
 @jit(inline="always", _nrt=False)
 def _pairs(buf, pos, n, tab2, tab1):
     """Sum a d6 table over ``n`` dice read two per d36 value (an odd die uses ``tab1``)."""
@@ -277,7 +262,9 @@ def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
     """One chunk: ``n`` trials from ``seed`` into ``out[stat, value]``.
 
     ``fast[F_ON]`` selects the single-fire-attack fast path (:func:`fire_chunk`); otherwise
-    the step interpreter :func:`run_trials` runs on scratch arrays allocated here.
+    the step interpreter :func:`play` runs trial after trial on scratch arrays allocated
+    here (the trial loop lives here, not in a separate function: one level less of code
+    for numba to link and re-optimise).
     """
     if fast[K.F_ON]:
         fire_chunk(seed, n, out, fast)
@@ -290,7 +277,11 @@ def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
     pick = np.zeros(nu + 1, dtype=np.int64)
     tmp = np.zeros(nu + 1, dtype=np.int64)
     res = np.zeros(so.shape[0], dtype=np.int64)
-    run_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
+    for _ in range(n):
+        play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp)
+        evaluate(ui, hx, hexu, ws, rec, so, res)
+        for s in range(res.shape[0]):
+            out[s, res[s]] += 1
 
 
 @jit_parallel
