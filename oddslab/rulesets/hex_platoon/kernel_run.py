@@ -197,9 +197,12 @@ def _pairs(buf, pos, n, tab2, tab1):
     return acc, end
 
 
-@jit(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2), _nrt=False)
-def fire_trials(bs, raw, buf, n, out, fast, tabs):
+@jit(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1), _nrt=False)
+def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
     """``n`` single fire attacks: hits, unsaved hits, target state into ``out[0..2, :]``.
+
+    Each trial adds one count to ``joint[hits * (dice + 1) + unsaved]`` (scratch, zero on
+    entry); the three histograms are folded from it at the end.
 
     Dice come two at a time as d36 values (``6a + b``) from a buffer refilled by
     :func:`~oddslab._kernels.rng.fill_block`; ``tabs[2j]`` / ``tabs[2j + 1]`` count the
@@ -214,6 +217,7 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs):
     ipb = fast[K.F_IP_BEFORE]
     ipa = fast[K.F_IP_AFTER]
     need = ((roll + 1) >> 1) + ((sn + 1) >> 1) + ((cn + 1) >> 1)
+    stride = dice + 1
     h2 = tabs[0]
     h1 = tabs[1]
     s2 = tabs[2]
@@ -234,9 +238,14 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs):
         hh = hits - ipb if hits > ipb else 0
         u = hh - saves if hh > saves else 0
         u = u - ipa if u > ipa else 0
-        out[0, hits] += 1
-        out[1, u] += 1
-        out[2, fast[K.F_TAB + u]] += 1
+        joint[hits * stride + u] += 1
+    for h in range(dice + 1):  # fold the joint (hits, unsaved) counts into the histograms
+        for u in range(h + 1):
+            c = joint[h * stride + u]
+            out[0, h] += c
+            out[1, u] += c
+            out[2, fast[K.F_TAB + u]] += c
+            joint[h * stride + u] = 0
 
 
 @jit(signature_or_function=sig("void", U1, INT, I2, I1))
@@ -254,7 +263,8 @@ def fire_chunk(seed, n, out, fast):
             b = v % 6 + 1
             tabs[2 * j, v] = (a >= need) + (b >= need)
             tabs[2 * j + 1, v] = a >= need
-    fire_trials(bs, raw, buf, n, out, fast, tabs)
+    joint = np.zeros((fast[K.F_DICE] + 1) ** 2, dtype=np.int64)
+    fire_trials(bs, raw, buf, n, out, fast, tabs, joint)
 
 
 @jit(signature_or_function=sig("void", U1, INT, I2, I2, I2, I1, I2, I3, I1, I2, I1))
