@@ -1,0 +1,301 @@
+"""Numba kernel of the hex platoon ruleset, part 3: the trial loop, statistics, drivers.
+
+:func:`run_hex_platoon` is the engine kernel (contract in :mod:`oddslab.engine`); it runs
+either the general step interpreter (:func:`play`) or, for a scenario that is one static
+fire attack, the fast path :func:`fire_trials`. Layouts are those of :mod:`.kernel`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from oddslab._jit import jit, jit_parallel
+from oddslab._kernels.rng import fill_block, new_block_state, new_state, randint
+
+from . import layout as K
+from .kernel import (
+    _lead,
+    _stack_alive,
+    _stack_hit,
+    distribute,
+    fire,
+    hex_attack,
+    hq_check,
+    state_of,
+)
+from .kernel_melee import air_strike, melee
+from .layout import BOOL, I1, I2, I3, INT, U1, U2, sig  # noqa: F401
+
+
+@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I3, I1, I2, I2, I1, I1, I1), _nrt=False)
+def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
+    """One trial: every step in order, from the initial unit state."""
+    n_units = ui.shape[0]
+    for u in range(n_units):
+        ws[K.W_SIDE, u] = ui[u, K.U_SIDE0]
+        ws[K.W_DIS, u] = ui[u, K.U_DIS0]
+        ws[K.W_OPS, u] = ui[u, K.U_OPS0]
+        ws[K.W_OOC, u] = ui[u, K.U_OOC0]
+        ws[K.W_CLOST, u] = 0
+        ws[K.W_HIT, u] = 0
+        ws[K.W_KILL, u] = 0
+        ws[K.W_GONE, u] = 0
+    for h in range(hx.shape[0]):
+        hs[h] = 0
+    for k in range(rec.shape[0]):
+        for j in range(K.NREC):
+            rec[k, j] = 0
+    for k in range(sp.shape[0]):
+        kind = sp[k, K.S_KIND]
+        attack = True
+        if kind == K.K_FIRE:
+            fire(st, ui, hx, ws, rules, sp, k, rec)
+            if sp[k, K.S_OPP] >= 0:
+                h = ui[sp[k, K.S_TARGET], K.U_HEX]
+                if _stack_hit(hx, hexu, ws, h):
+                    hs[h] = 1
+        elif kind == K.K_MORTAR:
+            f = sp[k, K.S_UNIT]
+            spot = sp[k, K.S_SPOT]
+            ok = ws[K.W_SIDE, f] < 2 and ws[K.W_DIS, f] == 0 and ws[K.W_OPS, f] == 0
+            ok = ok and ws[K.W_OOC, f] == 0
+            if spot >= 0:
+                ok = ok and ws[K.W_SIDE, spot] < 2 and ws[K.W_DIS, spot] == 0
+            if ok:
+                ws[K.W_OPS, f] = 1
+                rec[k, 3] = 1
+                if spot >= 0 and sp[k, K.S_FLAG] and randint(st, 6) == 0:
+                    rec[k, 2] = 1
+                else:
+                    lead = _lead(ui, ws, sp[k, K.S_HQ])
+                    hits, uns = hex_attack(
+                        st, ui, hx, hexu, ws, rules, sp[k, K.S_TARGET], sp[k, K.S_DICE],
+                        sp[k, K.S_AUG], sp[k, K.S_TH], lead, rules[K.R_HQ_MODE], False, pick,
+                    )  # fmt: skip
+                    rec[k, 0] = hits
+                    rec[k, 1] = uns
+        elif kind == K.K_ARTILLERY:
+            spot = sp[k, K.S_SPOT]
+            if spot < 0 or (ws[K.W_SIDE, spot] < 2 and ws[K.W_DIS, spot] == 0):
+                rec[k, 15] = 1
+                if randint(st, 6) == 0:
+                    rec[k, 0] = 1
+                else:
+                    for m in range(sp[k, K.S_NMEM]):
+                        hits, uns = hex_attack(
+                            st, ui, hx, hexu, ws, rules, mb[k, m, K.M_UNIT], sp[k, K.S_DICE],
+                            0, sp[k, K.S_TH], 0, 0, False, pick,
+                        )  # fmt: skip
+                        rec[k, 1 + 2 * m] = hits
+                        rec[k, 2 + 2 * m] = uns
+        elif kind == K.K_MOVE:
+            h = sp[k, K.S_TARGET]
+            if hs[h] == 0 and _stack_alive(hx, hexu, ws, h) > 0:
+                rec[k, 1] = 1
+                for i in range(hx[h, K.H_FIRST], hx[h, K.H_FIRST] + hx[h, K.H_COUNT]):
+                    ws[K.W_OPS, hexu[i]] = 1
+                if hx[h, K.H_HQ] >= 0:
+                    ws[K.W_OPS, hx[h, K.H_HQ]] = 1
+                if sp[k, K.S_FLAG]:
+                    a = randint(st, 6) + 1
+                    b = randint(st, 6) + 1
+                    if rules[K.R_MINES_SUM]:
+                        hits = 1 if a + b >= 5 else 0
+                    else:
+                        hits = (a >= 5) + (b >= 5)
+                    rec[k, 0] = hits
+                    distribute(
+                        st, ui, ws, rules, hexu, hx[h, K.H_FIRST], hx[h, K.H_COUNT], hits,
+                        False, False, pick,
+                    )  # fmt: skip
+                    if _stack_hit(hx, hexu, ws, h):
+                        hs[h] = 1
+            else:
+                attack = False
+        elif kind == K.K_ASSAULT or kind == K.K_OVERRUN:
+            melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp)
+        elif kind == K.K_AIR:
+            air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick)
+        else:
+            attack = False
+            if kind == K.K_CLEAR:
+                cleared = 0
+                for m in range(sp[k, K.S_NMEM]):
+                    u = mb[k, m, K.M_UNIT]
+                    if ws[K.W_SIDE, u] >= 2:
+                        continue
+                    ws[K.W_OPS, u] = 1
+                    even = 0
+                    total = 0
+                    for _ in range(mb[k, m, K.M_DICE]):
+                        d = randint(st, 6) + 1
+                        even |= (d & 1) == 0
+                        total += d
+                    if rules[K.R_CLEAR_SUM]:
+                        even = (total & 1) == 0
+                    cleared |= even
+                rec[k, 0] = cleared
+            elif kind == K.K_RALLY:
+                rallied = 0
+                for m in range(sp[k, K.S_NMEM]):
+                    u = mb[k, m, K.M_UNIT]
+                    if ws[K.W_SIDE, u] >= 2 or ws[K.W_DIS, u] == 0:
+                        continue
+                    lead = _lead(ui, ws, hx[ui[u, K.U_HEX], K.H_HQ])
+                    roll = randint(st, 6) + randint(st, 6) + 2 + ws[K.W_OOC, u] - lead
+                    if roll <= ui[u, K.U_MORALE]:
+                        ws[K.W_DIS, u] = 0
+                        rallied += 1
+                rec[k, 0] = rallied
+            elif kind == K.K_COMMAND:
+                h = sp[k, K.S_TARGET]
+                if randint(st, 6) + randint(st, 6) + 2 > sp[k, K.S_FLAG]:
+                    rec[k, 0] = 1
+                    for i in range(hx[h, K.H_FIRST], hx[h, K.H_FIRST] + hx[h, K.H_COUNT]):
+                        ws[K.W_OOC, hexu[i]] = 1
+        if attack:
+            for h in range(hx.shape[0]):
+                if hx[h, K.H_HQ] >= 0 and _stack_hit(hx, hexu, ws, h):
+                    hq_check(st, ui, hx, hexu, ws, rules, h)
+            for u in range(n_units):
+                ws[K.W_HIT, u] = 0
+                ws[K.W_KILL, u] = 0
+
+
+@jit(signature_or_function=sig("void", I2, I2, I1, I2, I2, I2, I1), _nrt=False)
+def evaluate(ui, hx, hexu, ws, rec, so, res):
+    """The statistics of the finished trial into ``res`` (programme ``so``)."""
+    for s in range(so.shape[0]):
+        kind = so[s, K.O_KIND]
+        a = so[s, K.O_A]
+        b = so[s, K.O_B]
+        if kind == K.OK_STATE:
+            v = state_of(ws, a)
+        elif kind == K.OK_REC:
+            v = rec[a, b]
+        elif kind == K.OK_HEX_GE:
+            v = 0
+            for i in range(hx[a, K.H_FIRST], hx[a, K.H_FIRST] + hx[a, K.H_COUNT]):
+                v += state_of(ws, hexu[i]) >= b
+        else:
+            v = 1 if state_of(ws, a) >= b else 0
+        top = so[s, K.O_MAX]
+        res[s] = v if v < top else top
+
+
+@jit(inline="always", _nrt=False)
+def _pairs(buf, pos, n, tab2, tab1):
+    """Sum a d6 table over ``n`` dice read two per d36 value (an odd die uses ``tab1``)."""
+    acc = 0
+    end = pos + (n >> 1)
+    for i in range(np.uint64(pos), np.uint64(end)):
+        acc += tab2[buf[i]]
+    if n & 1:
+        acc += tab1[buf[end]]
+        end += 1
+    return acc, end
+
+
+@jit(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1), _nrt=False)
+def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
+    """``n`` single fire attacks: hits, unsaved hits, target state into ``out[0..2, :]``.
+
+    Each trial adds one count to ``joint[hits * (dice + 1) + unsaved]`` (scratch, zero on
+    entry); the three histograms are folded from it at the end.
+
+    Dice come two at a time as d36 values (``6a + b``) from a buffer refilled by
+    :func:`~oddslab._kernels.rng.fill_block`; ``tabs[2j]`` / ``tabs[2j + 1]`` count the
+    successes of a pair / of the first die for the fire, save and cover rolls. A trial needs
+    ``need`` values in a row; values left at the end of a block are dropped (which ones
+    depends on positions only, so every die is still an exact, independent d6).
+    """
+    dice = fast[K.F_DICE]
+    roll = fast[K.F_ALL]
+    sn = fast[K.F_SAVE_N]
+    cn = fast[K.F_COVER_N]
+    ipb = fast[K.F_IP_BEFORE]
+    ipa = fast[K.F_IP_AFTER]
+    need = ((roll + 1) >> 1) + ((sn + 1) >> 1) + ((cn + 1) >> 1)
+    stride = dice + 1
+    h2 = tabs[0]
+    h1 = tabs[1]
+    s2 = tabs[2]
+    s1 = tabs[3]
+    c2 = tabs[4]
+    c1 = tabs[5]
+    pos = 0
+    end = 0
+    for _ in range(n):
+        if end - pos < need:
+            end = fill_block(bs, raw, buf, 36)
+            pos = 0
+        succ, pos = _pairs(buf, pos, roll, h2, h1)
+        saves, pos = _pairs(buf, pos, sn, s2, s1)
+        cov, pos = _pairs(buf, pos, cn, c2, c1)
+        saves += cov
+        hits = succ if succ < dice else dice
+        hh = hits - ipb if hits > ipb else 0
+        u = hh - saves if hh > saves else 0
+        u = u - ipa if u > ipa else 0
+        joint[hits * stride + u] += 1
+    for h in range(dice + 1):  # fold the joint (hits, unsaved) counts into the histograms
+        for u in range(h + 1):
+            c = joint[h * stride + u]
+            out[0, h] += c
+            out[1, u] += c
+            out[2, fast[K.F_TAB + u]] += c
+            joint[h * stride + u] = 0
+
+
+@jit(signature_or_function=sig("void", U1, INT, I2, I1))
+def fire_chunk(seed, n, out, fast):
+    """Fast-path chunk: lock-step block streams seeded from ``seed``, d36 count tables."""
+    st = new_state(seed)
+    bs = new_block_state(st, K.F_STREAMS)
+    raw = np.empty(K.F_BLOCK, dtype=np.uint64)
+    buf = np.empty(4 * K.F_BLOCK, dtype=np.int64)
+    tabs = np.zeros((6, 36), dtype=np.int64)
+    for j in range(3):
+        need = fast[K.F_TH] if j == 0 else (fast[K.F_SAVE_NEED] if j == 1 else 5)
+        for v in range(36):
+            a = v // 6 + 1
+            b = v % 6 + 1
+            tabs[2 * j, v] = (a >= need) + (b >= need)
+            tabs[2 * j + 1, v] = a >= need
+    joint = np.zeros((fast[K.F_DICE] + 1) ** 2, dtype=np.int64)
+    fire_trials(bs, raw, buf, n, out, fast, tabs, joint)
+
+
+@jit(signature_or_function=sig("void", U1, INT, I2, I2, I2, I1, I2, I3, I1, I2, I1))
+def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
+    """One chunk: ``n`` trials from ``seed`` into ``out[stat, value]``.
+
+    ``fast[F_ON]`` selects the single-fire-attack fast path (:func:`fire_chunk`); otherwise
+    the step interpreter :func:`play` runs trial after trial on scratch arrays allocated
+    here (the trial loop lives here, not in a separate function: one level less of code
+    for numba to link and re-optimise).
+    """
+    if fast[K.F_ON]:
+        fire_chunk(seed, n, out, fast)
+        return
+    st = new_state(seed)
+    nu = ui.shape[0]
+    ws = np.zeros((K.W_NROWS, nu), dtype=np.int64)
+    rec = np.zeros((sp.shape[0], K.NREC), dtype=np.int64)
+    hs = np.zeros(hx.shape[0], dtype=np.int64)
+    pick = np.zeros(nu + 1, dtype=np.int64)
+    tmp = np.zeros(nu + 1, dtype=np.int64)
+    res = np.zeros(so.shape[0], dtype=np.int64)
+    for _ in range(n):
+        play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp)
+        evaluate(ui, hx, hexu, ws, rec, so, res)
+        for s in range(res.shape[0]):
+            out[s, res[s]] += 1
+
+
+@jit_parallel
+def run_hex_platoon(seeds, ntrials, out, ui, hx, hexu, sp, mb, rules, so, fast):
+    """Chunk driver (engine kernel contract): ``prange`` over chunks, one seed each."""
+    for c in prange(seeds.shape[0]):
+        run_chunk(seeds[c], ntrials[c], out[c], ui, hx, hexu, sp, mb, rules, so, fast)

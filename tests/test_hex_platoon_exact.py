@@ -1,0 +1,197 @@
+"""Hex platoon exact PMFs: brute-force enumeration of dice, icepool, hand-worked cases."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import icepool
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from hex_platoon_cases import MG, RIFLES, TANK, fire_case, scenario, unit  # noqa: E402
+
+from oddslab.rulesets.hex_platoon import exact as E  # noqa: E402
+from oddslab.rulesets.hex_platoon.compile import fire_numbers  # noqa: E402
+from oddslab.rulesets.hex_platoon.model import Rules, SupportWeapon, Unit  # noqa: E402
+from oddslab.scenario import from_dict  # noqa: E402
+
+
+def brute_attack(dice: int, aug: int, th: int) -> np.ndarray:
+    """Every roll of dice + aug d6, the aug lowest ignored, counting faces >= th."""
+    out = np.zeros(dice + 1)
+    for faces in itertools.product(range(1, 7), repeat=dice + aug):
+        kept = sorted(faces, reverse=True)[:dice]
+        out[sum(f >= th for f in kept)] += 1
+    return out / out.sum()
+
+
+@pytest.mark.parametrize(
+    "dice,aug,th", [(1, 0, 5), (3, 1, 4), (2, 2, 5), (4, 1, 6), (2, 1, 1), (3, 0, 7)]
+)
+def test_augmented_fire_by_enumeration(dice, aug, th):
+    assert np.allclose(E.attack_pmf(dice, aug, th), brute_attack(dice, aug, th), atol=1e-15)
+
+
+@pytest.mark.parametrize("dice,aug,th", [(3, 1, 4), (5, 2, 5), (2, 0, 3)])
+def test_attack_pmf_matches_icepool(dice, aug, th):
+    hit = icepool.d6.map(lambda f: int(f >= th))
+    die = hit.pool(dice + aug).highest(dice).sum() if aug else hit.pool(dice).sum()
+    ref = np.array([float(die.probability(k)) for k in range(dice + 1)])
+    assert np.allclose(E.attack_pmf(dice, aug, th), ref, atol=1e-12)
+
+
+def test_unsaved_pmf_matches_icepool():
+    hits = E.attack_pmf(4, 1, 4)
+    got = E.unsaved_pmf(hits, [(3, 5)], ip=True, ip_after=False)
+    hit = icepool.d6.map(lambda f: int(f >= 4))
+    h = hit.pool(5).highest(4).sum()
+    saves = icepool.d6.map(lambda f: int(f >= 5)).pool(3).sum()
+    net = icepool.map(lambda a, b: max(max(a - 1, 0) - b, 0), h, saves)
+    ref = np.array([float(net.probability(k)) for k in range(5)])
+    assert np.allclose(got, ref, atol=1e-12)
+
+
+def test_extended_range_numbers_by_enumeration():
+    """Text priority: +1 To Hit while the unmodified To Hit is below 6, else −1 firepower."""
+    r = Rules()
+    rifle = Unit("r", he=3, range=4, to_hit=5)
+    fn = fire_numbers(rifle, False, "extended", None, r)
+    assert (fn.dice, fn.to_hit) == (3, 6)
+    six = Unit("s", he=3, range=4, to_hit=6)
+    fn = fire_numbers(six, False, "extended", None, r)
+    assert (fn.dice, fn.to_hit) == (2, 6)
+    assert np.allclose(E.attack_pmf(fn.dice, fn.aug, fn.to_hit), brute_attack(2, 0, 6))
+    one = Unit("o", he=1, range=4, to_hit=6)
+    with pytest.raises(ValueError, match="cannot fire at extended range"):
+        fire_numbers(one, False, "extended", None, r)
+    # the player's better choice: 2 dice on 2+ at extended range → 2 on 3+ (mean 4/3 hits)
+    # or 1 on 2+ (mean 5/6): the first has more expected hits
+    best = Rules(extended_range="best-choice")
+    u = Unit("b", he=2, range=4, to_hit=2)
+    fn = fire_numbers(u, False, "extended", None, best)
+    means = {(2, 3): 2 * 4 / 6, (1, 2): 5 / 6}
+    assert (fn.dice, fn.to_hit) == max(means, key=means.get)
+    # distance picks the band: range 4 (+2 from the support weapon) → reduced up to 3 hexes
+    sw = Unit("p", he=3, range=4, to_hit=5, support=(SupportWeapon("mmg", he=2, range=2),))
+    assert fire_numbers(sw, False, "normal", 3, r).band == "reduced"
+    assert fire_numbers(sw, False, "normal", 6, r).band == "normal"
+    fn = fire_numbers(sw, False, "normal", 12, r)
+    assert (fn.band, fn.dice, fn.to_hit) == ("extended", 5, 6)
+
+
+def test_support_weapon_augments_and_ap_vs_hard():
+    u = Unit(
+        "p",
+        he=3,
+        ap=1,
+        range=4,
+        to_hit=5,
+        support=(SupportWeapon("at", ap=2), SupportWeapon("mg", augmented=True)),
+    )
+    soft = fire_numbers(u, False, "normal", None, Rules())
+    hard = fire_numbers(u, True, "normal", None, Rules())
+    assert (soft.dice, soft.aug) == (3, 1)
+    assert (hard.dice, hard.aug) == (3, 1)
+    aa = Unit("flak", type="aa", aa=3, he=2, range=4, to_hit=4)
+    fn = fire_numbers(aa, True, "normal", None, Rules())
+    assert (fn.dice, fn.to_hit) == (3, 6)
+
+
+def test_state_ladder_hand_worked():
+    # good order: 1 hit disrupts, 2 reduce, 3 eliminate; disrupted: 1 hit reduces
+    assert [E.state_code(*E.apply_hits(0, 0, h, False)[:2]) for h in range(5)] == [0, 1, 2, 3, 3]
+    assert [E.state_code(*E.apply_hits(0, 1, h, False)[:2]) for h in range(4)] == [1, 2, 3, 3]
+    assert [E.state_code(*E.apply_hits(1, 0, h, False)[:2]) for h in range(4)] == [2, 2, 3, 3]
+    # concealed infantry under direct fire: disrupted at worst, surplus spent
+    assert E.apply_hits(0, 0, 3, True) == (0, 1, 0)
+    assert E.apply_hits(0, 0, 5, False) == (2, 1, 2)
+
+
+def test_fair_distribution_hand_worked():
+    """5 hits on 3 good-order units: 1 each, 2 odd hits to 2 of the 3 (3 equally likely pairs).
+
+    Each unit is reduced (2 hits) with probability 2/3 and disrupted with 1/3; exactly one
+    unit is only disrupted. With 'passed-on' and a reduced unit among them nothing changes
+    (no unit is eliminated by 2 hits), but 7 hits on 3 units (3, 2, 2): one is eliminated
+    and none of its hits is surplus.
+    """
+    units = [(0, 0, False, False)] * 3
+    joint = E.distribute_exact(units, 5, False, False)
+    assert len(joint) == 3
+    for states, p in joint.items():
+        assert p == pytest.approx(1 / 3)
+        assert sorted(E.state_code(*s) for s in states) == [1, 2, 2]
+    # a reduced unit (capacity 2) given 3 hits: one surplus hit, lost or passed on
+    units = [(1, 0, False, False), (0, 0, False, False)]
+    lost = E.distribute_exact(units, 5, False, False)  # 3 and 2, or 2 and 3
+    passed = E.distribute_exact(units, 5, True, False)
+    assert sum(p for s, p in lost.items() if s[1] == (2, 1)) == pytest.approx(0.5)
+    assert all(s[0][0] == 2 and s[1][0] == 2 for s in passed)  # both eliminated
+
+
+def test_hq_reduction_exact():
+    assert E.hq_after(0, [(0, 0)], [(0, 1)], False) == {0: 5 / 6, 1: 1 / 6}
+    assert E.hq_after(0, [(0, 0), (0, 0)], [(2, 1), (0, 0)], False) == {0: 0.5, 1: 0.5}
+    assert E.hq_after(0, [(0, 0)], [(2, 1)], False) == {2: 1.0}  # all units eliminated
+    assert E.hq_after(1, [(0, 0)], [(0, 1)], False) == {1: 5 / 6, 2: 1 / 6}
+    assert E.hq_after(1, [(0, 0)], [(0, 1)], True) == {1: 1.0}
+    assert E.hq_after(0, [(0, 0)], [(0, 0)], False) == {0: 1.0}
+
+
+def test_morale_mines_clear_match_icepool():
+    two = icepool.d6 + icepool.d6
+    for m in range(1, 14):
+        assert E.morale_pass(m) == pytest.approx(float(two.probability("<=", m)))
+        assert E.morale_pass(m, 1 - 2) == pytest.approx(float(two.probability("<=", m + 1)))
+    each = icepool.d6.map(lambda f: int(f >= 5)).pool(2).sum()
+    assert np.allclose(E.mines_pmf("each-die"), [float(each.probability(k)) for k in range(3)])
+    assert E.mines_pmf("sum")[1] == pytest.approx(float(two.probability(">=", 5)))
+    assert E.clear_prob([1], "any-die") == 0.5
+    assert E.clear_prob([2], "any-die") == 0.75
+    assert E.clear_prob([2], "sum") == 0.5
+    assert E.clear_prob([1, 2], "any-die") == pytest.approx(1 - 0.5 * 0.25)
+
+
+def test_scenario_pmfs_cover_the_static_parts():
+    ex = from_dict(fire_case(hq=True)).exact_pmfs()
+    assert {"hits_on_target", "unsaved_hits_on_target", "target_state"} <= set(ex)
+    for p in ex.values():
+        assert p.sum() == pytest.approx(1.0)
+    # concealed infantry (wood) under direct fire is never reduced
+    assert ex["target_state"][2:].sum() == 0.0
+    ex = from_dict(fire_case(rules={"concealed_infantry_not_reduced": False})).exact_pmfs()
+    assert ex["target_state"][2:].sum() > 0.0
+    # one fire attack by hand: 2 dice + 1 augmentation on 4+, target soft in the open, no saves
+    d = fire_case(hex_kw={"terrain": "open", "defence": 0})
+    ex = from_dict(d).exact_pmfs()
+    hits = brute_attack(2, 1, 4)
+    assert np.allclose(ex["unsaved_hits_on_target"], hits)
+    assert np.allclose(ex["target_state"], [hits[0], hits[1], hits[2], 0.0])
+    # hard target: concealment die inside the cap of 2 (default) or on top
+    t = dict(TANK)
+    inside = from_dict(
+        fire_case(target_kw=t, hex_kw={"defence": 2}, firer_kw={"ap": 3})
+    ).exact_pmfs()
+    outside = from_dict(
+        fire_case(
+            target_kw=t,
+            hex_kw={"defence": 2},
+            firer_kw={"ap": 3},
+            rules={"concealment_in_cap": False},
+        )
+    ).exact_pmfs()
+    assert inside["unsaved_hits_on_target"][0] < outside["unsaved_hits_on_target"][0]
+    # rally with an HQ in the hex (leadership 1): 2D6 − 1 <= 8
+    hexes = [
+        {
+            "name": "w",
+            "units": [unit("a", **RIFLES, disrupted=True), unit("hq", type="hq", leadership=1)],
+        }
+    ]
+    ex = from_dict(scenario(hexes, [{"kind": "rally", "stack": "w"}])).exact_pmfs()
+    assert ex["a_state"][0] == pytest.approx(E.morale_pass(8, -1))
+    _ = MG

@@ -1,0 +1,344 @@
+"""Hex platoon kernel: every static part against its exact PMF (chi-square, 1e6 trials),
+the dynamic parts against the naive reference (|z| < 5), determinism at 1 and 2 threads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import naive_hex_platoon as N  # noqa: E402
+from hex_platoon_cases import (  # noqa: E402
+    HQ,
+    RIFLES,
+    TANK,
+    air_case,
+    assault_case,
+    fire_case,
+    scenario,
+    sequence_case,
+    unit,
+)
+from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
+
+from oddslab import engine  # noqa: E402
+from oddslab.scenario import from_dict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_HEXES = [
+    {
+        "name": "woods",
+        "terrain": "wood",
+        "defence": 1,
+        "improved_position": True,
+        "units": [
+            unit("a", **RIFLES),
+            unit("b", **RIFLES, disrupted=True),
+            unit("t", **TANK),
+            unit("hq", **HQ),
+        ],
+    },
+    {"name": "n1", "units": [unit("c", **RIFLES)]},
+    {"name": "n2", "units": [unit("d", **TANK), unit("e", **RIFLES, reduced=True)]},
+    {"name": "n3"},
+    {"name": "n4"},
+    {"name": "n5"},
+    {"name": "n6"},
+    {
+        "name": "m",
+        "units": [
+            unit("mortar", type="mortar", he=3, range=8, to_hit=4),
+            unit("obs", type="recon"),
+        ],
+    },
+]
+
+STATIC = {
+    "fire-soft-concealed": fire_case(),
+    "fire-hq-augmented": fire_case(hq=True),
+    "fire-hq-added-reduced-range": fire_case(
+        step_kw={"distance": 2}, rules={"hq_bonus": "added"}, hq=True
+    ),
+    "fire-extended": fire_case(step_kw={"band": "extended"}),
+    "fire-hard-cover": fire_case(
+        target_kw=TANK,
+        firer_kw={"ap": 3, "to_hit": 4},
+        hex_kw={"defence_hard": 2},
+        rules={"armor_bonus_cover_5plus": True, "concealment_in_cap": False},
+    ),  # fmt: skip
+    "fire-ip-disrupted": fire_case(
+        hex_kw={"improved_position": True}, target_kw={"disrupted": True}
+    ),
+    "artillery-7-hexes": scenario(
+        _HEXES,
+        [
+            {
+                "kind": "artillery",
+                "hexes": ["woods", "n1", "n2", "n3", "n4", "n5", "n6"],
+                "firepower": 5,
+                "to_hit": 4,
+            }
+        ],
+    ),
+    "artillery-passed-on": scenario(
+        _HEXES,
+        [{"kind": "artillery", "hexes": ["woods", "n2"], "firepower": 7, "to_hit": 3}],
+        rules={"excess_hits": "passed-on", "concealed_infantry_scope": "all-fire"},
+    ),  # fmt: skip
+    "mortar-observed": scenario(
+        _HEXES, [{"kind": "mortar", "firer": "mortar", "target": "woods", "spotter": "obs"}]
+    ),
+    "mines": scenario(_HEXES, [{"kind": "move", "stack": "woods", "mines": True}]),
+    "mines-sum": scenario(
+        _HEXES, [{"kind": "move", "stack": "n2", "mines": True}], rules={"mine_roll": "sum"}
+    ),
+    "rally": scenario(
+        [
+            {
+                "name": "w",
+                "units": [
+                    unit("a", **RIFLES, disrupted=True),
+                    unit("b", **RIFLES, disrupted=True, out_of_command=True),
+                    unit("hq", **HQ),
+                ],
+            }
+        ],
+        [{"kind": "rally", "stack": "w"}],
+    ),
+    "fire-at-hq-hex": scenario(
+        [
+            {"name": "ridge", "units": [unit("mg", **{**RIFLES, "he": 4, "to_hit": 4})]},
+            {
+                "name": "field",
+                "units": [unit("a", **RIFLES), unit("b", **RIFLES), unit("hq", **HQ)],
+            },
+        ],
+        [{"kind": "fire", "firer": "mg", "target": "a"}],
+    ),
+    "command": scenario(
+        [{"name": "w", "units": [unit("a", **RIFLES)]}],
+        [{"kind": "command", "stack": "w", "morale": 7}],
+    ),
+    "clear": scenario(
+        [{"name": "w", "units": [unit("a", **RIFLES), unit("e", type="engineer")]}],
+        [{"kind": "clear-mines", "stack": "w"}],
+    ),
+}
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("case", sorted(STATIC))
+def test_static_parts_match_exact(case):
+    sc = from_dict(STATIC[case])
+    exact = sc.exact_pmfs()
+    assert exact, "the static case must have exact PMFs"
+    out = engine.simulate(sc, trials=1_000_000, seed=20261122)
+    for name, pmf in exact.items():
+        assert pmf.sum() == pytest.approx(1.0)
+        p = chisquare_pmf(out.counts[name], pmf)
+        assert p > P_MIN, f"{case}: {name} p = {p:.2e}"
+
+
+def test_fair_distribution_hand_worked_in_the_kernel():
+    """5 certain hits on 3 good-order units (mortar 5 dice on 1+, no saves, no extra die):
+    always exactly one unit disrupted and two reduced; each unit reduced with P = 2/3."""
+    hexes = [
+        {"name": "m", "units": [unit("mortar", type="mortar", he=5, range=8, to_hit=1)]},
+        {"name": "x", "units": [unit("a", **RIFLES), unit("b", **RIFLES), unit("c", **RIFLES)]},
+    ]
+    d = scenario(
+        hexes,
+        [{"kind": "mortar", "firer": "mortar", "target": "x"}],
+        rules={"artillery_extra_die": False},
+    )
+    out = engine.simulate(from_dict(d), trials=200_000, seed=8)
+    assert out.prob("x_units_reduced_or_eliminated", 2) == 1.0
+    assert out.prob("x_units_reduced_or_eliminated", 3) == 0.0
+    assert out.prob("x_units_disrupted_or_worse", 3) == 1.0
+    for u in "abc":
+        p = out.prob(f"{u}_state", 2)
+        assert abs(p - 2 / 3) < Z_MAX * np.sqrt(2 / 9 / 200_000)
+
+
+def _z_compare(d, n_naive=20_000, seed=11):
+    sc = from_dict(d)
+    naive = N.simulate(sc, n_naive, seed)
+    out = engine.simulate(sc, trials=1_000_000, seed=seed)
+    n_k = out.trials
+    worst = (0.0, "")
+    for name, c in naive.items():
+        pk = out.counts[name] / n_k
+        pn = c / n_naive
+        for v in range(len(c)):
+            pool = (out.counts[name][v] + c[v]) / (n_k + n_naive)
+            se = np.sqrt(max(pool * (1 - pool), 1e-12) * (1 / n_k + 1 / n_naive))
+            z = (pn[v] - pk[v]) / se
+            if abs(z) > abs(worst[0]):
+                worst = (z, f"{name}={v}")
+    assert abs(worst[0]) < Z_MAX, worst
+    return sc, out
+
+
+@pytest.mark.statistical
+def test_assault_with_hqs_matches_naive():
+    sc, out = _z_compare(assault_case())
+    assert 0 < out.prob("attacker_took_hex", 1) < 1
+
+
+@pytest.mark.statistical
+def test_assault_switches_match_naive():
+    _z_compare(
+        assault_case(
+            rules={"assault_result": "literal", "hq_bonus": "added", "excess_hits": "passed-on"},
+            can_retreat=False,
+        )
+    )
+
+
+@pytest.mark.statistical
+def test_air_strike_into_aa_matches_naive():
+    sc, out = _z_compare(air_case())
+    assert out.prob("aircraft_fate", 4) > 0  # shot down sometimes
+
+
+@pytest.mark.statistical
+def test_air_strike_switches_match_naive():
+    _z_compare(
+        air_case(
+            {
+                "disrupted_aircraft_strikes": True,
+                "air_failed_strike_return": "zero-hits",
+                "air_concealed": "any-unit",
+            }
+        )
+    )
+
+
+@pytest.mark.statistical
+def test_sequence_mines_opportunity_assault_overrun_matches_naive():
+    sc, out = _z_compare(sequence_case())
+    assert out.prob("road_entered_hex_step3", 1) < 1  # mines and opportunity fire stop the stack
+
+
+def test_disrupted_attackers_and_no_defenders():
+    """Hand-checkable corner: the only defender is eliminated by hits → attacker takes the hex."""
+    d = assault_case()
+    sc = from_dict(d)
+    out = engine.simulate(sc, trials=50_000, seed=3)
+    took = out.prob("attacker_took_hex", 1)
+    ret = out.prob("attacker_retreated", 1)
+    dret = out.prob("defender_retreated", 1)
+    assert took + ret <= 1 + 1e-12
+    assert dret <= took + 1e-12
+
+
+_DET = """
+import json, sys
+sys.path.insert(0, "tests")
+from hex_platoon_cases import fire_case, sequence_case
+from oddslab import engine
+from oddslab.scenario import from_dict
+res = {}
+for name, d in (("sequence", sequence_case()), ("fire", fire_case())):
+    out = engine.simulate(from_dict(d), trials=300_000, seed=99)
+    res[name] = {k: v.tolist() for k, v in out.counts.items()}
+print(json.dumps(res))
+"""
+
+
+def test_deterministic_at_1_and_2_threads():
+    res = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, NUMBA_NUM_THREADS=threads, PYTHONPATH=str(ROOT))
+        p = subprocess.run(
+            [sys.executable, "-c", _DET],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        res.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    assert res[0] == res[1]
+    assert set(res[0]) == {"sequence", "fire"}
+
+
+def test_single_fire_uses_the_fast_path():
+    from oddslab.rulesets.hex_platoon import layout as R
+
+    assert from_dict(fire_case()).compile().params[-1][R.F_ON] == 1
+    with_hq = fire_case()
+    with_hq["hexes"][1]["units"].append(unit("hq", **HQ))  # the (s)HQ test needs the full kernel
+    assert from_dict(with_hq).compile().params[-1][R.F_ON] == 0
+    assert from_dict(sequence_case()).compile().params[-1][R.F_ON] == 0
+
+
+def _run(d, n=20_000, seed=4):
+    return engine.simulate(from_dict(d), trials=n, seed=seed)
+
+
+def test_certain_outcomes_follow_the_rules():
+    """Dice that cannot fail (To Hit 1) or cannot succeed (To Hit 7) pin the documented rules."""
+    sure = dict(
+        type="infantry", he=6, ap=6, range=6, to_hit=1, assault=6, assault_to_hit=1, morale=2
+    )
+    # opportunity fire that always disrupts stops the stack: it never enters the next hex
+    hexes = [
+        {"name": "road", "units": [unit("movers", **RIFLES)]},
+        {"name": "ridge", "units": [unit("gun", **sure)]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "road"},
+        {"kind": "fire", "firer": "gun", "target": "movers", "opportunity": True},
+        {"kind": "move", "stack": "road"},
+    ]
+    out = _run(scenario(hexes, steps))
+    assert out.prob("road_entered_hex_step3", 1) == 0.0
+    assert out.prob("movers_state", 3) == 1.0  # 6 certain hits, no saves in the open
+    # a disrupted attacker may not attack: its side scores nothing
+    hexes = [
+        {
+            "name": "a",
+            "units": [
+                unit("att", **{**sure, "disrupted": True}),
+                unit("att2", **RIFLES, assault_counter_only=True),
+            ],
+        },
+        {"name": "b", "units": [unit("def", **RIFLES)]},
+    ]
+    out = _run(scenario(hexes, [{"kind": "assault", "attacker": "a", "defender": "b"}]))
+    assert out.prob("hits_on_defender", 1) == 0.0
+    # a failed command check (morale 2 fails unless double one) keeps the firer from firing
+    hexes = [
+        {"name": "a", "units": [unit("shooter", **sure)]},
+        {"name": "b", "units": [unit("target", **RIFLES)]},
+    ]
+    steps = [
+        {"kind": "command", "stack": "a"},
+        {"kind": "fire", "firer": "shooter", "target": "target"},
+    ]
+    out = _run(scenario(hexes, steps), n=200_000)
+    fired = out.prob("shooter_fired_step2", 1)
+    assert abs(fired - 1 / 36) < 5 * np.sqrt(35 / 36**2 / 200_000)
+    # AA that always hits twice (no armor): the aircraft is always shot down, never strikes
+    aa = dict(type="aa", aa=2, range=4, to_hit=1)
+    hexes = [
+        {"name": "sky", "units": [unit("plane", type="aircraft", he=3, to_hit=4, armor=0, save=6)]},
+        {"name": "t", "units": [unit("r", **RIFLES), unit("flak", **aa)]},
+    ]
+    out = _run(
+        scenario(
+            hexes, [{"kind": "air-strike", "aircraft": "plane", "target": "t", "aa": ["flak"]}]
+        )
+    )
+    assert out.prob("aircraft_fate", 4) == 1.0
+    assert out.prob("strike_accuracy", 1) == 0.0
+    assert out.prob("r_state", 1) == 0.0

@@ -1,0 +1,177 @@
+"""Hex platoon scenario files: every bad input is one ScenarioError naming the key."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from hex_platoon_cases import HQ, RIFLES, TANK, assault_case, fire_case, scenario, unit  # noqa: E402
+
+from oddslab._schema import ScenarioError  # noqa: E402
+from oddslab.rulesets.hex_platoon import WARMUP, HexPlatoonScenario, Rules  # noqa: E402
+from oddslab.scenario import from_dict, load  # noqa: E402
+
+
+def bad(d, key, words):
+    with pytest.raises(ScenarioError) as err:
+        from_dict(d, source="bad.toml")
+    assert err.value.key == key, str(err.value)
+    assert words in err.value.problem, str(err.value)
+    assert str(err.value).startswith(f"bad.toml: {key}: ")
+
+
+def test_reads_the_shared_cases():
+    sc = from_dict(fire_case(hq=True))
+    assert isinstance(sc, HexPlatoonScenario)
+    assert sc.rules == Rules()
+    assert from_dict(WARMUP).steps[0].kind == "fire"
+
+
+def test_unknown_target_names_the_step_key():
+    d = fire_case()
+    d["steps"][0]["target"] = "nobody"
+    bad(d, "steps[0].target", "not a unit")
+
+
+def test_bad_terrain_and_typo():
+    d = fire_case(hex_kw={"terrain": "swamp"})
+    bad(d, "hexes[1].terrain", "expected one of")
+    d = fire_case()
+    d["hexes"][0]["units"][0]["firepwr"] = 3
+    bad(d, "hexes[0].units[0].firepwr", "unknown key")
+
+
+def test_bad_kind_and_step_key():
+    d = fire_case()
+    d["steps"][0]["kind"] = "shoot"
+    bad(d, "steps[0].kind", "expected one of")
+    d = fire_case()
+    d["steps"][0]["mines"] = True  # a move key on a fire step
+    bad(d, "steps[0].mines", "unknown key")
+
+
+def test_fire_twice_is_ops_complete():
+    d = fire_case()
+    d["steps"].append(dict(d["steps"][0]))
+    bad(d, "steps[1].firer", "Ops Complete")
+
+
+def test_extended_range_impossible():
+    d = fire_case(firer_kw={"he": 1, "to_hit": 6, "he_plus": False}, step_kw={"band": "extended"})
+    bad(d, "steps[0].band", "cannot fire at extended range")
+    d = fire_case(firer_kw={"range_underlined": True}, step_kw={"band": "reduced"})
+    bad(d, "steps[0].band", "underlined")
+    d = fire_case(step_kw={"distance": 40})
+    bad(d, "steps[0].distance", "beyond the range")
+
+
+def test_hq_must_share_the_hex_and_lend_once():
+    d = fire_case()
+    d["hexes"][1]["units"].append(unit("far hq", **HQ))
+    d["steps"][0]["hq"] = "far hq"
+    bad(d, "steps[0].hq", "not in the hex")
+
+
+def test_two_hqs_in_a_hex():
+    d = fire_case(hq=True)
+    d["hexes"][0]["units"].append(unit("second hq", **HQ))
+    bad(d, "hexes[0].units", "no more than 1 HQ")
+
+
+def test_rules_key_and_value():
+    d = fire_case(rules={"assault_result": "sideways"})
+    bad(d, "rules.assault_result", "expected one of")
+    d = fire_case(rules={"armour_bonus": True})
+    bad(d, "rules.armour_bonus", "unknown key")
+
+
+def test_primary_must_be_a_statistic():
+    d = fire_case()
+    d["primary"] = "nothing"
+    bad(d, "primary", "not a statistic")
+
+
+def test_overrun_and_assault_legality():
+    d = scenario(
+        [
+            {"name": "a", "units": [unit("tank", **TANK)]},
+            {"name": "b", "terrain": "wood", "units": [unit("r", **RIFLES)]},
+        ],
+        [{"kind": "overrun", "attacker": "a", "defender": "b"}],
+    )
+    bad(d, "steps[0].defender", "open or hill")
+    d = scenario(
+        [
+            {"name": "a", "units": [unit("r", **RIFLES)]},
+            {"name": "b", "units": [unit("tank", **TANK)]},
+        ],
+        [{"kind": "assault", "attacker": "a", "defender": "b", "adjacent_at_start": False}],
+    )
+    bad(d, "steps[0].adjacent_at_start", "adjacent")
+    d = assault_case(attacker_hq_unit="def")
+    bad(d, "steps[0].attacker_hq_unit", "not in hex")
+
+
+def test_opportunity_fire_needs_a_move():
+    d = fire_case(step_kw={"opportunity": True})
+    bad(d, "steps[0].opportunity", "no earlier move")
+
+
+def test_artillery_needs_hexes_and_firepower():
+    d = scenario(
+        [{"name": "a", "units": [unit("r", **RIFLES)]}],
+        [{"kind": "artillery", "firepower": 3, "to_hit": 5}],
+    )
+    bad(d, "steps[0].hexes", "required")
+    d = scenario(
+        [{"name": "a", "units": [unit("r", **RIFLES)]}],
+        [{"kind": "artillery", "hexes": ["a", "x"], "firepower": 3, "to_hit": 5}],
+    )
+    bad(d, "steps[0].hexes[1]", "not a hex")
+
+
+def test_missing_file_and_cli_exit_code(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    with pytest.raises(ScenarioError):
+        load(tmp_path / "none.toml")
+    p = tmp_path / "bad.toml"
+    p.write_text(
+        'ruleset = "hex-platoon"\n[[hexes]]\nname = "a"\nterrain = "moon"\n[[steps]]\nkind = "rally"\n'
+    )
+    res = CliRunner().invoke(app, ["simulate", str(p), "--trials", "1000"])
+    assert res.exit_code == 2
+    assert "hexes[0].terrain" in res.output
+
+
+def test_unit_library_entries_and_template():
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    lib = tomllib.loads((root / "oddslab/examples/libraries/hex-platoon.toml").read_text())
+    assert lib["ruleset"] == "hex-platoon"
+    entries = {
+        k: {kk: v for kk, v in e.items() if kk not in ("points", "points_per_model")}
+        for k, e in lib["units"].items()
+    }
+    for e in entries.values():
+        assert "points" not in e
+        other = {"name": "other", "type": "infantry"}
+        from_dict(scenario([{"name": "a", "units": [e, other]}], [{"kind": "rally", "stack": "a"}]))
+    tpl = lib["matchup"]["template"]
+    hexes = []
+    for h in tpl["hexes"]:
+        units = []
+        for u in h["units"]:
+            key = "mg-platoon" if u["use"] == "{attacker}" else "rifle-platoon"
+            units.append({**entries[key], **{k: v for k, v in u.items() if k != "use"}})
+        hexes.append({**h, "units": units})
+    d = {k: v for k, v in tpl.items() if k not in ("hexes", "name")}
+    sc = from_dict({**d, "hexes": hexes})
+    assert sc.compile().meta["primary"] == "target_state"
