@@ -6,7 +6,7 @@ What it measures, all in this one run on this machine:
   oddslab's rate after a warm-up call, and the pure-Python / numpy rates of the same job
   measured in the same process, so the ratios are like for like);
 - cold and warm start of each ruleset: a fresh process simulating the ruleset's ``WARMUP``
-  scenario for one trial, first with an empty ``NUMBA_CACHE_DIR`` (compiles every kernel),
+  scenarios (every kernel it has) for one trial, first with an empty ``NUMBA_CACHE_DIR`` (compiles every kernel),
   then again with the cache it left (loads them); the difference is the compile cost;
 - time to answer: the wall time of ``oddslab simulate EXAMPLE --precision 0.001`` from a warm
   cache for every shipped example (process start-up, imports and cache load included);
@@ -47,8 +47,10 @@ t0 = time.perf_counter()
 from oddslab.engine import simulate
 from oddslab.scenario import from_dict, RULESETS
 mod = importlib.import_module(RULESETS[{ruleset!r}])
+specs = getattr(mod, "WARMUPS", None) or mod.WARMUP
 t1 = time.perf_counter()
-simulate(from_dict(mod.WARMUP), trials=1, seed=1)
+for spec in (specs if isinstance(specs, (list, tuple)) else [specs]):
+    simulate(from_dict(spec), trials=1, seed=1)
 t2 = time.perf_counter()
 print(f"{{t1 - t0:.4f}} {{t2 - t1:.4f}}")
 """

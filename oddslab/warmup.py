@@ -4,7 +4,8 @@ Each ruleset package exposes ``WARMUP``: a tiny valid scenario as a dict (what `
 gives for a file) that compiles every kernel a real scenario of that ruleset uses, with the
 same array dtypes. Warming a ruleset is ``simulate(from_dict(WARMUP), trials=1)``; numba
 writes the machine code to its cache, so later processes load it in a fraction of a second.
-``WARMUP`` may also be a list of such dicts when one scenario cannot reach every kernel.
+``WARMUP`` may also be a list of such dicts when one scenario cannot reach every kernel, or
+the package may give that list as ``WARMUPS`` (which then wins).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def warmup_scenarios(name: str) -> list[Any] | str:
         if exc.name and not RULESETS[name].startswith(exc.name):
             raise  # the package exists but something it imports is missing: a real error
         return "not available in this version"
-    spec = getattr(module, "WARMUP", None)
+    spec = getattr(module, "WARMUPS", None) or getattr(module, "WARMUP", None)
     if spec is None:
         return "its package has no WARMUP scenario; it compiles on its first run instead"
     from oddslab.scenario import from_dict
