@@ -1,6 +1,13 @@
-"""Assault scenario -> kernel arrays, statistics, headlines and the :class:`Job`."""
+"""Assault scenario -> kernel arrays, statistics, headlines and the :class:`Job`.
+
+Statistics are named by whose fate they are (``defender_models_lost``: Orks dead, whoever
+killed them); actions by the actor with a verb (``attacker_attacks_made``). Only statistics
+the scenario can produce are reported.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -8,35 +15,29 @@ from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.assault_phase import kernel as K
 from oddslab.rulesets.assault_phase import layout as LY
-from oddslab.rulesets.assault_phase.model import GRENADES, SIDES, ModelGroup, Unit
-
-__all__ = ["arrays", "stats", "headlines", "params", "job", "run_with_dice", "group_stat_names"]
-
-_FIXED_STATS = (
-    ("charge", 1, "the charge went in", True),
-    ("attacker_wins", 1, "attacker won the first round's assault result", True),
-    ("defender_wins", 1, "defender won the first round's assault result", True),
-    ("draw", 1, "first round drawn (or no models left on either side)", True),
-    ("loser_failed_morale", 1, "a loser of the first round failed its morale check", True),
-    ("regroup_failed", 1, "a defender assaulted while falling back failed to regroup", True),
-    ("turns", None, "turn the combat ended in (max_turns + 1: still going; 0: no charge)", False),
-    ("attacker_won_fight", 1, "every defender fled or was destroyed, attackers remain", True),
-    ("defender_won_fight", 1, "every attacker fled or was destroyed, defenders remain", True),
-)
-_SIDE_STATS = (
-    ("attacks", "attacks made"),
-    ("hits", "hits scored (rending sixes included)"),
-    ("wounds", "wounds scored before saves"),
-    ("unsaved", "wounds not saved"),
-    ("inflicted", "wounds actually inflicted (overkill and out-of-reach surplus excluded)"),
-    ("slain", "enemy models slain"),
-    ("fell_back", "a unit of this side fell back"),
-    ("swept", "a unit of this side was caught by a sweeping advance"),
-    ("destroyed", "every model of this side is dead"),
+from oddslab.rulesets.assault_phase.model import (
+    GRENADES,
+    SIDES,
+    AssaultScenario,
+    ModelGroup,
+    Unit,
 )
 
+__all__ = [
+    "arrays",
+    "stats",
+    "stat_rows",
+    "headlines",
+    "params",
+    "primary",
+    "job",
+    "run_with_dice",
+    "group_stat_names",
+]
 
-def _groups(sc) -> list[tuple[int, int, Unit, ModelGroup]]:
+
+def _groups(sc: AssaultScenario) -> list[tuple[int, int, Unit, ModelGroup]]:
+    """``(side, unit index, unit, group)`` for every group, attacker's first (kernel order)."""
     out = []
     u_index = 0
     for side_i, side in enumerate((sc.attacker, sc.defender)):
@@ -47,11 +48,11 @@ def _groups(sc) -> list[tuple[int, int, Unit, ModelGroup]]:
     return out
 
 
-def _units(sc) -> list[tuple[int, Unit]]:
+def _units(sc: AssaultScenario) -> list[tuple[int, Unit]]:
     return [(i, u) for i, s in enumerate((sc.attacker, sc.defender)) for u in s.units]
 
 
-def arrays(sc) -> dict[str, np.ndarray]:
+def arrays(sc: AssaultScenario) -> dict[str, np.ndarray]:
     """Kernel inputs: ``gi`` int64[G, G_NCOLS], ``ui`` int64[U, U_NCOLS], ``ei``
     int64[E, E_NCOLS], ``rules`` int64[R_NCOLS], ``hit_tab``/``wound_tab`` int64[11, 11].
     """
@@ -82,10 +83,9 @@ def arrays(sc) -> dict[str, np.ndarray]:
     gi = np.zeros((len(groups), LY.G_NCOLS), dtype=np.int64)
     for g, (side_i, u_i, _unit, grp) in enumerate(groups):
         enemy = 1 - side_i
-        if grp.target is None:
-            aim = first_enemy[enemy]
-        else:
-            aim = by_name[enemy][grp.target]  # validated when the scenario is read
+        # targets are validated when the scenario is read
+        aims = [by_name[enemy][t] for t in grp.targets] or [first_enemy[enemy]]
+        aim = aims[0]
         fist = grp.weapon == "power-fist"
         claws = grp.weapon in ("lightning-claw", "lightning-claws")
         row = gi[g]
@@ -115,8 +115,12 @@ def arrays(sc) -> dict[str, np.ndarray]:
         row[LY.G_A_PROF] = grp.a
         row[LY.G_S] = grp.s
         row[LY.G_I] = grp.i
-        row[LY.G_NOARM_S] = grp.monstrous
+        row[LY.G_NOARM_S] = 0  # supporting: "no benefit from any special ... attack forms"
         row[LY.G_FIST] = fist
+        row[LY.G_NAIMS] = len(aims)
+        for k, (f, wt) in enumerate(zip(aims, grp.split_weights, strict=True)):
+            row[LY.G_AIMS + k] = f
+            row[LY.G_WTS + k] = wt
     ui = np.zeros((len(units), LY.U_NCOLS), dtype=np.int64)
     for u_i, (side_i, unit) in enumerate(units):
         ui[u_i, LY.U_SIDE] = side_i
@@ -124,7 +128,7 @@ def arrays(sc) -> dict[str, np.ndarray]:
         ui[u_i, LY.U_COVER] = unit.in_cover and side_i == 1
         ui[u_i, LY.U_GRENADES] = GRENADES.index(unit.grenades)
         ui[u_i, LY.U_FIRED] = unit.fired
-        ui[u_i, LY.U_CHARGE_DIST] = unit.charge_distance if side_i == 0 else 0
+        ui[u_i, LY.U_CHARGE_DIST] = unit.difficult_terrain_distance if side_i == 0 else 0
         ui[u_i, LY.U_FALLING_BACK] = unit.falling_back and side_i == 1
         ui[u_i, LY.U_TRAPPED] = unit.trapped
     ei = np.array(ents, dtype=np.int64).reshape(-1, LY.E_NCOLS)
@@ -138,12 +142,42 @@ def arrays(sc) -> dict[str, np.ndarray]:
     }
 
 
-def group_stat_names(sc) -> list[str]:
-    """``"<side>.<unit>.<group>.slain"`` for every group, in kernel order."""
-    return [f"{SIDES[s]}.{unit.name}.{grp.name}.slain" for s, _, unit, grp in _groups(sc)]
+def group_stat_names(sc: AssaultScenario) -> list[str]:
+    """``"<side>.<unit>.<group>.models_lost"`` for every group, in kernel order."""
+    return [f"{SIDES[s]}.{unit.name}.{grp.name}.models_lost" for s, _, unit, grp in _groups(sc)]
 
 
-def stats(sc) -> tuple[Stat, ...]:
+def can_attack(sc: AssaultScenario, side: int) -> bool:
+    """Whether ``side`` (0 attacker, 1 defender) can ever make an attack.
+
+    If it cannot, nothing can happen to its enemy, whose losses are not reported.
+    """
+    units = (sc.attacker, sc.defender)[side].units
+    for unit in units:
+        bonus = side == 0 and not unit.fired
+        for g in unit.groups:
+            two = g.two_weapons or g.weapon == "lightning-claws"
+            if g.supporting > 0 or (g.in_contact > 0 and (g.a > 0 or two or bonus)):
+                return True
+            if g.a > 0 and sc.rules.max_turns > 1 and sc.rules.pile_in:
+                return True  # models out of the fight pile in for later turns
+    return False
+
+
+def charge_can_fail(sc: AssaultScenario) -> bool:
+    return any(u.difficult_terrain_distance > 0 for u in sc.attacker.units)
+
+
+def regroup_possible(sc: AssaultScenario) -> bool:
+    return any(u.falling_back for u in sc.defender.units)
+
+
+def _flag(name: str, label: str, text: str) -> Stat:
+    return Stat(name, 2, text, True, label)
+
+
+def stat_rows(sc: AssaultScenario) -> list[tuple[Stat, int]]:
+    """Every reported statistic with the index of the kernel's per-trial value it histograms."""
     groups = _groups(sc)
     max_turns = sc.rules.max_turns
     # exact upper bounds per side: per turn each model makes at most A + 2 attacks
@@ -155,88 +189,170 @@ def stats(sc) -> tuple[Stat, ...]:
         att_max[side_i] += grp.count * ((grp.a + 2) * max_turns + grp.a)
         models[side_i] += grp.count
         wounds_cap[side_i] += grp.count * grp.w
-    bounds: dict[str, int] = {}
-    fixed: list[Stat] = []
-    for name, nb, text, flag in _FIXED_STATS:
-        top = max_turns + 1 if nb is None else nb
-        fixed.append(Stat(name, top + 1, text, flag))
-    per: dict[tuple[int, str], Stat] = {}
+    names = [sc.attacker.name, sc.defender.name]
+    rows: list[tuple[Stat, int]] = []
+    if charge_can_fail(sc):
+        text = "a charging unit got through the difficult terrain (otherwise no combat)"
+        rows.append((_flag("attacker_charged", "attacker's charge went in", text), LY.S_CHARGE))
+    if regroup_possible(sc):
+        text = "a defending unit assaulted while falling back failed to regroup: destroyed"
+        stat = _flag("defender_failed_to_regroup", "defender failed to regroup", text)
+        rows.append((stat, LY.S_REGROUP_FAILED))
+    for s, idx in enumerate((LY.S_WIN_ATT, LY.S_WIN_DEF)):
+        me = SIDES[s]
+        text = f"the {me} ({names[s]}) won the first turn's assault result"
+        rows.append((_flag(f"{me}_won_assault", f"{me} won the assault", text), idx))
+    text = "first turn's assault result drawn (equal wounds, or nobody left on either side)"
+    rows.append((_flag("assault_drawn", "assault drawn", text), LY.S_DRAW))
+    for s, idx in enumerate((LY.S_FIGHT_ATT, LY.S_FIGHT_DEF)):
+        me = SIDES[s]
+        text = (
+            f"every enemy unit fled or was destroyed within {max_turns} turn(s) while "
+            f"{me} ({names[s]}) models remain"
+        )
+        rows.append((_flag(f"{me}_won_fight", f"{me} won the fight", text), idx))
+    if max_turns > 1:
+        text = (
+            f"turn the combat ended in ({max_turns + 1}: still going after {max_turns} "
+            "turns; 0: the charge failed)"
+        )
+        stat = Stat("combat_ended_turn", max_turns + 2, text, False, "turn the combat ended in")
+        rows.append((stat, LY.S_TURNS))
     for s in range(2):
-        enemy = 1 - s
-        bounds = {
-            "attacks": att_max[s],
-            "hits": att_max[s],
-            "wounds": att_max[s],
-            "unsaved": att_max[s],
-            "inflicted": wounds_cap[enemy],
-            "slain": models[enemy],
-            "fell_back": 1,
-            "swept": 1,
-            "destroyed": 1,
-        }
-        for key, text in _SIDE_STATS:
-            flag = key in ("fell_back", "swept", "destroyed")
-            per[(s, key)] = Stat(f"{SIDES[s]}_{key}", bounds[key] + 1, f"{SIDES[s]}: {text}", flag)
-    # kernel order: fixed, then each per-side stat as (attacker, defender) pairs
-    ordered = list(fixed)
-    for key, _ in _SIDE_STATS:
-        ordered += [per[(0, key)], per[(1, key)]]
-    for (_s, _u, _unit, grp), name in zip(groups, group_stat_names(sc), strict=True):
-        ordered.append(Stat(name, grp.count + 1, f"{grp.name} models slain"))
-    assert len(ordered) == LY.S_NFIXED + len(groups)
-    return tuple(ordered)
+        me, enemy = SIDES[s], SIDES[1 - s]
+        if not can_attack(sc, 1 - s):
+            continue  # nothing can happen to this side
+        text = f"{me} ({names[s]}) models slain, sweeping advance included"
+        rows.append(
+            (Stat(f"{me}_models_lost", models[s] + 1, text, False, f"{me} models lost"),
+             LY.S_SLAIN + 1 - s)
+        )  # fmt: skip
+        text = (
+            f"wounds actually inflicted on the {me}, all turns and the sweep (what the "
+            "assault result counts: saved, excess and out-of-reach wounds excluded)"
+        )
+        label = f"wounds inflicted on the {me}"
+        rows.append(
+            (Stat(f"{me}_wounds_lost", wounds_cap[s] + 1, text, False, label),
+             LY.S_INFLICTED + 1 - s)
+        )  # fmt: skip
+        text = f"a {me} unit fell back (failed a morale check)"
+        rows.append((_flag(f"{me}_fell_back", f"{me} fell back", text), LY.S_FELL_BACK + s))
+        text = f"a {me} unit falling back was caught by the {enemy}'s sweeping advance"
+        label = f"{me} caught by a sweeping advance"
+        rows.append((_flag(f"{me}_swept", label, text), LY.S_SWEPT + s))
+        text = f"every {me} model is dead (a failed regroup or a trapped fall back included)"
+        rows.append((_flag(f"{me}_destroyed", f"{me} destroyed", text), LY.S_DESTROYED + s))
+    for s in range(2):
+        me, enemy = SIDES[s], SIDES[1 - s]
+        if not can_attack(sc, s):
+            continue
+        n = att_max[s] + 1
+        for name, label, text, idx in (
+            (
+                f"{me}_attacks_made",
+                f"attacks made by the {me}",
+                f"attacks the {me} made (dice rolled to hit; automatic hits in a sweep)",
+                LY.S_ATTACKS,
+            ),
+            (
+                f"hits_on_{enemy}",
+                f"hits on the {enemy}",
+                f"hits the {me} scored on the {enemy} (rending sixes included)",
+                LY.S_HITS,
+            ),
+            (
+                f"wounds_on_{enemy}",
+                f"wounds on the {enemy} before saves",
+                f"wounds the {me} scored on the {enemy}, before saves",
+                LY.S_WOUNDS,
+            ),
+            (
+                f"unsaved_wounds_on_{enemy}",
+                f"unsaved wounds on the {enemy}",
+                f"wounds on the {enemy} not saved (excess and out-of-reach ones included)",
+                LY.S_UNSAVED,
+            ),
+        ):
+            rows.append((Stat(name, n, text, False, label), idx + s))
+    for g, ((s, _u, unit, grp), name) in enumerate(zip(groups, group_stat_names(sc), strict=True)):
+        if not can_attack(sc, 1 - s):
+            continue
+        label = f"{SIDES[s]} {unit.name}: {grp.name} models lost"
+        text = f"{grp.name} ({unit.name}, {SIDES[s]}) models slain"
+        rows.append((Stat(name, grp.count + 1, text, False, label), LY.S_NFIXED + g))
+    return rows
 
 
-def headlines(sc) -> tuple[Headline, ...]:
-    heads = []
-    if any(u.charge_distance > 0 for u in sc.attacker.units):
-        heads.append(Headline("P(charge happens)", "charge", 1))
-    if any(u.falling_back for u in sc.defender.units):
-        heads.append(Headline("P(defender fails to regroup)", "regroup_failed", 1))
-    heads += [
-        Headline("P(attacker wins the assault)", "attacker_wins", 1),
-        Headline("P(defender wins the assault)", "defender_wins", 1),
-        Headline("P(draw)", "draw", 1),
-        Headline("P(loser fails morale)", "loser_failed_morale", 1),
-        Headline("P(defender falls back)", "defender_fell_back", 1),
-        Headline("P(defender swept)", "defender_swept", 1),
-        Headline("P(defender destroyed)", "defender_destroyed", 1),
-        Headline("P(attacker destroyed)", "attacker_destroyed", 1),
+def stats(sc: AssaultScenario) -> tuple[Stat, ...]:
+    """The reported statistics, in the order of the kernel's histograms."""
+    return tuple(st for st, _ in stat_rows(sc))
+
+
+def headlines(sc: AssaultScenario) -> tuple[Headline, ...]:
+    """Headline probabilities, in plain words; only for statistics the scenario reports."""
+    names = {s.name for s in stats(sc)}
+    wanted = [
+        ("P(attacker's charge goes in)", "attacker_charged"),
+        ("P(defender fails to regroup)", "defender_failed_to_regroup"),
+        ("P(attacker wins the assault)", "attacker_won_assault"),
+        ("P(defender wins the assault)", "defender_won_assault"),
+        ("P(assault drawn)", "assault_drawn"),
+        ("P(defender falls back)", "defender_fell_back"),
+        ("P(defender caught by a sweeping advance)", "defender_swept"),
+        ("P(defender destroyed)", "defender_destroyed"),
+        ("P(attacker falls back)", "attacker_fell_back"),
+        ("P(attacker destroyed)", "attacker_destroyed"),
     ]
     if sc.rules.max_turns > 1:
-        heads += [
-            Headline("P(attacker wins the fight)", "attacker_won_fight", 1),
-            Headline("P(defender wins the fight)", "defender_won_fight", 1),
+        n = sc.rules.max_turns
+        wanted += [
+            (f"P(attacker wins the fight within {n} turns)", "attacker_won_fight"),
+            (f"P(defender wins the fight within {n} turns)", "defender_won_fight"),
         ]
-    return tuple(heads)
+    return tuple(Headline(label, stat, 1) for label, stat in wanted if stat in names)
 
 
-def params(sc) -> tuple:
+def params(sc: AssaultScenario) -> tuple:
+    """Kernel arrays in argument order (``gi, ui, ei, rules, hit_tab, wound_tab``)."""
     a = arrays(sc)
     return (a["gi"], a["ui"], a["ei"], a["rules"], a["hit_tab"], a["wound_tab"])
 
 
-def job(sc) -> Job:
+def primary(sc: AssaultScenario) -> str:
+    """The statistic plotted by default: the defender's models lost (else the result)."""
+    names = [s.name for s in stats(sc)]
+    return "defender_models_lost" if "defender_models_lost" in names else "attacker_won_assault"
+
+
+def job(sc: AssaultScenario) -> Job:
+    """The :class:`Job`: the chunk driver, its arrays and the reported statistics."""
+    sel = np.array([idx for _, idx in stat_rows(sc)], dtype=np.int64)
+    meta: dict[str, Any] = {
+        "primary": primary(sc),
+        "ruleset": "assault-phase",
+        "description": sc.description,
+    }
     return Job(
         sc.name,
         K.run_assault,
-        params(sc),
+        (*params(sc), sel),
         stats(sc),
         headlines(sc),
-        meta={"ruleset": "assault-phase", "description": sc.description},
+        meta=meta,
+        ruleset="assault-phase",
     )
 
 
-def run_with_dice(sc, dice: list[int], seed: int = 1) -> dict[str, int]:
+def run_with_dice(sc: AssaultScenario, dice: list[int], seed: int = 1) -> dict[str, int]:
     """Play one combat with the given D6 results used first, in the order rolled.
 
-    For tests and for replaying worked examples. Returns ``{stat name: value}`` plus
-    ``"dice_used"``. Once the list runs out, dice come from a generator seeded by
-    ``seed``.
+    Returns ``{stat name: value}`` for the reported statistics plus ``"dice_used"``; once
+    the list runs out, dice come from a generator seeded by ``seed``.
     """
     script = np.array([1, *dice], dtype=np.int64)
     seed_words = np.array([seed, 2, 3, 4], dtype=np.uint64)
     res = K.run_scripted(*params(sc), script, seed_words)
-    out = {s.name: int(v) for s, v in zip(stats(sc), res, strict=True)}
+    out = {st.name: int(res[idx]) for st, idx in stat_rows(sc)}
     out["dice_used"] = int(script[0]) - 1
     return out

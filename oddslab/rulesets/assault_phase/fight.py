@@ -1,9 +1,9 @@
 """Numba kernels for one Initiative step of an assault: dice, majorities, saves, blows.
 
-Every die goes through :func:`d6`, which reads from ``script`` while scripted dice remain
-(``script[0]`` is the read position, dice from ``script[1]``) so tests can replay the
-worked examples of the rule text die by die; production runs pass a length-1 script.
-Array layouts: :mod:`oddslab.rulesets.assault_phase.layout`.
+Every die goes through :func:`d6` or :func:`roll_count`, which read from ``script`` while
+scripted dice remain (``script[0]`` is the read position, dice from ``script[1]``) so tests
+can replay the worked examples of the rule text die by die; production runs pass a
+length-1 script. Array layouts: :mod:`oddslab.rulesets.assault_phase.layout`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from oddslab.rulesets.assault_phase.layout import (
     G_A_C,
     G_A_PROF,
     G_AIM,
+    G_AIMS,
     G_CLAW_C,
     G_ENT,
     G_FORCE_C,
     G_HEAVY_C,
     G_INV,
     G_LD,
+    G_NAIMS,
     G_NOARM_C,
     G_NOARM_S,
     G_POISON_C,
@@ -34,6 +36,8 @@ from oddslab.rulesets.assault_phase.layout import (
     G_UNIT,
     G_W,
     G_WS,
+    G_WTS,
+    R_MAJORITY,
     R_REACH,
     R_SWEEP_SUPPORT,
     R_TIE_SAVE,
@@ -48,11 +52,14 @@ from oddslab.rulesets.assault_phase.layout import (
     W_CON,
     W_DMG,
     W_FORCE_PEND,
+    W_HIT_E,
     W_IN_COMBAT,
     W_MT,
     W_MWS,
     W_PRIO_C,
     W_PRIO_S,
+    W_SPLIT_A,
+    W_SPLIT_H,
     W_SUP,
     W_SWEEPER,
     W_TRACK,
@@ -60,7 +67,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit(inline="always")
+@jit
 def d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
 
@@ -73,11 +80,11 @@ def d6(st, script):
     return randint(st, 6) + 1
 
 
-@jit(inline="always")
-def _roll_count(st, script, n, need):
+@jit
+def roll_count(st, script, n, need):
     """Roll ``n`` D6; return (how many are >= ``need``, how many are 6).
 
-    Draws exactly the dice ``n`` calls of :func:`_d6` would (scripted dice first).
+    Draws exactly the dice ``n`` calls of :func:`d6` would (scripted dice first).
     """
     if script[0] < script.shape[0]:
         ge = 0
@@ -90,7 +97,7 @@ def _roll_count(st, script, n, need):
     return count_d6(st, n, need)
 
 
-@jit(inline="always")
+@jit
 def ld_test(st, script, ld, double_one):
     """2D6 <= ld passes (optionally a double one always passes)."""
     a = d6(st, script)
@@ -98,16 +105,16 @@ def ld_test(st, script, ld, double_one):
     return a + b <= ld or (double_one and a == 1 and b == 1)
 
 
-@jit(inline="always")
-def _hittable(gi, g, wk, reach_unit):
+@jit
+def hittable(g, wk, reach_unit):
     """Models of group ``g`` that may take casualties (the danger zone)."""
     if reach_unit:
         return wk[W_ALIVE, g]
     return wk[W_CON, g] + wk[W_SUP, g]
 
 
-@jit(inline="always")
-def _remove_model(gi, g, wk, reach_unit):
+@jit
+def remove_model(g, wk, reach_unit):
     """Remove one casualty from ``g``: models out of reach, then supporting, then contact."""
     wk[W_ALIVE, g] -= 1
     out_of_reach = wk[W_ALIVE, g] + 1 - wk[W_CON, g] - wk[W_SUP, g]
@@ -119,14 +126,46 @@ def _remove_model(gi, g, wk, reach_unit):
         wk[W_CON, g] -= 1
 
 
-@jit(inline="always")
-def majorities(gi, wk, tie_t_low, cnt):
-    """Majority WS (ties: lowest) and T (ties per ``tie_t_low``) of every entity.
+@jit
+def _pick_majority(cnt, e, row, tie_high, strict):
+    """The majority value 1..10 of ``cnt[e, row, :]`` (model counts by value); -1 if empty.
 
-    ``cnt`` is int64 scratch ``(E, 2, 11)``; ``wk[W_MWS, e]``/``wk[W_MT, e]`` get -1 if nobody is alive.
+    ``strict == 0``: the most common value; equal counts: the highest if ``tie_high`` else
+    the lowest. ``strict == 1``: a value held by more than half the models; exactly two
+    values at half each: the tie rule; otherwise the lowest value.
+    """
+    total = 0
+    kinds = 0
+    best_n = 0
+    best_v = -1
+    for v in range(1, 11):
+        c = cnt[e, row, v]
+        total += c
+        kinds += c > 0
+        if c > best_n or (c == best_n and c > 0 and tie_high):
+            best_n = c
+            best_v = v
+    if strict == 0 or best_v < 0 or 2 * best_n > total or (2 * best_n == total and kinds == 2):
+        # most common; or more than half; or two values at half each (the tie rule)
+        return best_v
+    for v in range(1, 11):  # no majority: the lowest value
+        if cnt[e, row, v] > 0:
+            return v
+    return -1
+
+
+@jit
+def majorities(gi, wk, tie_t_low, strict, reach_unit, cnt):
+    """Majority WS and T of every entity, and how many of its models can be hit.
+
+    Counts models of units still in the combat. WS ties: the lowest; T ties per
+    ``tie_t_low``; ``strict`` selects the reading of "majority" (see :func:`_pick_majority`).
+    ``cnt`` is int64 scratch ``(E, 2, 11)``; ``wk[W_MWS, e]``/``wk[W_MT, e]`` get -1 if nobody
+    is alive; ``wk[W_HIT_E, e]`` gets the models in the danger zone (as :func:`hittable`).
     """
     E = cnt.shape[0]
     for e in range(E):
+        wk[W_HIT_E, e] = 0
         for k in range(11):
             cnt[e, 0, k] = 0
             cnt[e, 1, k] = 0
@@ -137,37 +176,74 @@ def majorities(gi, wk, tie_t_low, cnt):
         e = gi[g, G_ENT]
         cnt[e, 0, gi[g, G_WS]] += n
         cnt[e, 1, gi[g, G_T]] += n
+        wk[W_HIT_E, e] += hittable(g, wk, reach_unit)
     for e in range(E):
-        best_n = 0
-        best_v = -1
-        for v in range(1, 11):  # ascending: a tie keeps the lower WS
-            if cnt[e, 0, v] > best_n:
-                best_n = cnt[e, 0, v]
-                best_v = v
-        wk[W_MWS, e] = best_v
-        best_n = 0
-        best_v = -1
-        for v in range(1, 11):
-            c = cnt[e, 1, v]
-            if c > best_n or (c == best_n and c > 0 and not tie_t_low):
-                best_n = c
-                best_v = v
-        wk[W_MT, e] = best_v
+        wk[W_MWS, e] = _pick_majority(cnt, e, 0, False, strict)
+        wk[W_MT, e] = _pick_majority(cnt, e, 1, not tie_t_low, strict)
+
+
+@jit
+def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
+    """The save type (armour, invulnerable) of the majority of ``ent``'s models in reach.
+
+    Returns (models of that type in reach, armour, invulnerable); (0, 0, 0) if nobody is in
+    reach. Equal counts: the better save unless ``tie_worse``. ``strict``: a type needs more
+    than half the models (two halves: the tie rule), otherwise the worst save is used.
+    """
+    G = gi.shape[0]
+    best_n = 0
+    best_sv = 0
+    best_inv = 0
+    total = 0
+    kinds = 0
+    worst_n = 0
+    worst_sv = 0
+    worst_inv = 0
+    for g in range(G):
+        if gi[g, G_ENT] != ent:
+            continue
+        here = hittable(g, wk, reach_unit)
+        if here == 0:
+            continue
+        total += here
+        sv = gi[g, G_SV]
+        inv = gi[g, G_INV]
+        n = 0
+        first = True
+        for h in range(G):
+            if gi[h, G_ENT] == ent and gi[h, G_SV] == sv and gi[h, G_INV] == inv:
+                n += hittable(h, wk, reach_unit)
+                if h < g and hittable(h, wk, reach_unit) > 0:
+                    first = False
+        kinds += first
+        better = sv < best_sv or (sv == best_sv and inv < best_inv)
+        if n > best_n or (n == best_n and better != tie_worse):
+            best_n = n
+            best_sv = sv
+            best_inv = inv
+        if worst_n == 0 or sv > worst_sv or (sv == worst_sv and inv > worst_inv):
+            worst_n = n
+            worst_sv = sv
+            worst_inv = inv
+    if strict != 0 and (2 * best_n < total or (2 * best_n == total and kinds > 2)):
+        return worst_n, worst_sv, worst_inv
+    return best_n, best_sv, best_inv
 
 
 @jit
 def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, res):
     """Majority-save procedure for wounds against entity ``ent``; returns (unsaved, inflicted).
 
-    Repeatedly: find the save type (armour, invulnerable) most common among the models in
-    the danger zone, roll one batch of as many saves as there are such models (no-armour
+    Repeatedly: find the majority save type (armour, invulnerable) among the models in the
+    danger zone, roll one batch of as many saves as there are such models (no-armour
     wounds first, then heavy-weapon wounds, then the rest: special attacks as early as
     possible), and allocate the failures model by model to that save type. Wounds left when
-    no model is in reach are discarded. ``wk[W_TRACK, 0]`` receives the group of the last model
-    wounded and ``wk[W_TRACK, 1]`` 1 if that model is still alive (for force weapons).
+    no model is in reach are discarded. ``wk[W_TRACK, 0]`` receives the group of the last
+    model wounded and ``wk[W_TRACK, 1]`` 1 if that model is still alive (for force weapons).
     """
     reach_unit = rules[R_REACH] != 0
     tie_worse = rules[R_TIE_SAVE] != 0
+    strict = rules[R_MAJORITY]
     G = gi.shape[0]
     unsaved = 0
     inflicted = 0
@@ -175,25 +251,7 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
     wk[W_TRACK, 1] = 0
     rem = n_noarm + n_heavy + n_normal
     while rem > 0:
-        best_n = 0
-        best_sv = 0
-        best_inv = 0
-        for g in range(G):
-            if gi[g, G_ENT] != ent:
-                continue
-            if _hittable(gi, g, wk, reach_unit) == 0:
-                continue
-            sv = gi[g, G_SV]
-            inv = gi[g, G_INV]
-            n = 0
-            for h in range(G):
-                if gi[h, G_ENT] == ent and gi[h, G_SV] == sv and gi[h, G_INV] == inv:
-                    n += _hittable(gi, h, wk, reach_unit)
-            better = sv < best_sv or (sv == best_sv and inv < best_inv)
-            if n > best_n or (n == best_n and better != tie_worse):
-                best_n = n
-                best_sv = sv
-                best_inv = inv
+        best_n, best_sv, best_inv = _save_majority(gi, ent, wk, reach_unit, tie_worse, strict)
         if best_n == 0:
             break  # nobody left in reach: surplus wounds are discarded
         batch = best_n if best_n < rem else rem
@@ -217,7 +275,7 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
             if need >= 7:  # no save possible: no die rolled
                 fails += k
             else:
-                saved, _six = _roll_count(st, script, k, need)
+                saved, _six = roll_count(st, script, k, need)
                 fails += k - saved
         unsaved += fails
         for g in range(G):
@@ -226,7 +284,7 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
             if gi[g, G_ENT] != ent or gi[g, G_SV] != best_sv or gi[g, G_INV] != best_inv:
                 continue
             w = gi[g, G_W]
-            while fails > 0 and _hittable(gi, g, wk, reach_unit) > 0:
+            while fails > 0 and hittable(g, wk, reach_unit) > 0:
                 fails -= 1
                 inflicted += 1
                 wk[W_DMG, g] += 1
@@ -234,31 +292,33 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
                 if wk[W_DMG, g] >= w:
                     wk[W_DMG, g] = 0
                     res[S_NFIXED + g] += 1
-                    _remove_model(gi, g, wk, reach_unit)
+                    remove_model(g, wk, reach_unit)
                     wk[W_TRACK, 1] = 0
                 else:
                     wk[W_TRACK, 1] = 1
     return unsaved, inflicted
 
 
-@jit(inline="always")
-def _entity_has_targets(gi, ent, wk, reach_unit):
-    n = 0
+@jit
+def entity_has_targets(gi, ent, wk, reach_unit):
+    """Whether entity ``ent`` has a model that can be hit now (units still in the combat)."""
     for g in range(gi.shape[0]):
         if gi[g, G_ENT] == ent and wk[W_IN_COMBAT, gi[g, G_UNIT]] != 0:
-            n += _hittable(gi, g, wk, reach_unit)
-    return n > 0
+            if hittable(g, wk, reach_unit) > 0:
+                return True
+    return False
 
 
-@jit(inline="always")
-def _pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit):
-    """Entity group ``g`` attacks: its aim, else (if ``redirect``) another enemy entity.
+@jit
+def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
+    """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
 
-    Redirection prefers entities of ``only_unit`` when it is >= 0 (sweeping advances).
-    Returns -1 when no target is available.
+    Redirection looks only at entities of ``only_unit`` when it is >= 0 (sweeping
+    advances). With ``live`` the danger-zone counts are recomputed; otherwise
+    ``wk[W_HIT_E]`` from the start of the step is used. Returns -1 when nobody is available.
     """
     e = gi[g, G_AIM]
-    if _entity_has_targets(gi, e, wk, reach_unit):
+    if entity_has_targets(gi, e, wk, reach_unit) if live else wk[W_HIT_E, e] > 0:
         return e
     if not redirect:
         return -1
@@ -268,9 +328,65 @@ def _pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit):
             continue
         if only_unit >= 0 and ei[f, E_UNIT] != only_unit:
             continue
-        if _entity_has_targets(gi, f, wk, reach_unit):
+        if entity_has_targets(gi, f, wk, reach_unit) if live else wk[W_HIT_E, f] > 0:
             return f
     return -1
+
+
+@jit
+def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab, wk, pend):
+    """Wound rolls for ``hits`` hits (plus ``auto`` rending wounds) on entity ``e``.
+
+    Adds the wounds to ``pend[e]`` by save kind (0: no armour save, 1: heavy weapon, 2:
+    normal) unless ``noarm < 0`` (force weapon: the caller keeps them). Returns the wounds.
+    """
+    need_wound = poison if poison > 0 else wound_tab[strength, wk[W_MT, e]]
+    wounds, _six = roll_count(st, script, hits, need_wound)
+    if claw:  # lightning claws re-roll each failed wound roll once
+        again, _six = roll_count(st, script, hits - wounds, need_wound)
+        wounds += again
+    if noarm < 0:
+        pass
+    elif noarm != 0:
+        pend[e, 0] += wounds + auto
+    elif heavy != 0:
+        pend[e, 1] += wounds
+        pend[e, 0] += auto
+    else:
+        pend[e, 2] += wounds
+        pend[e, 0] += auto
+    return wounds + auto
+
+
+@jit
+def _deal_split(gi, g, wk, auto, hits):
+    """Deal an independent character's hits between his aims (``wk[W_SPLIT_*, k]``).
+
+    Rending hits first, then the others, in rounds: ``G_WTS + k`` hits to the ``k``-th aim
+    per round, skipping aims with nobody left to hit. Returns False (nothing dealt) if no
+    aim has anyone to hit.
+    """
+    n_aims = gi[g, G_NAIMS]
+    live = False
+    for k in range(n_aims):
+        wk[W_SPLIT_A, k] = 0
+        wk[W_SPLIT_H, k] = 0
+        if wk[W_HIT_E, gi[g, G_AIMS + k]] > 0:
+            live = True
+    if not live:
+        return False
+    k = 0
+    used = 0
+    for j in range(auto + hits):
+        while used >= gi[g, G_WTS + k] or wk[W_HIT_E, gi[g, G_AIMS + k]] == 0:
+            k = k + 1 if k + 1 < n_aims else 0
+            used = 0
+        if j < auto:
+            wk[W_SPLIT_A, k] += 1
+        else:
+            wk[W_SPLIT_H, k] += 1
+        used += 1
+    return True
 
 
 @jit
@@ -282,12 +398,14 @@ def fight_step(
     In a sweeping advance (``sweep``) only groups with ``wk[W_SWEEPER, g] >= 0`` strike, at the
     entities of unit ``wk[W_SWEEPER, g]``, every attack hitting automatically. ``redirect`` lets
     a group whose target has nobody left in reach strike another enemy (after piling in).
+    An independent character with several aims (``G_NAIMS > 1``) rolls to hit against the
+    first aim that has models in reach and deals his hits between them (:func:`_deal_split`).
     """
     G = gi.shape[0]
     E = ei.shape[0]
     reach_unit = rules[R_REACH] != 0
     # majority WS and T of every entity, fixed for the whole step (simultaneous blows)
-    majorities(gi, wk, rules[R_TIE_T] != 0, cnt)
+    majorities(gi, wk, rules[R_TIE_T] != 0, rules[R_MAJORITY], reach_unit, cnt)
     for e in range(E):
         pend[e, 0] = 0
         pend[e, 1] = 0
@@ -312,12 +430,21 @@ def fight_step(
                     continue
             if n_models == 0:
                 continue
+            split = False
             if sweep:
-                e = _pick_target(gi, ei, g, wk, reach_unit, True, wk[W_SWEEPER, g])
+                e = pick_target(gi, ei, g, wk, reach_unit, True, wk[W_SWEEPER, g], False)
                 if e >= 0 and ei[e, E_UNIT] != wk[W_SWEEPER, g]:
                     e = -1
+            elif gi[g, G_NAIMS] > 1:
+                e = -1
+                for k in range(gi[g, G_NAIMS]):
+                    if e < 0 and wk[W_HIT_E, gi[g, G_AIMS + k]] > 0:
+                        e = gi[g, G_AIMS + k]
+                split = e >= 0
+                if e < 0:
+                    e = pick_target(gi, ei, g, wk, reach_unit, redirect, -1, False)
             else:
-                e = _pick_target(gi, ei, g, wk, reach_unit, redirect, -1)
+                e = pick_target(gi, ei, g, wk, reach_unit, redirect, -1, False)
             if e < 0:
                 continue
             if kind == 0:
@@ -329,7 +456,7 @@ def fight_step(
                 poison = gi[g, G_POISON_C]
                 claw = gi[g, G_CLAW_C] != 0
                 force = gi[g, G_FORCE_C] != 0
-            else:
+            else:  # supporting: one attack, no special close combat attack forms
                 per = 1
                 if sweep and rules[R_SWEEP_SUPPORT] != 0:
                     per = gi[g, G_A_PROF]
@@ -343,41 +470,48 @@ def fight_step(
             n_att = n_models * per
             res[S_ATTACKS + side] += n_att
             need_hit = hit_tab[gi[g, G_WS], wk[W_MWS, e]]
-            need_wound = poison if poison > 0 else wound_tab[strength, wk[W_MT, e]]
             hits = 0
             auto = 0
             if sweep:
                 hits = n_att
             else:
-                ge, six = _roll_count(st, script, n_att, need_hit)
+                ge, six = roll_count(st, script, n_att, need_hit)
                 if rend:  # a 6 to hit is a wound with no armour save
                     auto = six if need_hit <= 6 else 0  # a hit roll of 7+ (custom chart) never hits
                     hits = ge - auto
                 else:
                     hits = ge
             res[S_HITS + side] += hits + auto
-            wounds, _six = _roll_count(st, script, hits, need_wound)
-            if claw:  # lightning claws re-roll each failed wound roll once
-                again, _six = _roll_count(st, script, hits - wounds, need_wound)
-                wounds += again
-            res[S_WOUNDS + side] += wounds + auto
             if force:
-                wk[W_FORCE_PEND, g] += wounds + auto
-                any_force = True
-            elif noarm != 0:
-                pend[e, 0] += wounds + auto
-            elif heavy != 0:
-                pend[e, 1] += wounds
-                pend[e, 0] += auto
+                noarm = -1
+            if split and _deal_split(gi, g, wk, auto, hits):
+                wounds = 0
+                for k in range(gi[g, G_NAIMS]):
+                    a_k = wk[W_SPLIT_A, k]
+                    h_k = wk[W_SPLIT_H, k]
+                    if a_k + h_k > 0:
+                        f = gi[g, G_AIMS + k]
+                        wounds += _wound(
+                            st, script, f, h_k, a_k, strength, poison, claw, noarm, heavy,
+                            wound_tab, wk, pend,
+                        )  # fmt: skip
             else:
-                pend[e, 2] += wounds
-                pend[e, 0] += auto
+                wounds = _wound(
+                    st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab,
+                    wk, pend,
+                )  # fmt: skip
+            res[S_WOUNDS + side] += wounds
+            if force:
+                wk[W_FORCE_PEND, g] += wounds
+                any_force = True
     # force weapons first (they ignore armour), one psychic test per group
     if any_force:
         for g in range(G):
             if wk[W_FORCE_PEND, g] == 0:
                 continue
-            e = _pick_target(gi, ei, g, wk, reach_unit, True, wk[W_SWEEPER, g] if sweep else -1)
+            e = pick_target(
+                gi, ei, g, wk, reach_unit, True, wk[W_SWEEPER, g] if sweep else -1, True
+            )
             if e < 0:
                 continue
             side = gi[g, G_SIDE]
@@ -389,7 +523,7 @@ def fight_step(
                 if h >= 0 and wk[W_TRACK, 1] != 0 and wk[W_ALIVE, h] > 0:
                     wk[W_DMG, h] = 0  # slain outright; only the wounds inflicted count
                     res[S_NFIXED + h] += 1
-                    _remove_model(gi, h, wk, reach_unit)
+                    remove_model(h, wk, reach_unit)
     for e in range(E):
         n = pend[e, 0] + pend[e, 1] + pend[e, 2]
         if n == 0:

@@ -14,15 +14,9 @@ from numba import prange
 
 from oddslab._jit import jit, jit_parallel
 from oddslab._kernels.rng import new_state
-from oddslab.rulesets.assault_phase.fight import (
-    d6 as _d6,
-)
-from oddslab.rulesets.assault_phase.fight import (
-    fight_step,
-)
-from oddslab.rulesets.assault_phase.fight import (
-    ld_test as _ld_test,
-)
+from oddslab.rulesets.assault_phase.fight import d6 as _d6
+from oddslab.rulesets.assault_phase.fight import fight_step
+from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
 from oddslab.rulesets.assault_phase.layout import (
     COVER_STEP,
     E_UNIT,
@@ -36,6 +30,7 @@ from oddslab.rulesets.assault_phase.layout import (
     G_SIDE,
     G_SUPPORT,
     G_UNIT,
+    MAX_SPLIT,
     R_DOUBLE_ONE,
     R_FIST_LAST,
     R_HALF_PENALTY,
@@ -81,7 +76,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit(inline="always")
+@jit
 def _unit_ld(gi, u, wk, mode):
     """Leadership a unit tests on: the highest among its living models, or the majority."""
     best = 0
@@ -104,7 +99,7 @@ def _unit_ld(gi, u, wk, mode):
     return best
 
 
-@jit(inline="always")
+@jit
 def _unit_alive(gi, u, wk):
     n = 0
     for g in range(gi.shape[0]):
@@ -113,7 +108,7 @@ def _unit_alive(gi, u, wk):
     return n
 
 
-@jit(inline="always")
+@jit
 def _unit_start(gi, u):
     n = 0
     for g in range(gi.shape[0]):
@@ -122,7 +117,7 @@ def _unit_start(gi, u):
     return n
 
 
-@jit(inline="always")
+@jit
 def _side_in_combat(gi, ui, side, wk):
     n = 0
     for u in range(ui.shape[0]):
@@ -131,7 +126,7 @@ def _side_in_combat(gi, ui, side, wk):
     return n
 
 
-@jit(inline="always")
+@jit
 def _roll_distance(st, script, fast):
     """2D6 (3D6 for fast units) inches."""
     total = _d6(st, script) + _d6(st, script)
@@ -299,26 +294,31 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                 for w in range(U):
                     if ui[w, U_SIDE] != winner or wk[W_IN_COMBAT, w] == 0:
                         continue
+                    # "only ... if all of the units they are Engaged with fall back": every
+                    # enemy unit still in the combat (all of them are engaged) must have fled
                     all_fled = True
-                    for g in range(G):
-                        if gi[g, G_UNIT] == w and wk[W_ALIVE, g] > 0:
-                            v = ei[gi[g, G_AIM], E_UNIT]
-                            if wk[W_FLED, v] == 0 and wk[W_IN_COMBAT, v] != 0:
+                    for v in range(U):
+                        if ui[v, U_SIDE] == loser and wk[W_IN_COMBAT, v] != 0:
+                            if wk[W_FLED, v] == 0:
                                 all_fled = False
                     if not all_fled:
                         continue
                     dist = _roll_distance(st, script, ui[w, U_FAST] != 0)
                     for g in range(G):
-                        if gi[g, G_UNIT] == w and wk[W_ALIVE, g] > 0:
-                            v = ei[gi[g, G_AIM], E_UNIT]
-                            if (
-                                wk[W_FLED, v] != 0
-                                and wk[W_IN_COMBAT, v] != 0
-                                and dist > wk[W_FB, v]
-                            ):
-                                wk[W_SWEEPER, g] = v
-                                any_sweep = True
-                                res[S_SWEPT + loser] = 1
+                        if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
+                            continue
+                        # the unit it fought if caught, else the first other unit caught
+                        v = ei[gi[g, G_AIM], E_UNIT]
+                        if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
+                            v = -1
+                            for x in range(U):
+                                if v < 0 and ui[x, U_SIDE] == loser and wk[W_FLED, x] != 0:
+                                    if wk[W_IN_COMBAT, x] != 0 and dist > wk[W_FB, x]:
+                                        v = x
+                        if v >= 0:
+                            wk[W_SWEEPER, g] = v
+                            any_sweep = True
+                            res[S_SWEPT + loser] = 1
                 if any_sweep:  # its wounds count in the totals, not in the result (decided)
                     fight_step(
                         st,
@@ -367,7 +367,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
         res[S_DESTROYED + side] = 1 if gone else 0
 
 
-@jit(inline="always")
+@jit
 def _any_cover(ui, wk):
     for u in range(ui.shape[0]):
         if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0 and wk[W_IN_COMBAT, u] != 0:
@@ -377,7 +377,7 @@ def _any_cover(ui, wk):
 
 @jit
 def _scratch(gi, ui, ei):
-    n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], 2) + 1
+    n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], MAX_SPLIT) + 1
     E = ei.shape[0]
     return (
         np.zeros((W_NROWS, n), dtype=np.int64),
@@ -396,17 +396,24 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     return res
 
 
+@jit
+def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, sel):
+    """One chunk, serially: ``hist[k, v] += 1`` for ``res[sel[k]] == v`` in every trial.
+
+    ``sel`` int64[K] picks the per-trial values (``S_*`` / ``S_NFIXED + g``) that are reported.
+    """
+    st = new_state(seed_words)
+    script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
+    res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
+    wk, pend, cnt = _scratch(gi, ui, ei)
+    for _ in range(ntrials):
+        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend, cnt)
+        for k in range(sel.shape[0]):
+            hist[k, res[sel[k]]] += 1
+
+
 @jit_parallel
-def run_assault(seeds, ntrials, out, gi, ui, ei, rules, hit_tab, wound_tab):
-    """Chunk driver: ``out[c, stat, value]`` histograms of every per-trial statistic."""
-    n_res = S_NFIXED + gi.shape[0]
+def run_assault(seeds, ntrials, out, gi, ui, ei, rules, hit_tab, wound_tab, sel):
+    """Chunk driver (engine contract): ``prange`` over chunks, each run by :func:`run_chunk`."""
     for c in prange(seeds.shape[0]):
-        st = new_state(seeds[c])
-        script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
-        res = np.zeros(n_res, dtype=np.int64)
-        wk, pend, cnt = _scratch(gi, ui, ei)
-        hist = out[c]
-        for _ in range(ntrials[c]):
-            simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend, cnt)
-            for s in range(n_res):
-                hist[s, res[s]] += 1
+        run_chunk(seeds[c], ntrials[c], out[c], gi, ui, ei, rules, hit_tab, wound_tab, sel)

@@ -44,7 +44,11 @@ G_S = 23  # profile strength (supporting attacks)
 G_I = 24  # profile initiative (supporting attacks)
 G_NOARM_S = 25  # supporting attacks ignore armour (monstrous creature only)
 G_FIST = 26  # power fist or claw in contact (strikes at I1 even from cover)
-G_NCOLS = 27
+G_NAIMS = 27  # enemy entities this group's hits are split between (1 unless an IC splits)
+G_AIMS = 28  # G_AIMS + k: k-th entity of the split (k < MAX_SPLIT); G_AIMS + 0 == G_AIM
+G_WTS = G_AIMS + 4  # G_WTS + k: hits dealt to the k-th entity per round of the split
+G_NCOLS = G_WTS + 4
+MAX_SPLIT = 4
 
 # -- unit columns ---------------------------------------------------------------------------
 U_SIDE = 0
@@ -73,7 +77,8 @@ R_TIE_T = 6  # equal numbers: 0 higher T used, 1 lower
 R_FIST_LAST = 7  # 1: fists strike at I1 even when the unit strikes first
 R_SWEEP_SUPPORT = 8  # 1: supporting models make profile attacks in a sweep, 0: one attack
 R_PILE_IN = 9  # 1: after the first turn every survivor is in base contact
-R_NCOLS = 10
+R_MAJORITY = 10  # 0 most common value, 1 more than half (else the lowest / worst)
+R_NCOLS = 11
 
 # rows of the per-trial work array ``wk[row, index]``
 W_ALIVE = 0
@@ -92,7 +97,10 @@ W_FORCE_PEND = 12
 W_SWEEPER = 13
 W_TRACK = 14
 W_TURN_INF = 15
-W_NROWS = 16
+W_HIT_E = 16  # models of each entity that can be hit, at the start of a step
+W_SPLIT_A = 17  # an independent character's split: rending hits dealt to each aim
+W_SPLIT_H = 18  # ... and other hits dealt to each aim
+W_NROWS = 19
 
 COVER_STEP = 11  # strikes before any Initiative value (1..10)
 

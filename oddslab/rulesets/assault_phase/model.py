@@ -47,6 +47,9 @@ REACH_MODES = ("engaged", "unit")
 TIE_SAVE = ("better", "worse")
 TIE_T = ("higher", "lower")
 SWEEP_SUPPORT = ("profile", "one")
+MAJORITY = ("most-common", "more-than-half")
+#: most units an independent character can split his hits between
+MAX_SPLIT = 4
 
 
 def to_hit(ws: int, target_ws: int) -> int:
@@ -114,9 +117,15 @@ class ModelGroup:
         Models in base contact at the start of the combat (default: all of them).
     supporting : int
         Models within 2" of an engaged friend (one attack each, no special weapons).
-    target : str or None
+    target : str, tuple of str, or None
         Enemy unit or independent character this group attacks (default: the first enemy
-        unit).
+        unit). An independent character may name up to four: he rolls to hit against the
+        first that has models in reach and deals his hits between them ("An Independent
+        Character may allocate his hits between units he is Engaged with").
+    split : tuple of int or None
+        With several targets: hits dealt to each target per round (default one each: the
+        hits are dealt in turn, first target first); targets with nobody left in reach are
+        skipped.
     """
 
     name: str
@@ -139,9 +148,29 @@ class ModelGroup:
     independent: bool = False
     contact: int | None = None
     supporting: int = 0
-    target: str | None = None
+    target: str | tuple[str, ...] | None = None
+    split: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.target, list | tuple):
+            object.__setattr__(self, "target", tuple(self.target))
+            if len(self.target) == 1:
+                object.__setattr__(self, "target", self.target[0])
+        if self.split is not None:
+            object.__setattr__(self, "split", tuple(int(x) for x in self.split))
+        targets = self.targets
+        if len(targets) > 1:
+            if not self.independent:
+                raise ValueError("only an independent character may split his hits")
+            if len(targets) > MAX_SPLIT:
+                raise ValueError(f"at most {MAX_SPLIT} targets to split hits between")
+            if len(set(targets)) != len(targets):
+                raise ValueError("a target is named twice")
+            if self.weapon == "force-weapon":
+                raise ValueError("a force weapon's hits cannot be split (one psychic test)")
+        if self.split is not None:
+            if len(self.split) != max(1, len(targets)) or any(x < 1 for x in self.split):
+                raise ValueError("split needs one positive number of hits per target")
         if self.weapon not in WEAPONS:
             raise ValueError(f"weapon must be one of {', '.join(WEAPONS)}, got {self.weapon!r}")
         if self.weapon == "lightning-claw" and self.two_weapons:
@@ -151,6 +180,18 @@ class ModelGroup:
         c = self.count if self.contact is None else self.contact
         if c + self.supporting > self.count:
             raise ValueError("contact + supporting exceeds the models in the group")
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The named targets (empty: the first enemy unit)."""
+        if self.target is None:
+            return ()
+        return self.target if isinstance(self.target, tuple) else (self.target,)
+
+    @property
+    def split_weights(self) -> tuple[int, ...]:
+        """Hits dealt to each target per round of a split."""
+        return self.split if self.split is not None else (1,) * max(1, len(self.targets))
 
     @property
     def in_contact(self) -> int:
@@ -175,9 +216,10 @@ class Unit:
         Defending units: in or behind cover (strike first when charged, first turn only).
     fired : bool
         Charging units: fired this turn, so no +1 charge attack.
-    charge_distance : int
-        Charging units: inches to the enemy through difficult terrain (roll 2D6, pick the
-        highest; the charge fails if short); 0 = no difficult terrain.
+    difficult_terrain_distance : int
+        Charging units: inches the charge must cover through difficult terrain (roll 2D6,
+        pick the highest; the charge fails if short); 0 = no difficult terrain in the way
+        (the charge always goes in).
     falling_back : bool
         Defending units: assaulted while falling back, so must regroup (Ld test) or be
         destroyed.
@@ -191,7 +233,7 @@ class Unit:
     grenades: str = "none"
     in_cover: bool = False
     fired: bool = False
-    charge_distance: int = 0
+    difficult_terrain_distance: int = 0
     falling_back: bool = False
     trapped: bool = False
 
@@ -245,6 +287,11 @@ class Rules:
         Attacks of supporting models in a sweeping advance.
     pile_in : bool
         After the first turn every surviving model is in base contact (reinforcement moves).
+    majority : {"most-common", "more-than-half"}
+        Reading of "the majority" WS, Toughness and armour save of a unit: the value most
+        models have (equal counts: the tie rules), or a value more than half the models have
+        (exactly two values at half each: the tie rules; otherwise the lowest WS, the lowest
+        Toughness, the worst save).
     to_hit_chart, to_wound_chart : tuple of tuple of int, optional
         10×10 overrides: ``to_hit_chart[ws-1][target_ws-1]``, ``to_wound_chart[s-1][t-1]``
         (roll needed; 7 = impossible).
@@ -260,8 +307,23 @@ class Rules:
     fist_strikes_last: bool = True
     sweep_support: str = "profile"
     pile_in: bool = True
+    majority: str = "most-common"
     to_hit_chart: tuple[tuple[int, ...], ...] | None = None
     to_wound_chart: tuple[tuple[int, ...], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_turns <= 20:
+            raise ValueError("max_turns must be from 1 to 20")
+        for name, choices in (
+            ("unit_leadership", LD_MODES),
+            ("reach", REACH_MODES),
+            ("tie_save", TIE_SAVE),
+            ("tie_toughness", TIE_T),
+            ("sweep_support", SWEEP_SUPPORT),
+            ("majority", MAJORITY),
+        ):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {', '.join(choices)}")
 
     def hit_table(self) -> np.ndarray:
         """``int64[11, 11]``: roll needed by WS (row) against target WS (column), 1-based."""
@@ -293,6 +355,7 @@ class Rules:
         r[K.R_FIST_LAST] = self.fist_strikes_last
         r[K.R_SWEEP_SUPPORT] = self.sweep_support == "profile"
         r[K.R_PILE_IN] = self.pile_in
+        r[K.R_MAJORITY] = MAJORITY.index(self.majority)
         return r
 
 

@@ -5,12 +5,15 @@ Every problem is one :class:`ScenarioError` naming the file and the key path.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from oddslab._schema import ScenarioError, Table
 from oddslab.rulesets.assault_phase.model import (
     GRENADES,
     LD_MODES,
+    MAJORITY,
+    MAX_SPLIT,
     REACH_MODES,
     SIDES,
     SWEEP_SUPPORT,
@@ -25,6 +28,18 @@ from oddslab.rulesets.assault_phase.model import (
 )
 
 __all__ = ["from_table"]
+
+ROOT_KEYS = ("ruleset", "name", "description", "trials", "seed", "attacker", "defender", "rules")
+SIDE_KEYS = ("name", "units")
+
+
+def _check_keys(tbl: Table, known: tuple[str, ...]) -> None:
+    """Report a typo'd key (with its did-you-mean) before the missing key it causes."""
+    for name in tbl.data:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise tbl.error(name, f"unknown key{hint} (known keys here: {', '.join(known)})")
 
 
 def _read_group(tbl: Table, index: int) -> ModelGroup:
@@ -58,7 +73,8 @@ def _read_group(tbl: Table, index: int) -> ModelGroup:
         independent=tbl.bool("independent", False),
         contact=contact,
         supporting=supporting,
-        target=tbl.str("target", None),
+        target=_read_target(tbl),
+        split=_read_split(tbl),
     )
     c = count if contact is None else contact
     if c + supporting > count:
@@ -70,8 +86,43 @@ def _read_group(tbl: Table, index: int) -> ModelGroup:
             "two_weapons",
             "a single lightning claw gets no two-weapon bonus; use weapon = 'lightning-claws'",
         )
+    targets = kwargs["target"] if isinstance(kwargs["target"], tuple) else ()
+    if len(targets) > 1:
+        if not kwargs["independent"]:
+            raise tbl.error(
+                "target", "only an independent character may split his hits between targets"
+            )
+        if kwargs["weapon"] == "force-weapon":
+            raise tbl.error("target", "a force weapon's hits cannot be split (one psychic test)")
+    split = kwargs["split"]
+    if split is not None and len(split) != max(1, len(targets)):
+        raise tbl.error("split", f"expected one number of hits per target ({max(1, len(targets))})")
     tbl.finish()
-    return ModelGroup(**kwargs)
+    try:
+        return ModelGroup(**kwargs)
+    except ValueError as exc:
+        raise tbl.error("target", str(exc)) from None
+
+
+def _read_target(tbl: Table) -> str | tuple[str, ...] | None:
+    raw = tbl.raw("target", None)
+    if raw is None or isinstance(raw, str):
+        return raw
+    ok = isinstance(raw, list) and 1 <= len(raw) <= MAX_SPLIT
+    if not ok or not all(isinstance(x, str) for x in raw):
+        raise tbl.error(
+            "target",
+            f"expected a unit or independent character name, or a list of 1 to {MAX_SPLIT} "
+            f"names (an independent character splitting his hits), got {raw!r}",
+        )
+    if len(set(raw)) != len(raw):
+        raise tbl.error("target", "a target is named twice")
+    return tuple(raw) if len(raw) > 1 else raw[0]
+
+
+def _read_split(tbl: Table) -> tuple[int, ...] | None:
+    raw = tbl.int_list("split", None, min=1, max=100)
+    return None if raw is None else tuple(raw)
 
 
 def _read_unit(tbl: Table, index: int, attacking: bool) -> Unit:
@@ -81,8 +132,18 @@ def _read_unit(tbl: Table, index: int, attacking: bool) -> Unit:
     if attacking:
         kw["grenades"] = tbl.str("grenades", "none", choices=GRENADES)
         kw["fired"] = tbl.bool("fired", False)
-        kw["charge_distance"] = tbl.int(
-            "charge_distance", 0, min=0, max=6, what="inches from 0 (no difficult terrain) to 6"
+        if tbl.has("charge_distance"):
+            raise tbl.error(
+                "charge_distance",
+                "renamed: the distance a charge must cover through difficult terrain is now "
+                "'difficult_terrain_distance'",
+            )
+        kw["difficult_terrain_distance"] = tbl.int(
+            "difficult_terrain_distance",
+            0,
+            min=0,
+            max=6,
+            what="inches through difficult terrain from 0 (none) to 6",
         )
     else:
         kw["in_cover"] = tbl.bool("in_cover", False)
@@ -148,6 +209,7 @@ def _read_rules(tbl: Table) -> Rules:
         fist_strikes_last=tbl.bool("fist_strikes_last", True),
         sweep_support=tbl.str("sweep_support", "profile", choices=SWEEP_SUPPORT),
         pile_in=tbl.bool("pile_in", True),
+        majority=tbl.str("majority", "most-common", choices=MAJORITY),
         to_hit_chart=_read_chart(tbl, "to_hit_chart"),
         to_wound_chart=_read_chart(tbl, "to_wound_chart"),
     )
@@ -163,19 +225,24 @@ def _check_targets(root: Table, sides: tuple[Side, Side]) -> None:
         }
         for i, unit in enumerate(side.units):
             for j, grp in enumerate(unit.groups):
-                if grp.target is not None and grp.target not in names:
-                    raise ScenarioError(
-                        root.source,
-                        f"{SIDES[s]}.units[{i}].groups[{j}].target",
-                        f"'{grp.target}' is not an enemy unit or independent character "
-                        f"(known: {', '.join(sorted(names))})",
-                    )
+                for t in grp.targets:
+                    if t not in names:
+                        raise ScenarioError(
+                            root.source,
+                            f"{SIDES[s]}.units[{i}].groups[{j}].target",
+                            f"'{t}' is not an enemy unit or independent character "
+                            f"(known: {', '.join(sorted(names))})",
+                        )
 
 
 def from_table(root: Table) -> AssaultScenario:
     """Build an :class:`AssaultScenario` from a scenario file's root table."""
     from oddslab.scenario import read_run_options
 
+    _check_keys(root, ROOT_KEYS)
+    for side in ("attacker", "defender"):
+        if isinstance(root.raw(side, None), dict):
+            _check_keys(root.table(side), SIDE_KEYS)
     run = read_run_options(root, "assault")
     attacker = _read_side(root.table("attacker"), True)
     defender = _read_side(root.table("defender"), False)
