@@ -28,7 +28,17 @@ from oddslab.rulesets.assault_phase.model import (
 )
 from oddslab.rulesets.assault_phase.reading import from_table
 
+#: a tiny valid scenario (as ``tomllib`` would give it) compiling every kernel a real
+#: assault uses, with the same array dtypes: ``oddslab warmup assault-phase``
+WARMUP: dict = {
+    "ruleset": "assault-phase",
+    "name": "warm-up",
+    "attacker": {"units": [{"name": "A", "groups": [{"name": "a", "count": 2}]}]},
+    "defender": {"units": [{"name": "D", "groups": [{"name": "d", "count": 2}]}]},
+}
+
 __all__ = [
+    "WARMUP",
     "AssaultScenario",
     "ModelGroup",
     "Unit",

@@ -14,6 +14,7 @@ and every assumption is listed in ``docs/assault-phase.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -376,7 +377,13 @@ class AssaultScenario:
 
     # -- flattening ---------------------------------------------------------------------------
 
-    # -- the work is done in compile.py -------------------------------------------------------
+    # -- the work is done in compile.py and resolved.py -------------------------------------
+    def resolved(self) -> dict[str, dict[str, Any]]:
+        """The combat as read: every group's derived rolls, strike order, charge, switches."""
+        from oddslab.rulesets.assault_phase.resolved import resolved
+
+        return resolved(self)
+
     def arrays(self) -> dict[str, np.ndarray]:
         """Kernel inputs (see :func:`oddslab.rulesets.assault_phase.compile.arrays`)."""
         from oddslab.rulesets.assault_phase import compile as C
