@@ -67,7 +67,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
 
@@ -80,7 +80,7 @@ def d6(st, script):
     return randint(st, 6) + 1
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def roll_count(st, script, n, need):
     """Roll ``n`` D6; return (how many are >= ``need``, how many are 6).
 
@@ -97,7 +97,7 @@ def roll_count(st, script, n, need):
     return count_d6(st, n, need)
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def ld_test(st, script, ld, double_one):
     """2D6 <= ld passes (optionally a double one always passes)."""
     a = d6(st, script)
@@ -105,7 +105,7 @@ def ld_test(st, script, ld, double_one):
     return a + b <= ld or (double_one and a == 1 and b == 1)
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def hittable(g, wk, reach_unit):
     """Models of group ``g`` that may take casualties (the danger zone)."""
     if reach_unit:
@@ -113,7 +113,7 @@ def hittable(g, wk, reach_unit):
     return wk[W_CON, g] + wk[W_SUP, g]
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def remove_model(g, wk, reach_unit):
     """Remove one casualty from ``g``: models out of reach, then supporting, then contact."""
     wk[W_ALIVE, g] -= 1
@@ -126,7 +126,7 @@ def remove_model(g, wk, reach_unit):
         wk[W_CON, g] -= 1
 
 
-@jit
+@jit(_nrt=False)
 def _pick_majority(cnt, e, row, tie_high, strict):
     """The majority value 1..10 of ``cnt[e, row, :]`` (model counts by value); -1 if empty.
 
@@ -154,7 +154,7 @@ def _pick_majority(cnt, e, row, tie_high, strict):
     return -1
 
 
-@jit
+@jit(_nrt=False)
 def majorities(gi, wk, tie_t_low, strict, reach_unit, cnt):
     """Majority WS and T of every entity, and how many of its models can be hit.
 
@@ -182,7 +182,7 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, cnt):
         wk[W_MT, e] = _pick_majority(cnt, e, 1, not tie_t_low, strict)
 
 
-@jit
+@jit(_nrt=False)
 def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     """The save type (armour, invulnerable) of the majority of ``ent``'s models in reach.
 
@@ -230,7 +230,7 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     return best_n, best_sv, best_inv
 
 
-@jit
+@jit(_nrt=False)
 def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, res):
     """Majority-save procedure for wounds against entity ``ent``; returns (unsaved, inflicted).
 
@@ -299,7 +299,7 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
     return unsaved, inflicted
 
 
-@jit
+@jit(_nrt=False)
 def entity_has_targets(gi, ent, wk, reach_unit):
     """Whether entity ``ent`` has a model that can be hit now (units still in the combat)."""
     for g in range(gi.shape[0]):
@@ -309,7 +309,7 @@ def entity_has_targets(gi, ent, wk, reach_unit):
     return False
 
 
-@jit
+@jit(_nrt=False)
 def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
     """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
 
@@ -333,7 +333,7 @@ def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
     return -1
 
 
-@jit
+@jit(_nrt=False)
 def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab, wk, pend):
     """Wound rolls for ``hits`` hits (plus ``auto`` rending wounds) on entity ``e``.
 
@@ -358,7 +358,7 @@ def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, woun
     return wounds + auto
 
 
-@jit
+@jit(_nrt=False)
 def _deal_split(gi, g, wk, auto, hits):
     """Deal an independent character's hits between his aims (``wk[W_SPLIT_*, k]``).
 
@@ -389,7 +389,7 @@ def _deal_split(gi, g, wk, auto, hits):
     return True
 
 
-@jit
+@jit(_nrt=False)
 def fight_step(
     st, script, gi, ui, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res, pend, cnt
 ):

@@ -76,7 +76,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def _unit_ld(gi, u, wk, mode):
     """Leadership a unit tests on: the highest among its living models, or the majority."""
     best = 0
@@ -99,7 +99,7 @@ def _unit_ld(gi, u, wk, mode):
     return best
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def _unit_alive(gi, u, wk):
     n = 0
     for g in range(gi.shape[0]):
@@ -108,7 +108,7 @@ def _unit_alive(gi, u, wk):
     return n
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def _unit_start(gi, u):
     n = 0
     for g in range(gi.shape[0]):
@@ -117,7 +117,7 @@ def _unit_start(gi, u):
     return n
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def _side_in_combat(gi, ui, side, wk):
     n = 0
     for u in range(ui.shape[0]):
@@ -126,7 +126,7 @@ def _side_in_combat(gi, ui, side, wk):
     return n
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def _roll_distance(st, script, fast):
     """2D6 (3D6 for fast units) inches."""
     total = _d6(st, script) + _d6(st, script)
@@ -135,7 +135,7 @@ def _roll_distance(st, script, fast):
     return total
 
 
-@jit
+@jit(_nrt=False)
 def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend, cnt):
     """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
 
@@ -367,7 +367,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
         res[S_DESTROYED + side] = 1 if gone else 0
 
 
-@jit
+@jit(inline="always", _nrt=False)
 def _any_cover(ui, wk):
     for u in range(ui.shape[0]):
         if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0 and wk[W_IN_COMBAT, u] != 0:
