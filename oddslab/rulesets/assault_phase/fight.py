@@ -67,7 +67,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit(inline="always", _nrt=False)
+@jit(_nrt=False)
 def d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
 
@@ -80,7 +80,7 @@ def d6(st, script):
     return randint(st, 6) + 1
 
 
-@jit(inline="always", _nrt=False)
+@jit(_nrt=False)
 def roll_count(st, script, n, need):
     """Roll ``n`` D6; return (how many are >= ``need``, how many are 6).
 
@@ -97,7 +97,7 @@ def roll_count(st, script, n, need):
     return count_d6(st, n, need)
 
 
-@jit(inline="always", _nrt=False)
+@jit(_nrt=False)
 def ld_test(st, script, ld, double_one):
     """2D6 <= ld passes (optionally a double one always passes)."""
     a = d6(st, script)
