@@ -93,6 +93,22 @@ def test_one_initiative_step_matches_binomial():
     )
 
 
+@pytest.mark.statistical
+def test_charge_through_difficult_terrain_matches_exact():
+    """Two charging units, 5" and 4" of difficult terrain: the combat happens unless both
+    fail, P = 1 - (16/36)(9/36). Chi-square at 1,000,000 trials, seed 3."""
+    units = tuple(
+        Unit(f"U{d}", (ModelGroup("m", 1, a=0),), difficult_terrain_distance=d, fired=True)
+        for d in (5, 4)
+    )
+    sc = AssaultScenario(Side("A", units), Side("D", (Unit("D", (ModelGroup("d", 1, a=0),)),)))
+    exact = sc.exact_pmfs()["attacker_charged"]
+    assert exact[1] == pytest.approx(1 - 16 / 36 * 9 / 36, abs=1e-15)
+    out = engine.simulate(sc, trials=1_000_000, seed=3)
+    assert chisquare_pmf(out.counts["attacker_charged"], exact) > P_MIN
+    assert sc.compile().exact()["attacker_charged"][1] == exact[1]
+
+
 # -- worked examples from the text, die by die -------------------------------------------------
 
 

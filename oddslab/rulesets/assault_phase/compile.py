@@ -7,6 +7,7 @@ the scenario can produce are reported.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ __all__ = [
     "params",
     "primary",
     "job",
+    "exact_pmfs",
     "run_with_dice",
     "group_stat_names",
 ]
@@ -325,6 +327,23 @@ def primary(sc: AssaultScenario) -> str:
     return "defender_models_lost" if "defender_models_lost" in names else "attacker_won_assault"
 
 
+def exact_pmfs(sc: AssaultScenario) -> dict[str, np.ndarray]:
+    """Exact distributions of the statistics fixed before any blow: ``attacker_charged``.
+
+    A unit whose charge crosses ``d`` inches of difficult terrain goes in when the higher of
+    2D6 is at least ``d``: P = 1 - ((d - 1) / 6)^2; the combat happens if any unit goes in.
+    Empty when nothing can fail the charge (everything else depends on the fight).
+    """
+    from oddslab.rulesets.assault_phase.resolved import charge_probability
+
+    if not charge_can_fail(sc):
+        return {}
+    p_none = Fraction(1)
+    for u in sc.attacker.units:
+        p_none *= 1 - charge_probability(u.difficult_terrain_distance)
+    return {"attacker_charged": np.array([float(p_none), float(1 - p_none)])}
+
+
 def job(sc: AssaultScenario) -> Job:
     """The :class:`Job`: the chunk driver, its arrays and the reported statistics."""
     sel = np.array([idx for _, idx in stat_rows(sc)], dtype=np.int64)
@@ -339,6 +358,7 @@ def job(sc: AssaultScenario) -> Job:
         (*params(sc), sel),
         stats(sc),
         headlines(sc),
+        exact=(lambda: exact_pmfs(sc)) if charge_can_fail(sc) else None,
         meta=meta,
         ruleset="assault-phase",
     )

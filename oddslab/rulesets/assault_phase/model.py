@@ -406,6 +406,12 @@ class AssaultScenario:
 
         return C.headlines(self)
 
+    def exact_pmfs(self) -> dict[str, np.ndarray]:
+        """Exact PMFs of the static statistics (``attacker_charged``); see compile.py."""
+        from oddslab.rulesets.assault_phase import compile as C
+
+        return C.exact_pmfs(self)
+
     def compile(self):
         """The :class:`oddslab.engine.Job` for this combat."""
         from oddslab.rulesets.assault_phase import compile as C

@@ -36,7 +36,7 @@ SIDE_KEYS = ("name", "units")
 def _check_keys(tbl: Table, known: tuple[str, ...]) -> None:
     """Report a typo'd key (with its did-you-mean) before the missing key it causes."""
     for name in tbl.data:
-        if name not in known:
+        if name not in known and name != "charge_distance":  # renamed: its own message
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise tbl.error(name, f"unknown key{hint} (known keys here: {', '.join(known)})")
@@ -125,7 +125,19 @@ def _read_split(tbl: Table) -> tuple[int, ...] | None:
     return None if raw is None else tuple(raw)
 
 
+UNIT_KEYS = ("name", "groups", "fast", "trapped")
+ATTACKER_UNIT_KEYS = (
+    *UNIT_KEYS,
+    "grenades",
+    "fired",
+    "difficult_terrain_distance",
+    "charge_distance",
+)
+DEFENDER_UNIT_KEYS = (*UNIT_KEYS, "in_cover", "falling_back")
+
+
 def _read_unit(tbl: Table, index: int, attacking: bool) -> Unit:
+    _check_keys(tbl, ATTACKER_UNIT_KEYS if attacking else DEFENDER_UNIT_KEYS)
     name = tbl.str("name", f"unit {index + 1}")
     groups = tuple(_read_group(t, i) for i, t in enumerate(tbl.tables("groups", min_len=1)))
     kw: dict[str, Any] = {"fast": tbl.bool("fast", False), "trapped": tbl.bool("trapped", False)}
