@@ -10,7 +10,9 @@ and every assumption is listed in ``docs/assault-phase.md``.
 
 Modules: :mod:`.model` (dataclasses, validation), :mod:`.reading` (TOML -> model),
 :mod:`.compile` (model -> arrays, statistics, :class:`~oddslab.engine.Job`),
-:mod:`.layout` (array column constants), :mod:`.fight` and :mod:`.kernel` (numba).
+:mod:`.layout` (array column constants), :mod:`.resolved` (``resolved()``), and the numba
+kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative step) and
+:mod:`.kernel` (one whole combat, the chunk driver).
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from numba import prange
 from oddslab._jit import jit, jit_parallel
 from oddslab._kernels.rng import new_state
 from oddslab.rulesets.assault_phase.fight import d6 as _d6
-from oddslab.rulesets.assault_phase.fight import fight_step
 from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
 from oddslab.rulesets.assault_phase.layout import (
     COVER_STEP,
@@ -74,6 +73,7 @@ from oddslab.rulesets.assault_phase.layout import (
     W_SWEEPER,
     W_TURN_INF,
 )
+from oddslab.rulesets.assault_phase.step import fight_step
 
 
 @jit(inline="always", _nrt=False)
