@@ -135,6 +135,9 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, cnt):
     is alive; ``wk[W_HIT_E, e]`` gets the models in the danger zone (as :func:`hittable`).
     """
     E = cnt.shape[0]
+    # typed (not literal) constants: a literal argument compiles another specialisation
+    row_ws = strict * 0
+    ws_high = row_ws != 0
     for e in range(E):
         wk[W_HIT_E, e] = 0
         for k in range(11):
@@ -149,8 +152,8 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, cnt):
         cnt[e, 1, gi[g, G_T]] += n
         wk[W_HIT_E, e] += hittable(g, wk, reach_unit)
     for e in range(E):
-        wk[W_MWS, e] = _pick_majority(cnt, e, 0, False, strict)
-        wk[W_MT, e] = _pick_majority(cnt, e, 1, not tie_t_low, strict)
+        wk[W_MWS, e] = _pick_majority(cnt, e, row_ws, ws_high, strict)
+        wk[W_MT, e] = _pick_majority(cnt, e, row_ws + 1, not tie_t_low, strict)
 
 
 @jit(_nrt=False)

@@ -147,6 +147,10 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
     for i in range(res.shape[0]):
         res[i] = 0
     double_one = rules[R_DOUBLE_ONE] != 0
+    # typed (not literal) constants: a literal argument compiles another specialisation
+    zero = rules[R_MAX_TURNS] * 0
+    yes = zero == 0
+    no = zero != 0
     for g in range(G):
         wk[W_ALIVE, g] = gi[g, G_COUNT]
         wk[W_CON, g] = gi[g, G_CONTACT]
@@ -178,7 +182,8 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
     # -- defenders assaulted while falling back must regroup -------------------------------
     for u in range(U):
         if ui[u, U_SIDE] == 1 and ui[u, U_FALLING_BACK] != 0:
-            if not _ld_test(st, script, _unit_ld(gi, u, wk, rules[R_LD_MODE]), double_one):
+            ld = _unit_ld(gi, u, wk, rules[R_LD_MODE]) + zero
+            if not _ld_test(st, script, ld, double_one):
                 res[S_REGROUP_FAILED] = 1
                 wk[W_IN_COMBAT, u] = 0
                 for g in range(G):
@@ -234,7 +239,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                 step,
                 wk,
                 redirect,
-                False,
+                no,
                 res,
                 pend,
                 cnt,
@@ -269,7 +274,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
             for u in range(U):
                 if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
                     continue
-                ld = _unit_ld(gi, u, wk, rules[R_LD_MODE])
+                ld = _unit_ld(gi, u, wk, rules[R_LD_MODE]) + zero
                 if rules[R_HALF_PENALTY] != 0 and 2 * _unit_alive(gi, u, wk) < _unit_start(gi, u):
                     ld -= 1
                 if not _ld_test(st, script, ld, double_one):
@@ -329,10 +334,10 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                         rules,
                         hit_tab,
                         wound_tab,
-                        0,
+                        zero,
                         wk,
                         redirect,
-                        True,
+                        yes,
                         res,
                         pend,
                         cnt,

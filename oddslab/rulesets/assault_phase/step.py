@@ -136,6 +136,11 @@ def fight_step(
     G = gi.shape[0]
     E = ei.shape[0]
     reach_unit = rules[R_REACH] != 0
+    # typed (not literal) constants: a literal argument compiles another specialisation
+    zero = step * 0
+    yes = zero == 0
+    no = zero != 0
+    no_unit = zero - 1
     # majority WS and T of every entity, fixed for the whole step (simultaneous blows)
     majorities(gi, wk, rules[R_TIE_T] != 0, rules[R_MAJORITY], reach_unit, cnt)
     for e in range(E):
@@ -164,7 +169,7 @@ def fight_step(
                 continue
             split = False
             if sweep:
-                e = pick_target(gi, ei, g, wk, reach_unit, True, wk[W_SWEEPER, g], False)
+                e = pick_target(gi, ei, g, wk, reach_unit, yes, wk[W_SWEEPER, g], no)
                 if e >= 0 and ei[e, E_UNIT] != wk[W_SWEEPER, g]:
                     e = -1
             elif gi[g, G_NAIMS] > 1:
@@ -174,9 +179,9 @@ def fight_step(
                         e = gi[g, G_AIMS + k]
                 split = e >= 0
                 if e < 0:
-                    e = pick_target(gi, ei, g, wk, reach_unit, redirect, -1, False)
+                    e = pick_target(gi, ei, g, wk, reach_unit, redirect, no_unit, no)
             else:
-                e = pick_target(gi, ei, g, wk, reach_unit, redirect, -1, False)
+                e = pick_target(gi, ei, g, wk, reach_unit, redirect, no_unit, no)
             if e < 0:
                 continue
             if kind == 0:
@@ -242,15 +247,17 @@ def fight_step(
             if wk[W_FORCE_PEND, g] == 0:
                 continue
             e = pick_target(
-                gi, ei, g, wk, reach_unit, True, wk[W_SWEEPER, g] if sweep else -1, True
+                gi, ei, g, wk, reach_unit, yes, wk[W_SWEEPER, g] if sweep else no_unit, yes
             )
             if e < 0:
                 continue
             side = gi[g, G_SIDE]
-            uns, inf = resolve_saves(st, script, gi, e, wk[W_FORCE_PEND, g], 0, 0, wk, rules, res)
+            uns, inf = resolve_saves(
+                st, script, gi, e, wk[W_FORCE_PEND, g], zero, zero, wk, rules, res
+            )
             res[S_UNSAVED + side] += uns
             wk[W_TURN_INF, side] += inf
-            if uns > 0 and ld_test(st, script, gi[g, G_LD], False):
+            if uns > 0 and ld_test(st, script, gi[g, G_LD], no):
                 h = wk[W_TRACK, 0]
                 if h >= 0 and wk[W_TRACK, 1] != 0 and wk[W_ALIVE, h] > 0:
                     wk[W_DMG, h] = 0  # slain outright; only the wounds inflicted count
