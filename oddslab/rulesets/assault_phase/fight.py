@@ -98,62 +98,62 @@ def remove_model(g, wk, reach_unit):
 
 
 @jit(_nrt=False)
-def _pick_majority(cnt, e, row, tie_high, strict):
-    """The majority value 1..10 of ``cnt[e, row, :]`` (model counts by value); -1 if empty.
+def _group_majority(gi, wk, e, col, tie_high, strict):
+    """The majority of column ``col`` (WS or T) over entity ``e``'s models still in combat.
 
-    ``strict == 0``: the most common value; equal counts: the highest if ``tie_high`` else
-    the lowest. ``strict == 1``: a value held by more than half the models; exactly two
-    values at half each: the tie rule; otherwise the lowest value.
+    ``strict == 0``: the value most models have; equal counts: the highest if ``tie_high``
+    else the lowest. ``strict == 1``: a value more than half the models have; exactly two
+    values at half each: the tie rule; otherwise the lowest value. -1 if nobody is left.
     """
+    G = gi.shape[0]
     total = 0
     kinds = 0
     best_n = 0
     best_v = -1
-    for v in range(1, 11):
-        c = cnt[e, row, v]
-        total += c
-        kinds += c > 0
-        if c > best_n or (c == best_n and c > 0 and tie_high):
+    low = 11
+    for g in range(G):
+        n = wk[W_ALIVE, g]
+        if gi[g, G_ENT] != e or n == 0 or wk[W_IN_COMBAT, gi[g, G_UNIT]] == 0:
+            continue
+        v = gi[g, col]
+        total += n
+        low = v if v < low else low
+        c = 0
+        first = True
+        for h in range(G):
+            if gi[h, G_ENT] == e and gi[h, col] == v and wk[W_IN_COMBAT, gi[h, G_UNIT]] != 0:
+                c += wk[W_ALIVE, h]
+                if h < g and wk[W_ALIVE, h] > 0:
+                    first = False
+        kinds += first
+        if c > best_n or (c == best_n and (v > best_v if tie_high else v < best_v)):
             best_n = c
             best_v = v
     if strict == 0 or best_v < 0 or 2 * best_n > total or (2 * best_n == total and kinds == 2):
         # most common; or more than half; or two values at half each (the tie rule)
         return best_v
-    for v in range(1, 11):  # no majority: the lowest value
-        if cnt[e, row, v] > 0:
-            return v
-    return -1
+    return low  # no majority: the lowest value
 
 
 @jit(_nrt=False)
-def majorities(gi, wk, tie_t_low, strict, reach_unit, cnt):
+def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
     """Majority WS and T of every entity, and how many of its models can be hit.
 
     Counts models of units still in the combat. WS ties: the lowest; T ties per
-    ``tie_t_low``; ``strict`` selects the reading of "majority" (see :func:`_pick_majority`).
-    ``cnt`` is int64 scratch ``(E, 2, 11)``; ``wk[W_MWS, e]``/``wk[W_MT, e]`` get -1 if nobody
-    is alive; ``wk[W_HIT_E, e]`` gets the models in the danger zone (as :func:`hittable`).
+    ``tie_t_low``; ``strict`` selects the reading of "majority" (see :func:`_group_majority`).
+    ``wk[W_MWS, e]``/``wk[W_MT, e]`` get -1 if nobody is alive; ``wk[W_HIT_E, e]`` gets the
+    models in the danger zone (as :func:`hittable`), for ``e < n_ent``.
     """
-    E = cnt.shape[0]
     # typed (not literal) constants: a literal argument compiles another specialisation
-    row_ws = strict * 0
-    ws_high = row_ws != 0
-    for e in range(E):
+    ws_high = strict < 0
+    for e in range(n_ent):
         wk[W_HIT_E, e] = 0
-        for k in range(11):
-            cnt[e, 0, k] = 0
-            cnt[e, 1, k] = 0
     for g in range(gi.shape[0]):
-        n = wk[W_ALIVE, g]
-        if n == 0 or wk[W_IN_COMBAT, gi[g, G_UNIT]] == 0:
-            continue
-        e = gi[g, G_ENT]
-        cnt[e, 0, gi[g, G_WS]] += n
-        cnt[e, 1, gi[g, G_T]] += n
-        wk[W_HIT_E, e] += hittable(g, wk, reach_unit)
-    for e in range(E):
-        wk[W_MWS, e] = _pick_majority(cnt, e, row_ws, ws_high, strict)
-        wk[W_MT, e] = _pick_majority(cnt, e, row_ws + 1, not tie_t_low, strict)
+        if wk[W_ALIVE, g] > 0 and wk[W_IN_COMBAT, gi[g, G_UNIT]] != 0:
+            wk[W_HIT_E, gi[g, G_ENT]] += hittable(g, wk, reach_unit)
+    for e in range(n_ent):
+        wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, ws_high, strict)
+        wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
 
 
 @jit(_nrt=False)

@@ -136,11 +136,11 @@ def _roll_distance(st, script, fast):
 
 
 @jit(_nrt=False)
-def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend, cnt):
+def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend):
     """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
 
-    ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, 2) + 1)``, ``pend`` int64
-    ``(E, 3)`` and ``cnt`` int64 ``(E, 2, 11)``; all are overwritten.
+    ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)`` and ``pend``
+    int64 ``(E, 3)``; both are overwritten.
     """
     G = gi.shape[0]
     U = ui.shape[0]
@@ -242,7 +242,6 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                 no,
                 res,
                 pend,
-                cnt,
             )
         # -- assault result ----------------------------------------------------------------
         left_a = _side_in_combat(gi, ui, 0, wk)
@@ -340,7 +339,6 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                         yes,
                         res,
                         pend,
-                        cnt,
                     )
                 for u in range(U):
                     if wk[W_FLED, u] != 0:
@@ -387,7 +385,6 @@ def _scratch(gi, ui, ei):
     return (
         np.zeros((W_NROWS, n), dtype=np.int64),
         np.zeros((E, 3), dtype=np.int64),
-        np.zeros((E, 2, 11), dtype=np.int64),
     )
 
 
@@ -396,8 +393,8 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
     st = new_state(seed_words)
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk, pend, cnt = _scratch(gi, ui, ei)
-    simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend, cnt)
+    wk, pend = _scratch(gi, ui, ei)
+    simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
     return res
 
 
@@ -410,9 +407,9 @@ def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, 
     st = new_state(seed_words)
     script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk, pend, cnt = _scratch(gi, ui, ei)
+    wk, pend = _scratch(gi, ui, ei)
     for _ in range(ntrials):
-        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend, cnt)
+        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
         for k in range(sel.shape[0]):
             hist[k, res[sel[k]]] += 1
 

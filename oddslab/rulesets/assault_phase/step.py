@@ -123,7 +123,7 @@ def _deal_split(gi, g, wk, auto, hits):
 
 @jit(_nrt=False)
 def fight_step(
-    st, script, gi, ui, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res, pend, cnt
+    st, script, gi, ui, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res, pend
 ):
     """Every group striking at ``step`` attacks simultaneously; casualties applied after.
 
@@ -142,7 +142,7 @@ def fight_step(
     no = zero != 0
     no_unit = zero - 1
     # majority WS and T of every entity, fixed for the whole step (simultaneous blows)
-    majorities(gi, wk, rules[R_TIE_T] != 0, rules[R_MAJORITY], reach_unit, cnt)
+    majorities(gi, wk, rules[R_TIE_T] != 0, rules[R_MAJORITY], reach_unit, E)
     for e in range(E):
         pend[e, 0] = 0
         pend[e, 1] = 0
