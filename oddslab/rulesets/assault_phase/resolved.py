@@ -148,8 +148,10 @@ def _group_section(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup) ->
         out["supporting models strike at"] = _strike_at(sc, side, unit, g, False)
     if len(targets) > 1:
         w = g.split_weights
-        out["target"] = "hits split in turn between " + ", ".join(
-            f"{t} ({n} per round)" for t, n in zip(targets, w, strict=True)
+        out["target"] = (
+            "hits split in turn between "
+            + ", ".join(f"{t} ({n} per round)" for t, n in zip(targets, w, strict=True))
+            + "; one to-hit roll per attack, against the first of them with models in reach"
         )
     else:
         out["target"] = targets[0] + ("" if g.target else " (default: the first enemy unit)")
