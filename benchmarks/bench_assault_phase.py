@@ -1,25 +1,36 @@
 """Benchmark: 10 Space Marines charge 20 Ork Boyz, one turn, with morale and sweeping advance.
 
-Prints trials per second (wall clock and per CPU-second) after a warm-up call, so compile
-time is excluded (the warm-up time shows whether the kernel came from numba's cache).
+The same combat three ways in one process: oddslab (after a warm-up call, so compile time
+is excluded), and the pure-Python reference ``tests/naive_assault_phase.py`` (also the slow
+oracle of the tests). Rates are trials per second of wall clock and per CPU-second (all
+threads): the CPU figure is what the cores deliver whatever else runs on the machine.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_assault_phase.py [--trials N] [--repeat R] [--quick]``
+Run: ``python benchmarks/bench_assault_phase.py [--quick]`` (markdown table on stdout).
+``run(quick)`` returns the rows for ``benchmarks/run_all.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import time
+import random
+import sys
+from pathlib import Path
 
-import numba
+import numpy as np
 
-from oddslab import engine
-from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import best_of_both, fmt_rate, markdown_table  # noqa: E402
+
+JOB = "10 marines charge 20 boyz (1 turn, morale, sweep)"
 
 
-def scenario() -> AssaultScenario:
+def scenario():
     """10 marines (sergeant with power fist) vs 20 boyz (Nob with power claw), open ground."""
+    from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
+
     marines = Unit(
         "Tactical Squad",
         (
@@ -35,56 +46,97 @@ def scenario() -> AssaultScenario:
         ),
     )
     return AssaultScenario(
-        Side("Space Marines", (marines,)),
-        Side("Orks", (boyz,)),
-        Rules(max_turns=1),
-        name="10 marines charge 20 boyz (1 turn, morale, sweep)",
+        Side("Space Marines", (marines,)), Side("Orks", (boyz,)), Rules(max_turns=1), name=JOB
     )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=8_000_000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="smoke test: 262,144 trials, 1 run")
-    args = ap.parse_args()
-    if args.quick:
-        args.trials, args.repeat = 4 * 65536, 1
+class _CountingRandom(random.Random):
+    """``random.Random`` that counts ``randint`` calls (the dice a person would roll)."""
+
+    dice = 0
+
+    def randint(self, a: int, b: int) -> int:
+        self.dice += 1
+        return super().randint(a, b)
+
+
+def naive_dice_per_trial(trials: int = 20_000) -> float:
+    """Mean D6 rolled per combat by the reference (one die per attack, wound, save, test)."""
+    from tests import naive_assault_phase as naive
+
+    att, dfn = naive.benchmark_sides()
+    rng = _CountingRandom(3)
+    for _ in range(trials):
+        naive.play(att, dfn, rng)
+    return rng.dice / trials
+
+
+def run(quick: bool = False) -> list[dict]:
+    """One row: the benchmark combat, oddslab v the pure-Python reference (see module doc)."""
+    import numba
+
+    from oddslab import engine
+    from tests import naive_assault_phase as naive
+
     sc = scenario()
-    t0 = time.perf_counter()
-    engine.simulate(sc, trials=65536, seed=1)  # warm-up: compile or load from cache
-    warm = time.perf_counter() - t0
-    best = 0.0
-    best_cpu = 0.0
-    for r in range(args.repeat):
-        t0 = time.perf_counter()
-        c0 = time.process_time()
-        out = engine.simulate(sc, trials=args.trials, seed=100 + r)
-        best = max(best, args.trials / (time.perf_counter() - t0))
-        # CPU seconds of all threads: trials per CPU-second is what one free core delivers,
-        # unaffected by other processes competing for the cores
-        best_cpu = max(best_cpu, args.trials / (time.process_time() - c0))
-    print(f"scenario: {sc.name}")
-    print(
-        f"threads: {numba.get_num_threads()} (NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')})"
-    )
-    print(f"warm-up call: {warm:.2f} s (compile, or cache load if < ~2 s)")
-    print(f"trials per run: {args.trials:,}; best of {args.repeat}")
+    engine.simulate(sc, trials=65536, seed=1)  # warm-up: compile or load from numba's cache
+    n = 4 * 65536 if quick else 8_000_000
+    repeat = 1 if quick else 3
+    wall, cpu, out = best_of_both(lambda: engine.simulate(sc, trials=n, seed=100), repeat)
+    n_py = 2_000 if quick else 20_000
+    att, dfn = naive.benchmark_sides()
+    py_wall, _py_cpu, ref = best_of_both(lambda: naive.run(att, dfn, n_py, seed=5), 1)
+    # the two agree (mean defender models lost within 5 standard errors of the difference)
+    vals = np.array([r["defender_models_lost"] for r in ref], dtype=float)
+    pk = out.probs["defender_models_lost"]
+    mean = float(pk @ np.arange(len(pk)))
+    var_k = float(pk @ (np.arange(len(pk)) - mean) ** 2)
+    z = (mean - vals.mean()) / np.sqrt(vals.var() / n_py + var_k / n)
     threads = numba.get_num_threads()
-    print(f"throughput (wall clock): {best / 1e6:.2f} M trials/s")
-    print(f"throughput per CPU-second: {best_cpu / 1e6:.2f} M trials/s per core")
-    print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"(on {threads} idle cores expect about {threads * best_cpu / 1e6:.2f} M trials/s)")
-    print()
-    print("| job | trials | M trials/s (wall) | M trials/s per CPU-second |")
-    print("|---|---|---|---|")
-    print(f"| {sc.name} | {args.trials:,} | {best / 1e6:.2f} | {best_cpu / 1e6:.2f} |")
-    print()
-    print(
-        f"P(attacker wins) = {out.prob('attacker_wins', 1):.4f}, "
-        f"P(defender swept) = {out.prob('defender_swept', 1):.4f}"
+    load = os.getloadavg()[0]
+    note = (
+        f"{fmt_rate(n / cpu)} trials per CPU-second ({threads} threads; load average "
+        f"{load:.1f} on {os.cpu_count()} CPUs); mean defender models lost {mean:.3f} v "
+        f"reference {vals.mean():.3f} (z = {z:+.1f})"
     )
+    return [
+        {
+            "ruleset": "assault-phase",
+            "job": JOB,
+            "unit": "trials",
+            "oddslab_per_s": n / wall,
+            "python_per_s": n_py / py_wall,
+            "numpy_per_s": None,
+            "dice_per_trial": naive_dice_per_trial(2_000 if quick else 20_000),
+            "threads": threads,
+            "note": note,
+        }
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a few-second smoke run")
+    args = ap.parse_args(argv)
+    rows = run(args.quick)
+    table = []
+    for r in rows:
+        ratio = r["oddslab_per_s"] / r["python_per_s"]
+        table.append(
+            [
+                r["job"],
+                f"{fmt_rate(r['oddslab_per_s'])} {r['unit']}/s",
+                f"{fmt_rate(r['python_per_s'])} {r['unit']}/s",
+                f"{ratio:.0f}×",
+                f"{r['dice_per_trial']:.1f}",
+                r["threads"],
+                r["note"],
+            ]
+        )
+    headers = ["job", "oddslab", "pure Python", "ratio", "dice/trial", "threads", "note"]
+    print(markdown_table(headers, table))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -8,7 +8,6 @@ errors of the difference of two independent estimates.
 from __future__ import annotations
 
 import itertools
-import random
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,13 +25,16 @@ from oddslab.rulesets.assault_phase import (
     to_wound,
 )
 from oddslab.scenario import ScenarioError
+from tests import naive_assault_phase as naive
 from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_two
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("assault-*.toml"))
 
 
 def one_vs_one(att: list[ModelGroup], dfn: list[ModelGroup], **unit_kw) -> AssaultScenario:
-    a_kw = {k: v for k, v in unit_kw.items() if k in ("grenades", "fired", "charge_distance")}
+    a_kw = {
+        k: v for k, v in unit_kw.items() if k in ("grenades", "fired", "difficult_terrain_distance")
+    }
     d_kw = {k: v for k, v in unit_kw.items() if k in ("in_cover", "falling_back")}
     return AssaultScenario(
         Side("A", (Unit("Attackers", tuple(att), **a_kw),)),
@@ -81,12 +83,30 @@ def test_one_initiative_step_matches_binomial():
     out = engine.simulate(sc, trials=1_000_000, seed=7)
     p = float(_p_unsaved_per_attack())
     assert p == pytest.approx(60 / 216, abs=1e-15)
-    assert out.probs["attacker_attacks"][20] == 1.0
-    for stat, q in (("attacker_unsaved", p), ("attacker_hits", 4 / 6)):
+    assert out.probs["attacker_attacks_made"][20] == 1.0
+    for stat, q in (("unsaved_wounds_on_defender", p), ("hits_on_defender", 4 / 6)):
         exact = binom.pmf(np.arange(21), 20, q)
         assert chisquare_pmf(out.counts[stat], exact) > P_MIN, stat
     # inflicted = unsaved = slain when every wound lands on a one-wound model in reach
-    assert np.array_equal(out.counts["attacker_unsaved"][:21], out.counts["attacker_slain"][:21])
+    assert np.array_equal(
+        out.counts["unsaved_wounds_on_defender"][:21], out.counts["defender_models_lost"][:21]
+    )
+
+
+@pytest.mark.statistical
+def test_charge_through_difficult_terrain_matches_exact():
+    """Two charging units, 5" and 4" of difficult terrain: the combat happens unless both
+    fail, P = 1 - (16/36)(9/36). Chi-square at 1,000,000 trials, seed 3."""
+    units = tuple(
+        Unit(f"U{d}", (ModelGroup("m", 1, a=0),), difficult_terrain_distance=d, fired=True)
+        for d in (5, 4)
+    )
+    sc = AssaultScenario(Side("A", units), Side("D", (Unit("D", (ModelGroup("d", 1, a=0),)),)))
+    exact = sc.exact_pmfs()["attacker_charged"]
+    assert exact[1] == pytest.approx(1 - 16 / 36 * 9 / 36, abs=1e-15)
+    out = engine.simulate(sc, trials=1_000_000, seed=3)
+    assert chisquare_pmf(out.counts["attacker_charged"], exact) > P_MIN
+    assert sc.compile().exact()["attacker_charged"][1] == exact[1]
 
 
 # -- worked examples from the text, die by die -------------------------------------------------
@@ -110,12 +130,12 @@ def test_incubi_and_warriors_majority_saves():
     saves = [1, 1, 1, 1, 5, 6] + [3, 4]  # six at 5+ (four fail), then two at 3+
     r = sc.run_with_dice(hits + wounds + saves)
     assert r["dice_used"] >= 22
-    assert r["defender.Defenders.Warriors.slain"] == 4
-    assert r["defender.Defenders.Incubi.slain"] == 0
-    assert r["attacker_unsaved"] == 4
+    assert r["defender.Defenders.Warriors.models_lost"] == 4
+    assert r["defender.Defenders.Incubi.models_lost"] == 0
+    assert r["unsaved_wounds_on_defender"] == 4
     # the third save die is a 3: at 5+ (wrong majority) it would have failed
     r = sc.run_with_dice(hits + wounds + [1, 1, 1, 1, 5, 6] + [3, 2])
-    assert r["defender.Defenders.Incubi.slain"] == 1
+    assert r["defender.Defenders.Incubi.models_lost"] == 1
 
 
 def test_archon_retinue_special_attacks_first():
@@ -132,9 +152,9 @@ def test_archon_retinue_special_attacks_first():
     dice += [5, 1]  # the batch of six: four power wounds (no save, no dice), two at 5+
     dice += [3, 2]  # carried over: Incubi majority, 3+
     r = sc.run_with_dice(dice)
-    assert r["defender.Defenders.Warriors.slain"] == 5
-    assert r["defender.Defenders.Incubi.slain"] == 1
-    assert r["attacker_unsaved"] == 6
+    assert r["defender.Defenders.Warriors.models_lost"] == 5
+    assert r["defender.Defenders.Incubi.models_lost"] == 1
+    assert r["unsaved_wounds_on_defender"] == 6
     assert r["dice_used"] >= 20
 
 
@@ -148,17 +168,17 @@ def test_power_fist_strikes_at_initiative_one():
     """The marine (I4) strikes before the power fist (always I1); slain, the sergeant does not
     strike back."""
     r = _fist_duel().run_with_dice([4, 4, 1])  # hit 4+, wound 4+, armour save 3+ fails
-    assert r["defender_slain"] == 1
-    assert r["attacker_attacks"] == 0
-    assert r["defender_wins"] == 1 and r["attacker_destroyed"] == 1
+    assert r["attacker_models_lost"] == 1
+    assert r["attacker_attacks_made"] == 0
+    assert r["defender_won_assault"] == 1 and r["attacker_destroyed"] == 1
 
 
 def test_power_fist_doubles_strength_and_ignores_armour():
     """S4 doubled to S8 against T4 wounds on 2+; no armour save is rolled."""
     r = _fist_duel().run_with_dice([1] + [4, 4] + [1, 2])  # marine misses; 2 fist attacks
-    assert r["attacker_attacks"] == 2  # 1 + 1 for charging
-    assert r["attacker_wounds"] == 1  # the 1 fails, the 2 wounds on 2+
-    assert r["attacker_slain"] == 1 and r["attacker_wins"] == 1
+    assert r["attacker_attacks_made"] == 2  # 1 + 1 for charging
+    assert r["wounds_on_defender"] == 1  # the 1 fails, the 2 wounds on 2+
+    assert r["defender_models_lost"] == 1 and r["attacker_won_assault"] == 1
     # the marine's 3+ armour save is never rolled: morale dice follow straight away
     assert r["dice_used"] == 5
 
@@ -169,27 +189,29 @@ def test_lightning_claws_reroll_failed_wounds_and_ignore_armour():
     att = [ModelGroup("Claws", 1, ws=4, s=4, t=4, i=4, a=1, weapon="lightning-claws")]
     dfn = [ModelGroup("Terminator", 1, ws=4, s=4, t=4, w=3, i=1, a=0, save=2)]
     r = one_vs_one(att, dfn).run_with_dice([4, 4, 4] + [1, 1, 4] + [4, 1])
-    assert r["attacker_attacks"] == 3
-    assert r["attacker_wounds"] == 2 and r["attacker_inflicted"] == 2
-    assert r["attacker_slain"] == 0  # W3 survives two wounds
+    assert r["attacker_attacks_made"] == 3
+    assert r["wounds_on_defender"] == 2 and r["defender_wounds_lost"] == 2
+    assert r["defender_models_lost"] == 0  # W3 survives two wounds
 
 
 @pytest.mark.parametrize(
-    ("grenades", "dice", "attacker_attacks", "attacker_slain", "defender_slain"),
+    ("grenades", "dice", "attacker_attacks_made", "defender_models_lost", "attacker_models_lost"),
     [
         ("none", [6, 6], 0, 0, 1),  # cover: the I1 defender strikes first, kills the charger
         ("frag", [6, 6, 6, 6, 6, 6], 2, 1, 1),  # frag: simultaneous, both die
         ("plasma", [6, 6, 6, 6], 2, 1, 0),  # plasma: Initiative order, the I5 charger first
     ],
 )
-def test_cover_strikes_first(grenades, dice, attacker_attacks, attacker_slain, defender_slain):
+def test_cover_strikes_first(
+    grenades, dice, attacker_attacks_made, defender_models_lost, attacker_models_lost
+):
     att = [ModelGroup("Striker", 1, ws=4, s=4, t=4, i=5, a=1)]
     dfn = [ModelGroup("Guard", 1, ws=3, s=3, t=3, i=1, a=1)]
     sc = one_vs_one(att, dfn, grenades=grenades, in_cover=True)
     r = sc.run_with_dice(dice)
-    assert r["attacker_attacks"] == attacker_attacks
-    assert r["defender_slain"] == defender_slain
-    assert r["attacker_slain"] == attacker_slain
+    assert r["attacker_attacks_made"] == attacker_attacks_made
+    assert r["attacker_models_lost"] == attacker_models_lost
+    assert r["defender_models_lost"] == defender_models_lost
     assert r["dice_used"] == len(dice)
 
 
@@ -202,122 +224,84 @@ def test_cover_only_in_the_first_turn():
     # turn 1: guard misses (1); striker's two attacks miss (1, 1): draw
     # turn 2: striker one attack first: hit 6, wound 6 -> guard slain
     r = sc.run_with_dice([1, 1, 1, 6, 6])
-    assert r["draw"] == 1
-    assert r["attacker_attacks"] == 3
-    assert r["turns"] == 2 and r["attacker_won_fight"] == 1
+    assert r["assault_drawn"] == 1
+    assert r["attacker_attacks_made"] == 3
+    assert r["combat_ended_turn"] == 2 and r["attacker_won_fight"] == 1
 
 
 def test_charge_through_difficult_terrain_fails_when_short():
     att = [ModelGroup("Striker", 1, a=1)]
     dfn = [ModelGroup("Guard", 1, a=1)]
-    sc = one_vs_one(att, dfn, charge_distance=5)
+    sc = one_vs_one(att, dfn, difficult_terrain_distance=5)
     r = sc.run_with_dice([4, 3])  # highest 4 < 5
-    assert r["charge"] == 0 and r["turns"] == 0 and r["dice_used"] == 2
+    assert r["attacker_charged"] == 0 and r["assault_drawn"] == 0 and r["dice_used"] == 2
     r = sc.run_with_dice([2, 5, 1, 1, 1])  # highest 5: charge goes in
-    assert r["charge"] == 1
+    assert r["attacker_charged"] == 1
 
 
-# -- a tiny full combat against a brute-force reference ----------------------------------------
+# -- full combats against the pure-Python reference (tests/naive_assault_phase.py) ------------
 
 
-def _tiny() -> AssaultScenario:
-    att = Unit(
-        "Squad",
-        (
-            ModelGroup("Marines", 2, ws=4, s=4, t=4, i=4, a=1, ld=8, save=3),
-            ModelGroup("Sarge", 1, ws=4, s=4, t=4, i=4, a=2, ld=9, save=3, weapon="power-fist"),
-        ),
-    )
-    dfn = Unit(
-        "Gaunts",
-        (
-            ModelGroup("Gaunts", 4, ws=3, s=3, t=3, i=3, a=1, ld=7, save=5),
-            ModelGroup("Leader", 1, ws=3, s=3, t=3, i=3, a=1, ld=8, save=5),
-        ),
-    )
-    return AssaultScenario(Side("A", (att,)), Side("D", (dfn,)), Rules(max_turns=1))
+def _from_naive(att: list[naive.Group], dfn: list[naive.Group]) -> AssaultScenario:
+    def unit(name: str, groups: list[naive.Group]) -> Unit:
+        return Unit(
+            name,
+            tuple(
+                ModelGroup(
+                    g.name,
+                    g.count,
+                    ws=g.ws,
+                    s=g.s,
+                    t=g.t,
+                    i=g.i,
+                    a=g.a,
+                    ld=g.ld,
+                    save=g.save,
+                    two_weapons=g.two_weapons,
+                    weapon="power-fist" if g.power_fist else "none",
+                )  # fmt: skip
+                for g in groups
+            ),
+        )
+
+    return AssaultScenario(Side("A", (unit("Att", att),)), Side("D", (unit("Def", dfn),)))
 
 
-def _brute_tiny(rng: random.Random) -> dict[str, int]:
-    """The tiny combat played by hand, die by die, from the rule text."""
-    d6 = lambda: rng.randint(1, 6)  # noqa: E731
-    a = [2, 1]  # marines, sarge alive
-    d = [4, 1]  # gaunts, leader alive
-
-    def kill(groups, n):
-        for i in range(len(groups)):
-            k = min(n, groups[i])
-            groups[i] -= k
-            n -= k
-        return
-
-    def saves(n, need):  # wounds -> unsaved
-        return sum(need >= 7 or d6() < need for _ in range(n))
-
-    inflicted = [0, 0]
-    # I4: marines, charging (+1 A): WS4 v WS3 3+, S4 v T3 3+, gaunt save 5+
-    wounds = sum(d6() >= 3 and d6() >= 3 for _ in range(a[0] * 2))
-    u = min(saves(wounds, 5), sum(d))
-    kill(d, u)
-    inflicted[0] += u
-    # I3: gaunts: WS3 v WS4 4+, S3 v T4 5+, marine save 3+
-    wounds = sum(d6() >= 4 and d6() >= 5 for _ in range(sum(d)))
-    u = min(saves(wounds, 3), sum(a))
-    kill(a, u)
-    inflicted[1] += u
-    # I1: power fist: 2 + 1 attacks, S8 v T3 2+, no armour save
-    if a[1]:
-        wounds = sum(d6() >= 3 and d6() >= 2 for _ in range(3))
-        u = min(wounds, sum(d))
-        kill(d, u)
-        inflicted[0] += u
-    res = {"attacker_wins": 0, "defender_wins": 0, "fell_back": 0, "swept": 0}
-    if sum(d) == 0 and sum(a) > 0:
-        winner = 0
-    elif sum(a) == 0 and sum(d) > 0:
-        winner = 1
-    elif sum(a) == 0 and sum(d) == 0:
-        winner = -1
-    else:
-        winner = 0 if inflicted[0] > inflicted[1] else 1 if inflicted[1] > inflicted[0] else -1
-    if winner == 0:
-        res["attacker_wins"] = 1
-        if sum(d) > 0:
-            ld = 8 if d[1] else 7
-            if d6() + d6() > ld:
-                res["fell_back"] = 1
-                fall = d6() + d6()
-                if d6() + d6() > fall:  # sweeping advance: profile attacks hit automatically
-                    res["swept"] = 1
-                    wounds = sum(d6() >= 3 for _ in range(a[0]))
-                    kill(d, min(saves(wounds, 5), sum(d)))
-                    if a[1]:
-                        kill(d, min(sum(d6() >= 2 for _ in range(2)), sum(d)))
-    elif winner == 1:
-        res["defender_wins"] = 1
-    res["defender_slain"] = 5 - sum(d)
-    res["attacker_slain"] = 3 - sum(a)
-    return res
+def _tiny() -> tuple[list[naive.Group], list[naive.Group]]:
+    att = [
+        naive.Group("Marines", 2, ws=4, s=4, t=4, i=4, a=1, ld=8, save=3),
+        naive.Group("Sarge", 1, ws=4, s=4, t=4, i=4, a=2, ld=9, save=3, power_fist=True),
+    ]
+    dfn = [
+        naive.Group("Gaunts", 4, ws=3, s=3, t=3, i=3, a=1, ld=7, save=5),
+        naive.Group("Leader", 1, ws=3, s=3, t=3, i=3, a=1, ld=8, save=5),
+    ]
+    return att, dfn
 
 
-def test_tiny_combat_matches_brute_force():
-    """Kernel (400,000 trials, seed 11) v pure-Python reference (30,000 trials, seed 5):
-    probabilities within 5 standard errors of their difference, means within 5 SE."""
-    n_ref = 30_000
-    rng = random.Random(5)
-    ref = [_brute_tiny(rng) for _ in range(n_ref)]
+@pytest.mark.statistical
+@pytest.mark.parametrize("shape", ["tiny", "benchmark"])
+def test_full_combat_matches_naive_reference(shape):
+    """Kernel (400,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5):
+    every flag within 5 standard errors of the difference, mean models lost within 5 SE."""
+    att, dfn = _tiny() if shape == "tiny" else naive.benchmark_sides()
+    n_ref = 20_000
+    ref = naive.run(att, dfn, n_ref, seed=5)
     n = 400_000
-    out = engine.simulate(_tiny(), trials=n, seed=11)
-    for key, stat in (
-        ("attacker_wins", "attacker_wins"),
-        ("defender_wins", "defender_wins"),
-        ("fell_back", "defender_fell_back"),
-        ("swept", "defender_swept"),
+    out = engine.simulate(_from_naive(att, dfn), trials=n, seed=11)
+    for stat in (
+        "attacker_won_assault",
+        "defender_won_assault",
+        "assault_drawn",
+        "defender_fell_back",
+        "defender_swept",
+        "attacker_fell_back",
+        "attacker_swept",
     ):
-        p_ref = sum(r[key] for r in ref) / n_ref
+        p_ref = sum(r[stat] for r in ref) / n_ref
         assert abs(z_two(out.prob(stat, 1), n, p_ref, n_ref)) < Z_MAX, stat
-    for key, stat in (("defender_slain", "attacker_slain"), ("attacker_slain", "defender_slain")):
-        vals = np.array([r[key] for r in ref], dtype=float)
+    for stat in ("attacker_models_lost", "defender_models_lost"):
+        vals = np.array([r[stat] for r in ref], dtype=float)
         pk = out.probs[stat]
         var_k = pk @ (np.arange(len(pk)) - out.mean(stat)) ** 2
         se = np.sqrt(vals.var() / n_ref + var_k / n)
@@ -371,7 +355,11 @@ def _with(path: list, value) -> dict:
             "Nobody",
             r"attacker\.units\[0\]\.groups\[0\]\.target",
         ),
-        (["attacker", "units", 0, "charge_distance"], 7, r"attacker\.units\[0\]\.charge_distance"),
+        (
+            ["attacker", "units", 0, "difficult_terrain_distance"],
+            7,
+            r"attacker\.units\[0\]\.difficult_terrain_distance",
+        ),
         (["defender", "units", 0, "grenades"], "frag", r"defender\.units\[0\]\.grenades"),
         (["rules"], {"max_turns": 0}, r"rules\.max_turns"),
         (["rules"], {"unit_ld": "highest"}, r"rules\.unit_ld"),

@@ -1,0 +1,421 @@
+"""Kernel for the assault-phase ruleset: one trial is one whole combat.
+
+Charge, rounds (Initiative steps from 11 = "strikes first" down to 1, see :mod:`.fight`),
+assault result, morale, fall back, sweeping advance, repeated for up to
+``rules[R_MAX_TURNS]`` turns. ``simulate_trial`` writes the per-trial statistics into
+``res`` (layout ``S_*`` then one slain count per group, see :mod:`.layout`) and the chunk
+driver histograms them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from oddslab._jit import jit, jit_parallel
+from oddslab._kernels.rng import new_state
+from oddslab.rulesets.assault_phase.fight import d6 as _d6
+from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
+from oddslab.rulesets.assault_phase.layout import (
+    COVER_STEP,
+    E_UNIT,
+    G_AIM,
+    G_CONTACT,
+    G_COUNT,
+    G_FIST,
+    G_I,
+    G_I_C,
+    G_LD,
+    G_SIDE,
+    G_SUPPORT,
+    G_UNIT,
+    MAX_SPLIT,
+    R_DOUBLE_ONE,
+    R_FIST_LAST,
+    R_HALF_PENALTY,
+    R_LD_MODE,
+    R_MAX_TURNS,
+    R_PILE_IN,
+    S_CHARGE,
+    S_DESTROYED,
+    S_DRAW,
+    S_FELL_BACK,
+    S_FIGHT_ATT,
+    S_FIGHT_DEF,
+    S_INFLICTED,
+    S_LOSER_FAILED,
+    S_NFIXED,
+    S_REGROUP_FAILED,
+    S_SLAIN,
+    S_SWEPT,
+    S_TURNS,
+    S_WIN_ATT,
+    S_WIN_DEF,
+    U_CHARGE_DIST,
+    U_COVER,
+    U_FALLING_BACK,
+    U_FAST,
+    U_FIRED,
+    U_GRENADES,
+    U_SIDE,
+    U_TRAPPED,
+    W_ALIVE,
+    W_CHARGE_BONUS,
+    W_CON,
+    W_DMG,
+    W_FB,
+    W_FLED,
+    W_IN_COMBAT,
+    W_NROWS,
+    W_PRIO_C,
+    W_PRIO_S,
+    W_SUP,
+    W_SWEEPER,
+    W_TURN_INF,
+)
+from oddslab.rulesets.assault_phase.step import fight_step
+
+
+@jit(inline="always", _nrt=False)
+def _unit_ld(gi, u, wk, mode):
+    """Leadership a unit tests on: the highest among its living models, or the majority."""
+    best = 0
+    if mode == 0:
+        for g in range(gi.shape[0]):
+            if gi[g, G_UNIT] == u and wk[W_ALIVE, g] > 0 and gi[g, G_LD] > best:
+                best = gi[g, G_LD]
+        return best
+    best_n = 0
+    for g in range(gi.shape[0]):
+        if gi[g, G_UNIT] != u or wk[W_ALIVE, g] == 0:
+            continue
+        n = 0
+        for h in range(gi.shape[0]):
+            if gi[h, G_UNIT] == u and gi[h, G_LD] == gi[g, G_LD]:
+                n += wk[W_ALIVE, h]
+        if n > best_n or (n == best_n and gi[g, G_LD] > best):
+            best_n = n
+            best = gi[g, G_LD]
+    return best
+
+
+@jit(inline="always", _nrt=False)
+def _unit_alive(gi, u, wk):
+    n = 0
+    for g in range(gi.shape[0]):
+        if gi[g, G_UNIT] == u:
+            n += wk[W_ALIVE, g]
+    return n
+
+
+@jit(inline="always", _nrt=False)
+def _unit_start(gi, u):
+    n = 0
+    for g in range(gi.shape[0]):
+        if gi[g, G_UNIT] == u:
+            n += gi[g, G_COUNT]
+    return n
+
+
+@jit(inline="always", _nrt=False)
+def _side_in_combat(gi, ui, side, wk):
+    n = 0
+    for u in range(ui.shape[0]):
+        if ui[u, U_SIDE] == side and wk[W_IN_COMBAT, u] != 0:
+            n += _unit_alive(gi, u, wk)
+    return n
+
+
+@jit(inline="always", _nrt=False)
+def _roll_distance(st, script, fast):
+    """2D6 (3D6 for fast units) inches."""
+    total = _d6(st, script) + _d6(st, script)
+    if fast:
+        total += _d6(st, script)
+    return total
+
+
+@jit(_nrt=False)
+def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend):
+    """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
+
+    ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)`` and ``pend``
+    int64 ``(E, 3)``; both are overwritten.
+    """
+    G = gi.shape[0]
+    U = ui.shape[0]
+    for i in range(res.shape[0]):
+        res[i] = 0
+    double_one = rules[R_DOUBLE_ONE] != 0
+    # typed (not literal) constants: a literal argument compiles another specialisation
+    zero = rules[R_MAX_TURNS] * 0
+    yes = zero == 0
+    no = zero != 0
+    for g in range(G):
+        wk[W_ALIVE, g] = gi[g, G_COUNT]
+        wk[W_CON, g] = gi[g, G_CONTACT]
+        wk[W_SUP, g] = gi[g, G_SUPPORT]
+        wk[W_DMG, g] = 0
+        wk[W_SWEEPER, g] = -1
+    # -- charge: difficult terrain, 2D6 pick the highest ----------------------------------
+    any_charge = False
+    for u in range(U):
+        wk[W_FLED, u] = 0
+        wk[W_FB, u] = 0
+        wk[W_IN_COMBAT, u] = 1
+        wk[W_CHARGE_BONUS, u + 1] = 0
+        if ui[u, U_SIDE] == 0:
+            dist = ui[u, U_CHARGE_DIST]
+            ok = True
+            if dist > 0:
+                a = _d6(st, script)
+                b = _d6(st, script)
+                ok = (a if a > b else b) >= dist
+            if ok:
+                any_charge = True
+                wk[W_CHARGE_BONUS, u + 1] = 0 if ui[u, U_FIRED] != 0 else 1
+            else:
+                wk[W_IN_COMBAT, u] = 0
+    if not any_charge:
+        return
+    res[S_CHARGE] = 1
+    # -- defenders assaulted while falling back must regroup -------------------------------
+    for u in range(U):
+        if ui[u, U_SIDE] == 1 and ui[u, U_FALLING_BACK] != 0:
+            ld = _unit_ld(gi, u, wk, rules[R_LD_MODE]) + zero
+            if not _ld_test(st, script, ld, double_one):
+                res[S_REGROUP_FAILED] = 1
+                wk[W_IN_COMBAT, u] = 0
+                for g in range(G):
+                    if gi[g, G_UNIT] == u:
+                        wk[W_ALIVE, g] = 0
+                        wk[W_CON, g] = 0
+                        wk[W_SUP, g] = 0
+    # cover: defenders in cover strike first unless every charging unit has plasma grenades
+    cover_on = False
+    for u in range(U):
+        if ui[u, U_SIDE] == 0 and wk[W_IN_COMBAT, u] != 0 and ui[u, U_GRENADES] != 2:
+            cover_on = True
+    max_turns = rules[R_MAX_TURNS]
+    turns = max_turns + 1
+    for turn in range(1, max_turns + 1):
+        first = turn == 1
+        redirect = not first and rules[R_PILE_IN] != 0
+        for g in range(G):
+            u = gi[g, G_UNIT]
+            wk[W_PRIO_C, g] = gi[g, G_I_C]
+            wk[W_PRIO_S, g] = gi[g, G_I]
+            if first and cover_on:
+                strikes_first = False
+                if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0:
+                    strikes_first = True
+                if ui[u, U_SIDE] == 0 and ui[u, U_GRENADES] == 1:
+                    strikes_first = _any_cover(ui, wk)
+                if strikes_first:
+                    wk[W_PRIO_S, g] = COVER_STEP
+                    if rules[R_FIST_LAST] == 0 or gi[g, G_FIST] == 0:
+                        wk[W_PRIO_C, g] = COVER_STEP
+        if not first:
+            for u in range(U):
+                wk[W_CHARGE_BONUS, u + 1] = 0
+        wk[W_TURN_INF, 0] = 0
+        wk[W_TURN_INF, 1] = 0
+        for step in range(COVER_STEP, 0, -1):
+            active = False
+            for g in range(G):
+                if wk[W_PRIO_C, g] == step or wk[W_PRIO_S, g] == step:
+                    active = True
+            if not active:
+                continue
+            fight_step(
+                st,
+                script,
+                gi,
+                ui,
+                ei,
+                rules,
+                hit_tab,
+                wound_tab,
+                step,
+                wk,
+                redirect,
+                no,
+                res,
+                pend,
+            )
+        # -- assault result ----------------------------------------------------------------
+        left_a = _side_in_combat(gi, ui, 0, wk)
+        left_d = _side_in_combat(gi, ui, 1, wk)
+        winner = -1
+        if left_a == 0 or left_d == 0:
+            if left_a > 0:
+                winner = 0
+            elif left_d > 0:
+                winner = 1
+        elif wk[W_TURN_INF, 0] > wk[W_TURN_INF, 1]:
+            winner = 0
+        elif wk[W_TURN_INF, 1] > wk[W_TURN_INF, 0]:
+            winner = 1
+        if first:
+            if winner == 0:
+                res[S_WIN_ATT] = 1
+            elif winner == 1:
+                res[S_WIN_DEF] = 1
+            else:
+                res[S_DRAW] = 1
+        for u in range(U):
+            if _unit_alive(gi, u, wk) == 0:
+                wk[W_IN_COMBAT, u] = 0
+        # -- loser checks morale -------------------------------------------------------------
+        if winner >= 0:
+            loser = 1 - winner
+            any_fled = False
+            for u in range(U):
+                if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
+                    continue
+                ld = _unit_ld(gi, u, wk, rules[R_LD_MODE]) + zero
+                if rules[R_HALF_PENALTY] != 0 and 2 * _unit_alive(gi, u, wk) < _unit_start(gi, u):
+                    ld -= 1
+                if not _ld_test(st, script, ld, double_one):
+                    wk[W_FLED, u] = 1
+                    any_fled = True
+                    res[S_FELL_BACK + loser] = 1
+                    if first:
+                        res[S_LOSER_FAILED] = 1
+                    wk[W_FB, u] = _roll_distance(st, script, ui[u, U_FAST] != 0)
+                    if ui[u, U_TRAPPED] != 0:  # trapped: destroyed, no sweep needed
+                        for g in range(G):
+                            if gi[g, G_UNIT] == u:
+                                wk[W_ALIVE, g] = 0
+                                wk[W_CON, g] = 0
+                                wk[W_SUP, g] = 0
+                        wk[W_IN_COMBAT, u] = 0
+            # -- sweeping advance: winners whose every opponent fell back -----------------
+            if any_fled:
+                any_sweep = False
+                for g in range(G):
+                    wk[W_SWEEPER, g] = -1
+                for w in range(U):
+                    if ui[w, U_SIDE] != winner or wk[W_IN_COMBAT, w] == 0:
+                        continue
+                    # "only ... if all of the units they are Engaged with fall back": every
+                    # enemy unit still in the combat (all of them are engaged) must have fled
+                    all_fled = True
+                    for v in range(U):
+                        if ui[v, U_SIDE] == loser and wk[W_IN_COMBAT, v] != 0:
+                            if wk[W_FLED, v] == 0:
+                                all_fled = False
+                    if not all_fled:
+                        continue
+                    dist = _roll_distance(st, script, ui[w, U_FAST] != 0)
+                    for g in range(G):
+                        if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
+                            continue
+                        # the unit it fought if caught, else the first other unit caught
+                        v = ei[gi[g, G_AIM], E_UNIT]
+                        if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
+                            v = -1
+                            for x in range(U):
+                                if v < 0 and ui[x, U_SIDE] == loser and wk[W_FLED, x] != 0:
+                                    if wk[W_IN_COMBAT, x] != 0 and dist > wk[W_FB, x]:
+                                        v = x
+                        if v >= 0:
+                            wk[W_SWEEPER, g] = v
+                            any_sweep = True
+                            res[S_SWEPT + loser] = 1
+                if any_sweep:  # its wounds count in the totals, not in the result (decided)
+                    fight_step(
+                        st,
+                        script,
+                        gi,
+                        ui,
+                        ei,
+                        rules,
+                        hit_tab,
+                        wound_tab,
+                        zero,
+                        wk,
+                        redirect,
+                        yes,
+                        res,
+                        pend,
+                    )
+                for u in range(U):
+                    if wk[W_FLED, u] != 0:
+                        wk[W_IN_COMBAT, u] = 0
+        res[S_INFLICTED] += wk[W_TURN_INF, 0]
+        res[S_INFLICTED + 1] += wk[W_TURN_INF, 1]
+        left_a = _side_in_combat(gi, ui, 0, wk)
+        left_d = _side_in_combat(gi, ui, 1, wk)
+        if left_a == 0 or left_d == 0:
+            turns = turn
+            if left_a > 0:
+                res[S_FIGHT_ATT] = 1
+            elif left_d > 0:
+                res[S_FIGHT_DEF] = 1
+            break
+        # pile in: survivors move into base contact for the next turn
+        if rules[R_PILE_IN] != 0:
+            for g in range(G):
+                wk[W_CON, g] = wk[W_ALIVE, g]
+                wk[W_SUP, g] = 0
+    res[S_TURNS] = turns
+    for g in range(G):
+        res[S_SLAIN + 1 - gi[g, G_SIDE]] += res[S_NFIXED + g]
+    for side in range(2):
+        gone = True
+        for g in range(G):
+            if gi[g, G_SIDE] == side and wk[W_ALIVE, g] > 0:
+                gone = False
+        res[S_DESTROYED + side] = 1 if gone else 0
+
+
+@jit(inline="always", _nrt=False)
+def _any_cover(ui, wk):
+    for u in range(ui.shape[0]):
+        if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0 and wk[W_IN_COMBAT, u] != 0:
+            return True
+    return False
+
+
+@jit
+def _scratch(gi, ui, ei):
+    n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], MAX_SPLIT) + 1
+    E = ei.shape[0]
+    return (
+        np.zeros((W_NROWS, n), dtype=np.int64),
+        np.zeros((E, 3), dtype=np.int64),
+    )
+
+
+@jit
+def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
+    """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
+    st = new_state(seed_words)
+    res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
+    wk, pend = _scratch(gi, ui, ei)
+    simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
+    return res
+
+
+@jit
+def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, sel):
+    """One chunk, serially: ``hist[k, v] += 1`` for ``res[sel[k]] == v`` in every trial.
+
+    ``sel`` int64[K] picks the per-trial values (``S_*`` / ``S_NFIXED + g``) that are reported.
+    """
+    st = new_state(seed_words)
+    script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
+    res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
+    wk, pend = _scratch(gi, ui, ei)
+    for _ in range(ntrials):
+        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
+        for k in range(sel.shape[0]):
+            hist[k, res[sel[k]]] += 1
+
+
+@jit_parallel
+def run_assault(seeds, ntrials, out, gi, ui, ei, rules, hit_tab, wound_tab, sel):
+    """Chunk driver (engine contract): ``prange`` over chunks, each run by :func:`run_chunk`."""
+    for c in prange(seeds.shape[0]):
+        run_chunk(seeds[c], ntrials[c], out[c], gi, ui, ei, rules, hit_tab, wound_tab, sel)
