@@ -243,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                 problems.append(f"start time: {rs} has no WARMUP scenario")
         except ImportError:
             problems.append(f"start time: ruleset {rs} is not available")
-    if args.quick:
-        available = available[:1]
+    if args.quick:  # one ruleset, the quickest to compile, proves the path
+        available = [r for r in available if r == "formation-actions"] or available[:1]
     starts = start_times(available)
 
     examples = sorted((ROOT / "examples").glob("*.toml"))
