@@ -12,7 +12,11 @@ Accepted forms (whitespace is free)::
     models_slain                a statistic's name alone: its mean
 
 Metrics are resolved against each outcome, so a headline whose label depends on the cell
-("P(at least half slain, >= 10)") is found by its start in every cell.
+("P(at least half the target slain, ≥ 10)") is found by its start in every cell.
+
+Rulesets report only the statistics (and headlines) a scenario can produce, so the cells of a
+study may differ: :func:`check_metric` names the cells a metric cannot be read in, and
+:func:`common_primary` picks a default statistic that every cell reports.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 
 from oddslab.outcome import Z95, Outcome, wilson_interval
 
-__all__ = ["Metric", "MetricValue", "parse_metric"]
+__all__ = ["Metric", "MetricValue", "parse_metric", "check_metric", "common_primary"]
 
 _OPS = {
     ">=": lambda v, k: v >= k,
@@ -151,6 +155,76 @@ def parse_metric(text: str) -> Metric:
     raise ValueError(
         f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
         'label such as "P(unit destroyed)"'
+    )
+
+
+def common_primary(outcomes: list[Outcome]) -> str:
+    """The statistic to show by default across cells whose statistics may differ.
+
+    The cells' primary statistic reported by every cell (the most frequent primary first),
+    else the first statistic every cell reports that is not a yes/no flag.
+
+    Raises
+    ------
+    ValueError
+        If no statistic is reported by every cell.
+    """
+    common = set(outcomes[0].stat_names).intersection(*(o.stat_names for o in outcomes))
+    primaries = [o.primary_stat() for o in outcomes]
+    ranked = sorted(dict.fromkeys(primaries), key=lambda s: -primaries.count(s))
+    for stat in ranked:
+        if stat in common:
+            return stat
+    first = outcomes[0]
+    for flags in (False, True):
+        for s in first.stats:
+            if s.name in common and s.flag == flags:
+                return s.name
+    raise ValueError("the cells have no statistic in common: give a metric")
+
+
+def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metric:
+    """Parse ``metric`` and evaluate it in every cell, so a bad metric fails before any table.
+
+    Parameters
+    ----------
+    metric : str
+    names : list of str
+        One name per cell, for messages (``"a.toml:x vs b.toml:y"``, ``"target.save=4"``).
+    outcomes : list of Outcome
+        The cells' outcomes, in the same order.
+
+    Raises
+    ------
+    ValueError
+        Naming the cells the metric cannot be read in (statistics differ between cells when
+        a ruleset leaves out the ones a scenario cannot produce) and the statistics and
+        headline labels every cell has.
+    """
+    m = parse_metric(metric)
+    bad = []
+    for name, out in zip(names, outcomes, strict=True):
+        try:
+            m.evaluate(out)
+        except KeyError as exc:
+            bad.append((name, exc.args[0]))
+    if not bad:
+        return m
+    if len(bad) == len(outcomes):
+        raise ValueError(f"{bad[0][0]}: {bad[0][1]}")
+    where = [name for name, _ in bad]
+    common = [s for s in outcomes[0].stat_names if all(s in o.probs for o in outcomes)]
+    heads = [
+        h.label
+        for h in outcomes[0].headlines
+        if all(any(g.label == h.label for g in o.headlines) for o in outcomes)
+    ]
+    shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
+    raise ValueError(
+        f"'{m.text}' cannot be read in {len(bad)} of {len(outcomes)} cells ({shown}): their "
+        "scenarios do not report it (a ruleset reports only what a scenario can produce). "
+        f"Every cell has the statistics {', '.join(common) or 'none'}"
+        + (f" and the headlines {'; '.join(heads)}" if heads else "")
     )
 
 

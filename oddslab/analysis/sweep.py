@@ -28,7 +28,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import expand_uses
-from oddslab.analysis.metrics import parse_metric
+from oddslab.analysis.metrics import check_metric, common_primary, parse_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -149,12 +149,11 @@ class SweepResult:
         return self._outcomes
 
     def primary(self) -> str:
-        """The default metric: ``mean(<the scenario's primary statistic>)``."""
-        first = self.outcomes[0]
-        stat = first.meta.get("primary")
-        if stat not in first.probs:
-            stat = next((s.name for s in first.stats if not s.flag), first.stat_names[0])
-        return f"mean({stat})"
+        """The default metric: ``mean(<primary statistic>)``, of a statistic every cell reports.
+
+        See :func:`oddslab.analysis.metrics.common_primary`.
+        """
+        return f"mean({common_primary(self.outcomes)})"
 
     def frame(self, stats: Iterable[str] | None = None) -> pd.DataFrame:
         """Tidy table: one row per cell and statistic.
@@ -219,7 +218,8 @@ class SweepResult:
         """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high."""
         import pandas as pd
 
-        m = parse_metric(metric or self.metric or self.primary())
+        names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
+        m = check_metric(metric or self.metric or self.primary(), names, self.outcomes)
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):
             v = m.evaluate(out)
