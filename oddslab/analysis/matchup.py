@@ -152,7 +152,8 @@ class MatchupResult:
         """
         import pandas as pd
 
-        m = parse_metric(metric or self.metric)
+        names = [f"{c.values['attacker']} vs {c.values['target']}" for c in self.cells]
+        m = check_metric(metric or self.metric, names, self.outcomes)
         ran = {
             (c.values["attacker"], c.values["target"]): (c, o)
             for c, o in zip(self.cells, self.outcomes, strict=True)
@@ -178,10 +179,7 @@ class MatchupResult:
                     rows.append(row)
                     continue
                 cell, out = ran[(a, t)]
-                try:
-                    v = m.evaluate(out)
-                except KeyError as exc:
-                    raise ValueError(f"{a} vs {t}: {exc.args[0]}") from None
+                v = m.evaluate(out)
                 row.update(
                     value=v.value,
                     se=v.se,
