@@ -36,10 +36,17 @@ def test_whole_library_pairs_the_entries_that_fit_each_slot():
     assert grid.loc["Line troopers (10 rifles)", "Battle tank"] == 0.0
     assert 0 < grid.loc["Lance walker", "Battle tank"] < 1
     # statistics differ between cells: the default metric is one every cell reports, and a
-    # metric some cells cannot produce names them
+    # cell whose scenario cannot produce the metric's statistic is NaN with a note, not 0
     assert common_primary(res.outcomes) == "damage_dealt"
-    with pytest.raises(ValueError, match=r"cannot be read in 2 of 25 cells \(generic\.toml:line_"):
-        res.table("P(models_slain >= 2)")
+    slain = res.table("P(models_slain >= 2)")
+    missing = slain[slain["value"].isna()]
+    assert list(missing["attacker"]) == ["generic.toml:line_troopers", "generic.toml:shock_squad"]
+    assert set(missing["target"]) == {"generic.toml:battle_tank"}
+    assert all(n.startswith("not reported: ") and "models_slain" in n for n in missing["note"])
+    assert (slain.loc[slain["value"].notna(), "note"] == "").all()
+    assert res.matrix("P(models_slain >= 2)").loc["Lance walker", "Battle tank"] == 0.0  # 1 model
+    with pytest.raises(ValueError, match=r"line_troopers vs generic\.toml:conscripts: .*no stat"):
+        res.table("mean(nothing_like_this)")
     tab = res.table(sort_by="per_100_points")
     assert tab["per_100_points"].is_monotonic_decreasing
     row = tab.iloc[0]

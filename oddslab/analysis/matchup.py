@@ -12,8 +12,8 @@ raised (with a whole library on one side, an explicit entry must fit at least on
 
 Rulesets report only the statistics a scenario can produce, so two cells may have different
 statistics: the default metric is the mean of a statistic every cell reports (the cells'
-primary statistic when they share it), and a metric naming a statistic some cells lack is an
-error that names those cells.
+primary statistic when they share it), and a cell without the metric's statistic is NaN with a
+note (the ``note`` column of :meth:`MatchupResult.table`); a metric no cell has is an error.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
-from oddslab.analysis.metrics import check_metric, common_primary, parse_metric
+from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -179,7 +179,7 @@ class MatchupResult:
                     rows.append(row)
                     continue
                 cell, out = ran[(a, t)]
-                v = m.evaluate(out)
+                v, note = read_metric(m, out)
                 row.update(
                     value=v.value,
                     se=v.se,
@@ -189,7 +189,7 @@ class MatchupResult:
                     per_100_points_se=v.se * scale,
                     trials=out.trials,
                     seed=cell.seed,
-                    note="",
+                    note=note,
                 )
                 rows.append(row)
         df = pd.DataFrame(rows)

@@ -15,8 +15,9 @@ Metrics are resolved against each outcome, so a headline whose label depends on 
 ("P(at least half the target slain, ≥ 10)") is found by its start in every cell.
 
 Rulesets report only the statistics (and headlines) a scenario can produce, so the cells of a
-study may differ: :func:`check_metric` names the cells a metric cannot be read in, and
-:func:`common_primary` picks a default statistic that every cell reports.
+study may differ: a cell without the metric reads as NaN with a note (:func:`read_metric`),
+a metric no cell has is an error (:func:`check_metric`), and :func:`common_primary` picks a
+default statistic that every cell reports.
 """
 
 from __future__ import annotations
@@ -29,7 +30,14 @@ import numpy as np
 
 from oddslab.outcome import Z95, Outcome, wilson_interval
 
-__all__ = ["Metric", "MetricValue", "parse_metric", "check_metric", "common_primary"]
+__all__ = [
+    "Metric",
+    "MetricValue",
+    "parse_metric",
+    "check_metric",
+    "read_metric",
+    "common_primary",
+]
 
 _OPS = {
     ">=": lambda v, k: v >= k,
@@ -184,7 +192,11 @@ def common_primary(outcomes: list[Outcome]) -> str:
 
 
 def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metric:
-    """Parse ``metric`` and evaluate it in every cell, so a bad metric fails before any table.
+    """Parse ``metric`` and check it can be read in at least one cell, before any table.
+
+    Rulesets report only what a scenario can produce, so a statistic (or headline) may be
+    missing from some cells of a study: those cells read as NaN with a note
+    (:func:`read_metric`); only a metric that no cell can read is an error.
 
     Parameters
     ----------
@@ -197,35 +209,31 @@ def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metr
     Raises
     ------
     ValueError
-        Naming the cells the metric cannot be read in (statistics differ between cells when
-        a ruleset leaves out the ones a scenario cannot produce) and the statistics and
-        headline labels every cell has.
+        If no cell has the metric: names the first cell, and lists its statistics and
+        headlines.
     """
     m = parse_metric(metric)
-    bad = []
+    first = None
     for name, out in zip(names, outcomes, strict=True):
         try:
             m.evaluate(out)
+            return m
         except KeyError as exc:
-            bad.append((name, exc.args[0]))
-    if not bad:
-        return m
-    if len(bad) == len(outcomes):
-        raise ValueError(f"{bad[0][0]}: {bad[0][1]}")
-    where = [name for name, _ in bad]
-    common = [s for s in outcomes[0].stat_names if all(s in o.probs for o in outcomes)]
-    heads = [
-        h.label
-        for h in outcomes[0].headlines
-        if all(any(g.label == h.label for g in o.headlines) for o in outcomes)
-    ]
-    shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
-    raise ValueError(
-        f"'{m.text}' cannot be read in {len(bad)} of {len(outcomes)} cells ({shown}): their "
-        "scenarios do not report it (a ruleset reports only what a scenario can produce). "
-        f"Every cell has the statistics {', '.join(common) or 'none'}"
-        + (f" and the headlines {'; '.join(heads)}" if heads else "")
-    )
+            first = first or f"{name}: {exc.args[0]}"
+    raise ValueError(first or f"'{m.text}': there are no cells")
+
+
+def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
+    """The metric's value in one cell, and a note: ``""``, or why the value is NaN.
+
+    A cell whose scenario does not report the statistic or headline (a ruleset leaves out what
+    a scenario cannot produce) gives NaN and ``"not reported: ..."``: no value is invented.
+    """
+    try:
+        return metric.evaluate(outcome), ""
+    except KeyError as exc:
+        nan = float("nan")
+        return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: {exc.args[0]}"
 
 
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:

@@ -28,7 +28,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import expand_uses
-from oddslab.analysis.metrics import check_metric, common_primary, parse_metric
+from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -215,14 +215,17 @@ class SweepResult:
         return pd.DataFrame(rows)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
-        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high."""
+        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high, note.
+
+        ``note`` says why a value is NaN (a cell whose scenario does not report the statistic).
+        """
         import pandas as pd
 
         names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
         m = check_metric(metric or self.metric or self.primary(), names, self.outcomes)
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):
-            v = m.evaluate(out)
+            v, note = read_metric(m, out)
             rows.append(
                 {
                     **{k: cell.values[k] for k in self.keys},
@@ -231,6 +234,7 @@ class SweepResult:
                     "se": v.se,
                     "ci_low": v.ci_low,
                     "ci_high": v.ci_high,
+                    "note": note,
                 }
             )
         return pd.DataFrame(rows)
