@@ -54,6 +54,13 @@ toughness = 9
 wounds = 10
 save = 2
 
+[units.giant]
+points = 1
+models = 1
+toughness = 9
+wounds = 30
+save = 2
+
 [matchup.template]
 ruleset = "generic"
 [[matchup.template.attacker.weapons]]
@@ -138,3 +145,17 @@ def test_errors(lib):
         fair_points(f"{lib}:reference", f"{lib}:reference", [f"{lib}:horde"], trials=10)
     with pytest.raises(ValueError, match="positive number"):
         efficiency(f"{lib}:reference", {f"{lib}:horde": 0}, trials=10)
+
+
+def test_a_basket_cell_without_the_metric_is_no_price_not_zero(lib):
+    """Neither unit can deal 30 wounds, so generic reports no models_slain against the giant."""
+    basket = {f"{lib}:horde": 1, f"{lib}:giant": 1}
+    with pytest.raises(ValueError, match=r"candidate vs .*giant: not reported: .*models_slain"):
+        fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
+                    metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
+    res = efficiency(f"{lib}:candidate,reference", basket, metric="mean(models_slain)",
+                     trials=2_000, seed=1)  # fmt: skip
+    assert res.table["value"].isna().all()
+    fine = efficiency(f"{lib}:candidate,reference", {f"{lib}:horde": 1},
+                      metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
+    assert fine.table["value"].notna().all() and (fine.table["value"] > 0).all()
