@@ -228,12 +228,20 @@ def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
 
     A cell whose scenario does not report the statistic or headline (a ruleset leaves out what
     a scenario cannot produce) gives NaN and ``"not reported: ..."``: no value is invented.
+
+    Raises
+    ------
+    ValueError
+        If a headline metric fits several headlines of the cell.
     """
     try:
         return metric.evaluate(outcome), ""
     except KeyError as exc:
         nan = float("nan")
-        return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: {exc.args[0]}"
+        if metric.kind == "label" and "matches several headlines" in str(exc.args[0]):
+            raise ValueError(f"'{outcome.name}': {exc.args[0]}") from None
+        what = f"statistic '{metric.stat}'" if metric.stat else f"headline '{metric.text}'"
+        return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: no {what} here"
 
 
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
