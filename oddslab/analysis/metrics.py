@@ -5,7 +5,7 @@ Accepted forms (whitespace is free)::
     mean(models_slain)          mean of a statistic; SE = sd / sqrt(trials)
     P(models_slain >= 5)        also >, <=, <, ==, = and !=; SE = sqrt(p (1 - p) / trials)
     P(destroyed)                a yes/no statistic (or any statistic): P(stat >= 1)
-    P(unit destroyed)           a headline label of the scenario, exactly as printed
+    P(target unit destroyed)    a headline label of the scenario, exactly as printed
     P(attacker wins)            an unambiguous start of a headline label
                                 ("P(attacker wins the assault)", "P(attacker wins close quarters)")
     P(A wins), P(B wins)        the same with A = attacker, B = defender
@@ -162,7 +162,7 @@ def parse_metric(text: str) -> Metric:
         return Metric(text.strip(), "label")
     raise ValueError(
         f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
-        'label such as "P(unit destroyed)"'
+        'label such as "P(target unit destroyed)"'
     )
 
 

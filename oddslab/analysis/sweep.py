@@ -4,7 +4,7 @@
 ...             {"target.save": range(2, 7), "attacker.weapons.0.models": [5, 10, 20]},
 ...             trials=100_000, seed=1)                                  # doctest: +SKIP
 >>> res.frame()          # one row per cell and statistic                # doctest: +SKIP
->>> res.plot("P(unit destroyed)")                                         # doctest: +SKIP
+>>> res.plot("P(wounds_remaining == 0)")                                  # doctest: +SKIP
 
 Keys are dotted paths into the scenario as a dict (``target.save``, ``attacker.weapons.0.models``
 or ``attacker.weapons[0].models``); every cell is validated like a file before anything runs.
