@@ -116,6 +116,7 @@ def test_every_shipped_library_runs_a_small_matchup(path):
     assert set(tab.loc[tab["value"].isna(), "note"].str.startswith("not run: ")) <= {True}
     assert {a for a, _ in ran} == set(tab["attacker"]) and {t for _, t in ran} == set(tab["target"])
     assert grid.notna().to_numpy().sum() == len(ran)
+    assert tab["seed"].dtype.kind == "u" or tab["seed"].dtype.kind == "i"  # exact seeds
     heads = {h.label for o in res.outcomes for h in o.headlines}
     wins = [h for h in heads if h.lower().startswith("p(attacker wins")]
     if wins and len({h for h in wins}) == 1:  # a two-sided ruleset: "P(attacker wins)" works

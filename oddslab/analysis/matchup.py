@@ -33,13 +33,7 @@ from oddslab.analysis.metrics import check_metric, common_primary, parse_metric,
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
 
-__all__ = [
-    "matchup",
-    "MatchupResult",
-    "plot_matchup",
-    "select_entries",
-    "SLOTS",
-]
+__all__ = ["matchup", "MatchupResult", "plot_matchup", "select_entries", "SLOTS"]
 
 #: Placeholders of a matchup template.
 SLOTS = ("{attacker}", "{target}")
@@ -173,8 +167,9 @@ class MatchupResult:
                 }
                 if (a, t) not in ran:
                     nan = float("nan")
+                    seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
                     row.update(value=nan, se=nan, ci_low=nan, ci_high=nan, per_100_points=nan,
-                               per_100_points_se=nan, trials=0, seed=None)  # fmt: skip
+                               per_100_points_se=nan, trials=0, seed=seed)  # fmt: skip
                     row["note"] = f"not run: {self.unfit.get((a, t), 'does not fit')}"
                     rows.append(row)
                     continue
