@@ -73,7 +73,7 @@ def test_duel(tmp_path):
         "strength = 4\n[target]\nmodels = 1\nwounds = 3\ntoughness = 4\nsave = 7\n"
     )
     res = _ok(["points", "duel", str(scen), "--vary", "attacker.weapons.0.models=1..12",
-               "-m", "P(unit destroyed)", "-n", "20000", "--points-per-model", "10"])  # fmt: skip
+               "-m", "P(wounds_remaining == 0)", "-n", "20000", "--points-per-model", "10"])  # fmt: skip
     assert "crossing (size)" in res.stdout and "crossing (points)" in res.stdout
 
 

@@ -14,11 +14,14 @@ EXACT = {
     "attacker": {"weapons": [{"models": 1, "attacks": 1, "torrent": True, "strength": 4}]},
     "target": {"models": 1, "wounds": 3, "toughness": 4, "save": 7},
 }
+# The target destroyed, read off a statistic every size reports (generic leaves `destroyed` out
+# of a scenario whose most damage cannot reach the target's wounds, e.g. 1 or 2 attackers).
+DESTROYED = "P(wounds_remaining == 0)"
 
 
 def test_exact_crossing_is_found():
     assert binom.sf(2, 5, 0.5) == 0.5
-    res = duel_balance(EXACT, "attacker.weapons.0.models", 1, 16, metric="P(unit destroyed)",
+    res = duel_balance(EXACT, "attacker.weapons.0.models", 1, 16, metric=DESTROYED,
                        trials=200_000, seed=7, points_per_model=12, base_points=10)  # fmt: skip
     assert res.ci_low <= 5 <= res.ci_high
     assert abs(res.crossing - 5) < 0.05
@@ -32,7 +35,7 @@ def test_exact_crossing_is_found():
 
 
 def test_decreasing_metric_and_other_targets():
-    res = duel_balance(EXACT, "target.wounds", 1, 10, metric="P(unit destroyed)", target=0.5,
+    res = duel_balance(EXACT, "target.wounds", 1, 10, metric=DESTROYED, target=0.5,
                        trials=100_000, seed=1)  # fmt: skip
     # one attack... fixed models=1 wounds 4+: P = 1/2 at 1 wound, 0 beyond: crossing at 1
     assert res.below == 1 and res.crossing == pytest.approx(1.0, abs=0.05)
@@ -40,7 +43,7 @@ def test_decreasing_metric_and_other_targets():
 
 def test_no_crossing_is_an_error():
     with pytest.raises(ValueError, match="does not cross"):
-        duel_balance(EXACT, "attacker.weapons.0.models", 6, 10, metric="P(unit destroyed)",
+        duel_balance(EXACT, "attacker.weapons.0.models", 6, 10, metric=DESTROYED,
                      trials=2_000, seed=1)  # fmt: skip
     with pytest.raises(ValueError, match="needs a probability"):
         duel_balance(EXACT, "attacker.weapons.0.models", 1, 10, metric="mean(damage)")
@@ -55,7 +58,7 @@ def test_points_come_from_a_library_entry_bought_by_the_model():
         "attacker": {"weapons": [{"use": f"{lib}:bolt_squad"}]},
         "target": {"use": f"{lib}:horde"},
     }
-    res = duel_balance(data, "attacker.weapons.0.models", 10, 40, metric="P(unit destroyed)",
+    res = duel_balance(data, "attacker.weapons.0.models", 10, 40, metric=DESTROYED,
                        trials=5_000, seed=2)  # fmt: skip
     assert res.points is not None
     assert res.points[0] == pytest.approx(10 * res.crossing)  # 10 points per model, no base

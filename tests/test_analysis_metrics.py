@@ -67,3 +67,35 @@ def test_errors():
         parse_metric("median(x)")
     with pytest.raises(ValueError):
         parse_metric("  ")
+
+
+def _reduced(primary: str) -> Outcome:
+    """A cell whose scenario cannot produce models_slain: only damage_dealt is reported."""
+    stats = (Stat("damage_dealt", 3), Stat("destroyed", 2, flag=True))
+    table = np.array([[50, 30, 20], [100, 0, 0]], dtype=np.int64)
+    return Outcome.from_counts("r", stats, table, 100, meta={"primary": primary})
+
+
+def test_cells_with_different_statistics():
+    from oddslab.analysis.metrics import check_metric, common_primary, read_metric
+
+    full = _outcome()
+    full.stats = (*full.stats, Stat("damage_dealt", 3))
+    full.probs["damage_dealt"] = np.array([0.2, 0.3, 0.5])
+    full.counts["damage_dealt"] = np.array([20, 30, 50])
+    full.meta["primary"] = "models_slain"
+    red = _reduced("damage_dealt")
+    # models_slain is the first cell's primary but the second lacks it; damage_dealt is shared
+    assert common_primary([full, red, full]) == "damage_dealt"
+    assert common_primary([full, full]) == "models_slain"
+    m = check_metric("P(models_slain >= 2)", ["a", "b"], [full, red])
+    v, note = read_metric(m, red)
+    assert math.isnan(v.value) and math.isnan(v.se) and note.startswith("not reported: ")
+    assert "models_slain" in note
+    assert read_metric(m, full) == (m.evaluate(full), "")
+    v, note = read_metric(parse_metric("P(attacker wins)"), red)
+    assert math.isnan(v.value) and "headline 'P(attacker wins)'" in note
+    with pytest.raises(ValueError, match=r"^b: 'mean\(nothing\)': no statistic 'nothing'"):
+        check_metric("mean(nothing)", ["b", "c"], [red, red])
+    with pytest.raises(ValueError, match="no statistic in common"):
+        common_primary([_outcome(), red])

@@ -51,7 +51,14 @@ save = 3
 points = 1
 models = 1
 toughness = 9
-wounds = 12
+wounds = 10
+save = 2
+
+[units.giant]
+points = 1
+models = 1
+toughness = 9
+wounds = 30
 save = 2
 
 [matchup.template]
@@ -100,7 +107,9 @@ def test_sensitivity_rows_reuse_the_cells(lib):
                        metric="mean(models_slain)", trials=20_000, seed=3)  # fmt: skip
     tab = basket_sensitivity(fair)
     notes = dict(zip(tab["basket"], tab["note"], strict=True))
-    assert notes["only monster"] == "the reference scores 0 here: no fair price"  # 12 wounds
+    # 10 wounds: the candidate's most damage (10 attacks) can just slay it, so every cell reports
+    # models_slain (generic leaves it out of a scenario that cannot produce it)
+    assert notes["only monster"] == "the reference scores 0 here: no fair price"
     assert math.isnan(tab.set_index("basket").loc["only monster", "fair_points"])
     assert notes["whole basket"] == ""
     assert list(tab["basket"])[:4] == ["whole basket", "only horde", "only elite", "only monster"]
@@ -136,3 +145,17 @@ def test_errors(lib):
         fair_points(f"{lib}:reference", f"{lib}:reference", [f"{lib}:horde"], trials=10)
     with pytest.raises(ValueError, match="positive number"):
         efficiency(f"{lib}:reference", {f"{lib}:horde": 0}, trials=10)
+
+
+def test_a_basket_cell_without_the_metric_is_no_price_not_zero(lib):
+    """Neither unit can deal 30 wounds, so generic reports no models_slain against the giant."""
+    basket = {f"{lib}:horde": 1, f"{lib}:giant": 1}
+    with pytest.raises(ValueError, match=r"candidate vs .*giant: not reported: .*models_slain"):
+        fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
+                    metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
+    res = efficiency(f"{lib}:candidate,reference", basket, metric="mean(models_slain)",
+                     trials=2_000, seed=1)  # fmt: skip
+    assert res.table["value"].isna().all()
+    fine = efficiency(f"{lib}:candidate,reference", {f"{lib}:horde": 1},
+                      metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
+    assert fine.table["value"].notna().all() and (fine.table["value"] > 0).all()

@@ -60,8 +60,8 @@ def test_tidy_frame_has_one_row_per_cell_and_statistic():
     ]
     out = res.outcomes[0]
     assert row["value"].item() == pytest.approx(out.mean("models_slain"))
-    p = df[(df["kind"] == "probability") & (df["label"] == "P(unit destroyed)")]
-    assert ((p["ci_low"] <= p["value"]) & (p["value"] <= p["ci_high"])).all()
+    p = df[(df["kind"] == "probability") & (df["label"] == "P(target unit destroyed)")]
+    assert len(p) == 2 and ((p["ci_low"] <= p["value"]) & (p["value"] <= p["ci_high"])).all()
     assert set(res.frame(stats=["damage"])["statistic"]) == {"damage"}
 
 
@@ -84,7 +84,15 @@ def test_paths_reach_into_library_entries_and_can_vary_the_use_itself(tmp_path):
     assert list(res.table("mean(attacks)")["value"]) == [2.0, 2.0, 4.0, 4.0]
     uses = [f"{LIBS / 'generic.toml'}:conscripts", f"{LIBS / 'generic.toml'}:battle_tank"]
     res = sweep(scen, {"target.use": uses}, trials=2_000)
-    assert [o.probs["models_slain"].size for o in res.outcomes] == [21, 2]
+    # 20 one-wound conscripts, then a battle tank of 13 wounds: the target really changed
+    assert [o.probs["wounds_remaining"].size for o in res.outcomes] == [21, 14]
+    # 5 bolt rifles cannot slay the tank: that cell has no models_slain, so the default metric
+    # is a statistic both cells report, and models_slain is NaN (with a note) in that cell
+    assert "models_slain" in res.outcomes[0].probs and "models_slain" not in res.outcomes[1].probs
+    assert res.table()["metric"].iloc[0] == "mean(damage_dealt)"
+    slain = res.table("mean(models_slain)")
+    assert slain["value"].iloc[0] > 0 and np.isnan(slain["value"].iloc[1])
+    assert list(slain["note"].str.startswith("not reported: ")) == [False, True]
     assert res.seed == 3  # the scenario's seed
 
 
@@ -118,7 +126,7 @@ def test_plots_return_axes():
     import matplotlib.pyplot as plt
 
     one = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=5_000, seed=2)
-    ax = plot_sweep(one, "P(at least 1 model slain)")
+    ax = plot_sweep(one, "P(at least 1 target model slain)")
     assert ax.get_xlabel() == "target.save" and len(ax.lines) >= 1
     two = sweep(SCENARIO, {"target.save": [3, 4], "attacker.weapons.0.models": [5, 10]},
                 trials=5_000, seed=2)  # fmt: skip

@@ -11,7 +11,7 @@ import pytest
 from naive import generic_trial
 from stats import P_MIN, Z_MAX, chisquare_pmf
 
-from oddslab import GenericScenario, Rules, Target, Weapon, simulate
+from oddslab import GenericScenario, Rules, Target, Weapon, from_dict, simulate
 from oddslab.rulesets.generic import wound_threshold
 from oddslab.rulesets.generic.compile import _codes
 
@@ -444,3 +444,17 @@ def test_unit_destroyed_stops_allocation():
         out.counts["models_slain"][4:].sum() == 0 if len(out.counts["models_slain"]) > 4 else True
     )
     assert out.prob("destroyed") > 0.999
+
+
+def test_every_histogram_counts_each_trial_once_when_statistics_are_left_out():
+    """models_slain / destroyed left out (3 wounds, at most 1 damage): no row -1 writes."""
+    data = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"models": 1, "attacks": 1, "torrent": True, "strength": 4}]},
+        "target": {"models": 1, "wounds": 3, "toughness": 4, "save": 7},
+    }
+    out = simulate(from_dict(data), trials=5_000, seed=1)
+    assert "destroyed" not in out.counts and "models_slain" not in out.counts
+    for name, counts in out.counts.items():
+        assert counts.sum() == 5_000, name
+    assert out.counts["wounds_remaining"][0] == 0 and out.counts["wounds_remaining"][1] == 0

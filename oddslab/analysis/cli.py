@@ -155,6 +155,13 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
     Console().print(t)
 
 
+def _shown(df):
+    """``df`` without a ``note`` column that has nothing to say (no NaN cell)."""
+    if "note" in df.columns and not df["note"].astype(bool).any():
+        return df.drop(columns="note")
+    return df
+
+
 def _save_plot(ax, path: Path) -> None:
     ax.figure.tight_layout()
     ax.figure.savefig(path, dpi=120)
@@ -249,7 +256,7 @@ def sweep_cmd(
         if fmt is Fmt.table:
             tab = res.table(metric)
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
-            _print_frame(tab.drop(columns="metric"), title, fmt)
+            _print_frame(_shown(tab.drop(columns="metric")), title, fmt)
         else:
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:
@@ -303,16 +310,23 @@ def matchup_cmd(
             res = matchup(attackers, targets, metric=metric, template=template, progress=cb, **kw)
         for note in res.skipped:
             typer.echo(f"note: left out {note}", err=True)
+        if res.unfit:
+            typer.echo(
+                f"note: {len(res.unfit)} pairs do not fit the template and were not run "
+                "(— in the matrix; --long gives each reason)",
+                err=True,
+            )
         tab = res.table(sort_by=sort)
         if long or fmt is not Fmt.table or sort is not None:
-            _print_frame(tab, f"{res.metric}", fmt)
+            _print_frame(_shown(tab), f"{res.metric}", fmt)
         else:
             grid = res.matrix(per_points=per_points)
             se = res.matrix(per_points=per_points, se=True)
             shown = grid.copy().astype(object)
             for r in grid.index:
                 for c in grid.columns:
-                    shown.loc[r, c] = f"{grid.loc[r, c]:.3g} ± {se.loc[r, c]:.1g}"
+                    v = grid.loc[r, c]  # NaN: not run or not reported (--long gives the note)
+                    shown.loc[r, c] = f"{v:.3g} ± {se.loc[r, c]:.1g}" if v == v else "—"
             shown = shown.reset_index()
             per = " per 100 points" if per_points else ""
             _print_frame(shown, f"{res.metric}{per} (rows: attackers, columns: targets)", fmt)

@@ -159,8 +159,8 @@ def duel_balance(
             out = simulate(sc, trials=trials, seed=seed)
             try:
                 cache[x] = m.evaluate(out)
-            except KeyError as exc:
-                raise ValueError(exc.args[0]) from None
+            except KeyError as exc:  # statistics a size cannot produce are not reported
+                raise ValueError(f"at {path}={x}: {exc.args[0]}") from None
             if progress is not None:
                 progress(len(cache), len(cache) + 1)
         return cache[x]

@@ -77,9 +77,12 @@ class LibraryEntry:
 
     @property
     def label(self) -> str:
-        """A short name for tables: the entry's ``name`` if it has one, else its key."""
+        """A short name for tables: the entry's ``name`` if it has one, else its key in plain
+        words (``rifle_platoon`` → ``rifle platoon``: no snake_case is shown to people)."""
         name = self.data.get("name")
-        return name if isinstance(name, str) and name else self.key
+        if isinstance(name, str) and name:
+            return name
+        return " ".join(self.key.replace("_", " ").replace("-", " ").split()) or self.key
 
     def profile(self) -> dict[str, Any]:
         """The ruleset keys of the entry, ``use`` expanded and points keys dropped."""

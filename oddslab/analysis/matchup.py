@@ -5,7 +5,15 @@ library) whose tables say ``use = "{attacker}"`` and ``use = "{target}"``, once 
 a whole library is given (``generic.toml``) only the entries that fit a slot are used: an entry
 that fails validation in every cell of its row (or column) is left out and listed in
 :attr:`MatchupResult.skipped` (attacker profiles do not fit a target slot, and vice versa).
-Entries named explicitly (``generic.toml:conscripts``) must fit: any error is raised.
+A pair of kept entries that still does not fit (a rifle platoon has no weapon that can
+engage a tank) is not run: its value is NaN and :attr:`MatchupResult.unfit` says why.
+Entries named explicitly (``generic.toml:conscripts``) on both sides must fit: any error is
+raised (with a whole library on one side, an explicit entry must fit at least one cell).
+
+Rulesets report only the statistics a scenario can produce, so two cells may have different
+statistics: the default metric is the mean of a statistic every cell reports (the cells'
+primary statistic when they share it), and a cell without the metric's statistic is NaN with a
+note (the ``note`` column of :meth:`MatchupResult.table`); a metric no cell has is an error.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
-from oddslab.analysis.metrics import parse_metric
+from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -105,6 +113,8 @@ class MatchupResult:
     skipped : list of str
         Entries of whole libraries that fit no cell of their side, with the reason.
     seed : int
+    unfit : dict
+        ``(attacker name, target name)`` → why that pair was not run (its value is NaN).
     """
 
     attackers: list[LibraryEntry]
@@ -115,6 +125,7 @@ class MatchupResult:
     points: dict[str, float | None]
     skipped: list[str] = field(default_factory=list)
     seed: int = 0
+    unfit: dict[tuple[str, str], str] = field(default_factory=dict)
     _outcomes: list[Any] = field(default_factory=list, repr=False)
 
     @property
@@ -135,34 +146,47 @@ class MatchupResult:
         """
         import pandas as pd
 
-        m = parse_metric(metric or self.metric)
+        names = [f"{c.values['attacker']} vs {c.values['target']}" for c in self.cells]
+        m = check_metric(metric or self.metric, names, self.outcomes)
+        ran = {
+            (c.values["attacker"], c.values["target"]): (c, o)
+            for c, o in zip(self.cells, self.outcomes, strict=True)
+        }
         rows = []
-        for cell, out in zip(self.cells, self.outcomes, strict=True):
-            a, t = cell.values["attacker"], cell.values["target"]
-            try:
-                v = m.evaluate(out)
-            except KeyError as exc:
-                raise ValueError(f"{a} vs {t}: {exc.args[0]}") from None
-            pts = self.points.get(a)
-            scale = 100.0 / pts if pts else float("nan")
-            rows.append(
-                {
+        for a in (_name(e) for e in self.attackers):
+            for t in (_name(e) for e in self.targets):
+                pts = self.points.get(a)
+                scale = 100.0 / pts if pts else float("nan")
+                row = {
                     "attacker": a,
                     "target": t,
                     "attacker_label": self._label(a),
                     "target_label": self._label(t),
                     "attacker_points": pts,
                     "metric": m.text,
-                    "value": v.value,
-                    "se": v.se,
-                    "ci_low": v.ci_low,
-                    "ci_high": v.ci_high,
-                    "per_100_points": v.value * scale,
-                    "per_100_points_se": v.se * scale,
-                    "trials": out.trials,
-                    "seed": cell.seed,
                 }
-            )
+                if (a, t) not in ran:
+                    nan = float("nan")
+                    seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
+                    row.update(value=nan, se=nan, ci_low=nan, ci_high=nan, per_100_points=nan,
+                               per_100_points_se=nan, trials=0, seed=seed)  # fmt: skip
+                    row["note"] = f"not run: {self.unfit.get((a, t), 'does not fit')}"
+                    rows.append(row)
+                    continue
+                cell, out = ran[(a, t)]
+                v, note = read_metric(m, out)
+                row.update(
+                    value=v.value,
+                    se=v.se,
+                    ci_low=v.ci_low,
+                    ci_high=v.ci_high,
+                    per_100_points=v.value * scale,
+                    per_100_points_se=v.se * scale,
+                    trials=out.trials,
+                    seed=cell.seed,
+                    note=note,
+                )
+                rows.append(row)
         df = pd.DataFrame(rows)
         if sort_by is not None:
             if sort_by not in df.columns:
@@ -279,16 +303,25 @@ def matchup(
         rows = list(range(len(att.entries)))
     if tgt.explicit:
         cols = list(range(len(tgt.entries)))
+    unfit: dict[tuple[str, str], str] = {}
     for i in rows:
         for j in cols:
-            if (i, j) in errors:
-                raise errors[(i, j)]
+            if (i, j) not in errors:
+                continue
+            exc = errors[(i, j)]
+            alone = (att.explicit and not any((i, b) in cells for b in cols)) or (
+                tgt.explicit and not any((a, j) in cells for a in rows)
+            )
+            if (att.explicit and tgt.explicit) or alone:
+                raise exc
+            reason = f"{exc.key}: {exc.problem}" if exc.key else exc.problem
+            unfit[(_name(att.entries[i]), _name(tgt.entries[j]))] = reason
     if not rows or not cols:
         first = next(iter(errors.values()), None)
         raise ScenarioError(tpl_source, "", f"no attacker/target pair fits the template ({first})")
     att_kept = [att.entries[i] for i in rows]
     tgt_kept = [tgt.entries[j] for j in cols]
-    order = [cells[(i, j)] for i in rows for j in cols]
+    order = [cells[(i, j)] for i in rows for j in cols if (i, j) in cells]
     points = {}
     over_a = _slot_overrides(tpl, SLOTS[0])
     over_t = _slot_overrides(tpl, SLOTS[1])
@@ -315,22 +348,13 @@ def matchup(
         batch=batch,
         metric=metric,
     )
-    res = MatchupResult(att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed))
+    res = MatchupResult(
+        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit
+    )
     if metric is None:
-        first = res.outcomes[0]
-        stat = first.meta.get("primary")
-        if stat not in first.probs:
-            stat = next((s.name for s in first.stats if not s.flag), first.stat_names[0])
-        metric = f"mean({stat})"
-    m = parse_metric(metric)
-    for cell, out in zip(order, res.outcomes, strict=True):  # fail early on a bad metric
-        try:
-            m.evaluate(out)
-        except KeyError as exc:
-            raise ValueError(
-                f"{cell.values['attacker']} vs {cell.values['target']}: {exc.args[0]}"
-            ) from None
-    res.metric = m.text
+        metric = f"mean({common_primary(res.outcomes)})"
+    names = [f"{c.values['attacker']} vs {c.values['target']}" for c in order]
+    res.metric = check_metric(metric, names, res.outcomes).text
     return res
 
 

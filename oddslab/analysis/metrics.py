@@ -5,14 +5,19 @@ Accepted forms (whitespace is free)::
     mean(models_slain)          mean of a statistic; SE = sd / sqrt(trials)
     P(models_slain >= 5)        also >, <=, <, ==, = and !=; SE = sqrt(p (1 - p) / trials)
     P(destroyed)                a yes/no statistic (or any statistic): P(stat >= 1)
-    P(unit destroyed)           a headline label of the scenario, exactly as printed
+    P(target unit destroyed)    a headline label of the scenario, exactly as printed
     P(attacker wins)            an unambiguous start of a headline label
                                 ("P(attacker wins the assault)", "P(attacker wins close quarters)")
     P(A wins), P(B wins)        the same with A = attacker, B = defender
     models_slain                a statistic's name alone: its mean
 
 Metrics are resolved against each outcome, so a headline whose label depends on the cell
-("P(at least half slain, >= 10)") is found by its start in every cell.
+("P(at least half the target slain, ≥ 10)") is found by its start in every cell.
+
+Rulesets report only the statistics (and headlines) a scenario can produce, so the cells of a
+study may differ: a cell without the metric reads as NaN with a note (:func:`read_metric`),
+a metric no cell has is an error (:func:`check_metric`), and :func:`common_primary` picks a
+default statistic that every cell reports.
 """
 
 from __future__ import annotations
@@ -25,7 +30,14 @@ import numpy as np
 
 from oddslab.outcome import Z95, Outcome, wilson_interval
 
-__all__ = ["Metric", "MetricValue", "parse_metric"]
+__all__ = [
+    "Metric",
+    "MetricValue",
+    "parse_metric",
+    "check_metric",
+    "read_metric",
+    "common_primary",
+]
 
 _OPS = {
     ">=": lambda v, k: v >= k,
@@ -150,8 +162,86 @@ def parse_metric(text: str) -> Metric:
         return Metric(text.strip(), "label")
     raise ValueError(
         f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
-        'label such as "P(unit destroyed)"'
+        'label such as "P(target unit destroyed)"'
     )
+
+
+def common_primary(outcomes: list[Outcome]) -> str:
+    """The statistic to show by default across cells whose statistics may differ.
+
+    The cells' primary statistic reported by every cell (the most frequent primary first),
+    else the first statistic every cell reports that is not a yes/no flag.
+
+    Raises
+    ------
+    ValueError
+        If no statistic is reported by every cell.
+    """
+    common = set(outcomes[0].stat_names).intersection(*(o.stat_names for o in outcomes))
+    primaries = [o.primary_stat() for o in outcomes]
+    ranked = sorted(dict.fromkeys(primaries), key=lambda s: -primaries.count(s))
+    for stat in ranked:
+        if stat in common:
+            return stat
+    first = outcomes[0]
+    for flags in (False, True):
+        for s in first.stats:
+            if s.name in common and s.flag == flags:
+                return s.name
+    raise ValueError("the cells have no statistic in common: give a metric")
+
+
+def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metric:
+    """Parse ``metric`` and check it can be read in at least one cell, before any table.
+
+    Rulesets report only what a scenario can produce, so a statistic (or headline) may be
+    missing from some cells of a study: those cells read as NaN with a note
+    (:func:`read_metric`); only a metric that no cell can read is an error.
+
+    Parameters
+    ----------
+    metric : str
+    names : list of str
+        One name per cell, for messages (``"a.toml:x vs b.toml:y"``, ``"target.save=4"``).
+    outcomes : list of Outcome
+        The cells' outcomes, in the same order.
+
+    Raises
+    ------
+    ValueError
+        If no cell has the metric: names the first cell, and lists its statistics and
+        headlines.
+    """
+    m = parse_metric(metric)
+    first = None
+    for name, out in zip(names, outcomes, strict=True):
+        try:
+            m.evaluate(out)
+            return m
+        except KeyError as exc:
+            first = first or f"{name}: {exc.args[0]}"
+    raise ValueError(first or f"'{m.text}': there are no cells")
+
+
+def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
+    """The metric's value in one cell, and a note: ``""``, or why the value is NaN.
+
+    A cell whose scenario does not report the statistic or headline (a ruleset leaves out what
+    a scenario cannot produce) gives NaN and ``"not reported: ..."``: no value is invented.
+
+    Raises
+    ------
+    ValueError
+        If a headline metric fits several headlines of the cell.
+    """
+    try:
+        return metric.evaluate(outcome), ""
+    except KeyError as exc:
+        nan = float("nan")
+        if metric.kind == "label" and "matches several headlines" in str(exc.args[0]):
+            raise ValueError(f"'{outcome.name}': {exc.args[0]}") from None
+        what = f"statistic '{metric.stat}'" if metric.stat else f"headline '{metric.text}'"
+        return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: no {what} here"
 
 
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:

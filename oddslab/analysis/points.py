@@ -294,6 +294,14 @@ def fair_points(
         raise ValueError(f"{rn} has no points in its library entry; give reference_points")
     vc, sc = _basket_value(tab, cn, weights)
     vr, sr = _basket_value(tab, rn, weights)
+    for unit, v in ((cn, vc), (rn, vr)):
+        if math.isnan(v):  # a cell whose scenario does not report the metric
+            bad = tab[(tab["attacker"] == unit) & tab["target"].isin(list(weights))]
+            bad = bad[bad["value"].isna()]
+            raise ValueError(
+                f"{unit} vs {bad['target'].iloc[0]}: {bad['note'].iloc[0]}; fair points need "
+                "a metric every cell of the basket reports"
+            )
     if not vr > 0:
         raise ValueError(
             f"the reference scores {vr:g} on '{res.metric}' against this basket; "
@@ -360,7 +368,9 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
         vr, sr = _basket_value(tab, fair.reference, weights)
         p, se = _ratio(fair.reference_points, vc, sc, vr, sr)
         note = ""
-        if not vr > 0:
+        if math.isnan(vc) or math.isnan(vr):
+            note = "a cell of this basket does not report the metric: no fair price"
+        elif not vr > 0:
             note = "the reference scores 0 here: no fair price"
         elif vc == 0:
             note = "the candidate scores 0 here"

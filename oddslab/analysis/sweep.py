@@ -4,7 +4,7 @@
 ...             {"target.save": range(2, 7), "attacker.weapons.0.models": [5, 10, 20]},
 ...             trials=100_000, seed=1)                                  # doctest: +SKIP
 >>> res.frame()          # one row per cell and statistic                # doctest: +SKIP
->>> res.plot("P(unit destroyed)")                                         # doctest: +SKIP
+>>> res.plot("P(wounds_remaining == 0)")                                  # doctest: +SKIP
 
 Keys are dotted paths into the scenario as a dict (``target.save``, ``attacker.weapons.0.models``
 or ``attacker.weapons[0].models``); every cell is validated like a file before anything runs.
@@ -28,7 +28,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_cells, study_hash
 from oddslab.analysis.libraries import expand_uses
-from oddslab.analysis.metrics import parse_metric
+from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -149,12 +149,11 @@ class SweepResult:
         return self._outcomes
 
     def primary(self) -> str:
-        """The default metric: ``mean(<the scenario's primary statistic>)``."""
-        first = self.outcomes[0]
-        stat = first.meta.get("primary")
-        if stat not in first.probs:
-            stat = next((s.name for s in first.stats if not s.flag), first.stat_names[0])
-        return f"mean({stat})"
+        """The default metric: ``mean(<primary statistic>)``, of a statistic every cell reports.
+
+        See :func:`oddslab.analysis.metrics.common_primary`.
+        """
+        return f"mean({common_primary(self.outcomes)})"
 
     def frame(self, stats: Iterable[str] | None = None) -> pd.DataFrame:
         """Tidy table: one row per cell and statistic.
@@ -216,13 +215,17 @@ class SweepResult:
         return pd.DataFrame(rows)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
-        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high."""
+        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high, note.
+
+        ``note`` says why a value is NaN (a cell whose scenario does not report the statistic).
+        """
         import pandas as pd
 
-        m = parse_metric(metric or self.metric or self.primary())
+        names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
+        m = check_metric(metric or self.metric or self.primary(), names, self.outcomes)
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):
-            v = m.evaluate(out)
+            v, note = read_metric(m, out)
             rows.append(
                 {
                     **{k: cell.values[k] for k in self.keys},
@@ -231,6 +234,7 @@ class SweepResult:
                     "se": v.se,
                     "ci_low": v.ci_low,
                     "ci_high": v.ci_high,
+                    "note": note,
                 }
             )
         return pd.DataFrame(rows)

@@ -393,8 +393,10 @@ def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
         if r_mortal >= 0:  # reported only when something can inflict mortal wounds
             hist[r_mortal, t_mortal] += 1
         hist[r_damage, t_damage] += 1
-        hist[r_slain, t_slain] += 1
-        hist[r_destroyed, 1 if alive == 0 else 0] += 1
+        if r_slain >= 0:  # row -1 would write into the last row (wounds_remaining)
+            hist[r_slain, t_slain] += 1
+        if r_destroyed >= 0:
+            hist[r_destroyed, 1 if alive == 0 else 0] += 1
         left = (alive - 1) * wounds + cur if alive > 0 else 0
         hist[r_dealt, start_total - left] += 1
         hist[r_remaining, left] += 1
