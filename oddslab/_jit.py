@@ -2,7 +2,8 @@
 
 Every kernel in :mod:`oddslab._kernels` and :mod:`oddslab.rulesets` is decorated with
 :func:`jit` (serial helpers, inlined into callers) or :func:`jit_parallel` (the chunk
-drivers that ``prange`` over fixed-size chunks). ``cache=True`` makes a warm start load the
+drivers that ``prange`` over fixed-size chunks), or :func:`jit_noalloc` (serial kernel
+functions that allocate nothing: no reference counting). ``cache=True`` makes a warm start load the
 compiled machine code from ``__pycache__`` (or ``NUMBA_CACHE_DIR``) instead of recompiling.
 ``fastmath`` stays off: results must be bit-identical across machines and thread counts.
 """
@@ -25,6 +26,28 @@ def jit(fn=None, **overrides):
 def jit_parallel(fn=None, **overrides):
     """``numba.njit(parallel=True)`` with the project's flags, for chunk drivers."""
     opts = {**_COMMON, "parallel": True, **overrides}
+    if fn is None:
+        return lambda f: numba.njit(**opts)(f)
+    return numba.njit(**opts)(fn)
+
+
+def jit_noalloc(fn=None, **overrides):
+    """:func:`jit` without numba's reference counting (``_nrt=False``), for kernel functions
+    that allocate nothing.
+
+    With the NRT (numba runtime) on, every array passed between jitted functions has its
+    reference count incremented and decremented (atomic operations on the array's meminfo).
+    In a per-trial inner loop those refcounts cost 30–75 % of kernel time, and more when the
+    two threads of a ``prange`` driver contend for the counts of the same shared input arrays.
+    Compiled without the NRT, arrays are passed as plain pointers and shapes, with no counting.
+
+    The function must not allocate (no ``np.empty``/``np.zeros``/``np.array``, no array
+    results); views (slices) of arrays passed in are fine. Numba refuses to compile an
+    allocation without the NRT (a ``TypingError``: "No implementation of function ... zeros"),
+    so a mistake fails loudly at the first compile, never silently. Allocate scratch arrays
+    once per chunk in the per-chunk function (compiled with :func:`jit`) and pass them down.
+    """
+    opts = {**_COMMON, "_nrt": False, **overrides}
     if fn is None:
         return lambda f: numba.njit(**opts)(f)
     return numba.njit(**opts)(fn)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit, jit_noalloc, jit_parallel
 from oddslab._kernels.pools import roll_pool
 from oddslab._kernels.rng import new_state
 from oddslab.rulesets.armoured_clash.casualties import (
@@ -141,7 +141,7 @@ def pack_faces(face_score, explode, rr_tiers, kinds):
     return FT
 
 
-@jit
+@jit_noalloc
 def pool_hits(st, n, rating, rr_extra, FT):
     """Hits of one attack pool of ``n`` dice at ``rating`` (0 weakened, 1 neutral, 2 improved).
 
@@ -185,7 +185,7 @@ def _extra(rr, cmd, u, W):
     return rr
 
 
-@jit
+@jit_noalloc
 def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
     """Close quarters attack pool of ``u`` against ``t``; returns models of ``t`` destroyed."""
     n = _dice_for(u, col, half, W, DC)
@@ -197,7 +197,7 @@ def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
     return apply_damage(st, t, hits // W[t, U_DEF], -1, W, nu)
 
 
-@jit
+@jit_noalloc
 def _retaliate(st, a, AT, W, nu, DC, FT):
     """The charge target and every secondary combatant strike the charger (at the same time).
 
@@ -261,7 +261,7 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
         suppression_test(st, tgt, W, nu, deck, R)
 
 
-@jit
+@jit_noalloc
 def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     """Resolve attack ``a``.
 
@@ -374,7 +374,7 @@ def reset_state(W, nu):
         W[nu + side, X_PTR] = 0
 
 
-@jit
+@jit_noalloc
 def simulate_trial(st, AT, W, nu, DC, R, deck, FT, res):
     """One trial: every step in order (activations start and end around them), then the
     focus unit's rally test at its next activation; fills ``res`` (``ST_*``)."""

@@ -8,7 +8,7 @@ length-1 script. Array layouts: :mod:`oddslab.rulesets.assault_phase.layout`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.rng import count_d6, randint
 from oddslab.rulesets.assault_phase.layout import (
     E_SIDE,
@@ -38,7 +38,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
 
@@ -51,7 +51,7 @@ def d6(st, script):
     return randint(st, 6) + 1
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def roll_count(st, script, n, need):
     """Roll ``n`` D6; return (how many are >= ``need``, how many are 6).
 
@@ -68,7 +68,7 @@ def roll_count(st, script, n, need):
     return count_d6(st, n, need)
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def ld_test(st, script, ld, double_one):
     """2D6 <= ld passes (optionally a double one always passes)."""
     a = d6(st, script)
@@ -76,7 +76,7 @@ def ld_test(st, script, ld, double_one):
     return a + b <= ld or (double_one and a == 1 and b == 1)
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def hittable(g, wk, reach_unit):
     """Models of group ``g`` that may take casualties (the danger zone)."""
     if reach_unit:
@@ -84,7 +84,7 @@ def hittable(g, wk, reach_unit):
     return wk[W_CON, g] + wk[W_SUP, g]
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def remove_model(g, wk, reach_unit):
     """Remove one casualty from ``g``: models out of reach, then supporting, then contact."""
     wk[W_ALIVE, g] -= 1
@@ -97,7 +97,7 @@ def remove_model(g, wk, reach_unit):
         wk[W_CON, g] -= 1
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def _group_majority(gi, wk, e, col, tie_high, strict):
     """The majority of column ``col`` (WS or T) over entity ``e``'s models still in combat.
 
@@ -135,7 +135,7 @@ def _group_majority(gi, wk, e, col, tie_high, strict):
     return low  # no majority: the lowest value
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
     """Majority WS and T of every entity, and how many of its models can be hit.
 
@@ -156,7 +156,7 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
         wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     """The save type (armour, invulnerable) of the majority of ``ent``'s models in reach.
 
@@ -204,7 +204,7 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     return best_n, best_sv, best_inv
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, res):
     """Majority-save procedure for wounds against entity ``ent``; returns (unsaved, inflicted).
 
@@ -273,7 +273,7 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
     return unsaved, inflicted
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def entity_has_targets(gi, ent, wk, reach_unit):
     """Whether entity ``ent`` has a model that can be hit now (units still in the combat)."""
     for g in range(gi.shape[0]):
@@ -283,7 +283,7 @@ def entity_has_targets(gi, ent, wk, reach_unit):
     return False
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
     """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit, jit_noalloc, jit_parallel
 from oddslab._kernels.rng import new_state
 from oddslab.rulesets.assault_phase.fight import d6 as _d6
 from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
@@ -76,7 +76,7 @@ from oddslab.rulesets.assault_phase.layout import (
 from oddslab.rulesets.assault_phase.step import fight_step
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _unit_ld(gi, u, wk, mode):
     """Leadership a unit tests on: the highest among its living models, or the majority."""
     best = 0
@@ -99,7 +99,7 @@ def _unit_ld(gi, u, wk, mode):
     return best
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _unit_alive(gi, u, wk):
     n = 0
     for g in range(gi.shape[0]):
@@ -108,7 +108,7 @@ def _unit_alive(gi, u, wk):
     return n
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _unit_start(gi, u):
     n = 0
     for g in range(gi.shape[0]):
@@ -117,7 +117,7 @@ def _unit_start(gi, u):
     return n
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _side_in_combat(gi, ui, side, wk):
     n = 0
     for u in range(ui.shape[0]):
@@ -126,7 +126,7 @@ def _side_in_combat(gi, ui, side, wk):
     return n
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _roll_distance(st, script, fast):
     """2D6 (3D6 for fast units) inches."""
     total = _d6(st, script) + _d6(st, script)
@@ -135,7 +135,7 @@ def _roll_distance(st, script, fast):
     return total
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend):
     """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
 
@@ -370,7 +370,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
         res[S_DESTROYED + side] = 1 if gone else 0
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _any_cover(ui, wk):
     for u in range(ui.shape[0]):
         if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0 and wk[W_IN_COMBAT, u] != 0:

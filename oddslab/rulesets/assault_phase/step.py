@@ -6,7 +6,7 @@ saves and casualties of :mod:`.fight`. Array layouts: :mod:`.layout`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab.rulesets.assault_phase.fight import (
     ld_test,
     majorities,
@@ -65,7 +65,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab, wk, pend):
     """Wound rolls for ``hits`` hits (plus ``auto`` rending wounds) on entity ``e``.
 
@@ -90,7 +90,7 @@ def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, woun
     return wounds + auto
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def _deal_split(gi, g, wk, auto, hits):
     """Deal an independent character's hits between his aims (``wk[W_SPLIT_*, k]``).
 
@@ -121,7 +121,7 @@ def _deal_split(gi, g, wk, auto, hits):
     return True
 
 
-@jit(_nrt=False)
+@jit_noalloc
 def fight_step(
     st, script, gi, ui, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res, pend
 ):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit, jit_noalloc, jit_parallel
 from oddslab._kernels.rng import new_state, next_u64, randint
 
 # header: rule switches
@@ -106,7 +106,7 @@ _U16 = np.uint64(0xFFFF)
 _SHIFT16 = np.uint64(16)
 
 
-@jit
+@jit_noalloc(inline="always")
 def d6(st):
     """One D6 (1-6): the next scripted result if any are left, else from the generator.
 
@@ -129,7 +129,7 @@ def d6(st):
             return np.int64(m >> _SHIFT16) + 1
 
 
-@jit
+@jit_noalloc(inline="always")
 def passes(roll, target, nat1, nat6):
     """Whether a D6 ``roll`` passes a test against the modified rating ``target``."""
     ok = roll <= target
@@ -137,7 +137,7 @@ def passes(roll, target, nat1, nat6):
     return ok and not (nat6 != 0 and roll == 6)
 
 
-@jit
+@jit_noalloc(inline="always")
 def faces(target, nat1, nat6):
     """Passing faces (of 6) against ``target`` (closed form of counting :func:`passes`)."""
     n = min(max(target, 0), 6)
@@ -148,7 +148,7 @@ def faces(target, nat1, nat6):
     return n
 
 
-@jit
+@jit_noalloc(inline="always")
 def penalty(suppressed, shock, mode):
     """The action test's modifier (0, 1 or 2) under reading ``mode`` (``R_PENALTY``)."""
     sup = 1 if suppressed != 0 else 0
@@ -162,7 +162,7 @@ def penalty(suppressed, shock, mode):
     return sup + sh
 
 
-@jit
+@jit_noalloc
 def outside_draw(st, G, cdf, row, f):
     """Outside Shock gained by formation ``f`` (its row offset ``row``) this turn."""
     kind = G[row + F_OS_KIND]
@@ -180,7 +180,7 @@ def outside_draw(st, G, cdf, row, f):
     return k
 
 
-@jit
+@jit_noalloc(inline="always")
 def _count(mask):
     """Set bits of a non-negative int64 mask."""
     n = 0
@@ -190,7 +190,7 @@ def _count(mask):
     return n
 
 
-@jit
+@jit_noalloc
 def play_game(st, G, cdf):
     """One game of ``G[R_TURNS]`` turns; its statistics into ``G[H_ROFF:]`` (zeroed here).
 

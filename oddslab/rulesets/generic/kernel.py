@@ -1,8 +1,9 @@
 """Kernel for the generic d6 attack pipeline (hit → wound → save → damage → FNP → allocation).
 
 Compile time: the parallel driver :func:`run_generic` is a tiny ``prange`` loop calling the
-serial per-chunk function :func:`_chunk` (compiled once, through numba's parallel pipeline with
-every parallel transformation off: measured 2.3x faster loops than the plain pipeline). The
+serial per-chunk function :func:`_chunk` (compiled once), which allocates the chunk's scratch
+arrays and hands them to the trial loop :func:`_trials`, compiled with ``jit_noalloc`` (no
+reference counting: with it, the loop ran 2.3x slower). The
 helpers in :mod:`~oddslab.rulesets.generic.rolls` are inlined only where they sit in the trial
 loop (``sum_rolls``, ``allocate*``, ``add_group``, ``feed_groups`` at a single call site); the
 others are compiled once. Every helper has one signature (constants passed as ``np.int64``).
@@ -36,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from oddslab._jit import jit_parallel
+from oddslab._jit import jit, jit_noalloc, jit_parallel
 from oddslab._kernels.rng import new_block_state, new_state, roll_expr
 from oddslab.rulesets.generic.layout import (
     _HIGH,
@@ -111,7 +112,6 @@ from oddslab.rulesets.generic.layout import (
     W_XATT_SIDES,
 )
 from oddslab.rulesets.generic.rolls import (
-    SERIAL_PARALLEL_PIPELINE,
     add_group,
     allocate_fixed,
     expr_total,
@@ -123,7 +123,7 @@ from oddslab.rulesets.generic.rolls import (
 __all__ = ["run_generic"]
 
 
-@jit_parallel(parallel=SERIAL_PARALLEL_PIPELINE)
+@jit
 def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     """One chunk of trials (serial): fills ``hist[stat row, value]``."""
     n_w = wint.shape[0]
@@ -131,9 +131,6 @@ def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     bs = new_block_state(st, BLOCK_STREAMS)
     raw = np.empty(FACE_BLOCK // 4, dtype=np.uint64)
     buf = np.empty(FACE_BLOCK, dtype=np.int64)
-    # np.int64(...) keeps numba from compiling Literal[int] specialisations of the helpers
-    pos = np.int64(0)
-    end = np.int64(0)
     # per weapon and kind of roll, d36 lookup tables (see sum_rolls): hits count
     # normal + crits << 32, wounds count wounds + split critical wounds << 32, saves count
     # failures
@@ -158,15 +155,38 @@ def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
         pairs[w, 3] = roll_tables(
             faces[w, F_CSAVE_FAIL], faces[w, F_CSAVE_REROLL], vals, tabs[w, 6], tabs[w, 7]
         )
-    flat = tabs.ravel()
-    use_fnp = tint[T_FNP] != 0
     fnp_use = np.zeros(2, dtype=np.bool_)  # per feel-no-pain table (ordinary, mortal)
     fnp_pair = np.zeros(2, dtype=np.bool_)
-    fnp_use[0] = use_fnp
+    fnp_use[0] = tint[T_FNP] != 0
     fnp_pair[0] = tint[T_FNP_PAIR] != 0
     fnp_use[1] = tint[T_FNPM] != 0
     fnp_pair[1] = tint[T_FNPM_PAIR] != 0
     grp = np.zeros((max(n_w, 5), G_NCOLS), dtype=np.int64)  # damage packet groups to feed
+    devq = np.zeros(n_w, dtype=np.int64)  # devastating wounds queued for the end (current rule)
+    tot = np.zeros(N_STATS, dtype=np.int64)
+    _trials(
+        st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, tabs.ravel(), pairs,
+        fnp_use, fnp_pair, grp, devq, tot,
+    )  # fmt: skip
+
+
+@jit_noalloc
+def _trials(
+    st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, flat, pairs, fnp_use, fnp_pair,
+    grp, devq, tot,
+):  # fmt: skip
+    """The trial loop of :func:`_chunk` on its scratch arrays (allocates nothing).
+
+    ``flat`` is the d36 tables ``tabs`` flattened (``_TSIZE`` entries per weapon), ``pairs``
+    bool[W, 4] says which are pair tables, ``grp`` int64[max(W, 5), G_NCOLS] holds the damage
+    groups, ``devq`` int64[W] the devastating wounds held back, ``tot`` int64[N_STATS] the
+    running totals of :func:`feed_groups`.
+    """
+    n_w = wint.shape[0]
+    # np.int64(...) keeps numba from compiling Literal[int] specialisations of the helpers
+    pos = np.int64(0)
+    end = np.int64(0)
+    use_fnp = tint[T_FNP] != 0
     spill_i = tint[T_SPILL]
     _ZERO = np.int64(0)
     _ONE = np.int64(1)
@@ -189,12 +209,10 @@ def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     r_destroyed = rows[S_DESTROYED]
     r_dealt = rows[S_DEALT]
     r_remaining = rows[S_REMAINING]
-    devq = np.zeros(n_w, dtype=np.int64)  # devastating wounds queued for the end (current rule)
     any_current = False
     for w in range(n_w):
         if wint[w, W_DEV] == DEV_CURRENT:
             any_current = True
-    tot = np.zeros(N_STATS, dtype=np.int64)
     for _ in range(ntrials):
         t_att = 0
         t_hits = 0

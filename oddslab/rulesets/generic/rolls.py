@@ -5,10 +5,7 @@ See :mod:`oddslab.rulesets.generic.kernel` for the buffer protocol and why it is
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from numba.core.errors import NumbaPerformanceWarning
 
 from oddslab._jit import jit
 from oddslab._kernels.rng import fill_block, roll_expr
@@ -28,7 +25,6 @@ from oddslab.rulesets.generic.layout import (
 )
 
 __all__ = [
-    "SERIAL_PARALLEL_PIPELINE",
     "allocate_fixed",
     "allocate",
     "sum_rolls",
@@ -37,27 +33,6 @@ __all__ = [
     "feed_groups",
     "expr_total",
 ]
-
-#: the per-chunk function goes through numba's parallel pipeline with
-#: every parallel transformation off: its loops measured 2.3x faster than from the plain
-#: pipeline (cause not pinned down; cold compile 12 s CPU against 18 s for one inlined
-#: parfor body)
-SERIAL_PARALLEL_PIPELINE = {
-    "comprehension": False,
-    "prange": False,
-    "inplace_binop": False,
-    "reduction": False,
-    "setitem": False,
-    "numpy": False,
-    "stencil": False,
-    "fusion": False,
-}
-# numba warns that nothing was parallelised, which is the intent here
-warnings.filterwarnings(
-    "ignore",
-    message=r"(?s).*The keyword argument 'parallel=True' was specified but no transformation",
-    category=NumbaPerformanceWarning,
-)
 
 
 @jit(inline="always")

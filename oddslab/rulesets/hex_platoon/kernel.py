@@ -15,7 +15,7 @@ order, records per-step numbers in ``rec[k, :]`` and finally evaluates the stati
 ``res``. The chunk driver histograms ``res``. Every rule and reading is described in
 ``docs/hex-platoon.md``.
 
-Speed: every function below the chunk driver is compiled with ``_nrt=False`` (numba's
+Speed: every function below the chunk driver is compiled with ``jit_noalloc`` (numba's
 reference counting off). They take arrays and never allocate, and with reference counting on
 every call that passes arrays paid an atomic increment and decrement per array (and the two
 threads fought over the shared input arrays' counters): 300 ns per trial for a single fire
@@ -24,7 +24,7 @@ attack, against 70 ns without. Allocation happens only in :func:`run_chunk`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.rng import count_d6, randint
 
 from .layout import (
@@ -78,7 +78,7 @@ from .layout import (
 )
 
 
-@jit(signature_or_function=sig("int64", U1, INT, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", U1, INT, INT))
 def _count(st, n, need):
     if n <= 0:
         return 0
@@ -86,7 +86,7 @@ def _count(st, n, need):
     return ge
 
 
-@jit(signature_or_function=sig("int64", U1, INT, INT, INT, INT, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", U1, INT, INT, INT, INT, INT))
 def _attack_dice(st, dice, aug, th, lead, hq_mode):
     """Hits of ``dice`` (+ ``aug`` augmentation dice, lowest ignored) at ``th``+, with HQ."""
     n = dice
@@ -102,19 +102,19 @@ def _attack_dice(st, dice, aug, th, lead, hq_mode):
     return succ if succ < n else n
 
 
-@jit(signature_or_function=sig("int64", I2, I2, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", I2, I2, INT))
 def _lead(ui, ws, hq):
     if hq < 0 or ws[W_SIDE, hq] >= 2:
         return 0
     return ui[hq, U_LEAD1] if ws[W_SIDE, hq] == 1 else ui[hq, U_LEAD0]
 
 
-@jit(signature_or_function=sig("boolean", I2, I2, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("boolean", I2, I2, INT))
 def _concealed(ui, ws, u):
     return ui[u, U_CONC] != 0 and ws[W_OPS, u] == 0 and ws[W_CLOST, u] == 0
 
 
-@jit(signature_or_function=sig("int64", I2, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", I2, INT))
 def state_of(ws, u):
     """0 good order (full side), 1 disrupted (full side), 2 reduced, 3 eliminated."""
     s = ws[W_SIDE, u]
@@ -125,7 +125,7 @@ def state_of(ws, u):
     return 1 if ws[W_DIS, u] else 0
 
 
-@jit(signature_or_function=sig("int64", I2, INT, INT, BOOL), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", I2, INT, INT, BOOL))
 def apply_hits(ws, u, h, protect):
     """Apply ``h`` hits to unit ``u``; return the hits it could not absorb.
 
@@ -156,9 +156,7 @@ def apply_hits(ws, u, h, protect):
     return h - used
 
 
-@jit(
-    signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1), _nrt=False
-)
+@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1))
 def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, pick):
     """Fairly distribute ``h`` hits between the living units ``idx[first:first+count]``.
 
@@ -198,7 +196,7 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
         h = excess
 
 
-@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, INT))
 def hq_check(st, ui, hx, hexu, ws, rules, h):
     """(s)HQ of hex ``h`` after an attack on it: eliminated with its units, else 1D6 test."""
     hq = hx[h, H_HQ]
@@ -229,7 +227,7 @@ def hq_check(st, ui, hx, hexu, ws, rules, h):
                 ws[W_KILL, hq] = 1
 
 
-@jit(signature_or_function=sig("int64", I2, I1, I2, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", I2, I1, I2, INT))
 def _stack_alive(hx, hexu, ws, h):
     n = 0
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
@@ -237,7 +235,7 @@ def _stack_alive(hx, hexu, ws, h):
     return n
 
 
-@jit(signature_or_function=sig("int64", I2, I1, I2, INT), _nrt=False)
+@jit_noalloc(signature_or_function=sig("int64", I2, I1, I2, INT))
 def _stack_hit(hx, hexu, ws, h):
     any_hit = 0
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
@@ -245,11 +243,10 @@ def _stack_hit(hx, hexu, ws, h):
     return any_hit
 
 
-@jit(
+@jit_noalloc(
     signature_or_function=sig(
         "UniTuple(int64, 2)", U1, I2, I2, I1, I2, I1, INT, INT, INT, INT, INT, INT, BOOL, I1
     ),
-    _nrt=False,
 )
 def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air, pick):
     """A hex attack (mortar, artillery hex, air strike) on hex ``h``: (hits, unsaved hits).
@@ -302,7 +299,7 @@ def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air
     return hits, unsaved
 
 
-@jit(signature_or_function=sig("void", U1, I2, I2, I2, I1, I2, INT, I2), _nrt=False)
+@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I2, I1, I2, INT, I2))
 def fire(st, ui, hx, ws, rules, sp, k, rec):
     """A ranged or opportunity fire attack of one unit at one unit (step ``k``)."""
     f = sp[k, S_UNIT]

@@ -5,7 +5,7 @@ Layouts and conventions are those of :mod:`.kernel`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.rng import randint
 
 from .kernel import (
@@ -60,9 +60,8 @@ from .layout import (  # noqa: F401
 )
 
 
-@jit(
+@jit_noalloc(
     signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1, I1, I1),
-    _nrt=False,
 )
 def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
     """Assault (``overrun = False``) or overrun combat of step ``k``."""
@@ -153,7 +152,7 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
             ws[W_KILL, u] = 1
 
 
-@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1), _nrt=False)
+@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1))
 def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
     """Close air support: AA opportunity fire, accuracy, strike, return roll (step ``k``)."""
     air = sp[k, S_UNIT]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit, jit_noalloc, jit_parallel
 from oddslab._kernels.rng import fill_block, new_block_state, new_state, randint
 
 from . import layout as K
@@ -28,7 +28,7 @@ from .kernel_melee import air_strike, melee
 from .layout import BOOL, I1, I2, I3, INT, U1, U2, sig  # noqa: F401
 
 
-@jit(signature_or_function=sig("void", U1, I2, I2, I1, I2, I3, I1, I2, I2, I1, I1, I1), _nrt=False)
+@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I2, I3, I1, I2, I2, I1, I1, I1))
 def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
     """One trial: every step in order, from the initial unit state."""
     n_units = ui.shape[0]
@@ -163,7 +163,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                 ws[K.W_KILL, u] = 0
 
 
-@jit(signature_or_function=sig("void", I2, I2, I1, I2, I2, I2, I1), _nrt=False)
+@jit_noalloc(signature_or_function=sig("void", I2, I2, I1, I2, I2, I2, I1))
 def evaluate(ui, hx, hexu, ws, rec, so, res):
     """The statistics of the finished trial into ``res`` (programme ``so``)."""
     for s in range(so.shape[0]):
@@ -184,7 +184,7 @@ def evaluate(ui, hx, hexu, ws, rec, so, res):
         res[s] = v if v < top else top
 
 
-@jit(inline="always", _nrt=False)
+@jit_noalloc(inline="always")
 def _pairs(buf, pos, n, tab2, tab1):
     """Sum a d6 table over ``n`` dice read two per d36 value (an odd die uses ``tab1``)."""
     acc = 0
@@ -197,7 +197,7 @@ def _pairs(buf, pos, n, tab2, tab1):
     return acc, end
 
 
-@jit(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1), _nrt=False)
+@jit_noalloc(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1))
 def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
     """``n`` single fire attacks: hits, unsaved hits, target state into ``out[0..2, :]``.
 

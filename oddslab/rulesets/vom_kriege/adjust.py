@@ -6,11 +6,11 @@ the two agree on every combination of inputs.
 
 from __future__ import annotations
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab.rulesets.vom_kriege import layout as L
 
 
-@jit
+@jit_noalloc
 def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
     """Battle dice for ``u`` shooting ``t`` at range band ``band``; (dice, marker).
 
@@ -90,7 +90,7 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
     return max(n, 0), 1
 
 
-@jit
+@jit_noalloc
 def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_diso):
     """Battle dice for ``u`` in melee against ``opp`` (step 3), from the state ``hits``/``diso``.
 

@@ -19,21 +19,25 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit, jit_noalloc, jit_parallel
 from oddslab._kernels.rng import new_state, randint
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import melee_dice, shoot_dice
 
-FM_NORMAL = 0  # flags retreat (squares: 1 hit per flag)
-FM_IGNORE = 1  # flags have no effect
-FM_MIN_ONE = 2  # at least half a move of retreat (square battling back against cavalry)
-MODE_SHOOT = 0
-MODE_MELEE = 1
-MODE_SABER = 2
+FM_NORMAL = np.int64(0)  # flags retreat (squares: 1 hit per flag)
+FM_IGNORE = np.int64(1)  # flags have no effect
+FM_MIN_ONE = np.int64(2)  # at least half a move of retreat (square battling back against cavalry)
+MODE_SHOOT = np.int64(0)
+MODE_MELEE = np.int64(1)
+MODE_SABER = np.int64(2)
+# call-site constants as np.int64: a bare 0 or 1 argument would compile an extra
+# Literal[int] specialisation of the callee
+NO = np.int64(0)
+YES = np.int64(1)
 
 
 # -- dice --------------------------------------------------------------------------------------
-@jit
+@jit_noalloc
 def roll_battle(st, n, mode, troop, T):
     """Roll ``n`` battle dice against a target of ``troop``; return (hits, flags)."""
     nf = T[0, L.R_NFACES]
@@ -48,7 +52,7 @@ def roll_battle(st, n, mode, troop, T):
     return h, f
 
 
-@jit
+@jit_noalloc
 def square_test(st, n, T):
     """Form-square test: ``n`` command dice, success (1) if any shows an infantry symbol."""
     ok = 0
@@ -59,7 +63,7 @@ def square_test(st, n, T):
 
 
 # -- hits, retreats, removal, leaders ----------------------------------------------------------
-@jit
+@jit_noalloc
 def remove_unit(T, W, u):
     """Remove ``u``; its leader takes a hit (3 hits: leader and command gone, army leader hit)."""
     if W[u, L.S_REMOVED] == 1:
@@ -83,7 +87,7 @@ def remove_unit(T, W, u):
                 W[T[0, L.R_WLS] + army, L.LS_REMOVED] = 1
 
 
-@jit
+@jit_noalloc
 def disorder(T, W, u):
     """Disorder ``u``; a unit already at maximum hits that is newly disordered is removed."""
     if W[u, L.S_REMOVED] == 1 or W[u, L.S_DISO] == 1:
@@ -94,7 +98,7 @@ def disorder(T, W, u):
         W[u, L.S_DISO] = 1
 
 
-@jit
+@jit_noalloc
 def resolve(T, W, t, hits, flags, fmode):
     """Apply a roll's ``hits`` then its ``flags`` (retreats) to unit ``t``."""
     strn = T[1 + t, L.U_STR]
@@ -144,7 +148,7 @@ def resolve(T, W, t, hits, flags, fmode):
     W[t, L.S_DISO] = 1
 
 
-@jit
+@jit_noalloc
 def shoot(st, T, W, u, t, band, order, supp, enf, obs, df):
     """Unit ``u`` shoots ``t``; ``df`` = 1 for defensive fire (flags may be ignored)."""
     if W[u, L.S_REMOVED] == 1 or W[u, L.S_HITS] >= T[1 + u, L.U_STR] or W[t, L.S_REMOVED] == 1:
@@ -161,7 +165,7 @@ def shoot(st, T, W, u, t, band, order, supp, enf, obs, df):
         W[u, L.S_MARK] = 1
 
 
-@jit
+@jit_noalloc
 def attack_roll(st, T, W, u, t, n, mode, fmode):
     """``u`` rolls ``n`` melee dice against ``t`` and the result is applied (step 4)."""
     W[T[0, L.R_WDC], T[1 + u, L.U_SIDE]] += n
@@ -171,7 +175,7 @@ def attack_roll(st, T, W, u, t, n, mode, fmode):
     resolve(T, W, t, h, f if fmode != FM_IGNORE else 0, fmode)
 
 
-@jit
+@jit_noalloc
 def pick_reaction(T, W, att, dfd, react):
     """The defender's reaction after the policy and eligibility checks (codes ``R_*``)."""
     ta = T[1 + att, L.U_TROOP]
@@ -205,7 +209,7 @@ def pick_reaction(T, W, att, dfd, react):
     return r
 
 
-@jit
+@jit_noalloc
 def melee(st, T, W, a, att, dfd, follow):
     """One melee of ``att`` on ``dfd`` (steps 1-5; the follow-up and the attacker's cavalry
     disorder are the caller's). Row ``a`` of the actions gives the situation; ``follow`` = 1
@@ -254,9 +258,9 @@ def melee(st, T, W, a, att, dfd, follow):
             W[dfd, L.S_SQUARED] = 1
     if r != L.R_RETIRE:
         if r == L.R_FIRE or (r == L.R_SQUARE and T[0, L.R_SQ_FIRE] == 1):
-            shoot(st, T, W, dfd, att, 0, 0, 0, 0, 0, 1)
+            shoot(st, T, W, dfd, att, NO, NO, NO, NO, NO, YES)
         for k in range(nart):
-            shoot(st, T, W, T[oa, L.A_ART + k], att, T[oa, L.A_ARTB + k], 0, 0, 0, 0, 1)
+            shoot(st, T, W, T[oa, L.A_ART + k], att, T[oa, L.A_ARTB + k], NO, NO, NO, NO, YES)
         if W[att, L.S_REMOVED] == 1 or W[att, L.S_RETREATS] != a_ret0:
             return 0
         if W[att, L.S_DISO] == 1 and a_diso0 == 0:  # disordered by the reaction: retire 3"
@@ -284,7 +288,7 @@ def melee(st, T, W, a, att, dfd, follow):
             W,
             att,
             dfd,
-            1,
+            YES,
             order,
             supp,
             uphill,
@@ -298,10 +302,10 @@ def melee(st, T, W, a, att, dfd, follow):
             W,
             dfd,
             att,
-            1,
-            0,
-            0,
-            0,
+            YES,
+            NO,
+            NO,
+            NO,
             d_hits0 if before else W[dfd, L.S_HITS],
             d_diso0,
             W[att, L.S_DISO],
@@ -317,10 +321,10 @@ def melee(st, T, W, a, att, dfd, follow):
             W,
             dfd,
             att,
-            1,
-            0,
-            0,
-            0,
+            YES,
+            NO,
+            NO,
+            NO,
             d_hits0 if before else W[dfd, L.S_HITS],
             d_diso0,
             W[att, L.S_DISO],
@@ -358,7 +362,7 @@ def melee(st, T, W, a, att, dfd, follow):
             else:
                 hb = W[second, L.S_HITS]
                 db = W[second, L.S_DISO]
-            nb = melee_dice(T, W, second, first, 0, 0, bb, 0, hb, db, W[first, L.S_DISO])
+            nb = melee_dice(T, W, second, first, NO, NO, bb, NO, hb, db, W[first, L.S_DISO])
             fm = FM_NORMAL
             if W[second, L.S_FORM] == L.F_SQUARE and T[1 + first, L.U_TROOP] == L.CAV:
                 fm = FM_MIN_ONE  # a square battling back drives cavalry back
@@ -371,7 +375,7 @@ def melee(st, T, W, a, att, dfd, follow):
     return 0 if (counter and not simul) else vac
 
 
-@jit
+@jit_noalloc
 def trial(st, T, W):
     """One trial: every action of ``A`` in order from the starting state."""
     nu = T[0, L.R_NU]
@@ -405,14 +409,14 @@ def trial(st, T, W):
                 T[T[0, L.R_OA] + a, L.A_SUPP],
                 T[T[0, L.R_OA] + a, L.A_ENFILADE],
                 T[T[0, L.R_OA] + a, L.A_OBSCURED],
-                0,
+                NO,
             )
             continue
         if W[actor, L.S_REMOVED] == 1 or W[actor, L.S_HITS] >= T[1 + actor, L.U_STR]:
             continue
         if W[actor, L.S_DISO] == 1 or W[target, L.S_REMOVED] == 1:
             continue  # a disordered unit may not initiate melee
-        vac = melee(st, T, W, a, actor, target, 0)
+        vac = melee(st, T, W, a, actor, target, NO)
         fu = T[T[0, L.R_OA] + a, L.A_FU]
         if (
             vac == 1
@@ -425,12 +429,12 @@ def trial(st, T, W):
         ):
             if a == W[T[0, L.R_WDC], 3]:
                 W[T[0, L.R_WDC], 2] = 1  # the reported follow-up was made
-            melee(st, T, W, a, actor, fu, 1)
+            melee(st, T, W, a, actor, fu, YES)
         if T[1 + actor, L.U_TROOP] == L.CAV:
             disorder(T, W, actor)  # step 7
 
 
-@jit
+@jit_noalloc
 def record(T, W, res):
     """Per-trial statistics ``res[ST_*]`` from the final state of the focus units."""
     for k in range(L.N_STATS):
