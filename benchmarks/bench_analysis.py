@@ -12,8 +12,8 @@ Jobs (rows with unit "cells"):
 3. **Matchup.** A 20 × 20 matrix of invented generic units with every headline to ±0.5
    percentage points (``precision=0.005``, the 95% half-width).
 
-``--quick`` (the smoke test) runs far fewer and smaller cells. Timings taken on the shared
-2-core machine this session are *under load*; the lead re-measures on a quiet machine.
+``--quick`` (the smoke test) runs far fewer and smaller cells. Timings depend on the machine
+and its load: measure on a quiet machine (``benchmarks/run_all.py`` records the load average).
 
 Run: ``python benchmarks/bench_analysis.py [--quick] [--markdown PATH]``
 """
@@ -93,7 +93,7 @@ def per_cell_overhead(quick: bool) -> list[dict]:
             f"sweep of {n} cells × {trials:,} trials, in-process",
             n / swept,
             f"overhead vs direct simulate: {100 * over:+.1f}% CPU "
-            f"({swept:.2f} s vs {direct:.2f} s wall); under load",
+            f"({swept:.2f} s vs {direct:.2f} s wall)",
             th,
         ),
         _row(
@@ -101,7 +101,7 @@ def per_cell_overhead(quick: bool) -> list[dict]:
             1 / fixed,
             f"{1e3 * fixed:.1f} ms per cell, of which {1e3 * (fixed - engine_fixed):.1f} ms is "
             f"the analysis layer (dicts, validation, seeds, results) and the rest one "
-            f"1-trial simulate() (kernel launch); under load",
+            f"1-trial simulate() (kernel launch)",
             th,
         ),
     ]
@@ -145,7 +145,7 @@ def dask_scaling(quick: bool) -> list[dict]:
             _row(
                 f"{cells} cells × {trials:,} trials, in-process",
                 cells / local,
-                "under load",
+                "",
                 _threads(),
             )
         )
@@ -153,7 +153,7 @@ def dask_scaling(quick: bool) -> list[dict]:
             _row(
                 f"{cells} cells × {trials:,} trials, in-process, 1 numba thread",
                 cells / single,
-                "the per-core baseline; under load",
+                "the per-core baseline",
                 1,
             )
         )
@@ -163,7 +163,7 @@ def dask_scaling(quick: bool) -> list[dict]:
                 cells / remote,
                 f"{local / remote:.2f}× in-process at {_threads()} threads, "
                 f"{single / remote:.2f}× at 1 thread (incl. cluster start {start:.1f} s); "
-                f"identical results: {same}; under load",
+                f"identical results: {same}",
                 1,
             )
         )
@@ -226,7 +226,7 @@ def matchup_20x20(quick: bool) -> list[dict]:
             f"{n}×{n} generic matchup, every headline ±0.5 pp",
             cells / wall,
             f"{wall:.1f} s wall, {trials:,} trials in all; widest 95% half-width "
-            f"{100 * worst:.2f} pp; under load",
+            f"{100 * worst:.2f} pp",
             _threads(),
         )
     ]

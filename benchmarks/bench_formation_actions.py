@@ -123,7 +123,7 @@ def run(quick: bool = False) -> list[dict]:
         {
             "ruleset": "formation-actions",
             "job": "exact Shock/broken chain, one formation, 10 turns",
-            "unit": "games",
+            "unit": "chains",
             "oddslab_per_s": n / c_wall,
             "python_per_s": None,
             "numpy_per_s": None,

@@ -130,7 +130,7 @@ def run(quick: bool = False) -> list[dict]:
             "numpy_per_s": None,
             "dice_per_trial": dice,
             "threads": threads,
-            "note": "under load: compare per-CPU-second rates; Python is single-threaded",
+            "note": "the pure-Python reference runs on one thread",
         }
     )
     # -- shooting --------------------------------------------------------------------------

@@ -154,7 +154,7 @@ def _ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.1f}×" if a and b else "—"
 
 
-def bench_table(rows: list[dict]) -> str:
+def bench_table(rows: list[dict], *, notes: bool = True) -> str:
     body = []
     for r in rows:
         unit = r.get("unit", "trials")
@@ -169,13 +169,16 @@ def bench_table(rows: list[dict]) -> str:
                 if r.get("dice_per_trial")
                 else "—",
                 r.get("threads", ""),
-                r.get("note", ""),
+                *([r.get("note", "")] if notes else []),
             ]
         )
-    return markdown_table(
-        ["ruleset", "job", "oddslab", "× pure Python", "× numpy", "dice/s", "threads", "note"],
-        body,
-    )
+    head = ["ruleset", "job", "oddslab", "× pure Python", "× numpy", "dice/s", "threads"]
+    return markdown_table(head + (["note"] if notes else []), body)
+
+
+def readme_rows(rows: list[dict]) -> list[dict]:
+    """The README's short table: every ruleset job, and of the analysis rows only the matchup."""
+    return [r for r in rows if r.get("ruleset") != "analysis" or "matchup" in r.get("job", "")]
 
 
 def start_table(rows: list[dict]) -> str:
@@ -249,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
 
     examples = sorted((ROOT / "examples").glob("*.toml"))
     if only:
-        examples = [e for e in examples if any(e.name.startswith(o.replace("_", "-")) for o in only)]
+        examples = [
+            e for e in examples if any(e.name.startswith(o.replace("_", "-")) for o in only)
+        ]
     if args.quick:
         examples = examples[:2]
     answers = time_to_answer(examples, args.precision)
@@ -295,11 +300,12 @@ def main(argv: list[str] | None = None) -> int:
             [
                 f"Measured by `python benchmarks/run_all.py` ({machine}).",
                 "",
-                bench_table(rows),
+                bench_table(readme_rows(rows), notes=False),
                 "",
                 start_table(starts),
                 "",
-                "Time to answer, every example, and peak memory: "
+                "Notes on each job, the analysis layer's overheads, time to answer for every "
+                "example, and peak memory: "
                 "[benchmarks/RESULTS.md](benchmarks/RESULTS.md).",
             ]
         )

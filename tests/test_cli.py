@@ -95,7 +95,9 @@ def test_simulate_exact_and_precision():
     res = runner.invoke(app, ["simulate", EX, "--exact", "--format", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["exact"] is True and "models_slain" in data["pmf"]  # exact allocation chain (issue 9)
+    assert (
+        data["exact"] is True and "models_slain" in data["pmf"]
+    )  # exact allocation chain (issue 9)
     res = runner.invoke(
         app, ["simulate", EX, "--precision", "0.01", "--seed", "2", "--format", "json"]
     )
