@@ -79,6 +79,33 @@ def local_cluster(workers: int):
     )
 
 
+def run_study(
+    kind: str,
+    definition: dict[str, Any],
+    cells: Sequence[Cell],
+    *,
+    trials: int | None = None,
+    precision: float | None = None,
+    metric: str | None = None,
+    **run: Any,
+) -> list[CellResult]:
+    """Run the cells of one study (a sweep, a matchup): the metric is checked before anything
+    runs, the study is keyed by what its cells share, then :func:`run_cells` runs them.
+
+    ``definition`` is what the cells share (base scenario or template, seed); the metric joins
+    it when ``precision`` is set, because it then decides how many trials each cell runs.
+    ``run`` are :func:`run_cells`'s other options (store, resume, workers, ...).
+    """
+    from oddslab.analysis.metrics import parse_metric
+
+    if metric is not None:
+        parse_metric(metric)  # a malformed metric fails before anything runs
+        if precision is not None:
+            definition = {**definition, "metric": metric}
+    study = study_hash(kind, definition, trials, precision)
+    return run_cells(cells, study=study, trials=trials, precision=precision, metric=metric, **run)
+
+
 def run_cells(
     cells: Sequence[Cell],
     *,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
-from oddslab.analysis.distributed import run_cells, study_hash
+from oddslab.analysis.distributed import run_study
 from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
 from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
 
@@ -329,24 +329,19 @@ def matchup(
         points[_name(e)] = e.points(over_a)
     for e in tgt_kept:
         points.setdefault(_name(e), e.points(over_t))
-    if metric is not None:
-        parse_metric(metric)  # a malformed metric fails before anything runs
-    definition = {"template": tpl, "seed": seed}
-    if precision is not None and metric is not None:
-        definition["metric"] = metric  # it decides how many trials each cell runs
-    study = study_hash("matchup", definition, trials, precision)
-    results = run_cells(
+    results = run_study(
+        "matchup",
+        {"template": tpl, "seed": seed},
         order,
-        study=study,
         trials=trials,
         precision=precision,
+        metric=metric,
         store=store,
         resume=resume,
         workers=workers,
         scheduler=scheduler,
         progress=progress,
         batch=batch,
-        metric=metric,
     )
     res = MatchupResult(
         att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit

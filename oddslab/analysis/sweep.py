@@ -26,9 +26,9 @@ import numpy as np
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
-from oddslab.analysis.distributed import run_cells, study_hash
+from oddslab.analysis.distributed import run_study
 from oddslab.analysis.libraries import expand_uses
-from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
+from oddslab.analysis.metrics import check_metric, common_primary, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -45,17 +45,9 @@ def read_scenario_dict(scenario: str | Path | Mapping[str, Any]) -> tuple[dict[s
             "sweep needs a scenario file or a scenario dict (what tomllib gives); "
             f"got {type(scenario).__name__}"
         )
-    path = Path(scenario)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(str(path), "", "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(path), "", f"cannot read file ({exc})") from None
-    try:
-        return tomllib.loads(text), str(path)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(str(path), "", f"not valid TOML: {exc}") from None
+    from oddslab.scenario import read_toml
+
+    return read_toml(scenario), str(Path(scenario))
 
 
 def parse_values(text: str) -> list[Any]:
@@ -327,29 +319,21 @@ def sweep(
         values = dict(zip(keys, combo, strict=True))
         where = f"{source} [{', '.join(f'{k}={v!r}' for k, v in values.items())}]"
         data = with_paths(raw, values, where, base)
-        try:
-            from_dict(data, source=where)
-        except ScenarioError:
-            raise
+        from_dict(data, source=where)  # every cell is validated before any runs
         cells.append(Cell(values, data, cell_seed(seed, values), where))
-    if metric is not None:
-        parse_metric(metric)  # a malformed metric fails before anything runs
-    definition = {"scenario": expanded, "seed": seed}
-    if precision is not None and metric is not None:
-        definition["metric"] = metric  # it decides how many trials each cell runs
-    study = study_hash("sweep", definition, trials, precision)
-    results = run_cells(
+    results = run_study(
+        "sweep",
+        {"scenario": expanded, "seed": seed},
         cells,
-        study=study,
         trials=trials,
         precision=precision,
+        metric=metric,
         store=store,
         resume=resume,
         workers=workers,
         scheduler=scheduler,
         progress=progress,
         batch=batch,
-        metric=metric,
     )
     return SweepResult(keys, cells, results, int(seed), source, metric)
 
