@@ -43,6 +43,12 @@ _LAZY = {
     "Rules": "oddslab.rulesets.generic",
     "Target": "oddslab.rulesets.generic",
     "Weapon": "oddslab.rulesets.generic",
+    # the analysis layer (pandas, matplotlib and dask load inside its functions)
+    "sweep": "oddslab.analysis",
+    "matchup": "oddslab.analysis",
+    "efficiency": "oddslab.analysis",
+    "fair_points": "oddslab.analysis",
+    "duel_balance": "oddslab.analysis",
 }
 
 
@@ -76,13 +82,18 @@ __all__ = [
     "Target",
     "Weapon",
     "__version__",
+    "duel_balance",
+    "efficiency",
     "exact",
     "examples_dir",
+    "fair_points",
     "from_dict",
     "load",
+    "matchup",
     "parse_roll",
     "plot_at_least",
     "plot_compare",
     "plot_pmf",
     "simulate",
+    "sweep",
 ]

@@ -134,3 +134,13 @@ def test_plots_return_axes():
     assert two.plot("mean(models_slain)", ax=axis) is axis
     assert axis.images and len(axis.texts) == 4
     plt.close("all")
+
+
+def test_top_level_names_are_the_analysis_functions():
+    import oddslab
+    import oddslab.analysis
+
+    assert oddslab.sweep is oddslab.analysis.sweep and callable(oddslab.sweep)
+    assert oddslab.matchup is oddslab.analysis.matchup and callable(oddslab.matchup)
+    for name in ("sweep", "matchup", "efficiency", "fair_points", "duel_balance"):
+        assert name in oddslab.__all__
