@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit
+from oddslab._jit import jit, jit_noalloc
 
 _U16 = np.uint64(0xFFFF)
 _SHIFT16 = np.uint64(16)
@@ -23,6 +23,7 @@ _FORTYFIVE = np.uint64(45)
 _SEVENTEEN = np.uint64(17)
 _SIXTYFOUR = np.uint64(64)
 _FOUR = np.uint64(4)
+_SIX = np.uint64(6)
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
@@ -85,6 +86,22 @@ def randint(st, n):
         m = lane * un
         if (m & _U16) >= thresh:
             return np.int64(m >> _SHIFT16)
+
+
+@jit_noalloc(inline="always")
+def d6(st):
+    """One d6 (1-6): the same lanes and result as ``randint(st, 6) + 1``, inlined into callers
+    whose inner loops roll single dice (no call, no reference counting)."""
+    while True:
+        if st[5] == _ZERO:
+            st[4] = next_u64(st)
+            st[5] = _FOUR
+        lane = st[4] & _U16
+        st[4] = st[4] >> _SHIFT16
+        st[5] = st[5] - _ONE
+        m = lane * _SIX
+        if (m & _U16) >= _FOUR:
+            return np.int64(m >> _SHIFT16) + 1
 
 
 @jit(inline="always")

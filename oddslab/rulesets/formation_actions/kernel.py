@@ -31,6 +31,7 @@ import numpy as np
 from numba import prange
 
 from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._kernels.rng import d6 as roll_d6
 from oddslab._kernels.rng import new_state, next_u64, randint
 
 # header: rule switches
@@ -98,12 +99,7 @@ W_NROWS = 1
 
 _INV53 = 1.0 / 9007199254740992.0
 _ELEVEN = np.uint64(11)
-_ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_FOUR = np.uint64(4)
-_SIX = np.uint64(6)
-_U16 = np.uint64(0xFFFF)
-_SHIFT16 = np.uint64(16)
 
 
 @jit_noalloc(inline="always")
@@ -117,16 +113,7 @@ def d6(st):
         if i < st.shape[0]:
             st[6] = i + _ONE
             return np.int64(st[i])
-    while True:
-        if st[5] == _ZERO:
-            st[4] = next_u64(st)
-            st[5] = _FOUR
-        lane = st[4] & _U16
-        st[4] = st[4] >> _SHIFT16
-        st[5] = st[5] - _ONE
-        m = lane * _SIX
-        if (m & _U16) >= _FOUR:
-            return np.int64(m >> _SHIFT16) + 1
+    return roll_d6(st)
 
 
 @jit_noalloc(inline="always")
