@@ -1,9 +1,11 @@
 """The one place numba compilation flags are set.
 
 Every kernel in :mod:`oddslab._kernels` and :mod:`oddslab.rulesets` is decorated with
-:func:`jit` (serial helpers, inlined into callers) or :func:`jit_parallel` (the chunk
-drivers that ``prange`` over fixed-size chunks), or :func:`jit_noalloc` (serial kernel
-functions that allocate nothing: no reference counting). ``cache=True`` makes a warm start load the
+:func:`jit` (serial functions, among them the per-chunk functions the engine runs on threads,
+see :mod:`oddslab._kernels.chunks`) or :func:`jit_noalloc` (serial kernel functions that
+allocate nothing: no reference counting). There is no ``parallel=True`` flag: a ``prange``
+driver cost seconds of compile time per ruleset and bought nothing that ``nogil`` functions
+on Python threads do not give (``nogil`` is on for every function). ``cache=True`` makes a warm start load the
 compiled machine code from ``__pycache__`` (or ``NUMBA_CACHE_DIR``) instead of recompiling.
 ``fastmath`` stays off: results must be bit-identical across machines and thread counts.
 """
@@ -23,14 +25,6 @@ def jit(fn=None, **overrides):
     return numba.njit(**opts)(fn)
 
 
-def jit_parallel(fn=None, **overrides):
-    """``numba.njit(parallel=True)`` with the project's flags, for chunk drivers."""
-    opts = {**_COMMON, "parallel": True, **overrides}
-    if fn is None:
-        return lambda f: numba.njit(**opts)(f)
-    return numba.njit(**opts)(fn)
-
-
 def jit_noalloc(fn=None, **overrides):
     """:func:`jit` without numba's reference counting (``_nrt=False``), for kernel functions
     that allocate nothing.
@@ -38,7 +32,7 @@ def jit_noalloc(fn=None, **overrides):
     With the NRT (numba runtime) on, every array passed between jitted functions has its
     reference count incremented and decremented (atomic operations on the array's meminfo).
     In a per-trial inner loop those refcounts cost 30–75 % of kernel time, and more when the
-    two threads of a ``prange`` driver contend for the counts of the same shared input arrays.
+    two threads running chunks contend for the counts of the same shared input arrays.
     Compiled without the NRT, arrays are passed as plain pointers and shapes, with no counting.
 
     The function must not allocate (no ``np.empty``/``np.zeros``/``np.array``, no array

@@ -11,9 +11,12 @@ Kernel contract
 ---------------
 ``kernel(seeds, ntrials, out, *params)`` where ``seeds`` is ``uint64[c, 4]``, ``ntrials``
 is ``int64[c]`` (trials in each chunk) and ``out`` is ``int64[c, n_stats, n_bins]``, zeroed;
-the kernel ``prange``s over ``c``, builds the chunk's RNG with
-:func:`oddslab._kernels.rng.new_state` and adds 1 to ``out[chunk, s, value]`` for every
-statistic ``s`` of every trial.
+for every chunk ``i`` the kernel builds the chunk's RNG from ``seeds[i]`` with
+:func:`oddslab._kernels.rng.new_state` and adds 1 to ``out[i, s, value]`` for every
+statistic ``s`` of every trial. Every ruleset's kernel is a
+:class:`~oddslab._kernels.chunks.ChunkKernel`: one serial ``nogil`` numba function per chunk,
+run on numba's thread count of Python threads (a plain numba dispatcher with that signature
+works too).
 
 Batches
 -------
@@ -282,6 +285,15 @@ def _signature(kernel: Any, args: tuple) -> tuple:
     return tuple(kernel.typeof_pyval(a) for a in args)
 
 
+def _dispatcher(kernel: Any, args: tuple) -> tuple[Any, tuple]:
+    """The numba dispatcher a call ``kernel(*args)`` compiles, and the arguments it gets:
+    the per-chunk function of a :class:`~oddslab._kernels.chunks.ChunkKernel`."""
+    chunk = getattr(kernel, "chunk", None)
+    if chunk is not None and hasattr(kernel, "chunk_args"):
+        return chunk, kernel.chunk_args(args)
+    return kernel, args
+
+
 def kernel_status(kernel: Any, args: tuple) -> str:
     """Whether calling ``kernel(*args)`` needs a compile.
 
@@ -289,6 +301,10 @@ def kernel_status(kernel: Any, args: tuple) -> str:
     ``"compile"`` (it will be compiled), ``"python"`` (not a numba dispatcher) or
     ``"unknown"`` (numba's cache could not be inspected; a private part of numba changed).
     """
+    try:
+        kernel, args = _dispatcher(kernel, args)
+    except Exception:  # noqa: BLE001 - not the engine's argument shapes: nothing to look up
+        return "unknown"
     if not (hasattr(kernel, "overloads") and hasattr(kernel, "typeof_pyval")):
         return "python"
     try:
@@ -352,6 +368,7 @@ def prepare_kernel(
         timer.daemon = True
         timer.start()
     started = time.perf_counter()
+    kernel, args = _dispatcher(kernel, args)
     sig = _signature(kernel, args)
     misses = kernel.stats.cache_misses[sig] if hasattr(kernel, "stats") else 0
     try:

@@ -160,15 +160,16 @@ def test_kernel_status_and_prepare_detect_a_compile(tmp_path, root):
     """A fresh cache: 'compile' is announced before compiling; then a new process loads it."""
     script = """
 import numpy as np
-from oddslab._jit import jit_parallel
+from oddslab._jit import jit
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab.engine import Job, prepare_kernel, kernel_status
 from oddslab.outcome import Stat
-from numba import prange
 
-@jit_parallel
-def kern(seeds, ntrials, out, k):
-    for c in prange(seeds.shape[0]):
-        out[c, 0, 0] += ntrials[c] * k
+@jit
+def chunk(seed, ntrials, hist, k):
+    hist[0, 0] += ntrials * k
+
+kern = ChunkKernel(chunk)
 
 job = Job("t", kern, (np.int64(2),), (Stat("x", 1),), ruleset="test-ruleset")
 said = []

@@ -1,7 +1,8 @@
 """Dice-pool kernels: exploding dice, one re-roll tier, keep/drop, scored by face.
 
 :func:`roll_pool` is the serial, inlinable helper every kernel can call for one pool; the
-chunk driver :func:`run_pools` histograms one pool, or two opposed pools, per trial.
+engine kernel :data:`run_pools` (per chunk: :func:`pools_chunk`) histograms one pool, or two
+opposed pools, per trial.
 
 Semantics of one pool (the same as :func:`oddslab.exact.pool_pmf`)
 -------------------------------------------------------------------
@@ -29,9 +30,9 @@ dice at the next one.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, randint
 
 #: Explosion levels allowed for ``explode_depth == -1`` (keep equal to oddslab.exact.EXPLODE_CAP).
@@ -147,11 +148,11 @@ def roll_pool(
     return total
 
 
-@jit_parallel
-def run_pools(
-    seeds,
+@jit
+def pools_chunk(
+    seed,
     ntrials,
-    out,
+    hist,
     n_a,
     score_a,
     explode_a,
@@ -172,33 +173,35 @@ def run_pools(
     test_mode,
     target,
 ):
-    """Chunk driver: histograms of a pool total, an opposed pool and a threshold test.
+    """One chunk of :data:`run_pools`: histograms of a pool total, an opposed pool and a
+    threshold test, ``ntrials`` trials from the seed words ``seed`` (uint64[4]).
 
-    Statistics in ``out[c, s, value]`` order: 0 total of pool A; if ``opposed``: 1 total of
+    Statistics in ``hist[s, value]`` order: 0 total of pool A; if ``opposed``: 1 total of
     pool B, 2 ``a_wins`` (A > B), 3 ``tie``, 4 ``b_wins`` (flags); then if ``test_mode`` is
     :data:`TEST_LE` / :data:`TEST_GE`: a ``pass`` flag for ``total_a <= target`` /
     ``>= target``. Pool B arguments are ignored unless ``opposed``.
     """
     s_test = 5 if opposed else 1
-    for c in prange(seeds.shape[0]):
-        st = new_state(seeds[c])
-        scr_a = np.zeros(max(n_a, 1), dtype=np.int64)
-        scr_b = np.zeros(max(n_b, 1), dtype=np.int64)
-        hist = out[c]
-        for _ in range(ntrials[c]):
-            ta = roll_pool(
-                st, n_a, score_a, explode_a, depth_a, reroll_a, rre_a, keep_a, high_a, scr_a
+    st = new_state(seed)
+    scr_a = np.zeros(max(n_a, 1), dtype=np.int64)
+    scr_b = np.zeros(max(n_b, 1), dtype=np.int64)
+    for _ in range(ntrials):
+        ta = roll_pool(st, n_a, score_a, explode_a, depth_a, reroll_a, rre_a, keep_a, high_a, scr_a)
+        hist[0, ta] += 1
+        if opposed:
+            tb = roll_pool(
+                st, n_b, score_b, explode_b, depth_b, reroll_b, rre_b, keep_b, high_b, scr_b
             )
-            hist[0, ta] += 1
-            if opposed:
-                tb = roll_pool(
-                    st, n_b, score_b, explode_b, depth_b, reroll_b, rre_b, keep_b, high_b, scr_b
-                )
-                hist[1, tb] += 1
-                hist[2, np.int64(ta > tb)] += 1
-                hist[3, np.int64(ta == tb)] += 1
-                hist[4, np.int64(ta < tb)] += 1
-            if test_mode == TEST_LE:
-                hist[s_test, np.int64(ta <= target)] += 1
-            elif test_mode == TEST_GE:
-                hist[s_test, np.int64(ta >= target)] += 1
+            hist[1, tb] += 1
+            hist[2, np.int64(ta > tb)] += 1
+            hist[3, np.int64(ta == tb)] += 1
+            hist[4, np.int64(ta < tb)] += 1
+        if test_mode == TEST_LE:
+            hist[s_test, np.int64(ta <= target)] += 1
+        elif test_mode == TEST_GE:
+            hist[s_test, np.int64(ta >= target)] += 1
+
+
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`pools_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_pools = ChunkKernel(pools_chunk, "run_pools")

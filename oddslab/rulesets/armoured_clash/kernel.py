@@ -14,9 +14,9 @@ attack to attack within a trial.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.pools import roll_pool
 from oddslab._kernels.rng import new_state
 from oddslab.rulesets.armoured_clash.casualties import (
@@ -456,11 +456,17 @@ def pack_units(UI, dn):
 
 
 @jit
-def run_chunk(st, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots):
-    """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slot, value]``.
+def run_chunk(
+    seed, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots
+):
+    """``ntr`` trials of one chunk from the seed words ``seed`` (uint64[4]), serial,
+    histogrammed into ``hist[slots[s], value]`` (int64[n_stats, n_bins]) for the statistics
+    ``ST_*``; ``slots[s]`` is -1 for a statistic that is not reported.
 
-    All scratch (the packed unit table ``W``, the deck, ``res``) is made once per chunk.
+    All scratch (the packed unit table ``W``, the deck, the face table, ``res``) is made once
+    per chunk, so no two threads write one array.
     """
+    st = new_state(seed)
     nu = UI.shape[0]
     W = pack_units(UI, dn)
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
@@ -474,44 +480,20 @@ def run_chunk(st, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_t
                 hist[slot, res[s]] += 1
 
 
-@jit_parallel
-def run_armoured_clash(
-    seeds, ntrials, out, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots
-):
-    """Chunk driver: histograms ``out[c, slots[s], value]`` of the statistics ``ST_*``.
-
-    ``slots[s]`` is the row of ``out`` for statistic ``s``, or -1 when it is not reported.
-    The tables are only read; each chunk builds its own mutable state (the packed unit table,
-    its deck, the face table) in :func:`run_chunk`, so no two threads write one array. The
-    driver stays tiny (a prange over chunks calling the serial :func:`run_chunk`, compiled
-    once) to keep the parallel compile short.
-    """
-    for c in prange(seeds.shape[0]):
-        run_chunk(
-            new_state(seeds[c]),
-            ntrials[c],
-            out[c],
-            AT,
-            UI,
-            DC,
-            R,
-            deck0,
-            dn,
-            face_score,
-            explode,
-            rr_tiers,
-            kinds,
-            slots,
-        )
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of
+#: a batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_armoured_clash = ChunkKernel(run_chunk, "run_armoured_clash")
 
 
-@jit_parallel
-def run_pool_only(seeds, ntrials, out, n, rating, face_score, explode, rr_tiers, kinds):
-    """Chunk driver: histogram of the hits of one attack pool (for checks and benchmarks)."""
-    for c in prange(seeds.shape[0]):
-        st = new_state(seeds[c])
-        FT = pack_faces(face_score, explode, rr_tiers, kinds)
-        hist = out[c]
-        for _ in range(ntrials[c]):
-            h = pool_hits(st, n, rating, 0, FT)
-            hist[0, h] += 1
+@jit
+def pool_chunk(seed, ntr, hist, n, rating, face_score, explode, rr_tiers, kinds):
+    """One chunk of :data:`run_pool_only`: ``hist[0, hits]`` of one attack pool per trial."""
+    st = new_state(seed)
+    FT = pack_faces(face_score, explode, rr_tiers, kinds)
+    for _ in range(ntr):
+        h = pool_hits(st, n, rating, 0, FT)
+        hist[0, h] += 1
+
+
+#: Engine kernel: the hits of one attack pool (for checks and benchmarks).
+run_pool_only = ChunkKernel(pool_chunk, "run_pool_only")

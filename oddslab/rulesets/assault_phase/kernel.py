@@ -10,9 +10,9 @@ driver histograms them.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state
 from oddslab.rulesets.assault_phase.fight import d6 as _d6
 from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
@@ -414,8 +414,6 @@ def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, 
             hist[k, res[sel[k]]] += 1
 
 
-@jit_parallel
-def run_assault(seeds, ntrials, out, gi, ui, ei, rules, hit_tab, wound_tab, sel):
-    """Chunk driver (engine contract): ``prange`` over chunks, each run by :func:`run_chunk`."""
-    for c in prange(seeds.shape[0]):
-        run_chunk(seeds[c], ntrials[c], out[c], gi, ui, ei, rules, hit_tab, wound_tab, sel)
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_assault = ChunkKernel(run_chunk, "run_assault")

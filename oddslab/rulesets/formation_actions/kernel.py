@@ -28,9 +28,9 @@ word 7 on.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import d6 as roll_d6
 from oddslab._kernels.rng import new_state, next_u64, randint
 
@@ -468,16 +468,12 @@ def run_chunk(seed_words, n, out_c, G0, cdf, slots, offs):
             out_c[s, v] += hist[offs[s] + v]
 
 
-@jit_parallel
-def run_formation_actions(seeds, ntrials, out, G, cdf, slots, offs):
-    """Kernel (engine contract): ``out[c, s, v] += 1`` for every trial of every chunk ``c``.
-
-    ``slots`` int64[n_stats] maps each reported statistic to its slot of the per-trial row
-    (the retain slots of an army that cannot retain are not reported); ``offs``
-    int64[n_stats + 1] are the cumulative bin counts of the statistics.
-    """
-    for c in prange(seeds.shape[0]):
-        run_chunk(seeds[c], ntrials[c], out[c], G, cdf, slots, offs)
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`). ``slots``
+#: int64[n_stats] maps each reported statistic to its slot of the per-trial row (the retain
+#: slots of an army that cannot retain are not reported); ``offs`` int64[n_stats + 1] are the
+#: cumulative bin counts of the statistics.
+run_formation_actions = ChunkKernel(run_chunk, "run_formation_actions")
 
 
 @jit

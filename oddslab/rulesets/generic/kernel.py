@@ -1,7 +1,7 @@
 """Kernel for the generic d6 attack pipeline (hit → wound → save → damage → FNP → allocation).
 
-Compile time: the parallel driver :func:`run_generic` is a tiny ``prange`` loop calling the
-serial per-chunk function :func:`_chunk` (compiled once), which allocates the chunk's scratch
+Compile time: the engine kernel :func:`run_generic` runs the serial per-chunk function
+:func:`_chunk` on threads from Python (no numba ``prange`` driver to compile), which allocates the chunk's scratch
 arrays and hands them to the trial loop :func:`_trials`, compiled with ``jit_noalloc`` (no
 reference counting: with it, the loop ran 2.3x slower). The
 helpers in :mod:`~oddslab.rulesets.generic.rolls` are inlined only where they sit in the trial
@@ -35,9 +35,9 @@ are discarded depends on buffer positions only.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_block_state, new_state, roll_expr
 from oddslab.rulesets.generic.layout import (
     _HIGH,
@@ -125,7 +125,14 @@ __all__ = ["run_generic"]
 
 @jit
 def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
-    """One chunk of trials (serial): fills ``hist[stat row, value]``."""
+    """One chunk of ``ntrials`` trials from the seed words ``seed`` (uint64[4]), serial:
+    adds 1 to ``hist[stat row, value]`` (int64[n_stats, n_bins]) per statistic and trial.
+
+    Every weapon profile fires in order at one target per trial. The arrays are built by
+    :func:`oddslab.rulesets.generic.compile.arrays`: ``wint`` int64[W, W_NCOLS], ``faces``
+    int64[W, F_NROWS, 7], ``fnp`` int64[2, 72] (d36 feel-no-pain tables against ordinary
+    damage and mortal wounds), ``dmgmap`` int64[W, D_NKINDS, V] and ``tint`` int64[T_NCOLS].
+    """
     n_w = wint.shape[0]
     st = new_state(seed)
     bs = new_block_state(st, BLOCK_STREAMS)
@@ -420,15 +427,6 @@ def _trials(
         hist[r_remaining, left] += 1
 
 
-@jit_parallel
-def run_generic(seeds, ntrials, out, wint, faces, fnp, dmgmap, tint):
-    """Chunk driver: ``out[c, row, value]`` histograms of the pipeline statistics.
-
-    Every weapon profile fires in order at one target per trial (see :func:`_chunk`). The
-    arrays are built by :func:`oddslab.rulesets.generic.compile.arrays`: ``wint`` int64[W,
-    W_NCOLS], ``faces`` int64[W, F_NROWS, 7], ``fnp`` int64[2, 72] (d36 feel-no-pain tables
-    against ordinary damage and mortal wounds), ``dmgmap`` int64[W, D_NKINDS, V] and ``tint``
-    int64[T_NCOLS].
-    """
-    for c in prange(seeds.shape[0]):
-        _chunk(seeds[c], ntrials[c], out[c], wint, faces, fnp, dmgmap, tint)
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_generic = ChunkKernel(_chunk, "run_generic")

@@ -8,9 +8,9 @@ fire attack, the fast path :func:`fire_trials`. Layouts are those of :mod:`.kern
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import fill_block, new_block_state, new_state, randint
 
 from . import layout as K
@@ -294,8 +294,6 @@ def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
             out[s, res[s]] += 1
 
 
-@jit_parallel
-def run_hex_platoon(seeds, ntrials, out, ui, hx, hexu, sp, mb, rules, so, fast):
-    """Chunk driver (engine kernel contract): ``prange`` over chunks, one seed each."""
-    for c in prange(seeds.shape[0]):
-        run_chunk(seeds[c], ntrials[c], out[c], ui, hx, hexu, sp, mb, rules, so, fast)
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_hex_platoon = ChunkKernel(run_chunk, "run_hex_platoon")

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, randint
 
 
 @jit
-def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
+def command_chunk(seed, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
     """``n`` command-dice rolls under the reroll policy table ``POL`` (see :mod:`.command`).
 
     A roll is coded ``sum(count[c] * (ndice + 1) ** c)`` over the symbol classes ``c``.
     ``mode`` 0: ``POL[code, c]`` dice of class ``c`` are rerolled together; mode 1:
     ``POL[code, r]`` is the class to reroll next with ``r`` rerolls left (-1 = stop).
     """
+    st = new_state(seed)
     base = ndice + 1
     cnt = np.zeros(NSYM, dtype=np.int64)
     for _ in range(n):
@@ -63,10 +64,6 @@ def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
         out[2, rerolled] += 1
 
 
-@jit_parallel
-def run_command(seeds, ntrials, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
-    """Chunk driver for :func:`command_chunk`."""
-    for c in prange(seeds.shape[0]):
-        command_chunk(
-            new_state(seeds[c]), ntrials[c], out[c], ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM
-        )
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`command_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_command = ChunkKernel(command_chunk, "run_command")

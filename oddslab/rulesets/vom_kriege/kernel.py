@@ -17,9 +17,9 @@ exactly the dice a player would roll.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_noalloc, jit_parallel
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, randint
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import melee_dice, shoot_dice
@@ -498,8 +498,9 @@ def record(T, W, res):
 
 
 @jit
-def run_chunk(st, n, out, T, slots):
+def run_chunk(seed, n, out, T, slots):
     """``n`` trials histogrammed into ``out[slots[s], value]`` (values clamped to the bins)."""
+    st = new_state(seed)
     rows = T[0, L.R_WDC] + 1
     W = np.zeros((rows, max(L.S_NCOLS, L.LS_NCOLS, 4)), dtype=np.int64)
     res = np.zeros(L.N_STATS, dtype=np.int64)
@@ -516,8 +517,6 @@ def run_chunk(st, n, out, T, slots):
                 out[row, min(res[s], top)] += 1
 
 
-@jit_parallel
-def run_vom_kriege(seeds, ntrials, out, T, slots):
-    """Chunk driver (engine contract): one serial :func:`run_chunk` per chunk."""
-    for c in prange(seeds.shape[0]):
-        run_chunk(new_state(seeds[c]), ntrials[c], out[c], T, slots)
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_vom_kriege = ChunkKernel(run_chunk, "run_vom_kriege")

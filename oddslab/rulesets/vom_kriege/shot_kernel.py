@@ -10,9 +10,9 @@ lane buffer of the generator is kept in registers for the whole chunk.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from oddslab._jit import jit, jit_parallel
+from oddslab._jit import jit
+from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, next_u64
 
 _U16 = np.uint64(0xFFFF)
@@ -23,9 +23,10 @@ _ONE = np.uint64(1)
 
 
 @jit
-def shot_chunk(st, n, out, ndice, nf, CODE, TAB, slots):
+def shot_chunk(seed, n, out, ndice, nf, CODE, TAB, slots):
     """``n`` trials of ``ndice`` dice with ``nf`` faces; ``CODE[face]`` is ``hit + (ndice +
     1) * flag``; ``TAB[cell, s]`` the value of statistic ``s`` for a joint cell."""
+    st = new_state(seed)
     joint = np.zeros(TAB.shape[0], dtype=np.int64)
     un = np.uint64(nf)
     thresh = (np.uint64(65536) - un) % un
@@ -55,8 +56,6 @@ def shot_chunk(st, n, out, ndice, nf, CODE, TAB, slots):
                     out[row, TAB[c, s]] += joint[c]
 
 
-@jit_parallel
-def run_single_shot(seeds, ntrials, out, ndice, nf, CODE, TAB, slots):
-    """Chunk driver (engine contract) for :func:`shot_chunk`."""
-    for c in prange(seeds.shape[0]):
-        shot_chunk(new_state(seeds[c]), ntrials[c], out[c], ndice, nf, CODE, TAB, slots)
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`shot_chunk` over each chunk of a
+#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_single_shot = ChunkKernel(shot_chunk, "run_single_shot")

@@ -1,0 +1,132 @@
+"""The engine's kernel object: a serial per-chunk kernel fanned out to threads from Python.
+
+Every ruleset compiles one serial function per kernel,
+``chunk(seed, ntrials, hist, *params)``: ``seed`` uint64[4] (the chunk's seed words),
+``ntrials`` int64, ``hist`` int64[n_stats, n_bins] (the chunk's own histogram block). It is
+compiled with ``nogil`` (see :mod:`oddslab._jit`), so Python threads run chunks truly in
+parallel. :class:`ChunkKernel` wraps it in the engine's contract
+``kernel(seeds, ntrials, out, *params)`` over ``c`` chunks (see :mod:`oddslab.engine`).
+
+Why not a numba ``prange`` driver: a parallel function is a second, large compile. Numba
+outlines the loop body into a gufunc and re-optimises the whole linked call graph under it,
+which cost 2.5–4 s of every ruleset's first run (measured with numba's compile events), and
+loading it from the cache starts numba's threading layer. A Python loop over chunks costs
+about 20 µs a chunk (argument unboxing), against the milliseconds a chunk of
+:data:`~oddslab.engine.CHUNK_TRIALS` trials takes.
+
+Determinism: chunk ``i`` always reads ``seeds[i]`` and writes only ``out[i]``; which thread
+runs it does not matter, so results are bit-identical at any thread count.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+__all__ = ["ChunkKernel", "thread_count"]
+
+_POOL: Any = None
+_POOL_SIZE = 0
+_POOL_LOCK = threading.Lock()
+
+
+def thread_count() -> int:
+    """Threads a batch of chunks runs on: numba's thread count, as the user set it.
+
+    That is ``NUMBA_NUM_THREADS`` (default: the number of cores), or what
+    ``numba.set_num_threads`` set in the calling thread (it is per thread; a Dask task sets
+    its own). Numba's threading layer is not started just to ask.
+    """
+    import numba
+
+    try:
+        from numba.np.ufunc import parallel
+
+        started = bool(parallel._is_initialized)
+    except (ImportError, AttributeError):  # a private part of numba moved: ask numba itself
+        started = True
+    if started:
+        return max(1, int(numba.get_num_threads()))
+    return max(1, int(numba.config.NUMBA_NUM_THREADS))
+
+
+def _pool(workers: int) -> Any:
+    """A process-wide thread pool with at least ``workers`` threads (grown, never shrunk)."""
+    global _POOL, _POOL_SIZE
+    with _POOL_LOCK:
+        if _POOL is None or _POOL_SIZE < workers:
+            from concurrent.futures import ThreadPoolExecutor
+
+            old = _POOL
+            _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="oddslab-chunk")
+            _POOL_SIZE = workers
+            if old is not None:
+                old.shutdown(wait=False)
+        return _POOL
+
+
+class ChunkKernel:
+    """Engine kernel ``kernel(seeds, ntrials, out, *params)`` running ``chunk`` per chunk.
+
+    Parameters
+    ----------
+    chunk : numba dispatcher
+        ``chunk(seed, ntrials, hist, *params)``, serial and ``nogil``: runs ``ntrials``
+        trials from the seed words ``seed`` (uint64[4]) and adds 1 to ``hist[s, value]``
+        (int64[n_stats, n_bins]) for every statistic ``s`` of every trial.
+    name : str, optional
+        Shown in ``repr`` (defaults to the chunk function's name).
+
+    Calling it runs chunk ``i`` of the batch as ``chunk(seeds[i], ntrials[i], out[i],
+    *params)``, on :func:`thread_count` threads: the calling thread and pool threads take
+    chunks in turn from a shared counter until none is left.
+    """
+
+    def __init__(self, chunk: Any, name: str | None = None) -> None:
+        self.chunk = chunk
+        self.__name__ = name or getattr(chunk, "__name__", "chunk_kernel")
+        self.__doc__ = getattr(chunk, "__doc__", None)
+
+    def __repr__(self) -> str:
+        return f"ChunkKernel({self.__name__})"
+
+    @staticmethod
+    def chunk_args(args: tuple) -> tuple:
+        """The per-chunk arguments of chunk 0, from the batch arguments ``(seeds, ntrials,
+        out, *params)`` (for compiling and cache checks: they have the per-chunk types)."""
+        seeds, ntrials, out, *params = args
+        return (seeds[0], ntrials[0], out[0], *params)
+
+    def __call__(self, seeds: Any, ntrials: Any, out: Any, *params: Any) -> None:
+        c = int(seeds.shape[0])
+        chunk = self.chunk
+        workers = min(thread_count(), c)
+        if workers <= 1:
+            for i in range(c):
+                chunk(seeds[i], ntrials[i], out[i], *params)
+            return
+        lock = threading.Lock()
+        state = {"next": 0, "stop": False}
+
+        def work() -> None:
+            while True:
+                with lock:
+                    i = state["next"]
+                    if i >= c or state["stop"]:
+                        return
+                    state["next"] = i + 1
+                chunk(seeds[i], ntrials[i], out[i], *params)
+
+        pool = _pool(workers - 1)
+        futures = [pool.submit(work) for _ in range(workers - 1)]
+        try:
+            work()  # the calling thread takes chunks too
+        except BaseException:  # Ctrl-C or an error: let the other threads finish their chunk
+            with lock:
+                state["stop"] = True
+            for f in futures:
+                f.exception()
+            raise
+        for f in futures:
+            if not f.cancel():  # a task still queued behind other work is simply dropped
+                f.result()  # re-raises a worker's error in the caller
