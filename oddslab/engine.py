@@ -354,6 +354,11 @@ def prepare_kernel(
             np.zeros((1, n_stats, n_bins), dtype=np.int64),
         )
     args = (*params, *job.params)
+    started = time.perf_counter()
+    try:  # a ChunkKernel's prologue may load (or compile) the small helpers it calls
+        kernel, args = _dispatcher(kernel, args)
+    except Exception:  # noqa: BLE001 - the call itself will report what is wrong
+        pass
     status = kernel_status(kernel, args)
     if status in ("ready", "python"):
         return 0.0, False
@@ -367,8 +372,6 @@ def prepare_kernel(
         timer = threading.Timer(1.0, on_compile, args=(what,))
         timer.daemon = True
         timer.start()
-    started = time.perf_counter()
-    kernel, args = _dispatcher(kernel, args)
     sig = _signature(kernel, args)
     misses = kernel.stats.cache_misses[sig] if hasattr(kernel, "stats") else 0
     try:

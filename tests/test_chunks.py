@@ -80,7 +80,7 @@ def test_an_error_in_a_chunk_reaches_the_caller_and_stops_the_batch(monkeypatch)
 
 def test_chunk_args_are_chunk_zeros_views():
     seeds, ntrials, out = _batch(3)
-    args = ChunkKernel.chunk_args((seeds, ntrials, out, 4))
+    args = DICE.chunk_args((seeds, ntrials, out, 4))
     assert args[0] is not seeds and np.array_equal(args[0], seeds[0])
     assert args[1] == ntrials[0] and args[2].shape == (1, 6) and args[3] == 4
     assert repr(DICE) == "ChunkKernel(dice)"

@@ -7,6 +7,13 @@ compiled with ``nogil`` (see :mod:`oddslab._jit`), so Python threads run chunks 
 parallel. :class:`ChunkKernel` wraps it in the engine's contract
 ``kernel(seeds, ntrials, out, *params)`` over ``c`` chunks (see :mod:`oddslab.engine`).
 
+A ruleset may give a Python ``prologue`` that turns those arguments into the chunk
+function's own (the RNG state, scratch arrays, lookup tables), so that the compiled function
+is the allocation-free trial loop itself. Each level of compiled functions costs compile
+time of its own, because numba links every callee's code into its caller and optimises and
+emits the whole again: the generic ruleset's numba per-chunk wrapper around its trial loop
+cost 3 s of its first run, the Python prologue that replaced it about 30 µs a chunk.
+
 Why not a numba ``prange`` driver: a parallel function is a second, large compile. Numba
 outlines the loop body into a gufunc and re-optimises the whole linked call graph under it,
 which cost 2.5–4 s of every ruleset's first run (measured with numba's compile events), and
@@ -76,34 +83,45 @@ class ChunkKernel:
         (int64[n_stats, n_bins]) for every statistic ``s`` of every trial.
     name : str, optional
         Shown in ``repr`` (defaults to the chunk function's name).
+    prologue : callable, optional
+        ``prologue(seed, ntrials, hist, *params) -> tuple``: the arguments ``chunk`` is
+        called with instead (plain Python, run per chunk in the chunk's thread).
 
     Calling it runs chunk ``i`` of the batch as ``chunk(seeds[i], ntrials[i], out[i],
-    *params)``, on :func:`thread_count` threads: the calling thread and pool threads take
-    chunks in turn from a shared counter until none is left.
+    *params)`` (or ``chunk(*prologue(...))`` of those), on :func:`thread_count` threads: the
+    calling thread and pool threads take chunks in turn from a shared counter until none is
+    left.
     """
 
-    def __init__(self, chunk: Any, name: str | None = None) -> None:
+    def __init__(self, chunk: Any, name: str | None = None, prologue: Any = None) -> None:
         self.chunk = chunk
+        self.prologue = prologue
         self.__name__ = name or getattr(chunk, "__name__", "chunk_kernel")
         self.__doc__ = getattr(chunk, "__doc__", None)
 
     def __repr__(self) -> str:
         return f"ChunkKernel({self.__name__})"
 
-    @staticmethod
-    def chunk_args(args: tuple) -> tuple:
-        """The per-chunk arguments of chunk 0, from the batch arguments ``(seeds, ntrials,
-        out, *params)`` (for compiling and cache checks: they have the per-chunk types)."""
+    def chunk_args(self, args: tuple) -> tuple:
+        """The arguments ``chunk`` gets for chunk 0, from the batch arguments ``(seeds,
+        ntrials, out, *params)`` (for compiling and cache checks: they have its types)."""
         seeds, ntrials, out, *params = args
-        return (seeds[0], ntrials[0], out[0], *params)
+        one = (seeds[0], ntrials[0], out[0], *params)
+        return one if self.prologue is None else tuple(self.prologue(*one))
+
+    def _run(self, i: int, seeds: Any, ntrials: Any, out: Any, params: tuple) -> None:
+        if self.prologue is None:
+            self.chunk(seeds[i], ntrials[i], out[i], *params)
+        else:
+            self.chunk(*self.prologue(seeds[i], ntrials[i], out[i], *params))
 
     def __call__(self, seeds: Any, ntrials: Any, out: Any, *params: Any) -> None:
         c = int(seeds.shape[0])
-        chunk = self.chunk
+        run = self._run
         workers = min(thread_count(), c)
         if workers <= 1:
             for i in range(c):
-                chunk(seeds[i], ntrials[i], out[i], *params)
+                run(i, seeds, ntrials, out, params)
             return
         lock = threading.Lock()
         state = {"next": 0, "stop": False}
@@ -115,7 +133,7 @@ class ChunkKernel:
                     if i >= c or state["stop"]:
                         return
                     state["next"] = i + 1
-                chunk(seeds[i], ntrials[i], out[i], *params)
+                run(i, seeds, ntrials, out, params)
 
         pool = _pool(workers - 1)
         futures = [pool.submit(work) for _ in range(workers - 1)]

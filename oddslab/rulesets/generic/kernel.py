@@ -1,9 +1,10 @@
 """Kernel for the generic d6 attack pipeline (hit → wound → save → damage → FNP → allocation).
 
-Compile time: the engine kernel :func:`run_generic` runs the serial per-chunk function
-:func:`_chunk` on threads from Python (no numba ``prange`` driver to compile), which allocates the chunk's scratch
+Compile time: the engine kernel :func:`run_generic` runs each chunk on a Python thread: the
+Python prologue :func:`_prologue` makes the chunk's RNG state, lookup tables and scratch
 arrays and hands them to the trial loop :func:`_trials`, compiled with ``jit_noalloc`` (no
-reference counting: with it, the loop ran 2.3x slower). The
+reference counting: with it, the loop ran 2.3x slower). Neither a numba ``prange`` driver
+nor a numba per-chunk wrapper is compiled: each cost seconds of the first run. The
 helpers in :mod:`~oddslab.rulesets.generic.rolls` are inlined only where they sit in the trial
 loop (``sum_rolls``, ``allocate*``, ``add_group``, ``feed_groups`` at a single call site); the
 others are compiled once. Every helper has one signature (constants passed as ``np.int64``).
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_block_state, new_state, roll_expr
 from oddslab.rulesets.generic.layout import (
@@ -123,19 +124,22 @@ from oddslab.rulesets.generic.rolls import (
 __all__ = ["run_generic"]
 
 
-@jit
-def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
-    """One chunk of ``ntrials`` trials from the seed words ``seed`` (uint64[4]), serial:
-    adds 1 to ``hist[stat row, value]`` (int64[n_stats, n_bins]) per statistic and trial.
+def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
+    """Per-chunk setup (Python, about 30 µs): the arguments of :func:`_trials` for one
+    chunk of ``ntrials`` trials from the seed words ``seed`` (uint64[4]) into ``hist[stat
+    row, value]`` (int64[n_stats, n_bins]).
 
     Every weapon profile fires in order at one target per trial. The arrays are built by
     :func:`oddslab.rulesets.generic.compile.arrays`: ``wint`` int64[W, W_NCOLS], ``faces``
     int64[W, F_NROWS, 7], ``fnp`` int64[2, 72] (d36 feel-no-pain tables against ordinary
     damage and mortal wounds), ``dmgmap`` int64[W, D_NKINDS, V] and ``tint`` int64[T_NCOLS].
+    The RNG state and scratch arrays are made here, once per chunk, so the compiled trial
+    loop allocates nothing and is the only level numba compiles (see
+    :mod:`oddslab._kernels.chunks`).
     """
     n_w = wint.shape[0]
     st = new_state(seed)
-    bs = new_block_state(st, BLOCK_STREAMS)
+    bs = new_block_state(st, np.int64(BLOCK_STREAMS))
     raw = np.empty(FACE_BLOCK // 4, dtype=np.uint64)
     buf = np.empty(FACE_BLOCK, dtype=np.int64)
     # per weapon and kind of roll, d36 lookup tables (see sum_rolls): hits count
@@ -162,16 +166,13 @@ def _chunk(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
         pairs[w, 3] = roll_tables(
             faces[w, F_CSAVE_FAIL], faces[w, F_CSAVE_REROLL], vals, tabs[w, 6], tabs[w, 7]
         )
-    fnp_use = np.zeros(2, dtype=np.bool_)  # per feel-no-pain table (ordinary, mortal)
-    fnp_pair = np.zeros(2, dtype=np.bool_)
-    fnp_use[0] = tint[T_FNP] != 0
-    fnp_pair[0] = tint[T_FNP_PAIR] != 0
-    fnp_use[1] = tint[T_FNPM] != 0
-    fnp_pair[1] = tint[T_FNPM_PAIR] != 0
+    # per feel-no-pain table (ordinary, mortal): used, and a pair table
+    fnp_use = np.array([tint[T_FNP] != 0, tint[T_FNPM] != 0], dtype=np.bool_)
+    fnp_pair = np.array([tint[T_FNP_PAIR] != 0, tint[T_FNPM_PAIR] != 0], dtype=np.bool_)
     grp = np.zeros((max(n_w, 5), G_NCOLS), dtype=np.int64)  # damage packet groups to feed
     devq = np.zeros(n_w, dtype=np.int64)  # devastating wounds queued for the end (current rule)
     tot = np.zeros(N_STATS, dtype=np.int64)
-    _trials(
+    return (
         st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, tabs.ravel(), pairs,
         fnp_use, fnp_pair, grp, devq, tot,
     )  # fmt: skip
@@ -182,7 +183,8 @@ def _trials(
     st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, flat, pairs, fnp_use, fnp_pair,
     grp, devq, tot,
 ):  # fmt: skip
-    """The trial loop of :func:`_chunk` on its scratch arrays (allocates nothing).
+    """The trial loop of one chunk on the scratch arrays of :func:`_prologue` (allocates
+    nothing).
 
     ``flat`` is the d36 tables ``tabs`` flattened (``_TSIZE`` entries per weapon), ``pairs``
     bool[W, 4] says which are pair tables, ``grp`` int64[max(W, 5), G_NCOLS] holds the damage
@@ -427,6 +429,7 @@ def _trials(
         hist[r_remaining, left] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_generic = ChunkKernel(_chunk, "run_generic")
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`_trials` on the arguments of
+#: :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_generic = ChunkKernel(_trials, "run_generic", prologue=_prologue)
