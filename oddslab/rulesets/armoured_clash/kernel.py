@@ -119,7 +119,7 @@ from oddslab.rulesets.armoured_clash.layout import (
 
 __all__ = [
     "run_armoured_clash",
-    "run_chunk",
+    "run_trials",
     "run_pool_only",
     "simulate_trial",
     "run_attack",
@@ -374,10 +374,13 @@ def reset_state(W, nu):
         W[nu + side, X_PTR] = 0
 
 
-@jit_noalloc
+@jit_noalloc(inline="always")
 def simulate_trial(st, AT, W, nu, DC, R, deck, FT, res):
     """One trial: every step in order (activations start and end around them), then the
-    focus unit's rally test at its next activation; fills ``res`` (``ST_*``)."""
+    focus unit's rally test at its next activation; fills ``res`` (``ST_*``).
+
+    Inlined into its one caller, :func:`run_trials`: compiled apart, its code would be
+    linked into the caller and optimised and emitted a second time."""
     reset_state(W, nu)
     qc = 0
     act_on = R[R_ACT] != 0
@@ -455,23 +458,28 @@ def pack_units(UI, dn):
     return W
 
 
-@jit
-def run_chunk(
+def _prologue(
     seed, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots
 ):
-    """``ntr`` trials of one chunk from the seed words ``seed`` (uint64[4]), serial,
-    histogrammed into ``hist[slots[s], value]`` (int64[n_stats, n_bins]) for the statistics
-    ``ST_*``; ``slots[s]`` is -1 for a statistic that is not reported.
+    """Per-chunk setup (Python): the arguments of :func:`run_trials` for ``ntr`` trials from
+    the seed words ``seed`` (uint64[4]) into ``hist`` (int64[n_stats, n_bins]).
 
     All scratch (the packed unit table ``W``, the deck, the face table, ``res``) is made once
-    per chunk, so no two threads write one array.
+    per chunk, so no two threads write one array, and the compiled loop allocates nothing.
     """
-    st = new_state(seed)
-    nu = UI.shape[0]
     W = pack_units(UI, dn)
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
-    deck = deck0.copy()
     res = np.zeros(N_STATS, dtype=np.int64)
+    nu = np.int64(UI.shape[0])
+    return (new_state(seed), ntr, hist, AT, W, nu, DC, R, deck0.copy(), FT, res, slots)
+
+
+@jit_noalloc
+def run_trials(st, ntr, hist, AT, W, nu, DC, R, deck, FT, res, slots):
+    """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slots[s], value]``
+    (int64[n_stats, n_bins]) for the statistics ``ST_*``; ``slots[s]`` is -1 for a
+    statistic that is not reported. The arrays after ``hist`` are those of
+    :func:`_prologue`."""
     for _ in range(ntr):
         simulate_trial(st, AT, W, nu, DC, R, deck, FT, res)
         for s in range(N_STATS):
@@ -480,20 +488,24 @@ def run_chunk(
                 hist[slot, res[s]] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of
-#: a batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_armoured_clash = ChunkKernel(run_chunk, "run_armoured_clash")
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
+#: :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_armoured_clash = ChunkKernel(run_trials, "run_armoured_clash", prologue=_prologue)
 
 
-@jit
-def pool_chunk(seed, ntr, hist, n, rating, face_score, explode, rr_tiers, kinds):
-    """One chunk of :data:`run_pool_only`: ``hist[0, hits]`` of one attack pool per trial."""
-    st = new_state(seed)
+def _pool_prologue(seed, ntr, hist, n, rating, face_score, explode, rr_tiers, kinds):
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
+    return (new_state(seed), ntr, hist, n, rating, FT)
+
+
+@jit_noalloc
+def pool_trials(st, ntr, hist, n, rating, FT):
+    """One chunk of :data:`run_pool_only`: ``hist[0, hits]`` of one attack pool per trial."""
     for _ in range(ntr):
         h = pool_hits(st, n, rating, 0, FT)
         hist[0, h] += 1
 
 
 #: Engine kernel: the hits of one attack pool (for checks and benchmarks).
-run_pool_only = ChunkKernel(pool_chunk, "run_pool_only")
+run_pool_only = ChunkKernel(pool_trials, "run_pool_only", prologue=_pool_prologue)

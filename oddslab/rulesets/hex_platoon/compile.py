@@ -380,14 +380,23 @@ class HexPlatoonScenario:
         return fast_array(self, so)
 
     def compile(self) -> Job:
-        from . import kernel_run as R  # compiles (or loads from the cache) the kernels
-
         stats, so, heads, primary = self.stat_plan()
-        a = self.arrays()
+        fast = self.fast_array(so)
+        # importing a kernel module compiles (or loads from the cache) its kernels: only the
+        # one this scenario runs
+        if fast[K.F_ON]:
+            from .kernel_fire import run_hex_fire as kernel
+
+            params: tuple = (fast,)
+        else:
+            from .kernel_run import run_hex_platoon as kernel
+
+            a = self.arrays()
+            params = (a["ui"], a["hx"], a["hexu"], a["sp"], a["mb"], a["rules"], so, fast)
         return Job(
             self.name,
-            R.run_hex_platoon,
-            (a["ui"], a["hx"], a["hexu"], a["sp"], a["mb"], a["rules"], so, self.fast_array(so)),
+            kernel,
+            params,
             tuple(stats),
             tuple(heads),
             exact=self.exact_pmfs,

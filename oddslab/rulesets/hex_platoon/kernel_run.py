@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import fill_block, new_block_state, new_state, randint
+from oddslab._kernels.rng import new_state, randint
 
 from . import layout as K
 from .kernel import (
@@ -28,7 +28,7 @@ from .kernel_melee import air_strike, melee
 from .layout import BOOL, I1, I2, I3, INT, U1, U2, sig  # noqa: F401
 
 
-@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I2, I3, I1, I2, I2, I1, I1, I1))
+@jit_noalloc(inline="always")
 def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
     """One trial: every step in order, from the initial unit state."""
     n_units = ui.shape[0]
@@ -163,7 +163,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                 ws[K.W_KILL, u] = 0
 
 
-@jit_noalloc(signature_or_function=sig("void", I2, I2, I1, I2, I2, I2, I1))
+@jit_noalloc(inline="always")
 def evaluate(ui, hx, hexu, ws, rec, so, res):
     """The statistics of the finished trial into ``res`` (programme ``so``)."""
     for s in range(so.shape[0]):
@@ -184,102 +184,10 @@ def evaluate(ui, hx, hexu, ws, rec, so, res):
         res[s] = v if v < top else top
 
 
-@jit_noalloc(inline="always")
-def _pairs(buf, pos, n, tab2, tab1):
-    """Sum a d6 table over ``n`` dice read two per d36 value (an odd die uses ``tab1``)."""
-    acc = 0
-    end = pos + (n >> 1)
-    for i in range(np.uint64(pos), np.uint64(end)):
-        acc += tab2[buf[i]]
-    if n & 1:
-        acc += tab1[buf[end]]
-        end += 1
-    return acc, end
-
-
-@jit_noalloc(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1))
-def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
-    """``n`` single fire attacks: hits, unsaved hits, target state into ``out[0..2, :]``.
-
-    Each trial adds one count to ``joint[hits * (dice + 1) + unsaved]`` (scratch, zero on
-    entry); the three histograms are folded from it at the end.
-
-    Dice come two at a time as d36 values (``6a + b``) from a buffer refilled by
-    :func:`~oddslab._kernels.rng.fill_block`; ``tabs[2j]`` / ``tabs[2j + 1]`` count the
-    successes of a pair / of the first die for the fire, save and cover rolls. A trial needs
-    ``need`` values in a row; values left at the end of a block are dropped (which ones
-    depends on positions only, so every die is still an exact, independent d6).
-    """
-    dice = fast[K.F_DICE]
-    roll = fast[K.F_ALL]
-    sn = fast[K.F_SAVE_N]
-    cn = fast[K.F_COVER_N]
-    ipb = fast[K.F_IP_BEFORE]
-    ipa = fast[K.F_IP_AFTER]
-    need = ((roll + 1) >> 1) + ((sn + 1) >> 1) + ((cn + 1) >> 1)
-    stride = dice + 1
-    h2 = tabs[0]
-    h1 = tabs[1]
-    s2 = tabs[2]
-    s1 = tabs[3]
-    c2 = tabs[4]
-    c1 = tabs[5]
-    pos = 0
-    end = 0
-    for _ in range(n):
-        if end - pos < need:
-            end = fill_block(bs, raw, buf, 36)
-            pos = 0
-        succ, pos = _pairs(buf, pos, roll, h2, h1)
-        saves, pos = _pairs(buf, pos, sn, s2, s1)
-        cov, pos = _pairs(buf, pos, cn, c2, c1)
-        saves += cov
-        hits = succ if succ < dice else dice
-        hh = hits - ipb if hits > ipb else 0
-        u = hh - saves if hh > saves else 0
-        u = u - ipa if u > ipa else 0
-        joint[hits * stride + u] += 1
-    for h in range(dice + 1):  # fold the joint (hits, unsaved) counts into the histograms
-        for u in range(h + 1):
-            c = joint[h * stride + u]
-            out[0, h] += c
-            out[1, u] += c
-            out[2, fast[K.F_TAB + u]] += c
-            joint[h * stride + u] = 0
-
-
-@jit(signature_or_function=sig("void", U1, INT, I2, I1))
-def fire_chunk(seed, n, out, fast):
-    """Fast-path chunk: lock-step block streams seeded from ``seed``, d36 count tables."""
-    st = new_state(seed)
-    bs = new_block_state(st, K.F_STREAMS)
-    raw = np.empty(K.F_BLOCK, dtype=np.uint64)
-    buf = np.empty(4 * K.F_BLOCK, dtype=np.int64)
-    tabs = np.zeros((6, 36), dtype=np.int64)
-    for j in range(3):
-        need = fast[K.F_TH] if j == 0 else (fast[K.F_SAVE_NEED] if j == 1 else 5)
-        for v in range(36):
-            a = v // 6 + 1
-            b = v % 6 + 1
-            tabs[2 * j, v] = (a >= need) + (b >= need)
-            tabs[2 * j + 1, v] = a >= need
-    joint = np.zeros((fast[K.F_DICE] + 1) ** 2, dtype=np.int64)
-    fire_trials(bs, raw, buf, n, out, fast, tabs, joint)
-
-
-@jit(signature_or_function=sig("void", U1, INT, I2, I2, I2, I1, I2, I3, I1, I2, I1))
-def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
-    """One chunk: ``n`` trials from ``seed`` into ``out[stat, value]``.
-
-    ``fast[F_ON]`` selects the single-fire-attack fast path (:func:`fire_chunk`); otherwise
-    the step interpreter :func:`play` runs trial after trial on scratch arrays allocated
-    here (the trial loop lives here, not in a separate function: one level less of code
-    for numba to link and re-optimise).
-    """
-    if fast[K.F_ON]:
-        fire_chunk(seed, n, out, fast)
-        return
-    st = new_state(seed)
+def _prologue(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
+    """Per-chunk setup (Python): the arguments of :func:`play_trials` (the RNG state from
+    the seed words ``seed``, uint64[4], and the scratch arrays). ``fast`` is unused here:
+    a single static fire attack runs :data:`.kernel_fire.run_hex_fire` instead."""
     nu = ui.shape[0]
     ws = np.zeros((K.W_NROWS, nu), dtype=np.int64)
     rec = np.zeros((sp.shape[0], K.NREC), dtype=np.int64)
@@ -287,6 +195,16 @@ def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
     pick = np.zeros(nu + 1, dtype=np.int64)
     tmp = np.zeros(nu + 1, dtype=np.int64)
     res = np.zeros(so.shape[0], dtype=np.int64)
+    st = new_state(seed)
+    return (st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
+
+
+@jit_noalloc
+def play_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res):
+    """One chunk: ``n`` trials into ``out[stat, value]``, the step interpreter :func:`play`
+    running trial after trial on the scratch arrays of :func:`_prologue` (allocates
+    nothing). :func:`play` and :func:`evaluate` are inlined here, so numba compiles this
+    one function rather than linking, optimising and emitting their code a second time."""
     for _ in range(n):
         play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp)
         evaluate(ui, hx, hexu, ws, rec, so, res)
@@ -294,6 +212,7 @@ def run_chunk(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
             out[s, res[s]] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_hex_platoon = ChunkKernel(run_chunk, "run_hex_platoon")
+#: Engine kernel (contract in :mod:`oddslab.engine`) of the step interpreter:
+#: :func:`play_trials` on the arguments of :func:`_prologue`, for each chunk of a batch, on
+#: threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_hex_platoon = ChunkKernel(play_trials, "run_hex_platoon", prologue=_prologue)

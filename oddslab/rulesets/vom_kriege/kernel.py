@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, randint
 from oddslab.rulesets.vom_kriege import layout as L
@@ -375,9 +375,12 @@ def melee(st, T, W, a, att, dfd, follow):
     return 0 if (counter and not simul) else vac
 
 
-@jit_noalloc
+@jit_noalloc(inline="always")
 def trial(st, T, W):
-    """One trial: every action of ``A`` in order from the starting state."""
+    """One trial: every action of ``A`` in order from the starting state.
+
+    Inlined into its one caller, :func:`run_trials`: compiled apart, its code would be
+    linked into the caller and optimised and emitted a second time."""
     nu = T[0, L.R_NU]
     for u in range(nu):
         for c in range(L.S_NCOLS):
@@ -497,13 +500,18 @@ def record(T, W, res):
             res[35 if T[1 + u, L.U_SIDE] == 1 else 36] += 1
 
 
-@jit
-def run_chunk(seed, n, out, T, slots):
-    """``n`` trials histogrammed into ``out[slots[s], value]`` (values clamped to the bins)."""
-    st = new_state(seed)
-    rows = T[0, L.R_WDC] + 1
-    W = np.zeros((rows, max(L.S_NCOLS, L.LS_NCOLS, 4)), dtype=np.int64)
+def _prologue(seed, n, out, T, slots):
+    """Per-chunk setup (Python): the arguments of :func:`run_trials` (the RNG state from the
+    seed words ``seed``, uint64[4], and the scratch arrays ``W`` and ``res``)."""
+    W = np.zeros((T[0, L.R_WDC] + 1, max(L.S_NCOLS, L.LS_NCOLS, 4)), dtype=np.int64)
     res = np.zeros(L.N_STATS, dtype=np.int64)
+    return (new_state(seed), n, out, T, slots, W, res)
+
+
+@jit_noalloc
+def run_trials(st, n, out, T, slots, W, res):
+    """``n`` trials histogrammed into ``out[slots[s], value]`` (values clamped to the bins),
+    on the scratch arrays of :func:`_prologue` (allocates nothing)."""
     top = out.shape[1] - 1
     wdc = T[0, L.R_WDC]
     fu = T[T[0, L.R_OF], L.F_FU_ACTION]
@@ -517,6 +525,7 @@ def run_chunk(seed, n, out, T, slots):
                 out[row, min(res[s], top)] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_vom_kriege = ChunkKernel(run_chunk, "run_vom_kriege")
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
+#: :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_vom_kriege = ChunkKernel(run_trials, "run_vom_kriege", prologue=_prologue)
