@@ -6,8 +6,11 @@ What it measures, all in this one run on this machine:
   oddslab's rate after a warm-up call, and the pure-Python / numpy rates of the same job
   measured in the same process, so the ratios are like for like);
 - cold and warm start of each ruleset: a fresh process simulating the ruleset's ``WARMUP``
-  scenarios (every kernel it has) for one trial, first with an empty ``NUMBA_CACHE_DIR`` (compiles every kernel),
-  then again with the cache it left (loads them); the difference is the compile cost;
+  scenarios (every kernel it has) for one trial, first with an empty ``NUMBA_CACHE_DIR``
+  (compiles every kernel), then again with the cache it left (loads them); the difference
+  is the compile cost;
+- the first run of every shipped example the same way (``oddslab simulate EX -n 1``, empty
+  cache, then warm): what a user waits for the first time they run that example;
 - time to answer: the wall time of ``oddslab simulate EXAMPLE --precision 0.001`` from a warm
   cache for every shipped example (process start-up, imports and cache load included);
 - peak memory of a small and a huge run (``bench_memory.py``).
@@ -117,6 +120,36 @@ def start_times(rulesets: list[str]) -> list[dict]:
             (cw, cf), (ww, wf) = res
             out.append({"ruleset": rs, "cold_s": cw, "warm_s": ww, "compile_s": cf - wf})
     return out
+
+
+def first_runs(examples: list[Path]) -> list[dict]:
+    """Per example: ``oddslab simulate EX -n 1`` in a fresh process with an empty numba cache
+    (compiles what that example runs), then again from the cache it left (warm). The issue's
+    measure: the first run of any example on top of a warm run."""
+    cmd = oddslab_command()
+    out = []
+    for ex in examples:
+        args = [*cmd, "simulate", str(ex.relative_to(ROOT)), "-n", "1", "--format", "json"]
+        with tempfile.TemporaryDirectory(prefix="oddslab-cold-") as cache:
+            env = env_with_root(NUMBA_CACHE_DIR=cache)
+            walls = []
+            for _ in range(2):  # cold, then warm
+                t0 = time.perf_counter()
+                p = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+                walls.append(time.perf_counter() - t0 if p.returncode == 0 else None)
+        if None in walls:
+            print(f"[run_all] first run {ex.name}: failed", file=sys.stderr)
+            continue
+        out.append({"example": ex.name, "cold_s": walls[0], "warm_s": walls[1]})
+    return out
+
+
+def first_run_table(rows: list[dict]) -> str:
+    return markdown_table(
+        ["example", "first run, empty cache (s)", "warm run (s)", "first run − warm (s)"],
+        [[r["example"], f"{r['cold_s']:.1f}", f"{r['warm_s']:.2f}",
+          f"{r['cold_s'] - r['warm_s']:.1f}"] for r in rows],
+    )  # fmt: skip
 
 
 def time_to_answer(examples: list[Path], precision: float) -> list[dict]:
@@ -257,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
     if args.quick:
         examples = examples[:2]
+    firsts = first_runs(examples)
     answers = time_to_answer(examples, args.precision)
     mem = memory(args.quick)
 
@@ -283,6 +317,13 @@ def main(argv: list[str] | None = None) -> int:
         "A fresh process simulates the ruleset's `WARMUP` scenario for one trial.",
         "",
         start_table(starts),
+        "",
+        "## First run of each example (empty numba cache) and a warm run",
+        "",
+        "`oddslab simulate EXAMPLE -n 1` in a fresh process: first with an empty",
+        "`NUMBA_CACHE_DIR` (it compiles the kernels that example runs), then from the cache.",
+        "",
+        first_run_table(firsts),
         "",
         f"## Time to answer: `oddslab simulate EXAMPLE --precision {args.precision:g}` (warm cache)",
         "",

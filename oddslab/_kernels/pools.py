@@ -1,7 +1,7 @@
 """Dice-pool kernels: exploding dice, one re-roll tier, keep/drop, scored by face.
 
 :func:`roll_pool` is the serial, inlinable helper every kernel can call for one pool; the
-engine kernel :data:`run_pools` (per chunk: :func:`pools_chunk`) histograms one pool, or two
+engine kernel :data:`run_pools` (per chunk: :func:`pools_trials`) histograms one pool, or two
 opposed pools, per trial.
 
 Semantics of one pool (the same as :func:`oddslab.exact.pool_pmf`)
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit
+from oddslab._jit import jit, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, randint
 
@@ -148,9 +148,9 @@ def roll_pool(
     return total
 
 
-@jit
-def pools_chunk(
-    seed,
+@jit_noalloc
+def pools_trials(
+    st,
     ntrials,
     hist,
     n_a,
@@ -172,9 +172,12 @@ def pools_chunk(
     high_b,
     test_mode,
     target,
+    scr_a,
+    scr_b,
 ):
     """One chunk of :data:`run_pools`: histograms of a pool total, an opposed pool and a
-    threshold test, ``ntrials`` trials from the seed words ``seed`` (uint64[4]).
+    threshold test, ``ntrials`` trials from the RNG state ``st``, on the scratch arrays
+    ``scr_a`` / ``scr_b`` of :func:`_prologue` (allocates nothing).
 
     Statistics in ``hist[s, value]`` order: 0 total of pool A; if ``opposed``: 1 total of
     pool B, 2 ``a_wins`` (A > B), 3 ``tie``, 4 ``b_wins`` (flags); then if ``test_mode`` is
@@ -182,9 +185,6 @@ def pools_chunk(
     ``>= target``. Pool B arguments are ignored unless ``opposed``.
     """
     s_test = 5 if opposed else 1
-    st = new_state(seed)
-    scr_a = np.zeros(max(n_a, 1), dtype=np.int64)
-    scr_b = np.zeros(max(n_b, 1), dtype=np.int64)
     for _ in range(ntrials):
         ta = roll_pool(st, n_a, score_a, explode_a, depth_a, reroll_a, rre_a, keep_a, high_a, scr_a)
         hist[0, ta] += 1
@@ -202,6 +202,16 @@ def pools_chunk(
             hist[s_test, np.int64(ta >= target)] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`pools_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_pools = ChunkKernel(pools_chunk, "run_pools")
+def _prologue(seed, ntrials, hist, *params):
+    """Per-chunk setup (Python): the RNG state from the seed words ``seed`` (uint64[4]) and
+    the two pools' scratch arrays, as the arguments of :func:`pools_trials`."""
+    n_a, n_b = params[0], params[9]
+    scr_a = np.zeros(max(int(n_a), 1), dtype=np.int64)
+    scr_b = np.zeros(max(int(n_b), 1), dtype=np.int64)
+    return (new_state(seed), ntrials, hist, *params, scr_a, scr_b)
+
+
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`pools_trials` on the arguments
+#: of :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_pools = ChunkKernel(pools_trials, "run_pools", prologue=_prologue)

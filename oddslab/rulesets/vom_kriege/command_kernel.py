@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, randint
 
 
-@jit
-def command_chunk(seed, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
+@jit_noalloc
+def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM, cnt):
     """``n`` command-dice rolls under the reroll policy table ``POL`` (see :mod:`.command`).
 
     A roll is coded ``sum(count[c] * (ndice + 1) ** c)`` over the symbol classes ``c``.
     ``mode`` 0: ``POL[code, c]`` dice of class ``c`` are rerolled together; mode 1:
     ``POL[code, r]`` is the class to reroll next with ``r`` rerolls left (-1 = stop).
+    ``cnt`` int64[NSYM] is scratch from :func:`_prologue` (allocates nothing).
     """
-    st = new_state(seed)
     base = ndice + 1
-    cnt = np.zeros(NSYM, dtype=np.int64)
     for _ in range(n):
         for c in range(NSYM):
             cnt[c] = 0
@@ -64,6 +63,13 @@ def command_chunk(seed, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
         out[2, rerolled] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`command_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_command = ChunkKernel(command_chunk, "run_command")
+def _prologue(seed, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
+    """Per-chunk setup (Python): the RNG state from the seed words and the symbol counts."""
+    cnt = np.zeros(int(NSYM), dtype=np.int64)
+    return (new_state(seed), n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM, cnt)
+
+
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`command_chunk` on the arguments
+#: of :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_command = ChunkKernel(command_chunk, "run_command", prologue=_prologue)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import new_state, next_u64
 
@@ -22,12 +22,11 @@ _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 
 
-@jit
-def shot_chunk(seed, n, out, ndice, nf, CODE, TAB, slots):
+@jit_noalloc
+def shot_chunk(st, n, out, ndice, nf, CODE, TAB, slots, joint):
     """``n`` trials of ``ndice`` dice with ``nf`` faces; ``CODE[face]`` is ``hit + (ndice +
-    1) * flag``; ``TAB[cell, s]`` the value of statistic ``s`` for a joint cell."""
-    st = new_state(seed)
-    joint = np.zeros(TAB.shape[0], dtype=np.int64)
+    1) * flag``; ``TAB[cell, s]`` the value of statistic ``s`` for a joint cell; ``joint``
+    int64[n cells] zeroed scratch (from :func:`_prologue`; allocates nothing)."""
     un = np.uint64(nf)
     thresh = (np.uint64(65536) - un) % un
     buf = st[4]
@@ -56,6 +55,13 @@ def shot_chunk(seed, n, out, ndice, nf, CODE, TAB, slots):
                     out[row, TAB[c, s]] += joint[c]
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`shot_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_single_shot = ChunkKernel(shot_chunk, "run_single_shot")
+def _prologue(seed, n, out, ndice, nf, CODE, TAB, slots):
+    """Per-chunk setup (Python): the RNG state from the seed words and the joint counts."""
+    joint = np.zeros(TAB.shape[0], dtype=np.int64)
+    return (new_state(seed), n, out, ndice, nf, CODE, TAB, slots, joint)
+
+
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`shot_chunk` on the arguments of
+#: :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_single_shot = ChunkKernel(shot_chunk, "run_single_shot", prologue=_prologue)
