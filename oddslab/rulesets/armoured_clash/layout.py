@@ -36,7 +36,7 @@ U_NCOLS = 23
 
 # -- per-trial state W[u, S_*] -----------------------------------------------------------------
 # The state columns follow the static ones in the same packed array W (one array per chunk,
-# so helpers take one table instead of three; see run_chunk).
+# so helpers take one table instead of three; see _prologue in kernel.py).
 S_M = U_NCOLS + 0  # models
 S_T = U_NCOLS + 1  # damage tokens
 S_SUPP = U_NCOLS + 2

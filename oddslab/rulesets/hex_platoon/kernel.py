@@ -12,14 +12,14 @@ The compiler (:mod:`.compile`) flattens a scenario into integer tables:
 
 A trial copies the initial unit state into ``ws`` (rows ``W_*``), plays every step in
 order, records per-step numbers in ``rec[k, :]`` and finally evaluates the statistics into
-``res``. The chunk driver histograms ``res``. Every rule and reading is described in
+``res``, which :func:`.kernel_run.play_trials` histograms. Every rule and reading is described in
 ``docs/hex-platoon.md``.
 
-Speed: every function below the chunk driver is compiled with ``jit_noalloc`` (numba's
+Speed: every kernel function is compiled with ``jit_noalloc`` (numba's
 reference counting off). They take arrays and never allocate, and with reference counting on
 every call that passes arrays paid an atomic increment and decrement per array (and the two
 threads fought over the shared input arrays' counters): 300 ns per trial for a single fire
-attack, against 70 ns without. Allocation happens only in :func:`run_chunk`.
+attack, against 70 ns without. Allocation happens only in the Python per-chunk prologues.
 """
 
 from __future__ import annotations
