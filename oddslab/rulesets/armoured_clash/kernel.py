@@ -1,6 +1,6 @@
 """Armoured Clash kernel: a sequence of ranged / close quarters attacks in one trial.
 
-numba only. The compiler (:mod:`oddslab.rulesets.armoured_clash.compile`) turns units and
+numba, and the per-chunk Python prologue. The compiler (:mod:`oddslab.rulesets.armoured_clash.compile`) turns units and
 attacks into integer tables (layouts in :mod:`oddslab.rulesets.armoured_clash.layout`); this
 module only reads them. Every unit taking part has one row of the packed array ``W`` (built
 per chunk by :func:`pack_units`): static values ``W[u, U_*]`` followed by its per-trial
@@ -127,17 +127,16 @@ __all__ = [
 ]
 
 
-@jit(inline="always")
 def pack_faces(face_score, explode, rr_tiers, kinds):
-    """``FT`` int64[F_NROWS, faces]: every per-face table of the attack die in one array."""
-    k = face_score.shape[0]
-    FT = np.zeros((F_NROWS, k), dtype=np.int64)
-    for f in range(k):
-        FT[F_SCORE, f] = face_score[f]
-        FT[F_EXPL, f] = 1 if explode[f] != 0 else 0
-        FT[F_KIND, f] = kinds[f]
-        for r in range(3):
-            FT[F_RR0 + r, f] = 1 if rr_tiers[r, f] != 0 else 0
+    """``FT`` int64[F_NROWS, faces]: every per-face table of the attack die in one array
+    (numpy, per chunk: each chunk gets its own, since :func:`pool_hits` writes its row
+    ``F_RM``)."""
+    FT = np.zeros((F_NROWS, face_score.shape[0]), dtype=np.int64)
+    FT[F_SCORE] = face_score
+    FT[F_EXPL] = explode != 0
+    FT[F_KIND] = kinds
+    for r in range(3):
+        FT[F_RR0 + r] = rr_tiers[r] != 0
     return FT
 
 
@@ -441,20 +440,17 @@ def simulate_trial(st, AT, W, nu, DC, R, deck, FT, res):
         res[ST_EMB_ANNIH] = 0
 
 
-@jit(inline="always")
 def pack_units(UI, dn):
-    """``W`` int64[U + 2, W_NCOLS]: unit tables and state in one array, plus one row per side.
+    """``W`` int64[U + 2, W_NCOLS]: unit tables and state in one array, plus one row per side
+    (numpy, per chunk).
 
     Columns ``0..U_NCOLS-1`` of unit rows are ``UI``; the state columns ``S_*`` follow. Rows
     ``U`` and ``U + 1`` hold each side's VPs, cards drawn and deck size (``X_*``).
     """
     nu = UI.shape[0]
     W = np.zeros((nu + 2, W_NCOLS), dtype=np.int64)
-    for u in range(nu):
-        for j in range(U_NCOLS):
-            W[u, j] = UI[u, j]
-    for side in range(2):
-        W[nu + side, X_DN] = dn[side]
+    W[:nu, :U_NCOLS] = UI[:, :U_NCOLS]
+    W[nu : nu + 2, X_DN] = dn[:2]
     return W
 
 
