@@ -203,3 +203,16 @@ def _count_both_ways(n, need):
 def test_count_d6_draws_the_same_dice_as_roll(n, need):
     ge, six, ge2, six2, same_state = _count_both_ways(n, need)
     assert (ge, six) == (ge2, six2) and same_state
+
+
+@pytest.mark.parametrize(
+    "words", [[0, 0, 0, 0], [1, 2, 3, 4], [2**64 - 1, 0, 7, 2**63], [0, 0, 0, 5]]
+)
+def test_seed_state_equals_new_state(words):
+    """The prologues' numpy state is the kernels' state, word for word."""
+    from oddslab._kernels.rng import seed_state
+
+    w = np.array(words, dtype=np.uint64)
+    got = seed_state(w)
+    assert got.dtype == np.uint64 and got.shape == (6,)
+    assert np.array_equal(got, new_state(w))

@@ -33,7 +33,7 @@ import numpy as np
 
 from oddslab._jit import jit, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state, randint
+from oddslab._kernels.rng import randint, seed_state
 
 #: Explosion levels allowed for ``explode_depth == -1`` (keep equal to oddslab.exact.EXPLODE_CAP).
 EXPLODE_CAP = 100
@@ -208,7 +208,7 @@ def _prologue(seed, ntrials, hist, *params):
     n_a, n_b = params[0], params[9]
     scr_a = np.zeros(max(int(n_a), 1), dtype=np.int64)
     scr_b = np.zeros(max(int(n_b), 1), dtype=np.int64)
-    return (new_state(seed), ntrials, hist, *params, scr_a, scr_b)
+    return (seed_state(seed), ntrials, hist, *params, scr_a, scr_b)
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`pools_trials` on the arguments

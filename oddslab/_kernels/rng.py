@@ -70,6 +70,16 @@ def new_state(seed_words):
     return st
 
 
+def seed_state(seed_words: np.ndarray) -> np.ndarray:
+    """:func:`new_state` in numpy, for the per-chunk Python prologues (the same uint64[6]
+    state; nothing to compile)."""
+    st = np.zeros(6, dtype=np.uint64)
+    st[:4] = seed_words[:4]
+    if not st[:4].any():
+        st[0] = 1  # the all-zero state is the one xoshiro fixed point
+    return st
+
+
 @jit
 def randint(st, n):
     """Uniform integer in ``[0, n)`` for ``1 <= n <= 65536``, exactly unbiased."""

@@ -18,7 +18,7 @@ import numpy as np
 from oddslab._jit import jit, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.pools import roll_pool
-from oddslab._kernels.rng import new_state
+from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.armoured_clash.casualties import (
     apply_damage,
     destroy,
@@ -467,7 +467,7 @@ def _prologue(
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
     res = np.zeros(N_STATS, dtype=np.int64)
     nu = np.int64(UI.shape[0])
-    return (new_state(seed), ntr, hist, AT, W, nu, DC, R, deck0.copy(), FT, res, slots)
+    return (seed_state(seed), ntr, hist, AT, W, nu, DC, R, deck0.copy(), FT, res, slots)
 
 
 @jit_noalloc
@@ -492,7 +492,7 @@ run_armoured_clash = ChunkKernel(run_trials, "run_armoured_clash", prologue=_pro
 
 def _pool_prologue(seed, ntr, hist, n, rating, face_score, explode, rr_tiers, kinds):
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
-    return (new_state(seed), ntr, hist, n, rating, FT)
+    return (seed_state(seed), ntr, hist, n, rating, FT)
 
 
 @jit_noalloc

@@ -39,7 +39,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_block_state, new_state, roll_expr
+from oddslab._kernels.rng import new_block_state, roll_expr, seed_state
 from oddslab.rulesets.generic.layout import (
     _HIGH,
     _LOW32,
@@ -138,7 +138,7 @@ def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     :mod:`oddslab._kernels.chunks`).
     """
     n_w = wint.shape[0]
-    st = new_state(seed)
+    st = seed_state(seed)
     bs = new_block_state(st, np.int64(BLOCK_STREAMS))
     raw = np.empty(FACE_BLOCK // 4, dtype=np.uint64)
     buf = np.empty(FACE_BLOCK, dtype=np.int64)

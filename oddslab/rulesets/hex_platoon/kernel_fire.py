@@ -12,7 +12,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import fill_block, new_block_state, new_state
+from oddslab._kernels.rng import fill_block, new_block_state, seed_state
 
 from . import layout as K
 from .layout import I1, I2, INT, U1, U2, sig
@@ -101,7 +101,7 @@ def fire_tables(fast: np.ndarray) -> np.ndarray:
 def _prologue(seed, n, out, fast):
     """Per-chunk setup (Python): lock-step block streams seeded from ``seed`` (uint64[4]),
     the buffers and the d36 count tables, as the arguments of :func:`fire_trials`."""
-    st = new_state(seed)
+    st = seed_state(seed)
     bs = new_block_state(st, np.int64(K.F_STREAMS))
     raw = np.empty(K.F_BLOCK, dtype=np.uint64)
     buf = np.empty(4 * K.F_BLOCK, dtype=np.int64)

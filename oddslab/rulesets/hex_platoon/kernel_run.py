@@ -11,7 +11,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state, randint
+from oddslab._kernels.rng import randint, seed_state
 
 from . import layout as K
 from .kernel import (
@@ -195,7 +195,7 @@ def _prologue(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
     pick = np.zeros(nu + 1, dtype=np.int64)
     tmp = np.zeros(nu + 1, dtype=np.int64)
     res = np.zeros(so.shape[0], dtype=np.int64)
-    st = new_state(seed)
+    st = seed_state(seed)
     return (st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
 
 

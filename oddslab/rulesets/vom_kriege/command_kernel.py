@@ -6,7 +6,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state, randint
+from oddslab._kernels.rng import randint, seed_state
 
 
 @jit_noalloc
@@ -66,7 +66,7 @@ def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM, cnt
 def _prologue(seed, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM):
     """Per-chunk setup (Python): the RNG state from the seed words and the symbol counts."""
     cnt = np.zeros(int(NSYM), dtype=np.int64)
-    return (new_state(seed), n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM, cnt)
+    return (seed_state(seed), n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM, cnt)
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`command_chunk` on the arguments

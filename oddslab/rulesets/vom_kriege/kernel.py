@@ -20,7 +20,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state, randint
+from oddslab._kernels.rng import randint, seed_state
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import melee_dice, shoot_dice
 
@@ -505,7 +505,7 @@ def _prologue(seed, n, out, T, slots):
     seed words ``seed``, uint64[4], and the scratch arrays ``W`` and ``res``)."""
     W = np.zeros((T[0, L.R_WDC] + 1, max(L.S_NCOLS, L.LS_NCOLS, 4)), dtype=np.int64)
     res = np.zeros(L.N_STATS, dtype=np.int64)
-    return (new_state(seed), n, out, T, slots, W, res)
+    return (seed_state(seed), n, out, T, slots, W, res)
 
 
 @jit_noalloc

@@ -13,7 +13,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state, next_u64
+from oddslab._kernels.rng import next_u64, seed_state
 
 _U16 = np.uint64(0xFFFF)
 _SHIFT16 = np.uint64(16)
@@ -58,7 +58,7 @@ def shot_chunk(st, n, out, ndice, nf, CODE, TAB, slots, joint):
 def _prologue(seed, n, out, ndice, nf, CODE, TAB, slots):
     """Per-chunk setup (Python): the RNG state from the seed words and the joint counts."""
     joint = np.zeros(TAB.shape[0], dtype=np.int64)
-    return (new_state(seed), n, out, ndice, nf, CODE, TAB, slots, joint)
+    return (seed_state(seed), n, out, ndice, nf, CODE, TAB, slots, joint)
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`shot_chunk` on the arguments of
