@@ -41,9 +41,11 @@ def run_chunk(seed_words, n, out_c, G0, cdf, slots, offs):
     for _ in range(n):
         play_game(st, G, cdf)
         for s in range(ns):
-            v = G[at[s]]
-            G[at[s]] = 0
-            hist[offs[s] + v] += 1
+            # unsigned indices: no negative-index wraparound on these ~1000 accesses a game
+            i = np.uint64(at[s])
+            v = G[i]
+            G[i] = 0
+            hist[np.uint64(offs[s] + v)] += 1
         for i in range(rest.shape[0]):
             G[rest[i]] = 0
     for s in range(ns):

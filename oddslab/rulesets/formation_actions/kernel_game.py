@@ -100,6 +100,9 @@ W_NROWS = 1
 _INV53 = 1.0 / 9007199254740992.0
 _ELEVEN = np.uint64(11)
 _ONE = np.uint64(1)
+#: indices into ``G`` in the game's loops go through ``_u``: with an unsigned index numba
+#: skips the negative-index wraparound (a compare and a select on every load and store)
+_u = np.uint64
 
 
 @jit_noalloc(inline="always")
@@ -288,7 +291,7 @@ def play_game(st, G, cdf):
         able = ~(broken | gone)
         pos = np.int64(0)
         for i in range(nf):
-            pos |= ((able >> G[po + i]) & one) << i
+            pos |= ((able >> G[_u(po + i)]) & one) << i
         free0 = (pos if fixed0 else able) & m0
         free1 = (pos if fixed1 else able) & m1
         passed = np.int64(0)
@@ -312,16 +315,16 @@ def play_game(st, G, cdf):
             # the formation the army's order picks, and whether the one after it would pass
             # a retaining test often enough (its chance does not depend on this test)
             if fixed1 if side else fixed0:
-                f = G[po + lowest_bit(mine)]
+                f = G[_u(po + lowest_bit(mine))]
                 mine &= mine - 1
                 nxt = min(lowest_bit(mine), nf - 1)  # a valid index even when none is left
                 if mode == 0:
                     ok_next = (rok >> nxt) & one
                 else:
-                    h = G[po + nxt]
+                    h = G[_u(po + nxt)]
                     hr = fo + h * F_NCOLS
-                    pen = penalty(G[hr + F_SUPP], G[ws + h], mode)
-                    n = faces(G[hr + F_COMMAND] - pen - 1, nat1, nat6)
+                    pen = penalty(G[_u(hr + F_SUPP)], G[_u(ws + h)], mode)
+                    n = faces(G[_u(hr + F_COMMAND)] - pen - 1, nat1, nat6)
                     ok_next = np.int64(n >= minf)
             else:
                 order = ord1 if side else ord0
@@ -352,15 +355,15 @@ def play_game(st, G, cdf):
                     )
                     ok_next = np.int64(n >= minf)
             row = fo + f * F_NCOLS
-            s = G[ws + f]
-            target = G[row + F_COMMAND] - penalty(G[row + F_SUPP], s, mode) - retaining
+            s = G[_u(ws + f)]
+            target = G[_u(row + F_COMMAND)] - penalty(G[_u(row + F_SUPP)], s, mode) - retaining
             ok = passes(d6(st), target, nat1, nat6)
             fail = 1 - ok
             passed |= ok << f
             held |= fail << f
             s += fail
-            G[ws + f] = s
-            brk = (fail & immediate & np.int64(s >= G[row + F_THRESH])) << f
+            G[_u(ws + f)] = s
+            brk = (fail & immediate & np.int64(s >= G[_u(row + F_THRESH)])) << f
             broken |= brk
             ever |= brk
             kept = ok & retaining
@@ -396,15 +399,15 @@ def play_game(st, G, cdf):
         for f in range(nf):
             row = fo + f * F_NCOLS
             here = 1 - ((gone >> f) & one)
-            s = G[ws + f]
+            s = G[_u(ws + f)]
             k = np.int64(0)
-            if os_end and G[row + F_OS_KIND] != 0 and here:
+            if os_end and G[_u(row + F_OS_KIND)] != 0 and here:
                 k = outside_draw(st, G, cdf, row, f)
                 s += k
-                G[ws + f] = s
+                G[_u(ws + f)] = s
             # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
             bk = (broken >> f) & one
-            nb = here & (1 - bk) & np.int64(s >= G[row + F_THRESH])
+            nb = here & (1 - bk) & np.int64(s >= G[_u(row + F_THRESH)])
             nb &= np.int64(k > 0) | (1 - immediate)
             broken |= nb << f
             ever |= nb << f
@@ -427,22 +430,22 @@ def play_game(st, G, cdf):
             side = 1 - side
             row = fo + f * F_NCOLS
             bk = (broken >> f) & one
-            target = G[row + F_COMMAND] - G[row + F_NEAR] - 2 * bk
+            target = G[_u(row + F_COMMAND)] - G[_u(row + F_NEAR)] - 2 * bk
             if rally_pen:
-                target -= penalty(G[row + F_SUPP], G[ws + f], mode)
+                target -= penalty(G[_u(row + F_SUPP)], G[_u(ws + f)], mode)
             ok = passes(d6(st), target, nat1, nat6)
             # a pass halves the Shock (a broken formation first counts as having Shock equal
             # to its units and is no longer broken); a broken formation that fails withdraws
-            s0 = G[ws + f]
-            s = s0 + bk * (G[row + F_UNITS] - s0)
+            s0 = G[_u(ws + f)]
+            s = s0 + bk * (G[_u(row + F_UNITS)] - s0)
             half = s >> 1  # Shock is never negative
             halved = s - (half if half > 1 else 1)
-            G[ws + f] = s0 + ok * (halved - s0)
+            G[_u(ws + f)] = s0 + ok * (halved - s0)
             broken &= ~((bk & ok) << f)
-            fs = ro + G[row + F_STAT0]
-            G[fs + FS_RALLIED] += bk & ok
+            fs = ro + G[_u(row + F_STAT0)]
+            G[_u(fs + FS_RALLIED)] += bk & ok
             wd = bk & (1 - ok)
-            G[fs + FS_WITHDRAWALS] += wd
+            G[_u(fs + FS_WITHDRAWALS)] += wd
             wd0 += wd & t0
             wd1 += wd & (1 - t0)
             gone |= (wd & removed) << f
@@ -450,14 +453,14 @@ def play_game(st, G, cdf):
         G[st1 + AS_WITHDRAWALS] += wd1
         # -- statistics of the turn ------------------------------------------------------------
         for f in range(nf):
-            fs = ro + G[fo + f * F_NCOLS + F_STAT0]
+            fs = ro + G[_u(fo + f * F_NCOLS + F_STAT0)]
             pb = (passed >> f) & one
             hb = (held >> f) & one
-            G[fs + FS_ACTIONS] += pb
-            G[fs + FS_HOLDS] += hb
-            G[fs + FS_SHOCK + t] = G[ws + f]
-            G[fs + FS_SHOCK + nt + t] = (ever >> f) & one
-            G[fs + FS_SHOCK + 2 * nt + t] = pb + 2 * hb  # 0 no action, 1 action, 2 Hold
+            G[_u(fs + FS_ACTIONS)] += pb
+            G[_u(fs + FS_HOLDS)] += hb
+            G[_u(fs + FS_SHOCK + t)] = G[_u(ws + f)]
+            G[_u(fs + FS_SHOCK + nt + t)] = (ever >> f) & one
+            G[_u(fs + FS_SHOCK + 2 * nt + t)] = pb + 2 * hb  # 0 no action, 1 action, 2 Hold
         out = broken | gone
         for sa, m in ((st0, m0), (st1, m1)):
             G[sa + AS_TURNS + t] = popcount(passed & m)
