@@ -119,14 +119,14 @@ def d6(st):
     return roll_d6(st)
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def passes(roll, target, nat1, nat6):
     """1 if a D6 ``roll`` passes a test against the modified rating ``target``, else 0."""
     ok = np.int64(roll <= target) | (nat1 & np.int64(roll == 1))
     return ok & (1 - (nat6 & np.int64(roll == 6)))
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def faces(target, nat1, nat6):
     """Passing faces (of 6) against ``target`` (closed form of counting :func:`passes`)."""
     n = min(max(target, 0), 6)
@@ -137,7 +137,7 @@ def faces(target, nat1, nat6):
     return n
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def penalty(suppressed, shock, mode):
     """The action test's modifier (0, 1 or 2) under reading ``mode`` (``R_PENALTY``)."""
     sup = np.int64(suppressed != 0)
@@ -169,7 +169,7 @@ def outside_draw(st, G, cdf, row, f):
     return k
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
     """(formation, its passing faces) the best/worst-first ``order`` picks among ``free``
     (a mask of formations ``start..stop-1``) with ``minus`` more off the test; ties go to
