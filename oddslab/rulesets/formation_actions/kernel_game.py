@@ -294,15 +294,12 @@ def play_game(st, G, cdf):
             pos |= ((able >> G[_u(po + i)]) & one) << i
         free0 = (pos if fixed0 else able) & m0
         free1 = (pos if fixed1 else able) & m1
+        acted = able & (m0 | m1)  # every formation able to act acts once, passing or not
         passed = np.int64(0)
-        held = np.int64(0)
         retaining = np.int64(0)
-        used0 = np.int64(0)
-        used1 = np.int64(0)
-        tries0 = np.int64(0)
-        tries1 = np.int64(0)
-        kept0 = np.int64(0)
-        kept1 = np.int64(0)
+        # tries to retain (army 0 in bits 0-15, army 1 in 16-31) and retained (32-47, 48-63),
+        # packed to keep the loop's state in registers; at most 20 formations try per turn
+        tries = np.int64(0)
         while (free0 | free1) != 0:
             # the side to act has no formation left: the other activates the rest
             empty = np.int64((free1 if side else free0) == 0)
@@ -354,64 +351,55 @@ def play_game(st, G, cdf):
                         nat6,
                     )
                     ok_next = np.int64(n >= minf)
+            # the test's Shock and breaking wait for the end phase: nothing in this phase
+            # reads them (a formation's Shock changes only when it acts, once a turn)
             row = fo + f * F_NCOLS
-            s = G[_u(ws + f)]
-            target = G[_u(row + F_COMMAND)] - penalty(G[_u(row + F_SUPP)], s, mode) - retaining
+            pen = penalty(G[_u(row + F_SUPP)], G[_u(ws + f)], mode)
+            target = G[_u(row + F_COMMAND)] - pen - retaining
             ok = passes(d6(st), target, nat1, nat6)
-            fail = 1 - ok
             passed |= ok << f
-            held |= fail << f
-            s += fail
-            G[_u(ws + f)] = s
-            brk = (fail & immediate & np.int64(s >= G[_u(row + F_THRESH)])) << f
-            broken |= brk
-            ever |= brk
-            kept = ok & retaining
             # retain after a passed test that was not itself retaining, while both sides
             # still have formations to activate, if the army's policy and the limit allow
-            used = used1 if side else used0
+            # (updates as arithmetic: which side acts is itself unpredictable)
+            sh = 16 * side
             again = (
                 ok
                 & (1 - retaining)
                 & np.int64(pol != 0 and mine != 0 and other != 0)
-                & np.int64(not per_turn or used == 0)
+                & np.int64(not per_turn or ((tries >> sh) & 0xFFFF) == 0)
                 & (np.int64(pol == 2) | ok_next)
             )
-            # per-side updates as arithmetic: which side acts is itself unpredictable
-            s1 = side
-            s0 = 1 - side
+            tries += (again << sh) + ((ok & retaining) << (32 + sh))
             free0 = free0 if side else mine
             free1 = mine if side else free1
-            kept0 += kept & s0
-            kept1 += kept & s1
-            tries0 += again & s0
-            tries1 += again & s1
-            used0 += again & s0
-            used1 += again & s1
             retaining = again
             side ^= 1 - again  # after any other test the initiative passes
-        G[st0 + AS_TURNS + 3 * nt] += tries0
-        G[st0 + AS_TURNS + 3 * nt + 1] += kept0
-        G[st1 + AS_TURNS + 3 * nt] += tries1
-        G[st1 + AS_TURNS + 3 * nt + 1] += kept1
+        held = acted & ~passed
+        G[st0 + AS_TURNS + 3 * nt] += tries & 0xFFFF
+        G[st0 + AS_TURNS + 3 * nt + 1] += (tries >> 32) & 0xFFFF
+        G[st1 + AS_TURNS + 3 * nt] += (tries >> 16) & 0xFFFF
+        G[st1 + AS_TURNS + 3 * nt + 1] += (tries >> 48) & 0xFFFF
         # -- end phase: outside Shock (default timing), break check, who rallies ---------------
         need = np.int64(0)
         for f in range(nf):
             row = fo + f * F_NCOLS
             here = 1 - ((gone >> f) & one)
-            s = G[_u(ws + f)]
+            thresh = G[_u(row + F_THRESH)]
+            # a failed action test: +1 Shock, and it breaks the formation (immediate)
+            hb = (held >> f) & one
+            s = G[_u(ws + f)] + hb
+            bk = ((broken >> f) & one) | (hb & immediate & np.int64(s >= thresh))
             k = np.int64(0)
             if os_end and G[_u(row + F_OS_KIND)] != 0 and here:
                 k = outside_draw(st, G, cdf, row, f)
                 s += k
-                G[_u(ws + f)] = s
+            G[_u(ws + f)] = s
             # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
-            bk = (broken >> f) & one
-            nb = here & (1 - bk) & np.int64(s >= G[_u(row + F_THRESH)])
-            nb &= np.int64(k > 0) | (1 - immediate)
-            broken |= nb << f
-            ever |= nb << f
-            need |= (here & (np.int64(s > 0) | bk | nb)) << f
+            nb = here & (1 - bk) & np.int64(s >= thresh)
+            bk |= nb & (np.int64(k > 0) | (1 - immediate))
+            broken |= bk << f
+            ever |= bk << f  # every formation ever broken, so still true of the old ones
+            need |= (here & (np.int64(s > 0) | bk)) << f
         # -- rallying: one at a time, alternating, higher strategy rating first ---------------
         if G[a0 + A_STRAT] != G[a1 + A_STRAT]:
             side = np.int64(0 if G[a0 + A_STRAT] > G[a1 + A_STRAT] else 1)
