@@ -94,7 +94,8 @@ def d6(st):
 
 @jit_noalloc
 def passes(roll, target, nat1, nat6):
-    """1 if a D6 ``roll`` passes a test against the modified rating ``target``, else 0."""
+    """1 if a D6 ``roll`` passes a test against the modified rating ``target``, else 0
+    (``nat1``, ``nat6``: 1 when a natural 1 always passes / a natural 6 always fails, else 0)."""
     ok = np.int64(roll <= target) | (nat1 & np.int64(roll == 1))
     return ok & (1 - (nat6 & np.int64(roll == 6)))
 
