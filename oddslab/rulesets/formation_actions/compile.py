@@ -17,6 +17,7 @@ from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.formation_actions import chain
 from oddslab.rulesets.formation_actions import kernel as K
+from oddslab.rulesets.formation_actions import layout as L
 from oddslab.rulesets.formation_actions.model import (
     BREAK_CHECKS,
     CHOICES,
@@ -181,45 +182,45 @@ class FormationActionsScenario:
         return [s.name for s in self._layout()[0]]
 
     def arrays(self) -> dict[str, Any]:
-        """Kernel inputs (see :mod:`.kernel`): ``G`` (the packed int64 game array), ``cdf``
+        """Kernel inputs (see :mod:`.layout` and :mod:`.kernel`): ``G`` (the packed int64 game array), ``cdf``
         float64[F, 22], ``slots`` int64[n_stats] and ``offs`` int64[n_stats + 1]."""
         _, slots, n_slots, a_stat0, f_stat0 = self._layout()
         forms = self.formations()
         nf = len(forms)
-        fo = K.H_SIZE
-        ao = fo + nf * K.F_NCOLS
-        wo = ao + 2 * K.A_NCOLS
-        po = wo + K.W_NROWS * nf
+        fo = L.H_SIZE
+        ao = fo + nf * L.F_NCOLS
+        wo = ao + 2 * L.A_NCOLS
+        po = wo + L.W_NROWS * nf
         ro = po + nf
         G = np.zeros(ro + n_slots, dtype=np.int64)
         cdf = np.ones((nf, _CDF_WIDTH), dtype=np.float64)
         for i, (a, _army, f) in enumerate(forms):
-            row = fo + i * K.F_NCOLS
-            G[row + K.F_ARMY] = a
-            G[row + K.F_COMMAND] = f.command
-            G[row + K.F_UNITS] = f.units
-            G[row + K.F_SUPP] = f.suppressed > 0
-            G[row + K.F_SHOCK0] = f.shock
-            G[row + K.F_BROKEN0] = f.starts_broken
-            G[row + K.F_THRESH] = f.threshold
-            G[row + K.F_NEAR] = f.enemy_within_8
-            G[row + K.F_STAT0] = f_stat0[i]
+            row = fo + i * L.F_NCOLS
+            G[row + L.F_ARMY] = a
+            G[row + L.F_COMMAND] = f.command
+            G[row + L.F_UNITS] = f.units
+            G[row + L.F_SUPP] = f.suppressed > 0
+            G[row + L.F_SHOCK0] = f.shock
+            G[row + L.F_BROKEN0] = f.starts_broken
+            G[row + L.F_THRESH] = f.threshold
+            G[row + L.F_NEAR] = f.enemy_within_8
+            G[row + L.F_STAT0] = f_stat0[i]
             o = f.outside_shock
             if not o.active:
-                G[row + K.F_OS_KIND] = 0
+                G[row + L.F_OS_KIND] = 0
             elif o.dice is not None and o.dice.n > 0:
-                G[row + K.F_OS_KIND] = 2
-                G[row + K.F_OS_N] = o.dice.n
-                G[row + K.F_OS_SIDES] = o.dice.sides
-                G[row + K.F_OS_ADD] = o.dice.add
+                G[row + L.F_OS_KIND] = 2
+                G[row + L.F_OS_N] = o.dice.n
+                G[row + L.F_OS_SIDES] = o.dice.sides
+                G[row + L.F_OS_ADD] = o.dice.add
             elif o.table is not None:
-                G[row + K.F_OS_KIND] = 3
+                G[row + L.F_OS_KIND] = 3
                 c = np.cumsum(o.pmf())
                 cdf[i, : len(c)] = c
                 cdf[i, len(c) - 1 :] = 1.0
             else:
-                G[row + K.F_OS_KIND] = 1
-                G[row + K.F_OS_N] = o.max
+                G[row + L.F_OS_KIND] = 1
+                G[row + L.F_OS_N] = o.max
         start = 0
         r = self.rules
         for army in self.armies:
@@ -236,34 +237,34 @@ class FormationActionsScenario:
             start += len(army.formations)
         start = 0
         for a, army in enumerate(self.armies):
-            row = ao + a * K.A_NCOLS
-            G[row + K.A_STRAT] = army.strategy
-            G[row + K.A_RETAIN] = RETAIN_POLICIES.index(army.retain) if army.can_retain else 0
-            G[row + K.A_MINFACES] = army.retain_min_faces()
-            G[row + K.A_ORDER] = ORDER_POLICIES.index(army.order)
-            G[row + K.A_CHOOSE] = CHOICES.index(army.choose)
-            G[row + K.A_START] = start
+            row = ao + a * L.A_NCOLS
+            G[row + L.A_STRAT] = army.strategy
+            G[row + L.A_RETAIN] = RETAIN_POLICIES.index(army.retain) if army.can_retain else 0
+            G[row + L.A_MINFACES] = army.retain_min_faces()
+            G[row + L.A_ORDER] = ORDER_POLICIES.index(army.order)
+            G[row + L.A_CHOOSE] = CHOICES.index(army.choose)
+            G[row + L.A_START] = start
             start += len(army.formations)
-            G[row + K.A_STOP] = start
-            G[row + K.A_STAT0] = a_stat0[a]
-        G[K.R_TURNS] = self.turns
-        G[K.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
-        G[K.R_NAT1] = r.natural_one_passes
-        G[K.R_NAT6] = r.natural_six_fails
-        G[K.R_RALLY_PEN] = r.rally_action_penalty
-        G[K.R_RETAIN_LIMIT] = RETAIN_LIMITS.index(r.retain_limit)
-        G[K.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
-        G[K.R_BREAK] = BREAK_CHECKS.index(r.break_check)
-        G[K.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
+            G[row + L.A_STOP] = start
+            G[row + L.A_STAT0] = a_stat0[a]
+        G[L.R_TURNS] = self.turns
+        G[L.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
+        G[L.R_NAT1] = r.natural_one_passes
+        G[L.R_NAT6] = r.natural_six_fails
+        G[L.R_RALLY_PEN] = r.rally_action_penalty
+        G[L.R_RETAIN_LIMIT] = RETAIN_LIMITS.index(r.retain_limit)
+        G[L.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
+        G[L.R_BREAK] = BREAK_CHECKS.index(r.break_check)
+        G[L.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
         keys = [a.key for a in self.armies]
-        G[K.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
-        G[K.H_NF] = nf
-        G[K.H_FOFF] = fo
-        G[K.H_AOFF] = ao
-        G[K.H_WOFF] = wo
-        G[K.H_ROFF] = ro
-        G[K.H_NSLOTS] = n_slots
-        G[K.H_POFF] = po
+        G[L.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
+        G[L.H_NF] = nf
+        G[L.H_FOFF] = fo
+        G[L.H_AOFF] = ao
+        G[L.H_WOFF] = wo
+        G[L.H_ROFF] = ro
+        G[L.H_NSLOTS] = n_slots
+        G[L.H_POFF] = po
         stats = self._layout()[0]
         offs = np.concatenate([[0], np.cumsum([st.nbins for st in stats])]).astype(np.int64)
         return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64), "offs": offs}

@@ -1,28 +1,11 @@
 """Numba kernels for formation actions: one trial plays N turns of a two-army game.
 
-Everything a game needs lives in one packed ``int64`` array ``G`` built by :mod:`.compile`
-(one array instead of several because every array argument of a call costs reference
-counting; the game is one function over ``G`` and the generator state ``st``):
-
-``G[0:H_SIZE]``
-    rule switches ``R_*`` and the offsets ``H_*`` of the sections below.
-``G[H_FOFF ...]``
-    one row of ``F_NCOLS`` per formation (army 0's formations first, then army 1's).
-``G[H_AOFF ...]``
-    one row of ``A_NCOLS`` per army.
-``G[H_POFF ...]``
-    one formation index per formation: each army's formations in activation order when
-    that order is fixed (listed, or best/worst-first when chances never change, i.e. the
-    action test's -1 does not depend on Shock).
-``G[H_WOFF ...]``
-    per-trial state: the Shock of each formation.
-``G[H_ROFF ...]``
-    the per-trial statistics row (layout in :mod:`.compile`).
-
-``cdf`` float64[F, 22] holds cumulative outside-Shock probabilities for formations whose
-outside Shock is a table. ``st`` is the generator state (uint64[6]); a scripted state
-(:func:`play_scripted`) carries word 6 = index of the next scripted die and D6 results from
-word 7 on.
+The game reads and writes one packed ``int64`` array ``G`` (layout: :mod:`.layout`). ``cdf``
+float64[F, 22] holds cumulative outside-Shock probabilities for formations whose outside
+Shock is a table. ``st`` is the generator state (uint64[6]); a scripted state carries word
+6 = index of the next scripted die and D6 results from word 7 on (:func:`play_scripted`).
+The game and its callers share this file on purpose: numba's cache keys a compiled kernel on
+its own file, so a caller in another file would go on running an edited game's old code.
 """
 
 from __future__ import annotations
@@ -30,76 +13,69 @@ from __future__ import annotations
 import numpy as np
 
 from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.bits import lowest_bit, popcount
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import d6 as roll_d6
 from oddslab._kernels.rng import new_state, next_u64, randint
+from oddslab.rulesets.formation_actions.layout import (
+    A_CHOOSE,
+    A_MINFACES,
+    A_NCOLS,
+    A_ORDER,
+    A_RETAIN,
+    A_START,
+    A_STAT0,
+    A_STOP,
+    A_STRAT,
+    AS_TURNS,
+    AS_WITHDRAWALS,
+    AS_WON,
+    F_BROKEN0,
+    F_COMMAND,
+    F_NCOLS,
+    F_NEAR,
+    F_OS_ADD,
+    F_OS_KIND,
+    F_OS_N,
+    F_OS_SIDES,
+    F_SHOCK0,
+    F_STAT0,
+    F_SUPP,
+    F_THRESH,
+    F_UNITS,
+    FS_ACTIONS,
+    FS_HOLDS,
+    FS_RALLIED,
+    FS_SHOCK,
+    FS_WITHDRAWALS,
+    H_AOFF,
+    H_FOFF,
+    H_NF,
+    H_NSLOTS,
+    H_POFF,
+    H_ROFF,
+    H_WOFF,
+    R_BREAK,
+    R_FIRST_TIE,
+    R_NAT1,
+    R_NAT6,
+    R_OS_TIMING,
+    R_PENALTY,
+    R_RALLY_PEN,
+    R_RETAIN_LIMIT,
+    R_TURNS,
+    R_WITHDRAW,
+    W_SHOCK,
+)
 
-# header: rule switches
-R_TURNS = 0
-R_PENALTY = 1  # 0 suppressed, 1 shock, 2 either, 3 both
-R_NAT1 = 2
-R_NAT6 = 3
-R_RALLY_PEN = 4
-R_RETAIN_LIMIT = 5  # 0 in-a-row, 1 once-per-turn
-R_WITHDRAW = 6  # 0 stays-broken, 1 removed
-R_BREAK = 7  # 0 immediate, 1 end-phase
-R_OS_TIMING = 8  # 0 before-rally, 1 start-of-turn
-R_FIRST_TIE = 9  # -1 reroll, else the army index
-# header: layout
-H_NF = 10
-H_FOFF = 11
-H_AOFF = 12
-H_WOFF = 13
-H_ROFF = 14
-H_NSLOTS = 15
-H_POFF = 16  # activation order: formation indices, each army's block sorted by its policy
-H_SIZE = 17
-
-# formation columns
-F_ARMY = 0
-F_COMMAND = 1
-F_UNITS = 2
-F_SUPP = 3
-F_SHOCK0 = 4
-F_BROKEN0 = 5
-F_THRESH = 6
-F_NEAR = 7
-F_OS_KIND = 8  # 0 none, 1 fixed, 2 dice, 3 table
-F_OS_N = 9  # fixed value, or number of dice
-F_OS_SIDES = 10
-F_OS_ADD = 11
-F_STAT0 = 12
-F_NCOLS = 13
-# formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn)
-FS_ACTIONS = 0
-FS_HOLDS = 1
-FS_RALLIED = 2
-FS_WITHDRAWALS = 3
-FS_SHOCK = 4
-
-# army columns
-A_STRAT = 0
-A_RETAIN = 1  # 0 never, 1 if-chance, 2 always
-A_MINFACES = 2
-A_ORDER = 3  # 0 listed, 1 best-first, 2 worst-first
-A_CHOOSE = 4  # 0 first, 1 second
-A_START = 5  # first formation row
-A_STOP = 6
-A_STAT0 = 7
-A_NCOLS = 8
-# army statistic offsets: won, withdrawals, N actions_turn, N holds_turn, N broken_after_turn,
-# retain_attempts, retained, N won_strategy_turn
-AS_WON = 0
-AS_WITHDRAWALS = 1
-AS_TURNS = 2
-
-# per-trial state rows (flags are bit masks in registers, see play_game)
-W_SHOCK = 0
-W_NROWS = 1
+__all__ = ["play_game", "run_chunk", "run_formation_actions", "play_scripted"]
 
 _INV53 = 1.0 / 9007199254740992.0
 _ELEVEN = np.uint64(11)
 _ONE = np.uint64(1)
+#: indices into ``G`` in the game's loops go through ``_u``: with an unsigned index numba
+#: skips the negative-index wraparound (a compare and a select on every load and store)
+_u = np.uint64
 
 
 @jit_noalloc(inline="always")
@@ -116,15 +92,15 @@ def d6(st):
     return roll_d6(st)
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def passes(roll, target, nat1, nat6):
-    """Whether a D6 ``roll`` passes a test against the modified rating ``target``."""
-    ok = roll <= target
-    ok = ok or (nat1 != 0 and roll == 1)
-    return ok and not (nat6 != 0 and roll == 6)
+    """1 if a D6 ``roll`` passes a test against the modified rating ``target``, else 0
+    (``nat1``, ``nat6``: 1 when a natural 1 always passes / a natural 6 always fails, else 0)."""
+    ok = np.int64(roll <= target) | (nat1 & np.int64(roll == 1))
+    return ok & (1 - (nat6 & np.int64(roll == 6)))
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def faces(target, nat1, nat6):
     """Passing faces (of 6) against ``target`` (closed form of counting :func:`passes`)."""
     n = min(max(target, 0), 6)
@@ -135,17 +111,17 @@ def faces(target, nat1, nat6):
     return n
 
 
-@jit_noalloc(inline="always")
+@jit_noalloc
 def penalty(suppressed, shock, mode):
     """The action test's modifier (0, 1 or 2) under reading ``mode`` (``R_PENALTY``)."""
-    sup = 1 if suppressed != 0 else 0
-    sh = 1 if shock > 0 else 0
+    sup = np.int64(suppressed != 0)
+    sh = np.int64(shock > 0)
     if mode == 0:
         return sup
     if mode == 1:
         return sh
     if mode == 2:
-        return sup if sup > sh else sh
+        return sup | sh
     return sup + sh
 
 
@@ -167,23 +143,42 @@ def outside_draw(st, G, cdf, row, f):
     return k
 
 
-@jit_noalloc(inline="always")
-def _count(mask):
-    """Set bits of a non-negative int64 mask."""
-    n = 0
-    while mask != 0:
-        mask &= mask - 1
-        n += 1
-    return n
+@jit_noalloc
+def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
+    """(formation, its passing faces) the best/worst-first ``order`` picks among ``free``
+    (a mask of formations ``start..stop-1``) with ``minus`` more off the test; ties go to
+    the first listed. Used only when chances change with Shock (not a fixed order)."""
+    fo = G[H_FOFF]
+    ws = G[H_WOFF] + W_SHOCK * G[H_NF]
+    f = -1
+    best = 0
+    for g in range(start, stop):
+        if ((free >> g) & 1) == 0:
+            continue
+        row = fo + g * F_NCOLS
+        pen = penalty(G[row + F_SUPP], G[ws + g], mode)
+        n = faces(G[row + F_COMMAND] - pen - minus, nat1, nat6)
+        if f < 0 or (order == 1 and n > best) or (order == 2 and n < best):
+            f = g
+            best = n
+    return f, best
 
 
 @jit_noalloc
 def play_game(st, G, cdf):
     """One game of ``G[R_TURNS]`` turns; its statistics added into ``G[H_ROFF:]`` (all zero on
-    entry: :func:`run_chunk` clears each slot as it histograms it, cheaper than clearing here).
+    entry: :func:`run_chunk` clears each slot as it histograms it).
 
-    Formation flags (broken, ever broken, out of play, activated this turn, to rally) are
-    bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
+    Formation flags (broken, ever broken, out of play, passed or held this turn, to rally)
+    are bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
+    Outcomes of dice (a test passed, a formation breaking, retaining) feed arithmetic rather
+    than branches: they are unpredictable, and a mispredicted branch costs more than the few
+    operations computed for nothing.
+
+    An army whose activation order is fixed (listed, or chances that never change) keeps its
+    unactivated formations as a mask of *positions* in that order (bit ``i`` = formation
+    ``G[H_POFF + i]``), so the next one is the lowest set bit; otherwise the mask is of
+    formation indices and :func:`best_faces` scans it.
     """
     nt = G[R_TURNS]
     nf = G[H_NF]
@@ -191,40 +186,59 @@ def play_game(st, G, cdf):
     ao = G[H_AOFF]
     ro = G[H_ROFF]
     po = G[H_POFF]
-    w_shock = G[H_WOFF] + W_SHOCK * nf
+    ws = G[H_WOFF] + W_SHOCK * nf
     mode = G[R_PENALTY]
-    nat1 = G[R_NAT1]
-    nat6 = G[R_NAT6]
-    immediate = G[R_BREAK] == 0
+    nat1 = np.int64(G[R_NAT1] != 0)
+    nat6 = np.int64(G[R_NAT6] != 0)
+    immediate = np.int64(G[R_BREAK] == 0)
+    per_turn = G[R_RETAIN_LIMIT] != 0
+    removed = np.int64(G[R_WITHDRAW] != 0)
+    rally_pen = G[R_RALLY_PEN] != 0
     a0 = ao
     a1 = ao + A_NCOLS
     start0 = G[a0 + A_START]
     stop0 = G[a0 + A_STOP]
     start1 = G[a1 + A_START]
     stop1 = G[a1 + A_STOP]
+    st0 = ro + G[a0 + A_STAT0]
+    st1 = ro + G[a1 + A_STAT0]
+    pol0 = G[a0 + A_RETAIN]
+    pol1 = G[a1 + A_RETAIN]
+    minf0 = G[a0 + A_MINFACES]
+    minf1 = G[a1 + A_MINFACES]
+    ord0 = G[a0 + A_ORDER]
+    ord1 = G[a1 + A_ORDER]
+    fixed0 = ord0 == 0 or mode == 0  # chances never change: a fixed order
+    fixed1 = ord1 == 0 or mode == 0
     one = np.int64(1)
     m0 = (one << stop0) - (one << start0)
     m1 = (one << stop1) - (one << start1)
     any_outside = False
     broken = np.int64(0)
     gone = np.int64(0)
+    rok = np.int64(0)  # positions whose retaining test passes often enough (fixed chances)
     for f in range(nf):
         row = fo + f * F_NCOLS
-        G[w_shock + f] = G[row + F_SHOCK0]
+        G[ws + f] = G[row + F_SHOCK0]
         broken |= G[row + F_BROKEN0] << f
         any_outside = any_outside or G[row + F_OS_KIND] != 0
+        h = fo + G[po + f] * F_NCOLS
+        n = faces(G[h + F_COMMAND] - penalty(G[h + F_SUPP], 0, mode) - 1, nat1, nat6)
+        rok |= np.int64(n >= (minf0 if f < stop0 else minf1)) << f
+    os_start = any_outside and G[R_OS_TIMING] == 1
+    os_end = any_outside and G[R_OS_TIMING] == 0
     ever = broken
     last = -1
     for t in range(nt):
         # -- outside Shock at the start of the turn (switch) ---------------------------------
-        if any_outside and G[R_OS_TIMING] == 1:
+        if os_start:
             for f in range(nf):
                 row = fo + f * F_NCOLS
                 bit = one << f
                 if G[row + F_OS_KIND] != 0 and (gone & bit) == 0:
                     k = outside_draw(st, G, cdf, row, f)
-                    s = G[w_shock + f] + k
-                    G[w_shock + f] = s
+                    s = G[ws + f] + k
+                    G[ws + f] = s
                     if immediate and k > 0 and (broken & bit) == 0 and s >= G[row + F_THRESH]:
                         broken |= bit
                         ever |= bit
@@ -243,194 +257,177 @@ def play_game(st, G, cdf):
                 break
             # first turn, "reroll": roll again
         last = w
-        aw = ao + w * A_NCOLS
-        G[ro + G[aw + A_STAT0] + AS_WON] += 1
-        G[ro + G[aw + A_STAT0] + AS_TURNS + 3 * nt + 2 + t] = 1  # won turn t's roll
-        side = w if G[aw + A_CHOOSE] == 0 else 1 - w
+        sw = st1 if w else st0
+        G[sw + AS_WON] += 1
+        G[sw + AS_TURNS + 3 * nt + 2 + t] = 1  # won turn t's roll
+        side = np.int64(w if G[(a1 if w else a0) + A_CHOOSE] == 0 else 1 - w)
         # -- action phase ----------------------------------------------------------------------
-        done = np.int64(0)
-        rem0 = _count(m0 & ~(broken | gone))
-        rem1 = _count(m1 & ~(broken | gone))
-        ptr0 = start0
-        ptr1 = start1
-        retaining = False
-        used0 = 0
-        used1 = 0
-        while rem0 + rem1 > 0:
-            if (side == 0 and rem0 == 0) or (side == 1 and rem1 == 0):
-                side = 1 - side
-                retaining = False
-            a = ao + side * A_NCOLS
-            order = G[a + A_ORDER]
-            fixed = order == 0 or mode == 0  # chances never change: a fixed order
-            free = (m0 if side == 0 else m1) & ~(done | broken | gone)
-            # the formation this army activates (its order policy)
-            if fixed:
-                i = ptr0 if side == 0 else ptr1
-                f = G[po + i]
-                while ((free >> f) & one) == 0:
-                    i += 1
-                    f = G[po + i]
-                if side == 0:
-                    ptr0 = i
+        able = ~(broken | gone)
+        pos = np.int64(0)
+        for i in range(nf):
+            pos |= ((able >> G[_u(po + i)]) & one) << i
+        free0 = (pos if fixed0 else able) & m0
+        free1 = (pos if fixed1 else able) & m1
+        acted = able & (m0 | m1)  # every formation able to act acts once, passing or not
+        passed = np.int64(0)
+        retaining = np.int64(0)
+        # tries to retain (army 0 in bits 0-15, army 1 in 16-31) and retained (32-47, 48-63),
+        # packed to keep the loop's state in registers; at most 20 formations try per turn
+        tries = np.int64(0)
+        while (free0 | free1) != 0:
+            # the side to act has no formation left: the other activates the rest
+            empty = np.int64((free1 if side else free0) == 0)
+            side ^= empty
+            retaining &= 1 - empty
+            mine = free1 if side else free0
+            other = free0 if side else free1
+            pol = pol1 if side else pol0
+            minf = minf1 if side else minf0
+            # the formation the army's order picks, and whether the one after it would pass
+            # a retaining test often enough (its chance does not depend on this test)
+            if fixed1 if side else fixed0:
+                f = G[_u(po + lowest_bit(mine))]
+                mine &= mine - 1
+                nxt = min(lowest_bit(mine), nf - 1)  # a valid index even when none is left
+                if mode == 0:
+                    ok_next = (rok >> nxt) & one
                 else:
-                    ptr1 = i
+                    h = G[_u(po + nxt)]
+                    hr = fo + h * F_NCOLS
+                    pen = penalty(G[_u(hr + F_SUPP)], G[_u(ws + h)], mode)
+                    n = faces(G[_u(hr + F_COMMAND)] - pen - 1, nat1, nat6)
+                    ok_next = np.int64(n >= minf)
             else:
-                f = -1
-                best = 0
-                for g in range(G[a + A_START], G[a + A_STOP]):
-                    if ((free >> g) & one) == 0:
-                        continue
-                    row = fo + g * F_NCOLS
-                    n = faces(
-                        G[row + F_COMMAND] - penalty(G[row + F_SUPP], G[w_shock + g], mode),
+                order = ord1 if side else ord0
+                f, _n = best_faces(
+                    G,
+                    mine,
+                    start1 if side else start0,
+                    stop1 if side else stop0,
+                    order,
+                    0,
+                    mode,
+                    nat1,
+                    nat6,
+                )
+                mine &= ~(one << f)
+                ok_next = np.int64(0)
+                if pol == 1 and mine != 0:
+                    _g, n = best_faces(
+                        G,
+                        mine,
+                        start1 if side else start0,
+                        stop1 if side else stop0,
+                        order,
+                        1,
+                        mode,
                         nat1,
                         nat6,
                     )
-                    if f < 0 or (order == 1 and n > best) or (order == 2 and n < best):
-                        f = g
-                        best = n
+                    ok_next = np.int64(n >= minf)
+            # the test's Shock and breaking wait for the end phase: nothing in this phase
+            # reads them (a formation's Shock changes only when it acts, once a turn)
             row = fo + f * F_NCOLS
-            bit = one << f
-            s = G[w_shock + f]
-            target = G[row + F_COMMAND] - penalty(G[row + F_SUPP], s, mode)
-            if retaining:
-                target -= 1
-            okv = np.int64(passes(d6(st), target, nat1, nat6))
-            fail = 1 - okv
-            done |= bit
-            if side == 0:
-                rem0 -= 1
-            else:
-                rem1 -= 1
-            base = ro + G[a + A_STAT0]
-            # branch-free bookkeeping (the test's outcome is unpredictable)
-            fs = ro + G[row + F_STAT0]
-            G[fs + FS_ACTIONS + fail] += 1  # FS_HOLDS = FS_ACTIONS + 1
-            G[fs + FS_SHOCK + 2 * nt + t] = 1 + fail  # this turn: 1 action, 2 Hold
-            G[base + AS_TURNS + t + fail * nt] += 1
-            if retaining:
-                G[base + AS_TURNS + 3 * nt + 1] += okv
-            s += fail
-            G[w_shock + f] = s
-            brk = -(fail * np.int64(immediate and s >= G[row + F_THRESH])) & bit
-            broken |= brk
-            ever |= brk
-            if retaining:
-                retaining = False  # after a retaining test the initiative passes
-                side = 1 - side
-                continue
-            mine = rem0 if side == 0 else rem1
-            other = rem1 if side == 0 else rem0
-            policy = G[a + A_RETAIN]
-            if okv != 0 and policy != 0 and other > 0 and mine > 0:
-                used = used0 if side == 0 else used1
-                if G[R_RETAIN_LIMIT] == 0 or used == 0:
-                    try_it = policy == 2
-                    if not try_it:
-                        # the next test's chance: the formation the order policy picks next
-                        free = (m0 if side == 0 else m1) & ~(done | broken | gone)
-                        g = -1
-                        best = 0
-                        for i in range(G[a + A_START], G[a + A_STOP]):
-                            h = G[po + i] if fixed else i
-                            if ((free >> h) & one) == 0:
-                                continue
-                            hr = fo + h * F_NCOLS
-                            n = faces(
-                                G[hr + F_COMMAND]
-                                - penalty(G[hr + F_SUPP], G[w_shock + h], mode)
-                                - 1,
-                                nat1,
-                                nat6,
-                            )
-                            if g < 0 or (order == 1 and n > best) or (order == 2 and n < best):
-                                g = h
-                                best = n
-                            if fixed:
-                                break
-                        try_it = best >= G[a + A_MINFACES]
-                    if try_it:
-                        retaining = True
-                        G[base + AS_TURNS + 3 * nt] += 1
-                        if side == 0:
-                            used0 += 1
-                        else:
-                            used1 += 1
-                        continue
-            side = 1 - side
+            pen = penalty(G[_u(row + F_SUPP)], G[_u(ws + f)], mode)
+            target = G[_u(row + F_COMMAND)] - pen - retaining
+            ok = passes(d6(st), target, nat1, nat6)
+            passed |= ok << f
+            # retain after a passed test that was not itself retaining, while both sides
+            # still have formations to activate, if the army's policy and the limit allow
+            # (updates as arithmetic: which side acts is itself unpredictable)
+            sh = 16 * side
+            again = (
+                ok
+                & (1 - retaining)
+                & np.int64(pol != 0 and mine != 0 and other != 0)
+                & np.int64(not per_turn or ((tries >> sh) & 0xFFFF) == 0)
+                & (np.int64(pol == 2) | ok_next)
+            )
+            tries += (again << sh) + ((ok & retaining) << (32 + sh))
+            free0 = free0 if side else mine
+            free1 = mine if side else free1
+            retaining = again
+            side ^= 1 - again  # after any other test the initiative passes
+        held = acted & ~passed
+        G[st0 + AS_TURNS + 3 * nt] += tries & 0xFFFF
+        G[st0 + AS_TURNS + 3 * nt + 1] += (tries >> 32) & 0xFFFF
+        G[st1 + AS_TURNS + 3 * nt] += (tries >> 16) & 0xFFFF
+        G[st1 + AS_TURNS + 3 * nt + 1] += (tries >> 48) & 0xFFFF
         # -- end phase: outside Shock (default timing), break check, who rallies ---------------
         need = np.int64(0)
         for f in range(nf):
-            bit = one << f
-            if (gone & bit) != 0:
-                continue
             row = fo + f * F_NCOLS
-            s = G[w_shock + f]
-            k = 0
-            if any_outside and G[R_OS_TIMING] == 0 and G[row + F_OS_KIND] != 0:
+            here = 1 - ((gone >> f) & one)
+            thresh = G[_u(row + F_THRESH)]
+            # a failed action test: +1 Shock, and it breaks the formation (immediate)
+            hb = (held >> f) & one
+            s = G[_u(ws + f)] + hb
+            bk = ((broken >> f) & one) | (hb & immediate & np.int64(s >= thresh))
+            k = np.int64(0)
+            if os_end and G[_u(row + F_OS_KIND)] != 0 and here:
                 k = outside_draw(st, G, cdf, row, f)
                 s += k
-                G[w_shock + f] = s
+            G[_u(ws + f)] = s
             # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
-            if (broken & bit) == 0 and s >= G[row + F_THRESH] and (k > 0 or not immediate):
-                broken |= bit
-                ever |= bit
-            if s > 0 or (broken & bit) != 0:
-                need |= bit
+            nb = here & (1 - bk) & np.int64(s >= thresh)
+            bk |= nb & (np.int64(k > 0) | (1 - immediate))
+            broken |= bk << f
+            ever |= bk << f  # every formation ever broken, so still true of the old ones
+            need |= (here & (np.int64(s > 0) | bk)) << f
         # -- rallying: one at a time, alternating, higher strategy rating first ---------------
         if G[a0 + A_STRAT] != G[a1 + A_STRAT]:
-            side = 0 if G[a0 + A_STRAT] > G[a1 + A_STRAT] else 1
+            side = np.int64(0 if G[a0 + A_STRAT] > G[a1 + A_STRAT] else 1)
         else:
-            side = w
-        p0 = start0
-        p1 = start1
-        while True:
-            while p0 < stop0 and ((need >> p0) & one) == 0:
-                p0 += 1
-            while p1 < stop1 and ((need >> p1) & one) == 0:
-                p1 += 1
-            left0 = p0 < stop0
-            left1 = p1 < stop1
-            if not left0 and not left1:
-                break
-            if (side == 0 and left0) or not left1:
-                f = p0
-                p0 += 1
-            else:
-                f = p1
-                p1 += 1
+            side = np.int64(w)
+        n0 = need & m0
+        n1 = need & m1
+        wd0 = np.int64(0)
+        wd1 = np.int64(0)
+        while (n0 | n1) != 0:
+            take0 = (side == 0 and n0 != 0) or n1 == 0
+            t0 = np.int64(take0)
+            f = lowest_bit(n0 if take0 else n1)
+            n0 = n0 & (n0 - 1) if take0 else n0
+            n1 = n1 if take0 else n1 & (n1 - 1)
             side = 1 - side
             row = fo + f * F_NCOLS
-            bit = one << f
             bk = (broken >> f) & one
-            target = G[row + F_COMMAND] - G[row + F_NEAR] - 2 * bk
-            if G[R_RALLY_PEN] != 0:
-                target -= penalty(G[row + F_SUPP], G[w_shock + f], mode)
-            okv = np.int64(passes(d6(st), target, nat1, nat6))
-            # branch-free: a pass halves the Shock (a broken formation first counts as having
-            # Shock equal to its units and is no longer broken); a broken formation that
-            # fails withdraws
-            s0 = G[w_shock + f]
-            s = s0 + bk * (G[row + F_UNITS] - s0)
-            half = s // 2
+            target = G[_u(row + F_COMMAND)] - G[_u(row + F_NEAR)] - 2 * bk
+            if rally_pen:
+                target -= penalty(G[_u(row + F_SUPP)], G[_u(ws + f)], mode)
+            ok = passes(d6(st), target, nat1, nat6)
+            # a pass halves the Shock (a broken formation first counts as having Shock equal
+            # to its units and is no longer broken); a broken formation that fails withdraws
+            s0 = G[_u(ws + f)]
+            s = s0 + bk * (G[_u(row + F_UNITS)] - s0)
+            half = s >> 1  # Shock is never negative
             halved = s - (half if half > 1 else 1)
-            G[w_shock + f] = s0 + okv * (halved - s0)
-            broken &= ~(-(bk * okv) & bit)
-            fs = ro + G[row + F_STAT0]
-            G[fs + FS_RALLIED] += bk * okv
-            wd = bk * (1 - okv)
-            G[fs + FS_WITHDRAWALS] += wd
-            G[ro + G[ao + G[row + F_ARMY] * A_NCOLS + A_STAT0] + AS_WITHDRAWALS] += wd
-            gone |= -(wd * G[R_WITHDRAW]) & bit
+            G[_u(ws + f)] = s0 + ok * (halved - s0)
+            broken &= ~((bk & ok) << f)
+            fs = ro + G[_u(row + F_STAT0)]
+            G[_u(fs + FS_RALLIED)] += bk & ok
+            wd = bk & (1 - ok)
+            G[_u(fs + FS_WITHDRAWALS)] += wd
+            wd0 += wd & t0
+            wd1 += wd & (1 - t0)
+            gone |= (wd & removed) << f
+        G[st0 + AS_WITHDRAWALS] += wd0
+        G[st1 + AS_WITHDRAWALS] += wd1
         # -- statistics of the turn ------------------------------------------------------------
         for f in range(nf):
-            fs = ro + G[fo + f * F_NCOLS + F_STAT0]
-            G[fs + FS_SHOCK + t] = G[w_shock + f]
-            G[fs + FS_SHOCK + nt + t] = (ever >> f) & one
-        out_of_action = broken | gone
-        G[ro + G[a0 + A_STAT0] + AS_TURNS + 2 * nt + t] = _count(out_of_action & m0)
-        G[ro + G[a1 + A_STAT0] + AS_TURNS + 2 * nt + t] = _count(out_of_action & m1)
+            fs = ro + G[_u(fo + f * F_NCOLS + F_STAT0)]
+            pb = (passed >> f) & one
+            hb = (held >> f) & one
+            G[_u(fs + FS_ACTIONS)] += pb
+            G[_u(fs + FS_HOLDS)] += hb
+            G[_u(fs + FS_SHOCK + t)] = G[_u(ws + f)]
+            G[_u(fs + FS_SHOCK + nt + t)] = (ever >> f) & one
+            G[_u(fs + FS_SHOCK + 2 * nt + t)] = pb + 2 * hb  # 0 no action, 1 action, 2 Hold
+        out = broken | gone
+        for sa, m in ((st0, m0), (st1, m1)):
+            G[sa + AS_TURNS + t] = popcount(passed & m)
+            G[sa + AS_TURNS + nt + t] = popcount(held & m)
+            G[sa + AS_TURNS + 2 * nt + t] = popcount(out & m)
 
 
 @jit
@@ -458,9 +455,11 @@ def run_chunk(seed_words, n, out_c, G0, cdf, slots, offs):
     for _ in range(n):
         play_game(st, G, cdf)
         for s in range(ns):
-            v = G[at[s]]
-            G[at[s]] = 0
-            hist[offs[s] + v] += 1
+            # unsigned indices: no negative-index wraparound on these ~1000 accesses a game
+            i = np.uint64(at[s])
+            v = G[i]
+            G[i] = 0
+            hist[np.uint64(offs[s] + v)] += 1
         for i in range(rest.shape[0]):
             G[rest[i]] = 0
     for s in range(ns):

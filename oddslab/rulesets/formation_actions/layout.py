@@ -1,0 +1,89 @@
+"""Layout of the packed game array ``G`` of formation actions (plain Python constants).
+
+Everything a game needs lives in one packed ``int64`` array ``G`` built by :mod:`.compile`
+and read by :mod:`.kernel` (one array instead of several because every array argument of a
+call costs reference counting; the game is one function over ``G`` and the generator state):
+
+``G[0:H_SIZE]``
+    rule switches ``R_*`` and the offsets ``H_*`` of the sections below.
+``G[H_FOFF ...]``
+    one row of ``F_NCOLS`` per formation (army 0's formations first, then army 1's).
+``G[H_AOFF ...]``
+    one row of ``A_NCOLS`` per army.
+``G[H_POFF ...]``
+    one formation index per formation: each army's formations in activation order when
+    that order is fixed (listed, or best/worst-first when chances never change, i.e. the
+    action test's -1 does not depend on Shock).
+``G[H_WOFF ...]``
+    per-trial state: the Shock of each formation.
+``G[H_ROFF ...]``
+    the per-trial statistics row (layout in :mod:`.compile`).
+
+numba reads these as compile-time constants, and its cache keys a compiled kernel on the
+kernel's own file only: after changing a value here alone, clear ``NUMBA_CACHE_DIR``.
+"""
+
+from __future__ import annotations
+
+# header: rule switches
+R_TURNS = 0
+R_PENALTY = 1  # 0 suppressed, 1 shock, 2 either, 3 both
+R_NAT1 = 2
+R_NAT6 = 3
+R_RALLY_PEN = 4
+R_RETAIN_LIMIT = 5  # 0 in-a-row, 1 once-per-turn
+R_WITHDRAW = 6  # 0 stays-broken, 1 removed
+R_BREAK = 7  # 0 immediate, 1 end-phase
+R_OS_TIMING = 8  # 0 before-rally, 1 start-of-turn
+R_FIRST_TIE = 9  # -1 reroll, else the army index
+# header: layout
+H_NF = 10
+H_FOFF = 11
+H_AOFF = 12
+H_WOFF = 13
+H_ROFF = 14
+H_NSLOTS = 15
+H_POFF = 16  # activation order: formation indices, each army's block sorted by its policy
+H_SIZE = 17
+
+# formation columns
+F_ARMY = 0
+F_COMMAND = 1
+F_UNITS = 2
+F_SUPP = 3
+F_SHOCK0 = 4
+F_BROKEN0 = 5
+F_THRESH = 6
+F_NEAR = 7
+F_OS_KIND = 8  # 0 none, 1 fixed, 2 dice, 3 table
+F_OS_N = 9  # fixed value, or number of dice
+F_OS_SIDES = 10
+F_OS_ADD = 11
+F_STAT0 = 12
+F_NCOLS = 13
+# formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn)
+FS_ACTIONS = 0
+FS_HOLDS = 1
+FS_RALLIED = 2
+FS_WITHDRAWALS = 3
+FS_SHOCK = 4
+
+# army columns
+A_STRAT = 0
+A_RETAIN = 1  # 0 never, 1 if-chance, 2 always
+A_MINFACES = 2
+A_ORDER = 3  # 0 listed, 1 best-first, 2 worst-first
+A_CHOOSE = 4  # 0 first, 1 second
+A_START = 5  # first formation row
+A_STOP = 6
+A_STAT0 = 7
+A_NCOLS = 8
+# army statistic offsets: won, withdrawals, N actions_turn, N holds_turn, N broken_after_turn,
+# retain_attempts, retained, N won_strategy_turn
+AS_WON = 0
+AS_WITHDRAWALS = 1
+AS_TURNS = 2
+
+# per-trial state rows (flags are bit masks in registers, see play_game)
+W_SHOCK = 0
+W_NROWS = 1
