@@ -16,7 +16,7 @@ from oddslab._jit import jit, jit_noalloc
 from oddslab._kernels.bits import lowest_bit, popcount
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import d6 as roll_d6
-from oddslab._kernels.rng import new_state, next_u64, randint
+from oddslab._kernels.rng import new_state, next_u64, randint, seed_state
 from oddslab.rulesets.formation_actions.layout import (
     A_CHOOSE,
     A_MINFACES,
@@ -68,7 +68,7 @@ from oddslab.rulesets.formation_actions.layout import (
     W_SHOCK,
 )
 
-__all__ = ["play_game", "run_chunk", "run_formation_actions", "play_scripted"]
+__all__ = ["play_game", "run_games", "run_formation_actions", "play_scripted"]
 
 _INV53 = 1.0 / 9007199254740992.0
 _ELEVEN = np.uint64(11)
@@ -167,7 +167,7 @@ def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
 @jit_noalloc
 def play_game(st, G, cdf):
     """One game of ``G[R_TURNS]`` turns; its statistics added into ``G[H_ROFF:]`` (all zero on
-    entry: :func:`run_chunk` clears each slot as it histograms it).
+    entry: :func:`run_games` clears each slot as it histograms it).
 
     Formation flags (broken, ever broken, out of play, passed or held this turn, to rally)
     are bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
@@ -430,28 +430,35 @@ def play_game(st, G, cdf):
             G[sa + AS_TURNS + 2 * nt + t] = popcount(out & m)
 
 
-@jit
-def run_chunk(seed_words, n, out_c, G0, cdf, slots, offs):
-    """``n`` games; histogram every reported statistic into ``out_c[s, value]``.
+def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
+    """Per-chunk setup (Python): the arguments of :func:`run_games` for ``n`` games from the
+    seed words ``seed_words`` (uint64[4]) into ``out_c[s, value]``: the RNG state, the
+    chunk's own copy of the game array with a zeroed statistics row, each reported
+    statistic's index in ``G`` (``at``), the compact histogram and the unreported slots."""
+    G = G0.copy()
+    ro = G[H_ROFF]
+    nslots = G[H_NSLOTS]
+    ns = slots.shape[0]
+    at = (ro + slots).astype(np.int64)
+    reported = np.zeros(nslots, dtype=np.int64)
+    reported[slots] = 1
+    G[ro : ro + nslots] = 0
+    rest = (ro + np.nonzero(reported == 0)[0]).astype(np.int64)  # slots are distinct
+    hist = np.zeros(offs[ns], dtype=np.int64)
+    return (seed_state(seed_words), n, out_c, G, cdf, slots, offs, at, hist, rest)
+
+
+@jit_noalloc
+def run_games(st, n, out_c, G, cdf, slots, offs, at, hist, rest):
+    """``n`` games; histogram every reported statistic into ``out_c[s, value]`` (the arrays
+    after ``offs`` come from :func:`_prologue`; allocates nothing).
 
     Counts go first to a compact histogram (statistic ``s`` at ``offs[s]..offs[s+1]``), small
     enough to stay in the L1 cache, and are copied into ``out_c`` at the end. Each slot is
     reset for the next game in the pass that histograms it (one sweep of the row per game, not
     two: ~10% more games/s), the few unreported slots after it.
     """
-    st = new_state(seed_words)
-    G = G0.copy()
-    ro = G[H_ROFF]
-    nslots = G[H_NSLOTS]
     ns = slots.shape[0]
-    hist = np.zeros(offs[ns], dtype=np.int64)
-    at = np.empty(ns, dtype=np.int64)
-    reported = np.zeros(nslots, dtype=np.int64)
-    for s in range(ns):
-        at[s] = ro + slots[s]
-        reported[slots[s]] = 1
-    G[ro : ro + nslots] = 0
-    rest = ro + np.nonzero(reported == 0)[0]  # the slots not reported (slots are distinct)
     for _ in range(n):
         play_game(st, G, cdf)
         for s in range(ns):
@@ -467,12 +474,13 @@ def run_chunk(seed_words, n, out_c, G0, cdf, slots, offs):
             out_c[s, v] += hist[offs[s] + v]
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`). ``slots``
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_games` on the arguments of
+#: :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`). ``slots``
 #: int64[n_stats] maps each reported statistic to its slot of the per-trial row (the retain
 #: slots of an army that cannot retain are not reported); ``offs`` int64[n_stats + 1] are the
 #: cumulative bin counts of the statistics.
-run_formation_actions = ChunkKernel(run_chunk, "run_formation_actions")
+run_formation_actions = ChunkKernel(run_games, "run_formation_actions", prologue=_prologue)
 
 
 @jit
