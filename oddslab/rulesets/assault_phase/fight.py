@@ -31,6 +31,7 @@ from oddslab.rulesets.assault_phase.layout import (
     W_DMG,
     W_HIT_E,
     W_IN_COMBAT,
+    W_MIXED,
     W_MT,
     W_MWS,
     W_SUP,
@@ -148,12 +149,27 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
     ws_high = strict < 0
     for e in range(n_ent):
         wk[W_HIT_E, e] = 0
+        wk[W_MWS, e] = -1
+        wk[W_MT, e] = -1
+        wk[W_MIXED, e] = 0
+    # one pass: the danger zone, and whether each entity's living models share one WS and one
+    # T (the usual case: then that value is the majority under every reading and tie rule)
     for g in range(gi.shape[0]):
-        if wk[W_ALIVE, g] > 0 and wk[W_IN_COMBAT, gi[g, G_UNIT]] != 0:
-            wk[W_HIT_E, gi[g, G_ENT]] += hittable(g, wk, reach_unit)
+        if wk[W_ALIVE, g] == 0 or wk[W_IN_COMBAT, gi[g, G_UNIT]] == 0:
+            continue
+        e = gi[g, G_ENT]
+        wk[W_HIT_E, e] += hittable(g, wk, reach_unit)
+        ws = gi[g, G_WS]
+        t = gi[g, G_T]
+        if wk[W_MWS, e] < 0:
+            wk[W_MWS, e] = ws
+            wk[W_MT, e] = t
+        elif wk[W_MWS, e] != ws or wk[W_MT, e] != t:
+            wk[W_MIXED, e] = 1
     for e in range(n_ent):
-        wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, ws_high, strict)
-        wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
+        if wk[W_MIXED, e] != 0:  # mixed values: count them
+            wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, ws_high, strict)
+            wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
 
 
 @jit_noalloc
@@ -165,6 +181,28 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     than half the models (two halves: the tie rule), otherwise the worst save is used.
     """
     G = gi.shape[0]
+    # the usual case first: every model in reach has one save type (then it is the majority
+    # under every reading and tie rule); otherwise count the types below
+    total = 0
+    one_sv = -1
+    one_inv = -1
+    mixed = False
+    for g in range(G):
+        if gi[g, G_ENT] != ent:
+            continue
+        here = hittable(g, wk, reach_unit)
+        if here == 0:
+            continue
+        total += here
+        if one_sv < 0:
+            one_sv = gi[g, G_SV]
+            one_inv = gi[g, G_INV]
+        elif gi[g, G_SV] != one_sv or gi[g, G_INV] != one_inv:
+            mixed = True
+    if total == 0:
+        return 0, 0, 0
+    if not mixed:
+        return total, one_sv, one_inv
     best_n = 0
     best_sv = 0
     best_inv = 0

@@ -100,7 +100,8 @@ W_TURN_INF = 15
 W_HIT_E = 16  # models of each entity that can be hit, at the start of a step
 W_SPLIT_A = 17  # an independent character's split: rending hits dealt to each aim
 W_SPLIT_H = 18  # ... and other hits dealt to each aim
-W_NROWS = 19
+W_MIXED = 19  # an entity's living models have more than one WS or T (this step)
+W_NROWS = 20
 
 COVER_STEP = 11  # strikes before any Initiative value (1..10)
 
