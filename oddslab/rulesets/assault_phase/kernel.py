@@ -136,11 +136,10 @@ def _roll_distance(st, script, fast):
 
 
 @jit_noalloc
-def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend):
+def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk):
     """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
 
-    ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)`` and ``pend``
-    int64 ``(E, 3)``; both are overwritten.
+    ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)``, overwritten.
     """
     G = gi.shape[0]
     U = ui.shape[0]
@@ -220,18 +219,17 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                 wk[W_CHARGE_BONUS, u + 1] = 0
         wk[W_TURN_INF, 0] = 0
         wk[W_TURN_INF, 1] = 0
+        # the steps at which some group strikes (bit ``step``), found once per turn
+        active = 0
+        for g in range(G):
+            active |= (1 << wk[W_PRIO_C, g]) | (1 << wk[W_PRIO_S, g])
         for step in range(COVER_STEP, 0, -1):
-            active = False
-            for g in range(G):
-                if wk[W_PRIO_C, g] == step or wk[W_PRIO_S, g] == step:
-                    active = True
-            if not active:
+            if (active >> step) & 1 == 0:
                 continue
             fight_step(
                 st,
                 script,
                 gi,
-                ui,
                 ei,
                 rules,
                 hit_tab,
@@ -241,7 +239,6 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                 redirect,
                 no,
                 res,
-                pend,
             )
         # -- assault result ----------------------------------------------------------------
         left_a = _side_in_combat(gi, ui, 0, wk)
@@ -328,7 +325,6 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                         st,
                         script,
                         gi,
-                        ui,
                         ei,
                         rules,
                         hit_tab,
@@ -338,7 +334,6 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                         redirect,
                         yes,
                         res,
-                        pend,
                     )
                 for u in range(U):
                     if wk[W_FLED, u] != 0:
@@ -381,11 +376,7 @@ def _any_cover(ui, wk):
 @jit
 def _scratch(gi, ui, ei):
     n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], MAX_SPLIT) + 1
-    E = ei.shape[0]
-    return (
-        np.zeros((W_NROWS, n), dtype=np.int64),
-        np.zeros((E, 3), dtype=np.int64),
-    )
+    return np.zeros((W_NROWS, n), dtype=np.int64)
 
 
 @jit
@@ -393,8 +384,8 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
     st = new_state(seed_words)
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk, pend = _scratch(gi, ui, ei)
-    simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
+    wk = _scratch(gi, ui, ei)
+    simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk)
     return res
 
 
@@ -407,9 +398,9 @@ def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, 
     st = new_state(seed_words)
     script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk, pend = _scratch(gi, ui, ei)
+    wk = _scratch(gi, ui, ei)
     for _ in range(ntrials):
-        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
+        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk)
         for k in range(sel.shape[0]):
             hist[k, res[sel[k]]] += 1
 

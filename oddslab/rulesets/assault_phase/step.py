@@ -54,6 +54,7 @@ from oddslab.rulesets.assault_phase.layout import (
     W_IN_COMBAT,
     W_MT,
     W_MWS,
+    W_PEND,
     W_PRIO_C,
     W_PRIO_S,
     W_SPLIT_A,
@@ -66,10 +67,10 @@ from oddslab.rulesets.assault_phase.layout import (
 
 
 @jit_noalloc
-def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab, wk, pend):
+def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab, wk):
     """Wound rolls for ``hits`` hits (plus ``auto`` rending wounds) on entity ``e``.
 
-    Adds the wounds to ``pend[e]`` by save kind (0: no armour save, 1: heavy weapon, 2:
+    Adds the wounds to ``wk[W_PEND + kind, e]`` by save kind (0: no armour save, 1: heavy weapon, 2:
     normal) unless ``noarm < 0`` (force weapon: the caller keeps them). Returns the wounds.
     """
     need_wound = poison if poison > 0 else wound_tab[strength, wk[W_MT, e]]
@@ -80,13 +81,13 @@ def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, woun
     if noarm < 0:
         pass
     elif noarm != 0:
-        pend[e, 0] += wounds + auto
+        wk[W_PEND + 0, e] += wounds + auto
     elif heavy != 0:
-        pend[e, 1] += wounds
-        pend[e, 0] += auto
+        wk[W_PEND + 1, e] += wounds
+        wk[W_PEND + 0, e] += auto
     else:
-        pend[e, 2] += wounds
-        pend[e, 0] += auto
+        wk[W_PEND + 2, e] += wounds
+        wk[W_PEND + 0, e] += auto
     return wounds + auto
 
 
@@ -122,9 +123,7 @@ def _deal_split(gi, g, wk, auto, hits):
 
 
 @jit_noalloc
-def fight_step(
-    st, script, gi, ui, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res, pend
-):
+def fight_step(st, script, gi, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res):
     """Every group striking at ``step`` attacks simultaneously; casualties applied after.
 
     In a sweeping advance (``sweep``) only groups with ``wk[W_SWEEPER, g] >= 0`` strike, at the
@@ -144,9 +143,9 @@ def fight_step(
     # majority WS and T of every entity, fixed for the whole step (simultaneous blows)
     majorities(gi, wk, rules[R_TIE_T] != 0, rules[R_MAJORITY], reach_unit, E)
     for e in range(E):
-        pend[e, 0] = 0
-        pend[e, 1] = 0
-        pend[e, 2] = 0
+        wk[W_PEND + 0, e] = 0
+        wk[W_PEND + 1, e] = 0
+        wk[W_PEND + 2, e] = 0
     any_force = False
     for g in range(G):
         wk[W_FORCE_PEND, g] = 0
@@ -205,6 +204,8 @@ def fight_step(
                 claw = False
                 force = False
             n_att = n_models * per
+            if n_att == 0:  # no dice, nothing counted
+                continue
             res[S_ATTACKS + side] += n_att
             need_hit = hit_tab[gi[g, G_WS], wk[W_MWS, e]]
             hits = 0
@@ -221,8 +222,8 @@ def fight_step(
             res[S_HITS + side] += hits + auto
             if force:
                 noarm = -1
+            wounds = 0
             if split and _deal_split(gi, g, wk, auto, hits):
-                wounds = 0
                 for k in range(gi[g, G_NAIMS]):
                     a_k = wk[W_SPLIT_A, k]
                     h_k = wk[W_SPLIT_H, k]
@@ -230,12 +231,12 @@ def fight_step(
                         f = gi[g, G_AIMS + k]
                         wounds += _wound(
                             st, script, f, h_k, a_k, strength, poison, claw, noarm, heavy,
-                            wound_tab, wk, pend,
+                            wound_tab, wk,
                         )  # fmt: skip
-            else:
+            elif hits + auto > 0:  # (no hits: no wound dice)
                 wounds = _wound(
                     st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab,
-                    wk, pend,
+                    wk,
                 )  # fmt: skip
             res[S_WOUNDS + side] += wounds
             if force:
@@ -264,12 +265,21 @@ def fight_step(
                     res[S_NFIXED + h] += 1
                     remove_model(h, wk, reach_unit)
     for e in range(E):
-        n = pend[e, 0] + pend[e, 1] + pend[e, 2]
+        n = wk[W_PEND + 0, e] + wk[W_PEND + 1, e] + wk[W_PEND + 2, e]
         if n == 0:
             continue
         side = 1 - ei[e, E_SIDE]
         uns, inf = resolve_saves(
-            st, script, gi, e, pend[e, 0], pend[e, 1], pend[e, 2], wk, rules, res
+            st,
+            script,
+            gi,
+            e,
+            wk[W_PEND + 0, e],
+            wk[W_PEND + 1, e],
+            wk[W_PEND + 2, e],
+            wk,
+            rules,
+            res,
         )
         res[S_UNSAVED + side] += uns
         wk[W_TURN_INF, side] += inf
