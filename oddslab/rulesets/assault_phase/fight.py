@@ -98,6 +98,23 @@ def remove_model(g, wk, reach_unit):
         wk[W_CON, g] -= 1
 
 
+@jit_noalloc(inline="always")
+def remove_models(g, k, wk, reach_unit):
+    """Remove ``k`` casualties from ``g`` at once: the same as ``k`` calls of
+    :func:`remove_model` (out of reach first, then supporting, then contact)."""
+    n = k
+    if reach_unit:
+        out_of_reach = wk[W_ALIVE, g] - wk[W_CON, g] - wk[W_SUP, g]
+        if out_of_reach > 0:
+            n -= out_of_reach if out_of_reach < n else n
+    wk[W_ALIVE, g] -= k
+    d = wk[W_SUP, g] if wk[W_SUP, g] < n else n
+    wk[W_SUP, g] -= d
+    n -= d
+    d = wk[W_CON, g] if wk[W_CON, g] < n else n
+    wk[W_CON, g] -= d
+
+
 @jit_noalloc
 def _group_majority(gi, wk, e, col, tie_high, strict):
     """The majority of column ``col`` (WS or T) over entity ``e``'s models still in combat.
@@ -296,6 +313,18 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
             if gi[g, G_ENT] != ent or gi[g, G_SV] != best_sv or gi[g, G_INV] != best_inv:
                 continue
             w = gi[g, G_W]
+            if w == 1 and wk[W_DMG, g] == 0:
+                # one-wound models: each failure slays one, so take them all at once
+                k = hittable(g, wk, reach_unit)
+                k = fails if fails < k else k
+                if k > 0:
+                    fails -= k
+                    inflicted += k
+                    res[S_NFIXED + g] += k
+                    wk[W_TRACK, 0] = g
+                    wk[W_TRACK, 1] = 0
+                    remove_models(g, k, wk, reach_unit)
+                continue
             while fails > 0 and hittable(g, wk, reach_unit) > 0:
                 fails -= 1
                 inflicted += 1
