@@ -11,6 +11,10 @@ from __future__ import annotations
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.rng import count_d6, randint
 from oddslab.rulesets.assault_phase.layout import (
+    CX_ENT,
+    CX_NENT,
+    CX_RULES,
+    E_NCOLS,
     E_SIDE,
     E_UNIT,
     G_AIM,
@@ -260,7 +264,7 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
 
 
 @jit_noalloc
-def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, res):
+def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, cx, res):
     """Majority-save procedure for wounds against entity ``ent``; returns (unsaved, inflicted).
 
     Repeatedly: find the majority save type (armour, invulnerable) among the models in the
@@ -270,9 +274,9 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
     no model is in reach are discarded. ``wk[W_TRACK, 0]`` receives the group of the last
     model wounded and ``wk[W_TRACK, 1]`` 1 if that model is still alive (for force weapons).
     """
-    reach_unit = rules[R_REACH] != 0
-    tie_worse = rules[R_TIE_SAVE] != 0
-    strict = rules[R_MAJORITY]
+    reach_unit = cx[CX_RULES + R_REACH] != 0
+    tie_worse = cx[CX_RULES + R_TIE_SAVE] != 0
+    strict = cx[CX_RULES + R_MAJORITY]
     G = gi.shape[0]
     unsaved = 0
     inflicted = 0
@@ -351,7 +355,7 @@ def entity_has_targets(gi, ent, wk, reach_unit):
 
 
 @jit_noalloc
-def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
+def pick_target(gi, cx, g, wk, reach_unit, redirect, only_unit, live):
     """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
 
     Redirection looks only at entities of ``only_unit`` when it is >= 0 (sweeping
@@ -364,10 +368,10 @@ def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
     if not redirect:
         return -1
     enemy = 1 - gi[g, G_SIDE]
-    for f in range(ei.shape[0]):
-        if ei[f, E_SIDE] != enemy:
+    for f in range(cx[CX_NENT]):
+        if cx[CX_ENT + E_NCOLS * f + E_SIDE] != enemy:
             continue
-        if only_unit >= 0 and ei[f, E_UNIT] != only_unit:
+        if only_unit >= 0 and cx[CX_ENT + E_NCOLS * f + E_UNIT] != only_unit:
             continue
         if entity_has_targets(gi, f, wk, reach_unit) if live else wk[W_HIT_E, f] > 0:
             return f
