@@ -145,7 +145,7 @@ def _roll_distance(st, script, fast):
 def simulate_trial(st, script, gi, ui, cx, res, wk):
     """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
 
-    ``cx`` holds the entity table, rules and charts (:func:`pack_constants`); ``wk`` is
+    ``cx`` holds the entity table, rules and charts (:func:`_chunk_arrays`); ``wk`` is
     int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)``, overwritten.
     """
     G = gi.shape[0]
@@ -384,17 +384,17 @@ def _any_cover(ui, wk):
 
 
 @jit
-def _scratch(gi, ui, ei):
+def _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab):
+    """Per-chunk arrays: the work array ``wk`` and the constants ``cx``.
+
+    ``cx`` is the entity table, rule switches and charts in one int64 vector (layout
+    ``CX_*``): every call of the step passes this one array instead of four (each array
+    argument is 7-9 machine words pushed per call). Built here, in the one allocating
+    function the chunk already calls, rather than in a function of its own: one fewer
+    function to compile.
+    """
     n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], MAX_SPLIT) + 1
-    return np.zeros((W_NROWS, n), dtype=np.int64)
-
-
-@jit
-def pack_constants(ei, rules, hit_tab, wound_tab):
-    """The entity table, rule switches and charts in one int64 vector (layout ``CX_*``).
-
-    Every call of the step passes this one array instead of four (each array argument is
-    7-9 machine words pushed per call)."""
+    wk = np.zeros((W_NROWS, n), dtype=np.int64)
     E = ei.shape[0]
     cx = np.zeros(CX_ENT + E_NCOLS * E, dtype=np.int64)
     cx[CX_NENT] = E
@@ -407,7 +407,7 @@ def pack_constants(ei, rules, hit_tab, wound_tab):
     for e in range(E):
         for c in range(E_NCOLS):
             cx[CX_ENT + E_NCOLS * e + c] = ei[e, c]
-    return cx
+    return wk, cx
 
 
 @jit
@@ -415,8 +415,7 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
     st = new_state(seed_words)
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk = _scratch(gi, ui, ei)
-    cx = pack_constants(ei, rules, hit_tab, wound_tab)
+    wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
     simulate_trial(st, script, gi, ui, cx, res, wk)
     return res
 
@@ -430,8 +429,7 @@ def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, 
     st = new_state(seed_words)
     script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk = _scratch(gi, ui, ei)
-    cx = pack_constants(ei, rules, hit_tab, wound_tab)
+    wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
     for _ in range(ntrials):
         simulate_trial(st, script, gi, ui, cx, res, wk)
         for k in range(sel.shape[0]):

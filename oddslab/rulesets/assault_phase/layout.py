@@ -107,7 +107,7 @@ W_NROWS = 23
 COVER_STEP = 11  # strikes before any Initiative value (1..10)
 
 # -- the constant tables packed into one int64 vector ``cx`` per chunk (see
-# ``kernel.pack_constants``): one array argument instead of four in every call of the step
+# ``kernel._chunk_arrays``): one array argument instead of four in every call of the step
 CX_NENT = 0  # number of target entities E
 CX_RULES = 1  # cx[CX_RULES + R_*] == rules[R_*]
 CX_HIT = CX_RULES + R_NCOLS  # cx[CX_HIT + 11 * ws_att + ws_def] == hit_tab[ws_att, ws_def]
