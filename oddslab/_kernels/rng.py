@@ -26,6 +26,8 @@ _FOUR = np.uint64(4)
 _SIX = np.uint64(6)
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+_THIRTYTWO = np.uint64(32)
+_FORTYEIGHT = np.uint64(48)
 
 
 @jit
@@ -119,25 +121,48 @@ def count_d6(st, n, need):
     """Roll ``n`` d6; return (how many are >= ``need``, how many are 6).
 
     Draws exactly the dice ``n`` calls of ``roll(st, 6)`` would, but keeps the lane buffer
-    in registers for the whole loop instead of storing it back to ``st`` after every die.
+    in registers for the whole loop instead of storing it back to ``st`` after every die,
+    and takes a fresh 64-bit word's four lanes at once when all four are accepted (all but
+    about 1 in 4,000 words): the four dice are then counted without the one-lane-at-a-time
+    dependency chain. Same dice, same order, same counts.
     """
     ge = 0
     six = 0
     buf = st[4]
     left = st[5]
+    # a face is >= need exactly when the product (lane * 6) is >= (need - 1) << 16
+    lim = np.uint64(need - 1 if need > 1 else 0) << _SHIFT16
+    lim6 = np.uint64(5) << _SHIFT16
     k = 0
     while k < n:
         if left == _ZERO:
             buf = next_u64(st)
             left = _FOUR
+            if n - k >= 4:
+                m0 = (buf & _U16) * _SIX
+                m1 = ((buf >> _SHIFT16) & _U16) * _SIX
+                m2 = ((buf >> _THIRTYTWO) & _U16) * _SIX
+                m3 = (buf >> _FORTYEIGHT) * _SIX
+                if (
+                    (m0 & _U16) >= _FOUR
+                    and (m1 & _U16) >= _FOUR
+                    and (m2 & _U16) >= _FOUR
+                    and (m3 & _U16) >= _FOUR
+                ):
+                    ge += np.int64(m0 >= lim) + np.int64(m1 >= lim)
+                    ge += np.int64(m2 >= lim) + np.int64(m3 >= lim)
+                    six += np.int64(m0 >= lim6) + np.int64(m1 >= lim6)
+                    six += np.int64(m2 >= lim6) + np.int64(m3 >= lim6)
+                    left = _ZERO
+                    k += 4
+                    continue
         lane = buf & _U16
         buf = buf >> _SHIFT16
         left = left - _ONE
-        m = lane * np.uint64(6)
+        m = lane * _SIX
         if (m & _U16) >= _FOUR:
-            d = np.int64(m >> _SHIFT16) + 1
-            ge += d >= need
-            six += d == 6
+            ge += np.int64(m >= lim)
+            six += np.int64(m >= lim6)
             k += 1
     st[4] = buf
     st[5] = left
@@ -223,8 +248,6 @@ def new_block_state(st, lanes):
 
 
 _SIXTEEN = np.uint64(16)
-_THIRTYTWO = np.uint64(32)
-_FORTYEIGHT = np.uint64(48)
 
 
 @jit

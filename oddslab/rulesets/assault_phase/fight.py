@@ -11,6 +11,10 @@ from __future__ import annotations
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.rng import count_d6, randint
 from oddslab.rulesets.assault_phase.layout import (
+    CX_ENT,
+    CX_NENT,
+    CX_RULES,
+    E_NCOLS,
     E_SIDE,
     E_UNIT,
     G_AIM,
@@ -31,6 +35,7 @@ from oddslab.rulesets.assault_phase.layout import (
     W_DMG,
     W_HIT_E,
     W_IN_COMBAT,
+    W_MIXED,
     W_MT,
     W_MWS,
     W_SUP,
@@ -97,6 +102,23 @@ def remove_model(g, wk, reach_unit):
         wk[W_CON, g] -= 1
 
 
+@jit_noalloc(inline="always")
+def remove_models(g, k, wk, reach_unit):
+    """Remove ``k`` casualties from ``g`` at once: the same as ``k`` calls of
+    :func:`remove_model` (out of reach first, then supporting, then contact)."""
+    n = k
+    if reach_unit:
+        out_of_reach = wk[W_ALIVE, g] - wk[W_CON, g] - wk[W_SUP, g]
+        if out_of_reach > 0:
+            n -= out_of_reach if out_of_reach < n else n
+    wk[W_ALIVE, g] -= k
+    d = wk[W_SUP, g] if wk[W_SUP, g] < n else n
+    wk[W_SUP, g] -= d
+    n -= d
+    d = wk[W_CON, g] if wk[W_CON, g] < n else n
+    wk[W_CON, g] -= d
+
+
 @jit_noalloc
 def _group_majority(gi, wk, e, col, tie_high, strict):
     """The majority of column ``col`` (WS or T) over entity ``e``'s models still in combat.
@@ -148,12 +170,27 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
     ws_high = strict < 0
     for e in range(n_ent):
         wk[W_HIT_E, e] = 0
+        wk[W_MWS, e] = -1
+        wk[W_MT, e] = -1
+        wk[W_MIXED, e] = 0
+    # one pass: the danger zone, and whether each entity's living models share one WS and one
+    # T (the usual case: then that value is the majority under every reading and tie rule)
     for g in range(gi.shape[0]):
-        if wk[W_ALIVE, g] > 0 and wk[W_IN_COMBAT, gi[g, G_UNIT]] != 0:
-            wk[W_HIT_E, gi[g, G_ENT]] += hittable(g, wk, reach_unit)
+        if wk[W_ALIVE, g] == 0 or wk[W_IN_COMBAT, gi[g, G_UNIT]] == 0:
+            continue
+        e = gi[g, G_ENT]
+        wk[W_HIT_E, e] += hittable(g, wk, reach_unit)
+        ws = gi[g, G_WS]
+        t = gi[g, G_T]
+        if wk[W_MWS, e] < 0:
+            wk[W_MWS, e] = ws
+            wk[W_MT, e] = t
+        elif wk[W_MWS, e] != ws or wk[W_MT, e] != t:
+            wk[W_MIXED, e] = 1
     for e in range(n_ent):
-        wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, ws_high, strict)
-        wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
+        if wk[W_MIXED, e] != 0:  # mixed values: count them
+            wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, ws_high, strict)
+            wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
 
 
 @jit_noalloc
@@ -165,6 +202,28 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     than half the models (two halves: the tie rule), otherwise the worst save is used.
     """
     G = gi.shape[0]
+    # the usual case first: every model in reach has one save type (then it is the majority
+    # under every reading and tie rule); otherwise count the types below
+    total = 0
+    one_sv = -1
+    one_inv = -1
+    mixed = False
+    for g in range(G):
+        if gi[g, G_ENT] != ent:
+            continue
+        here = hittable(g, wk, reach_unit)
+        if here == 0:
+            continue
+        total += here
+        if one_sv < 0:
+            one_sv = gi[g, G_SV]
+            one_inv = gi[g, G_INV]
+        elif gi[g, G_SV] != one_sv or gi[g, G_INV] != one_inv:
+            mixed = True
+    if total == 0:
+        return 0, 0, 0
+    if not mixed:
+        return total, one_sv, one_inv
     best_n = 0
     best_sv = 0
     best_inv = 0
@@ -205,7 +264,7 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
 
 
 @jit_noalloc
-def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, res):
+def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, cx, res):
     """Majority-save procedure for wounds against entity ``ent``; returns (unsaved, inflicted).
 
     Repeatedly: find the majority save type (armour, invulnerable) among the models in the
@@ -215,9 +274,9 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
     no model is in reach are discarded. ``wk[W_TRACK, 0]`` receives the group of the last
     model wounded and ``wk[W_TRACK, 1]`` 1 if that model is still alive (for force weapons).
     """
-    reach_unit = rules[R_REACH] != 0
-    tie_worse = rules[R_TIE_SAVE] != 0
-    strict = rules[R_MAJORITY]
+    reach_unit = cx[CX_RULES + R_REACH] != 0
+    tie_worse = cx[CX_RULES + R_TIE_SAVE] != 0
+    strict = cx[CX_RULES + R_MAJORITY]
     G = gi.shape[0]
     unsaved = 0
     inflicted = 0
@@ -258,6 +317,18 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, rules, re
             if gi[g, G_ENT] != ent or gi[g, G_SV] != best_sv or gi[g, G_INV] != best_inv:
                 continue
             w = gi[g, G_W]
+            if w == 1 and wk[W_DMG, g] == 0:
+                # one-wound models: each failure slays one, so take them all at once
+                k = hittable(g, wk, reach_unit)
+                k = fails if fails < k else k
+                if k > 0:
+                    fails -= k
+                    inflicted += k
+                    res[S_NFIXED + g] += k
+                    wk[W_TRACK, 0] = g
+                    wk[W_TRACK, 1] = 0
+                    remove_models(g, k, wk, reach_unit)
+                continue
             while fails > 0 and hittable(g, wk, reach_unit) > 0:
                 fails -= 1
                 inflicted += 1
@@ -284,7 +355,7 @@ def entity_has_targets(gi, ent, wk, reach_unit):
 
 
 @jit_noalloc
-def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
+def pick_target(gi, cx, g, wk, reach_unit, redirect, only_unit, live):
     """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
 
     Redirection looks only at entities of ``only_unit`` when it is >= 0 (sweeping
@@ -297,10 +368,10 @@ def pick_target(gi, ei, g, wk, reach_unit, redirect, only_unit, live):
     if not redirect:
         return -1
     enemy = 1 - gi[g, G_SIDE]
-    for f in range(ei.shape[0]):
-        if ei[f, E_SIDE] != enemy:
+    for f in range(cx[CX_NENT]):
+        if cx[CX_ENT + E_NCOLS * f + E_SIDE] != enemy:
             continue
-        if only_unit >= 0 and ei[f, E_UNIT] != only_unit:
+        if only_unit >= 0 and cx[CX_ENT + E_NCOLS * f + E_UNIT] != only_unit:
             continue
         if entity_has_targets(gi, f, wk, reach_unit) if live else wk[W_HIT_E, f] > 0:
             return f

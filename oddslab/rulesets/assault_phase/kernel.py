@@ -18,6 +18,12 @@ from oddslab.rulesets.assault_phase.fight import d6 as _d6
 from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
 from oddslab.rulesets.assault_phase.layout import (
     COVER_STEP,
+    CX_ENT,
+    CX_HIT,
+    CX_NENT,
+    CX_RULES,
+    CX_WOUND,
+    E_NCOLS,
     E_UNIT,
     G_AIM,
     G_CONTACT,
@@ -136,19 +142,19 @@ def _roll_distance(st, script, fast):
 
 
 @jit_noalloc
-def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend):
+def simulate_trial(st, script, gi, ui, cx, res, wk):
     """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
 
-    ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)`` and ``pend``
-    int64 ``(E, 3)``; both are overwritten.
+    ``cx`` holds the entity table, rules and charts (:func:`_chunk_arrays`); ``wk`` is
+    int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)``, overwritten.
     """
     G = gi.shape[0]
     U = ui.shape[0]
     for i in range(res.shape[0]):
         res[i] = 0
-    double_one = rules[R_DOUBLE_ONE] != 0
+    double_one = cx[CX_RULES + R_DOUBLE_ONE] != 0
     # typed (not literal) constants: a literal argument compiles another specialisation
-    zero = rules[R_MAX_TURNS] * 0
+    zero = cx[CX_RULES + R_MAX_TURNS] * 0
     yes = zero == 0
     no = zero != 0
     for g in range(G):
@@ -182,7 +188,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
     # -- defenders assaulted while falling back must regroup -------------------------------
     for u in range(U):
         if ui[u, U_SIDE] == 1 and ui[u, U_FALLING_BACK] != 0:
-            ld = _unit_ld(gi, u, wk, rules[R_LD_MODE]) + zero
+            ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
             if not _ld_test(st, script, ld, double_one):
                 res[S_REGROUP_FAILED] = 1
                 wk[W_IN_COMBAT, u] = 0
@@ -196,11 +202,11 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
     for u in range(U):
         if ui[u, U_SIDE] == 0 and wk[W_IN_COMBAT, u] != 0 and ui[u, U_GRENADES] != 2:
             cover_on = True
-    max_turns = rules[R_MAX_TURNS]
+    max_turns = cx[CX_RULES + R_MAX_TURNS]
     turns = max_turns + 1
     for turn in range(1, max_turns + 1):
         first = turn == 1
-        redirect = not first and rules[R_PILE_IN] != 0
+        redirect = not first and cx[CX_RULES + R_PILE_IN] != 0
         for g in range(G):
             u = gi[g, G_UNIT]
             wk[W_PRIO_C, g] = gi[g, G_I_C]
@@ -213,35 +219,30 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                     strikes_first = _any_cover(ui, wk)
                 if strikes_first:
                     wk[W_PRIO_S, g] = COVER_STEP
-                    if rules[R_FIST_LAST] == 0 or gi[g, G_FIST] == 0:
+                    if cx[CX_RULES + R_FIST_LAST] == 0 or gi[g, G_FIST] == 0:
                         wk[W_PRIO_C, g] = COVER_STEP
         if not first:
             for u in range(U):
                 wk[W_CHARGE_BONUS, u + 1] = 0
         wk[W_TURN_INF, 0] = 0
         wk[W_TURN_INF, 1] = 0
+        # the steps at which some group strikes (bit ``step``), found once per turn
+        active = 0
+        for g in range(G):
+            active |= (1 << wk[W_PRIO_C, g]) | (1 << wk[W_PRIO_S, g])
         for step in range(COVER_STEP, 0, -1):
-            active = False
-            for g in range(G):
-                if wk[W_PRIO_C, g] == step or wk[W_PRIO_S, g] == step:
-                    active = True
-            if not active:
+            if (active >> step) & 1 == 0:
                 continue
             fight_step(
                 st,
                 script,
                 gi,
-                ui,
-                ei,
-                rules,
-                hit_tab,
-                wound_tab,
+                cx,
                 step,
                 wk,
                 redirect,
                 no,
                 res,
-                pend,
             )
         # -- assault result ----------------------------------------------------------------
         left_a = _side_in_combat(gi, ui, 0, wk)
@@ -273,8 +274,10 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
             for u in range(U):
                 if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
                     continue
-                ld = _unit_ld(gi, u, wk, rules[R_LD_MODE]) + zero
-                if rules[R_HALF_PENALTY] != 0 and 2 * _unit_alive(gi, u, wk) < _unit_start(gi, u):
+                ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
+                if cx[CX_RULES + R_HALF_PENALTY] != 0 and 2 * _unit_alive(gi, u, wk) < _unit_start(
+                    gi, u
+                ):
                     ld -= 1
                 if not _ld_test(st, script, ld, double_one):
                     wk[W_FLED, u] = 1
@@ -312,7 +315,7 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                         if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
                             continue
                         # the unit it fought if caught, else the first other unit caught
-                        v = ei[gi[g, G_AIM], E_UNIT]
+                        v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]
                         if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
                             v = -1
                             for x in range(U):
@@ -328,17 +331,12 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                         st,
                         script,
                         gi,
-                        ui,
-                        ei,
-                        rules,
-                        hit_tab,
-                        wound_tab,
+                        cx,
                         zero,
                         wk,
                         redirect,
                         yes,
                         res,
-                        pend,
                     )
                 for u in range(U):
                     if wk[W_FLED, u] != 0:
@@ -355,13 +353,20 @@ def simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, p
                 res[S_FIGHT_DEF] = 1
             break
         # pile in: survivors move into base contact for the next turn
-        if rules[R_PILE_IN] != 0:
+        if cx[CX_RULES + R_PILE_IN] != 0:
             for g in range(G):
                 wk[W_CON, g] = wk[W_ALIVE, g]
                 wk[W_SUP, g] = 0
     res[S_TURNS] = turns
+    slain_by_att = 0  # (sums in registers, not read-modify-write on res)
+    slain_by_def = 0
     for g in range(G):
-        res[S_SLAIN + 1 - gi[g, G_SIDE]] += res[S_NFIXED + g]
+        if gi[g, G_SIDE] == 0:
+            slain_by_def += res[S_NFIXED + g]
+        else:
+            slain_by_att += res[S_NFIXED + g]
+    res[S_SLAIN] += slain_by_att
+    res[S_SLAIN + 1] += slain_by_def
     for side in range(2):
         gone = True
         for g in range(G):
@@ -379,13 +384,30 @@ def _any_cover(ui, wk):
 
 
 @jit
-def _scratch(gi, ui, ei):
+def _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab):
+    """Per-chunk arrays: the work array ``wk`` and the constants ``cx``.
+
+    ``cx`` is the entity table, rule switches and charts in one int64 vector (layout
+    ``CX_*``): every call of the step passes this one array instead of four (each array
+    argument is 7-9 machine words pushed per call). Built here, in the one allocating
+    function the chunk already calls, rather than in a function of its own: one fewer
+    function to compile.
+    """
     n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], MAX_SPLIT) + 1
+    wk = np.zeros((W_NROWS, n), dtype=np.int64)
     E = ei.shape[0]
-    return (
-        np.zeros((W_NROWS, n), dtype=np.int64),
-        np.zeros((E, 3), dtype=np.int64),
-    )
+    cx = np.zeros(CX_ENT + E_NCOLS * E, dtype=np.int64)
+    cx[CX_NENT] = E
+    for r in range(rules.shape[0]):
+        cx[CX_RULES + r] = rules[r]
+    for a in range(11):
+        for b in range(11):
+            cx[CX_HIT + 11 * a + b] = hit_tab[a, b]
+            cx[CX_WOUND + 11 * a + b] = wound_tab[a, b]
+    for e in range(E):
+        for c in range(E_NCOLS):
+            cx[CX_ENT + E_NCOLS * e + c] = ei[e, c]
+    return wk, cx
 
 
 @jit
@@ -393,8 +415,8 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
     st = new_state(seed_words)
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk, pend = _scratch(gi, ui, ei)
-    simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
+    wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
+    simulate_trial(st, script, gi, ui, cx, res, wk)
     return res
 
 
@@ -407,9 +429,9 @@ def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, 
     st = new_state(seed_words)
     script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
-    wk, pend = _scratch(gi, ui, ei)
+    wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
     for _ in range(ntrials):
-        simulate_trial(st, script, gi, ui, ei, rules, hit_tab, wound_tab, res, wk, pend)
+        simulate_trial(st, script, gi, ui, cx, res, wk)
         for k in range(sel.shape[0]):
             hist[k, res[sel[k]]] += 1
 

@@ -100,9 +100,19 @@ W_TURN_INF = 15
 W_HIT_E = 16  # models of each entity that can be hit, at the start of a step
 W_SPLIT_A = 17  # an independent character's split: rending hits dealt to each aim
 W_SPLIT_H = 18  # ... and other hits dealt to each aim
-W_NROWS = 19
+W_MIXED = 19  # an entity's living models have more than one WS or T (this step)
+W_PEND = 20  # W_PEND + k: wounds on each entity this step by save kind k (0 no armour, 1 heavy, 2 normal)
+W_NROWS = 23
 
 COVER_STEP = 11  # strikes before any Initiative value (1..10)
+
+# -- the constant tables packed into one int64 vector ``cx`` per chunk (see
+# ``kernel._chunk_arrays``): one array argument instead of four in every call of the step
+CX_NENT = 0  # number of target entities E
+CX_RULES = 1  # cx[CX_RULES + R_*] == rules[R_*]
+CX_HIT = CX_RULES + R_NCOLS  # cx[CX_HIT + 11 * ws_att + ws_def] == hit_tab[ws_att, ws_def]
+CX_WOUND = CX_HIT + 121  # cx[CX_WOUND + 11 * s + t] == wound_tab[s, t]
+CX_ENT = CX_WOUND + 121  # cx[CX_ENT + E_NCOLS * e + E_*] == ei[e, E_*]
 
 # -- per-trial statistics (res layout); per-group slain counts follow at S_NFIXED + g ------
 S_CHARGE = 0

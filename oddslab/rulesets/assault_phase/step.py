@@ -16,6 +16,12 @@ from oddslab.rulesets.assault_phase.fight import (
     roll_count,
 )
 from oddslab.rulesets.assault_phase.layout import (
+    CX_ENT,
+    CX_HIT,
+    CX_NENT,
+    CX_RULES,
+    CX_WOUND,
+    E_NCOLS,
     E_SIDE,
     E_UNIT,
     G_A_C,
@@ -54,6 +60,7 @@ from oddslab.rulesets.assault_phase.layout import (
     W_IN_COMBAT,
     W_MT,
     W_MWS,
+    W_PEND,
     W_PRIO_C,
     W_PRIO_S,
     W_SPLIT_A,
@@ -66,13 +73,15 @@ from oddslab.rulesets.assault_phase.layout import (
 
 
 @jit_noalloc
-def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab, wk, pend):
+def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, cx, wk):
     """Wound rolls for ``hits`` hits (plus ``auto`` rending wounds) on entity ``e``.
 
-    Adds the wounds to ``pend[e]`` by save kind (0: no armour save, 1: heavy weapon, 2:
+    Adds the wounds to ``wk[W_PEND + kind, e]`` by save kind (0: no armour save, 1: heavy weapon, 2:
     normal) unless ``noarm < 0`` (force weapon: the caller keeps them). Returns the wounds.
     """
-    need_wound = poison if poison > 0 else wound_tab[strength, wk[W_MT, e]]
+    t = wk[W_MT, e]
+    t = t + 11 if t < 0 else t  # (-1, nobody alive, indexed the table's last column)
+    need_wound = poison if poison > 0 else cx[CX_WOUND + 11 * strength + t]
     wounds, _six = roll_count(st, script, hits, need_wound)
     if claw:  # lightning claws re-roll each failed wound roll once
         again, _six = roll_count(st, script, hits - wounds, need_wound)
@@ -80,13 +89,13 @@ def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, woun
     if noarm < 0:
         pass
     elif noarm != 0:
-        pend[e, 0] += wounds + auto
+        wk[W_PEND + 0, e] += wounds + auto
     elif heavy != 0:
-        pend[e, 1] += wounds
-        pend[e, 0] += auto
+        wk[W_PEND + 1, e] += wounds
+        wk[W_PEND + 0, e] += auto
     else:
-        pend[e, 2] += wounds
-        pend[e, 0] += auto
+        wk[W_PEND + 2, e] += wounds
+        wk[W_PEND + 0, e] += auto
     return wounds + auto
 
 
@@ -122,9 +131,7 @@ def _deal_split(gi, g, wk, auto, hits):
 
 
 @jit_noalloc
-def fight_step(
-    st, script, gi, ui, ei, rules, hit_tab, wound_tab, step, wk, redirect, sweep, res, pend
-):
+def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
     """Every group striking at ``step`` attacks simultaneously; casualties applied after.
 
     In a sweeping advance (``sweep``) only groups with ``wk[W_SWEEPER, g] >= 0`` strike, at the
@@ -134,19 +141,19 @@ def fight_step(
     first aim that has models in reach and deals his hits between them (:func:`_deal_split`).
     """
     G = gi.shape[0]
-    E = ei.shape[0]
-    reach_unit = rules[R_REACH] != 0
+    E = cx[CX_NENT]
+    reach_unit = cx[CX_RULES + R_REACH] != 0
     # typed (not literal) constants: a literal argument compiles another specialisation
     zero = step * 0
     yes = zero == 0
     no = zero != 0
     no_unit = zero - 1
     # majority WS and T of every entity, fixed for the whole step (simultaneous blows)
-    majorities(gi, wk, rules[R_TIE_T] != 0, rules[R_MAJORITY], reach_unit, E)
+    majorities(gi, wk, cx[CX_RULES + R_TIE_T] != 0, cx[CX_RULES + R_MAJORITY], reach_unit, E)
     for e in range(E):
-        pend[e, 0] = 0
-        pend[e, 1] = 0
-        pend[e, 2] = 0
+        wk[W_PEND + 0, e] = 0
+        wk[W_PEND + 1, e] = 0
+        wk[W_PEND + 2, e] = 0
     any_force = False
     for g in range(G):
         wk[W_FORCE_PEND, g] = 0
@@ -169,8 +176,8 @@ def fight_step(
                 continue
             split = False
             if sweep:
-                e = pick_target(gi, ei, g, wk, reach_unit, yes, wk[W_SWEEPER, g], no)
-                if e >= 0 and ei[e, E_UNIT] != wk[W_SWEEPER, g]:
+                e = pick_target(gi, cx, g, wk, reach_unit, yes, wk[W_SWEEPER, g], no)
+                if e >= 0 and cx[CX_ENT + E_NCOLS * e + E_UNIT] != wk[W_SWEEPER, g]:
                     e = -1
             elif gi[g, G_NAIMS] > 1:
                 e = -1
@@ -179,9 +186,9 @@ def fight_step(
                         e = gi[g, G_AIMS + k]
                 split = e >= 0
                 if e < 0:
-                    e = pick_target(gi, ei, g, wk, reach_unit, redirect, no_unit, no)
+                    e = pick_target(gi, cx, g, wk, reach_unit, redirect, no_unit, no)
             else:
-                e = pick_target(gi, ei, g, wk, reach_unit, redirect, no_unit, no)
+                e = pick_target(gi, cx, g, wk, reach_unit, redirect, no_unit, no)
             if e < 0:
                 continue
             if kind == 0:
@@ -195,7 +202,7 @@ def fight_step(
                 force = gi[g, G_FORCE_C] != 0
             else:  # supporting: one attack, no special close combat attack forms
                 per = 1
-                if sweep and rules[R_SWEEP_SUPPORT] != 0:
+                if sweep and cx[CX_RULES + R_SWEEP_SUPPORT] != 0:
                     per = gi[g, G_A_PROF]
                 strength = gi[g, G_S]
                 noarm = gi[g, G_NOARM_S]
@@ -205,8 +212,12 @@ def fight_step(
                 claw = False
                 force = False
             n_att = n_models * per
+            if n_att == 0:  # no dice, nothing counted
+                continue
             res[S_ATTACKS + side] += n_att
-            need_hit = hit_tab[gi[g, G_WS], wk[W_MWS, e]]
+            t = wk[W_MWS, e]
+            t = t + 11 if t < 0 else t  # (as numpy indexing: -1 is the last column)
+            need_hit = cx[CX_HIT + 11 * gi[g, G_WS] + t]
             hits = 0
             auto = 0
             if sweep:
@@ -221,8 +232,8 @@ def fight_step(
             res[S_HITS + side] += hits + auto
             if force:
                 noarm = -1
+            wounds = 0
             if split and _deal_split(gi, g, wk, auto, hits):
-                wounds = 0
                 for k in range(gi[g, G_NAIMS]):
                     a_k = wk[W_SPLIT_A, k]
                     h_k = wk[W_SPLIT_H, k]
@@ -230,12 +241,12 @@ def fight_step(
                         f = gi[g, G_AIMS + k]
                         wounds += _wound(
                             st, script, f, h_k, a_k, strength, poison, claw, noarm, heavy,
-                            wound_tab, wk, pend,
+                            cx, wk,
                         )  # fmt: skip
-            else:
+            elif hits + auto > 0:  # (no hits: no wound dice)
                 wounds = _wound(
-                    st, script, e, hits, auto, strength, poison, claw, noarm, heavy, wound_tab,
-                    wk, pend,
+                    st, script, e, hits, auto, strength, poison, claw, noarm, heavy, cx,
+                    wk,
                 )  # fmt: skip
             res[S_WOUNDS + side] += wounds
             if force:
@@ -247,13 +258,13 @@ def fight_step(
             if wk[W_FORCE_PEND, g] == 0:
                 continue
             e = pick_target(
-                gi, ei, g, wk, reach_unit, yes, wk[W_SWEEPER, g] if sweep else no_unit, yes
+                gi, cx, g, wk, reach_unit, yes, wk[W_SWEEPER, g] if sweep else no_unit, yes
             )
             if e < 0:
                 continue
             side = gi[g, G_SIDE]
             uns, inf = resolve_saves(
-                st, script, gi, e, wk[W_FORCE_PEND, g], zero, zero, wk, rules, res
+                st, script, gi, e, wk[W_FORCE_PEND, g], zero, zero, wk, cx, res
             )
             res[S_UNSAVED + side] += uns
             wk[W_TURN_INF, side] += inf
@@ -264,12 +275,21 @@ def fight_step(
                     res[S_NFIXED + h] += 1
                     remove_model(h, wk, reach_unit)
     for e in range(E):
-        n = pend[e, 0] + pend[e, 1] + pend[e, 2]
+        n = wk[W_PEND + 0, e] + wk[W_PEND + 1, e] + wk[W_PEND + 2, e]
         if n == 0:
             continue
-        side = 1 - ei[e, E_SIDE]
+        side = 1 - cx[CX_ENT + E_NCOLS * e + E_SIDE]
         uns, inf = resolve_saves(
-            st, script, gi, e, pend[e, 0], pend[e, 1], pend[e, 2], wk, rules, res
+            st,
+            script,
+            gi,
+            e,
+            wk[W_PEND + 0, e],
+            wk[W_PEND + 1, e],
+            wk[W_PEND + 2, e],
+            wk,
+            cx,
+            res,
         )
         res[S_UNSAVED + side] += uns
         wk[W_TURN_INF, side] += inf
