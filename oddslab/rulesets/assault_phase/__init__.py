@@ -12,7 +12,7 @@ Modules: :mod:`.model` (dataclasses, validation), :mod:`.reading` (TOML -> model
 :mod:`.compile` (model -> arrays, statistics, :class:`~oddslab.engine.Job`),
 :mod:`.layout` (array column constants), :mod:`.resolved` (``resolved()``), and the numba
 kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative step) and
-:mod:`.kernel` (one whole combat, the chunk driver).
+:mod:`.kernel` (one whole combat, the per-chunk prologue and trial loop).
 """
 
 from __future__ import annotations

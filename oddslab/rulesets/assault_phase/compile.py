@@ -345,7 +345,7 @@ def exact_pmfs(sc: AssaultScenario) -> dict[str, np.ndarray]:
 
 
 def job(sc: AssaultScenario) -> Job:
-    """The :class:`Job`: the chunk driver, its arrays and the reported statistics."""
+    """The :class:`Job`: the engine kernel, its arrays and the reported statistics."""
     sel = np.array([idx for _, idx in stat_rows(sc)], dtype=np.int64)
     meta: dict[str, Any] = {
         "primary": primary(sc),

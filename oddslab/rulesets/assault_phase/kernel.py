@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state
+from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.assault_phase.fight import d6 as _d6
 from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
 from oddslab.rulesets.assault_phase.layout import (
@@ -383,59 +383,56 @@ def _any_cover(ui, wk):
     return False
 
 
-@jit
 def _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab):
-    """Per-chunk arrays: the work array ``wk`` and the constants ``cx``.
+    """Per-chunk arrays (numpy): the work array ``wk`` and the constants ``cx``.
 
     ``cx`` is the entity table, rule switches and charts in one int64 vector (layout
     ``CX_*``): every call of the step passes this one array instead of four (each array
-    argument is 7-9 machine words pushed per call). Built here, in the one allocating
-    function the chunk already calls, rather than in a function of its own: one fewer
-    function to compile.
+    argument is 7-9 machine words pushed per call).
     """
     n = max(gi.shape[0], ui.shape[0] + 1, ei.shape[0], MAX_SPLIT) + 1
     wk = np.zeros((W_NROWS, n), dtype=np.int64)
     E = ei.shape[0]
     cx = np.zeros(CX_ENT + E_NCOLS * E, dtype=np.int64)
     cx[CX_NENT] = E
-    for r in range(rules.shape[0]):
-        cx[CX_RULES + r] = rules[r]
-    for a in range(11):
-        for b in range(11):
-            cx[CX_HIT + 11 * a + b] = hit_tab[a, b]
-            cx[CX_WOUND + 11 * a + b] = wound_tab[a, b]
-    for e in range(E):
-        for c in range(E_NCOLS):
-            cx[CX_ENT + E_NCOLS * e + c] = ei[e, c]
+    cx[CX_RULES : CX_RULES + rules.shape[0]] = rules
+    cx[CX_HIT : CX_HIT + 121] = hit_tab[:11, :11].ravel()
+    cx[CX_WOUND : CX_WOUND + 121] = wound_tab[:11, :11].ravel()
+    cx[CX_ENT : CX_ENT + E_NCOLS * E] = ei[:, :E_NCOLS].ravel()
     return wk, cx
 
 
-@jit
 def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
-    st = new_state(seed_words)
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
-    simulate_trial(st, script, gi, ui, cx, res, wk)
+    simulate_trial(seed_state(seed_words), script, gi, ui, cx, res, wk)
     return res
 
 
-@jit
-def run_chunk(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, sel):
-    """One chunk, serially: ``hist[k, v] += 1`` for ``res[sel[k]] == v`` in every trial.
-
-    ``sel`` int64[K] picks the per-trial values (``S_*`` / ``S_NFIXED + g``) that are reported.
-    """
-    st = new_state(seed_words)
+def _prologue(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, sel):
+    """Per-chunk setup (Python): the arguments of :func:`run_trials` (the RNG state from the
+    seed words, uint64[4], an empty script, the result row and the chunk's arrays)."""
     script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
+    return (seed_state(seed_words), ntrials, hist, script, gi, ui, cx, res, wk, sel)
+
+
+@jit_noalloc
+def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
+    """One chunk, serially: ``hist[k, v] += 1`` for ``res[sel[k]] == v`` in every trial, on
+    the arrays of :func:`_prologue` (allocates nothing).
+
+    ``sel`` int64[K] picks the per-trial values (``S_*`` / ``S_NFIXED + g``) that are reported.
+    """
     for _ in range(ntrials):
         simulate_trial(st, script, gi, ui, cx, res, wk)
         for k in range(sel.shape[0]):
             hist[k, res[sel[k]]] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_chunk` over each chunk of a
-#: batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_assault = ChunkKernel(run_chunk, "run_assault")
+#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
+#: :func:`_prologue`, for each chunk of a batch, on threads
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
+run_assault = ChunkKernel(run_trials, "run_assault", prologue=_prologue)
