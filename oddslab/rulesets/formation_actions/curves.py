@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from oddslab.outcome import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["turn_curves", "formation_summary", "army_summary", "plot_broken_by_turn"]
@@ -47,6 +46,8 @@ def turn_curves(outcome: Outcome) -> pd.DataFrame:
         Rows of statistics missing from the outcome (e.g. an exact outcome of an army that
         retains) are left out.
     """
+    import pandas as pd
+
     meta = _meta(outcome)
     anames = meta["army_names"]
     fnames = meta["formation_names"]
@@ -89,6 +90,8 @@ def formation_summary(outcome: Outcome) -> pd.DataFrame:
     ``p_action_passes`` is the share of its action tests that passed (mean passed / mean
     tests); ``NaN`` if it never tested.
     """
+    import pandas as pd
+
     meta = _meta(outcome)
     n = meta["turns"]
     rows = []
@@ -125,6 +128,8 @@ def army_summary(outcome: Outcome) -> pd.DataFrame:
     Rows of an exact outcome whose army retains (its per-turn totals are simulation-only)
     are left out.
     """
+    import pandas as pd
+
     meta = _meta(outcome)
     n = meta["turns"]
     rows = []
