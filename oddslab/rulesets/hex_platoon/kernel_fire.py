@@ -87,14 +87,13 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
 def fire_tables(fast: np.ndarray) -> np.ndarray:
     """``tabs`` int64[6, 36] of :func:`fire_trials`: successes of a d36 pair / of its first
     die for the fire, save and cover rolls (cover saves on 5+)."""
+    v = np.arange(36)
+    a = v // 6 + 1  # the pair's first die
+    b = v % 6 + 1
     tabs = np.zeros((6, 36), dtype=np.int64)
-    for j in range(3):
-        need = fast[K.F_TH] if j == 0 else (fast[K.F_SAVE_NEED] if j == 1 else 5)
-        for v in range(36):
-            a = v // 6 + 1
-            b = v % 6 + 1
-            tabs[2 * j, v] = int(a >= need) + int(b >= need)  # ints: numpy bools would OR
-            tabs[2 * j + 1, v] = int(a >= need)
+    for j, need in enumerate((fast[K.F_TH], fast[K.F_SAVE_NEED], 5)):
+        tabs[2 * j] = (a >= need).astype(np.int64) + (b >= need)
+        tabs[2 * j + 1] = a >= need
     return tabs
 
 
