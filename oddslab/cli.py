@@ -8,6 +8,7 @@ one ``error: ...`` line and exit code 2; Ctrl-C prints what was done and exits 1
 from __future__ import annotations
 
 import functools
+import gc
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -516,7 +517,16 @@ def list_examples(
 
 
 def main() -> None:  # pragma: no cover - entry point
-    app()
+    # A command builds hundreds of thousands of long-lived objects (numba's registries, and
+    # its compiler's on a first run) and little cyclic garbage: with the collector off, a warm
+    # run starts ~0.1 s sooner and a compile takes ~1 s less (oddslab._gc). The long analysis
+    # commands turn it back on. At the end, freezing what exists spares the interpreter's
+    # exit-time collections (~0.15 s).
+    gc.disable()
+    try:
+        app()
+    finally:
+        gc.freeze()
 
 
 from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)

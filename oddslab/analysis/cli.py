@@ -7,6 +7,8 @@ can type ends as one line on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import functools
+import gc
 import sys
 from contextlib import contextmanager
 from enum import StrEnum
@@ -27,6 +29,18 @@ class Fmt(StrEnum):
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code=2)
+
+
+def _collecting(fn):
+    """Turn Python's garbage collector back on for a long study (``oddslab.cli.main`` turns it
+    off for quick commands: see ``oddslab._gc``); a run on Dask makes many reference cycles."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gc.enable()
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 @contextmanager
@@ -354,6 +368,7 @@ BasketOpt = Annotated[
 
 
 @points_app.command("efficiency")
+@_collecting
 def efficiency_cmd(
     units: Annotated[str, typer.Argument(help="Library file or lib.toml:a,b: the units to rate.")],
     basket: BasketOpt,
@@ -388,6 +403,7 @@ def efficiency_cmd(
 
 
 @points_app.command("fair")
+@_collecting
 def fair_cmd(
     candidate: Annotated[str, typer.Argument(help="lib.toml:entry of the unit to price.")],
     reference: Annotated[
@@ -426,6 +442,7 @@ def fair_cmd(
 
 
 @points_app.command("duel")
+@_collecting
 def duel_cmd(
     scenario: Annotated[Path, typer.Argument(help="A two-sided scenario (uses allowed).")],
     vary: Annotated[
@@ -488,7 +505,7 @@ def library_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``sweep``, ``matchup``, ``points ...`` and ``library`` to the ``oddslab`` app."""
-    app.command("sweep")(sweep_cmd)
-    app.command("matchup")(matchup_cmd)
+    app.command("sweep")(_collecting(sweep_cmd))
+    app.command("matchup")(_collecting(matchup_cmd))
     app.command("library")(library_cmd)
     app.add_typer(points_app, name="points")
