@@ -2,9 +2,9 @@
 
 Charge, rounds (Initiative steps from 11 = "strikes first" down to 1, see :mod:`.fight`),
 assault result, morale, fall back, sweeping advance, repeated for up to
-``rules[R_MAX_TURNS]`` turns. ``simulate_trial`` writes the per-trial statistics into
-``res`` (layout ``S_*`` then one slain count per group, see :mod:`.layout`) and the chunk
-driver histograms them.
+``rules[R_MAX_TURNS]`` turns. :func:`run_trials` plays the combats of a chunk one after
+another; each writes its per-trial statistics into ``res`` (layout ``S_*`` then one slain
+count per group, see :mod:`.layout`) and is histogrammed.
 """
 
 from __future__ import annotations
@@ -141,238 +141,252 @@ def _roll_distance(st, script, fast):
     return total
 
 
-@jit_noalloc
-def simulate_trial(st, script, gi, ui, cx, res, wk):
-    """One whole combat; fills ``res`` (``S_NFIXED + G`` values).
+@jit_noalloc(inline="always")
+def _record(hist, sel, res):
+    for k in range(sel.shape[0]):
+        hist[k, res[sel[k]]] += 1
 
-    ``cx`` holds the entity table, rules and charts (:func:`_chunk_arrays`); ``wk`` is
-    int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) + 1)``, overwritten.
+
+@jit_noalloc
+def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
+    """``ntrials`` whole combats, serially: each fills ``res`` (``S_NFIXED + G`` values) and
+    adds 1 to ``hist[k, res[sel[k]]]`` for every ``k`` (allocates nothing).
+
+    The arguments come from :func:`_prologue`: ``cx`` holds the entity table, rules and charts
+    (:func:`_chunk_arrays`); ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) +
+    1)``, overwritten; ``sel`` int64[K] picks the per-trial values (``S_*`` / ``S_NFIXED + g``)
+    that are reported. The combat is written inline in the trial loop, not as a function it
+    calls: numba compiles every function it calls on its own and then again inside the
+    caller, so one level less is about a second less compiling, with the same machine code.
     """
     G = gi.shape[0]
     U = ui.shape[0]
-    for i in range(res.shape[0]):
-        res[i] = 0
-    double_one = cx[CX_RULES + R_DOUBLE_ONE] != 0
-    # typed (not literal) constants: a literal argument compiles another specialisation
-    zero = cx[CX_RULES + R_MAX_TURNS] * 0
-    yes = zero == 0
-    no = zero != 0
-    for g in range(G):
-        wk[W_ALIVE, g] = gi[g, G_COUNT]
-        wk[W_CON, g] = gi[g, G_CONTACT]
-        wk[W_SUP, g] = gi[g, G_SUPPORT]
-        wk[W_DMG, g] = 0
-        wk[W_SWEEPER, g] = -1
-    # -- charge: difficult terrain, 2D6 pick the highest ----------------------------------
-    any_charge = False
-    for u in range(U):
-        wk[W_FLED, u] = 0
-        wk[W_FB, u] = 0
-        wk[W_IN_COMBAT, u] = 1
-        wk[W_CHARGE_BONUS, u + 1] = 0
-        if ui[u, U_SIDE] == 0:
-            dist = ui[u, U_CHARGE_DIST]
-            ok = True
-            if dist > 0:
-                a = _d6(st, script)
-                b = _d6(st, script)
-                ok = (a if a > b else b) >= dist
-            if ok:
-                any_charge = True
-                wk[W_CHARGE_BONUS, u + 1] = 0 if ui[u, U_FIRED] != 0 else 1
-            else:
-                wk[W_IN_COMBAT, u] = 0
-    if not any_charge:
-        return
-    res[S_CHARGE] = 1
-    # -- defenders assaulted while falling back must regroup -------------------------------
-    for u in range(U):
-        if ui[u, U_SIDE] == 1 and ui[u, U_FALLING_BACK] != 0:
-            ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
-            if not _ld_test(st, script, ld, double_one):
-                res[S_REGROUP_FAILED] = 1
-                wk[W_IN_COMBAT, u] = 0
-                for g in range(G):
-                    if gi[g, G_UNIT] == u:
-                        wk[W_ALIVE, g] = 0
-                        wk[W_CON, g] = 0
-                        wk[W_SUP, g] = 0
-    # cover: defenders in cover strike first unless every charging unit has plasma grenades
-    cover_on = False
-    for u in range(U):
-        if ui[u, U_SIDE] == 0 and wk[W_IN_COMBAT, u] != 0 and ui[u, U_GRENADES] != 2:
-            cover_on = True
-    max_turns = cx[CX_RULES + R_MAX_TURNS]
-    turns = max_turns + 1
-    for turn in range(1, max_turns + 1):
-        first = turn == 1
-        redirect = not first and cx[CX_RULES + R_PILE_IN] != 0
+    for _ in range(ntrials):
+        for i in range(res.shape[0]):
+            res[i] = 0
+        double_one = cx[CX_RULES + R_DOUBLE_ONE] != 0
+        # typed (not literal) constants: a literal argument compiles another specialisation
+        zero = cx[CX_RULES + R_MAX_TURNS] * 0
+        yes = zero == 0
+        no = zero != 0
         for g in range(G):
-            u = gi[g, G_UNIT]
-            wk[W_PRIO_C, g] = gi[g, G_I_C]
-            wk[W_PRIO_S, g] = gi[g, G_I]
-            if first and cover_on:
-                strikes_first = False
-                if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0:
-                    strikes_first = True
-                if ui[u, U_SIDE] == 0 and ui[u, U_GRENADES] == 1:
-                    strikes_first = _any_cover(ui, wk)
-                if strikes_first:
-                    wk[W_PRIO_S, g] = COVER_STEP
-                    if cx[CX_RULES + R_FIST_LAST] == 0 or gi[g, G_FIST] == 0:
-                        wk[W_PRIO_C, g] = COVER_STEP
-        if not first:
-            for u in range(U):
-                wk[W_CHARGE_BONUS, u + 1] = 0
-        wk[W_TURN_INF, 0] = 0
-        wk[W_TURN_INF, 1] = 0
-        # the steps at which some group strikes (bit ``step``), found once per turn
-        active = 0
-        for g in range(G):
-            active |= (1 << wk[W_PRIO_C, g]) | (1 << wk[W_PRIO_S, g])
-        for step in range(COVER_STEP, 0, -1):
-            if (active >> step) & 1 == 0:
-                continue
-            fight_step(
-                st,
-                script,
-                gi,
-                cx,
-                step,
-                wk,
-                redirect,
-                no,
-                res,
-            )
-        # -- assault result ----------------------------------------------------------------
-        left_a = _side_in_combat(gi, ui, 0, wk)
-        left_d = _side_in_combat(gi, ui, 1, wk)
-        winner = -1
-        if left_a == 0 or left_d == 0:
-            if left_a > 0:
-                winner = 0
-            elif left_d > 0:
-                winner = 1
-        elif wk[W_TURN_INF, 0] > wk[W_TURN_INF, 1]:
-            winner = 0
-        elif wk[W_TURN_INF, 1] > wk[W_TURN_INF, 0]:
-            winner = 1
-        if first:
-            if winner == 0:
-                res[S_WIN_ATT] = 1
-            elif winner == 1:
-                res[S_WIN_DEF] = 1
-            else:
-                res[S_DRAW] = 1
+            wk[W_ALIVE, g] = gi[g, G_COUNT]
+            wk[W_CON, g] = gi[g, G_CONTACT]
+            wk[W_SUP, g] = gi[g, G_SUPPORT]
+            wk[W_DMG, g] = 0
+            wk[W_SWEEPER, g] = -1
+        # -- charge: difficult terrain, 2D6 pick the highest ----------------------------------
+        any_charge = False
         for u in range(U):
-            if _unit_alive(gi, u, wk) == 0:
-                wk[W_IN_COMBAT, u] = 0
-        # -- loser checks morale -------------------------------------------------------------
-        if winner >= 0:
-            loser = 1 - winner
-            any_fled = False
-            for u in range(U):
-                if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
-                    continue
+            wk[W_FLED, u] = 0
+            wk[W_FB, u] = 0
+            wk[W_IN_COMBAT, u] = 1
+            wk[W_CHARGE_BONUS, u + 1] = 0
+            if ui[u, U_SIDE] == 0:
+                dist = ui[u, U_CHARGE_DIST]
+                ok = True
+                if dist > 0:
+                    a = _d6(st, script)
+                    b = _d6(st, script)
+                    ok = (a if a > b else b) >= dist
+                if ok:
+                    any_charge = True
+                    wk[W_CHARGE_BONUS, u + 1] = 0 if ui[u, U_FIRED] != 0 else 1
+                else:
+                    wk[W_IN_COMBAT, u] = 0
+        if not any_charge:
+            _record(hist, sel, res)
+            continue
+        res[S_CHARGE] = 1
+        # -- defenders assaulted while falling back must regroup -------------------------------
+        for u in range(U):
+            if ui[u, U_SIDE] == 1 and ui[u, U_FALLING_BACK] != 0:
                 ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
-                if cx[CX_RULES + R_HALF_PENALTY] != 0 and 2 * _unit_alive(gi, u, wk) < _unit_start(
-                    gi, u
-                ):
-                    ld -= 1
                 if not _ld_test(st, script, ld, double_one):
-                    wk[W_FLED, u] = 1
-                    any_fled = True
-                    res[S_FELL_BACK + loser] = 1
-                    if first:
-                        res[S_LOSER_FAILED] = 1
-                    wk[W_FB, u] = _roll_distance(st, script, ui[u, U_FAST] != 0)
-                    if ui[u, U_TRAPPED] != 0:  # trapped: destroyed, no sweep needed
-                        for g in range(G):
-                            if gi[g, G_UNIT] == u:
-                                wk[W_ALIVE, g] = 0
-                                wk[W_CON, g] = 0
-                                wk[W_SUP, g] = 0
-                        wk[W_IN_COMBAT, u] = 0
-            # -- sweeping advance: winners whose every opponent fell back -----------------
-            if any_fled:
-                any_sweep = False
-                for g in range(G):
-                    wk[W_SWEEPER, g] = -1
-                for w in range(U):
-                    if ui[w, U_SIDE] != winner or wk[W_IN_COMBAT, w] == 0:
-                        continue
-                    # "only ... if all of the units they are Engaged with fall back": every
-                    # enemy unit still in the combat (all of them are engaged) must have fled
-                    all_fled = True
-                    for v in range(U):
-                        if ui[v, U_SIDE] == loser and wk[W_IN_COMBAT, v] != 0:
-                            if wk[W_FLED, v] == 0:
-                                all_fled = False
-                    if not all_fled:
-                        continue
-                    dist = _roll_distance(st, script, ui[w, U_FAST] != 0)
+                    res[S_REGROUP_FAILED] = 1
+                    wk[W_IN_COMBAT, u] = 0
                     for g in range(G):
-                        if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
-                            continue
-                        # the unit it fought if caught, else the first other unit caught
-                        v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]
-                        if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
-                            v = -1
-                            for x in range(U):
-                                if v < 0 and ui[x, U_SIDE] == loser and wk[W_FLED, x] != 0:
-                                    if wk[W_IN_COMBAT, x] != 0 and dist > wk[W_FB, x]:
-                                        v = x
-                        if v >= 0:
-                            wk[W_SWEEPER, g] = v
-                            any_sweep = True
-                            res[S_SWEPT + loser] = 1
-                if any_sweep:  # its wounds count in the totals, not in the result (decided)
-                    fight_step(
-                        st,
-                        script,
-                        gi,
-                        cx,
-                        zero,
-                        wk,
-                        redirect,
-                        yes,
-                        res,
-                    )
-                for u in range(U):
-                    if wk[W_FLED, u] != 0:
-                        wk[W_IN_COMBAT, u] = 0
-        res[S_INFLICTED] += wk[W_TURN_INF, 0]
-        res[S_INFLICTED + 1] += wk[W_TURN_INF, 1]
-        left_a = _side_in_combat(gi, ui, 0, wk)
-        left_d = _side_in_combat(gi, ui, 1, wk)
-        if left_a == 0 or left_d == 0:
-            turns = turn
-            if left_a > 0:
-                res[S_FIGHT_ATT] = 1
-            elif left_d > 0:
-                res[S_FIGHT_DEF] = 1
-            break
-        # pile in: survivors move into base contact for the next turn
-        if cx[CX_RULES + R_PILE_IN] != 0:
+                        if gi[g, G_UNIT] == u:
+                            wk[W_ALIVE, g] = 0
+                            wk[W_CON, g] = 0
+                            wk[W_SUP, g] = 0
+        # cover: defenders in cover strike first unless every charging unit has plasma grenades
+        cover_on = False
+        for u in range(U):
+            if ui[u, U_SIDE] == 0 and wk[W_IN_COMBAT, u] != 0 and ui[u, U_GRENADES] != 2:
+                cover_on = True
+        max_turns = cx[CX_RULES + R_MAX_TURNS]
+        turns = max_turns + 1
+        for turn in range(1, max_turns + 1):
+            first = turn == 1
+            redirect = not first and cx[CX_RULES + R_PILE_IN] != 0
             for g in range(G):
-                wk[W_CON, g] = wk[W_ALIVE, g]
-                wk[W_SUP, g] = 0
-    res[S_TURNS] = turns
-    slain_by_att = 0  # (sums in registers, not read-modify-write on res)
-    slain_by_def = 0
-    for g in range(G):
-        if gi[g, G_SIDE] == 0:
-            slain_by_def += res[S_NFIXED + g]
-        else:
-            slain_by_att += res[S_NFIXED + g]
-    res[S_SLAIN] += slain_by_att
-    res[S_SLAIN + 1] += slain_by_def
-    for side in range(2):
-        gone = True
+                u = gi[g, G_UNIT]
+                wk[W_PRIO_C, g] = gi[g, G_I_C]
+                wk[W_PRIO_S, g] = gi[g, G_I]
+                if first and cover_on:
+                    strikes_first = False
+                    if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0:
+                        strikes_first = True
+                    if ui[u, U_SIDE] == 0 and ui[u, U_GRENADES] == 1:
+                        strikes_first = _any_cover(ui, wk)
+                    if strikes_first:
+                        wk[W_PRIO_S, g] = COVER_STEP
+                        if cx[CX_RULES + R_FIST_LAST] == 0 or gi[g, G_FIST] == 0:
+                            wk[W_PRIO_C, g] = COVER_STEP
+            if not first:
+                for u in range(U):
+                    wk[W_CHARGE_BONUS, u + 1] = 0
+            wk[W_TURN_INF, 0] = 0
+            wk[W_TURN_INF, 1] = 0
+            # the steps at which some group strikes (bit ``step``), found once per turn
+            active = 0
+            for g in range(G):
+                active |= (1 << wk[W_PRIO_C, g]) | (1 << wk[W_PRIO_S, g])
+            for step in range(COVER_STEP, 0, -1):
+                if (active >> step) & 1 == 0:
+                    continue
+                fight_step(
+                    st,
+                    script,
+                    gi,
+                    cx,
+                    step,
+                    wk,
+                    redirect,
+                    no,
+                    res,
+                )
+            # -- assault result ----------------------------------------------------------------
+            left_a = _side_in_combat(gi, ui, 0, wk)
+            left_d = _side_in_combat(gi, ui, 1, wk)
+            winner = -1
+            if left_a == 0 or left_d == 0:
+                if left_a > 0:
+                    winner = 0
+                elif left_d > 0:
+                    winner = 1
+            elif wk[W_TURN_INF, 0] > wk[W_TURN_INF, 1]:
+                winner = 0
+            elif wk[W_TURN_INF, 1] > wk[W_TURN_INF, 0]:
+                winner = 1
+            if first:
+                if winner == 0:
+                    res[S_WIN_ATT] = 1
+                elif winner == 1:
+                    res[S_WIN_DEF] = 1
+                else:
+                    res[S_DRAW] = 1
+            for u in range(U):
+                if _unit_alive(gi, u, wk) == 0:
+                    wk[W_IN_COMBAT, u] = 0
+            # -- loser checks morale -------------------------------------------------------------
+            if winner >= 0:
+                loser = 1 - winner
+                any_fled = False
+                for u in range(U):
+                    if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
+                        continue
+                    ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
+                    if cx[CX_RULES + R_HALF_PENALTY] != 0 and 2 * _unit_alive(
+                        gi, u, wk
+                    ) < _unit_start(gi, u):
+                        ld -= 1
+                    if not _ld_test(st, script, ld, double_one):
+                        wk[W_FLED, u] = 1
+                        any_fled = True
+                        res[S_FELL_BACK + loser] = 1
+                        if first:
+                            res[S_LOSER_FAILED] = 1
+                        wk[W_FB, u] = _roll_distance(st, script, ui[u, U_FAST] != 0)
+                        if ui[u, U_TRAPPED] != 0:  # trapped: destroyed, no sweep needed
+                            for g in range(G):
+                                if gi[g, G_UNIT] == u:
+                                    wk[W_ALIVE, g] = 0
+                                    wk[W_CON, g] = 0
+                                    wk[W_SUP, g] = 0
+                            wk[W_IN_COMBAT, u] = 0
+                # -- sweeping advance: winners whose every opponent fell back -----------------
+                if any_fled:
+                    any_sweep = False
+                    for g in range(G):
+                        wk[W_SWEEPER, g] = -1
+                    for w in range(U):
+                        if ui[w, U_SIDE] != winner or wk[W_IN_COMBAT, w] == 0:
+                            continue
+                        # "only ... if all of the units they are Engaged with fall back": every
+                        # enemy unit still in the combat (all of them are engaged) must have fled
+                        all_fled = True
+                        for v in range(U):
+                            if ui[v, U_SIDE] == loser and wk[W_IN_COMBAT, v] != 0:
+                                if wk[W_FLED, v] == 0:
+                                    all_fled = False
+                        if not all_fled:
+                            continue
+                        dist = _roll_distance(st, script, ui[w, U_FAST] != 0)
+                        for g in range(G):
+                            if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
+                                continue
+                            # the unit it fought if caught, else the first other unit caught
+                            v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]
+                            if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
+                                v = -1
+                                for x in range(U):
+                                    if v < 0 and ui[x, U_SIDE] == loser and wk[W_FLED, x] != 0:
+                                        if wk[W_IN_COMBAT, x] != 0 and dist > wk[W_FB, x]:
+                                            v = x
+                            if v >= 0:
+                                wk[W_SWEEPER, g] = v
+                                any_sweep = True
+                                res[S_SWEPT + loser] = 1
+                    if any_sweep:  # its wounds count in the totals, not in the result (decided)
+                        fight_step(
+                            st,
+                            script,
+                            gi,
+                            cx,
+                            zero,
+                            wk,
+                            redirect,
+                            yes,
+                            res,
+                        )
+                    for u in range(U):
+                        if wk[W_FLED, u] != 0:
+                            wk[W_IN_COMBAT, u] = 0
+            res[S_INFLICTED] += wk[W_TURN_INF, 0]
+            res[S_INFLICTED + 1] += wk[W_TURN_INF, 1]
+            left_a = _side_in_combat(gi, ui, 0, wk)
+            left_d = _side_in_combat(gi, ui, 1, wk)
+            if left_a == 0 or left_d == 0:
+                turns = turn
+                if left_a > 0:
+                    res[S_FIGHT_ATT] = 1
+                elif left_d > 0:
+                    res[S_FIGHT_DEF] = 1
+                break
+            # pile in: survivors move into base contact for the next turn
+            if cx[CX_RULES + R_PILE_IN] != 0:
+                for g in range(G):
+                    wk[W_CON, g] = wk[W_ALIVE, g]
+                    wk[W_SUP, g] = 0
+        res[S_TURNS] = turns
+        slain_by_att = 0  # (sums in registers, not read-modify-write on res)
+        slain_by_def = 0
         for g in range(G):
-            if gi[g, G_SIDE] == side and wk[W_ALIVE, g] > 0:
-                gone = False
-        res[S_DESTROYED + side] = 1 if gone else 0
+            if gi[g, G_SIDE] == 0:
+                slain_by_def += res[S_NFIXED + g]
+            else:
+                slain_by_att += res[S_NFIXED + g]
+        res[S_SLAIN] += slain_by_att
+        res[S_SLAIN + 1] += slain_by_def
+        for side in range(2):
+            gone = True
+            for g in range(G):
+                if gi[g, G_SIDE] == side and wk[W_ALIVE, g] > 0:
+                    gone = False
+            res[S_DESTROYED + side] = 1 if gone else 0
+        _record(hist, sel, res)
 
 
 @jit_noalloc(inline="always")
@@ -406,7 +420,9 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     """One trial with scripted dice (tests); returns ``res`` (int64[S_NFIXED + G])."""
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
-    simulate_trial(seed_state(seed_words), script, gi, ui, cx, res, wk)
+    hist = np.zeros((0, 1), dtype=np.int64)  # nothing histogrammed: ``res`` is the answer
+    sel = np.zeros(0, dtype=np.int64)
+    run_trials(seed_state(seed_words), 1, hist, script, gi, ui, cx, res, wk, sel)
     return res
 
 
@@ -417,19 +433,6 @@ def _prologue(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, 
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
     return (seed_state(seed_words), ntrials, hist, script, gi, ui, cx, res, wk, sel)
-
-
-@jit_noalloc
-def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
-    """One chunk, serially: ``hist[k, v] += 1`` for ``res[sel[k]] == v`` in every trial, on
-    the arrays of :func:`_prologue` (allocates nothing).
-
-    ``sel`` int64[K] picks the per-trial values (``S_*`` / ``S_NFIXED + g``) that are reported.
-    """
-    for _ in range(ntrials):
-        simulate_trial(st, script, gi, ui, cx, res, wk)
-        for k in range(sel.shape[0]):
-            hist[k, res[sel[k]]] += 1
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
