@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from oddslab._tables import print_table
 from oddslab.outcome import (
     Z95,
     Outcome,
@@ -125,8 +126,6 @@ def print_outcome(outcome: Outcome, stat: str, con) -> None:
 
     Exact outcomes have no standard-error columns.
     """
-    from rich.table import Table
-
     mc = not outcome.exact
     con.print(header_text(outcome))
     note = precision_note(outcome)
@@ -140,25 +139,21 @@ def print_outcome(outcome: Outcome, stat: str, con) -> None:
 
     rows = outcome.probability_rows()
     if rows:
-        t = Table(title="Headline probabilities", title_justify="left", min_width=24)
         cols = ("outcome", "P", "± SE", "95% CI") if mc else ("outcome", "P")
-        for col in cols:
-            t.add_column(col, justify="left" if col == "outcome" else "right")
+        body = []
         for r in rows:
-            cells = [_esc(r["label"]), format_probability(r["probability"])]
+            cells = [str(r["label"]), format_probability(r["probability"])]
             if mc:
                 cells += [_se(r["se"]), _ci(r["ci_low"], r["ci_high"])]
-            t.add_row(*cells)
-        con.print(t)
+            body.append(cells)
+        print_table(con, "Headline probabilities", _justified(cols), body, min_width=24)
 
-    t = Table(title="Per-trial statistics", title_justify="left", min_width=22)
     cols = ["statistic", "mean", "± SE", "sd", "5%", "median", "95%", "max"]
     if not mc:
         cols.remove("± SE")
-    for col in cols:
-        t.add_column(col, justify="left" if col == "statistic" else "right")
+    body = []
     for r in outcome.summary_rows():
-        cells = [_esc(r["label"]), format_number(r["mean"])]
+        cells = [str(r["label"]), format_number(r["mean"])]
         if mc:
             cells.append(format_number(r["se_mean"]))
         cells += [
@@ -168,19 +163,23 @@ def print_outcome(outcome: Outcome, stat: str, con) -> None:
             str(r["q95"]),
             str(r["max"]),
         ]
-        t.add_row(*cells)
-    con.print(t)
+        body.append(cells)
+    print_table(con, "Per-trial statistics", _justified(cols), body, min_width=22)
 
     title = f"{outcome.title(stat)}: P(= k) and P(≥ k)"
-    t = Table(title=_esc(title), title_justify="left", min_width=len(title) + 1)
-    for col in ("k", "P(= k)", "P(≥ k)", *(("± SE",) if mc else ())):
-        t.add_column(col, justify="right")
+    cols = ["k", "P(= k)", "P(≥ k)", *(("± SE",) if mc else ())]
+    body = []
     for k_text, p_eq, row in bounded_rows(outcome, stat):
         cells = [k_text, format_probability(p_eq), format_probability(row["probability"])]
         if mc:
             cells.append(_se(row["se"]))
-        t.add_row(*cells)
-    con.print(t)
+        body.append(cells)
+    print_table(con, title, [(c, "right") for c in cols], body, min_width=len(title) + 1)
+
+
+def _justified(cols) -> list[tuple[str, str]]:
+    """The first column left-justified (labels), the others right (numbers)."""
+    return [(c, "left" if i == 0 else "right") for i, c in enumerate(cols)]
 
 
 def bounded_rows(outcome: Outcome, stat: str) -> list[tuple[str, float, dict[str, Any]]]:
@@ -297,22 +296,17 @@ def _signed(x: float, kind: str) -> str:
 def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], con) -> None:
     """The comparison table: each scenario's value ± SE, then each one's difference from the
     first with its 95% interval."""
-    from rich.table import Table
-
     trials = ", ".join(f"{o.trials:,}" for o in outcomes)
-    t = Table(
-        title=f"Comparison ({trials} trials; differences against {_esc(names[0])})",
-        title_justify="left",
-    )
-    t.add_column("")
+    cols = [("", "left")]
     for i, n in enumerate(names):
-        t.add_column(_esc(n), justify="right")
+        cols.append((n, "right"))
         if i:
-            t.add_column(_esc(f"{n} − first (95% CI)"), justify="right")
+            cols.append((f"{n} − first (95% CI)", "right"))
+    body = []
     for r in rows:
         kind = r["kind"]
         fmt = format_probability if kind == "probability" else format_number
-        cells = [_esc(r["row"])]
+        cells = [str(r["row"])]
         for i, v in enumerate(r["values"]):
             cells.append("—" if v is None else f"{fmt(v['value'])} ± {_se_text(v['se'], kind)}")
             if i:
@@ -323,8 +317,9 @@ def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], c
                     else f"{_signed(d['diff'], kind)} ({_signed(d['ci_low'], kind)} … "
                     f"{_signed(d['ci_high'], kind)})"
                 )
-        t.add_row(*cells)
-    con.print(t)
+        body.append(cells)
+    title = f"Comparison ({trials} trials; differences against {names[0]})"
+    print_table(con, title, cols, body)
 
 
 def _se_text(se: float, kind: str) -> str:
