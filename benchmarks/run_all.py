@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -153,13 +153,13 @@ def first_run_table(rows: list[dict]) -> str:
 
 
 def time_to_answer(examples: list[Path], precision: float) -> list[dict]:
-    """Wall time of ``oddslab simulate EX --precision P`` per example, warm cache (best of 2)."""
+    """Wall time of ``oddslab simulate EX --precision P`` per example, warm cache (best of 2):
+    the issue's command as a user runs it, tables printed (to a pipe, so 80 columns wide)."""
     cmd = oddslab_command()
     out = []
     for ex in examples:
         rel = ex.relative_to(ROOT)
         args = [*cmd, "simulate", str(rel), "--precision", str(precision), "--seed", "1"]
-        args += ["--format", "json"]
         subprocess.run(args, cwd=ROOT, env=env_with_root(), capture_output=True)  # warm cache
         best, trials, ok = float("inf"), None, True
         for _ in range(2):
@@ -169,10 +169,8 @@ def time_to_answer(examples: list[Path], precision: float) -> list[dict]:
             if p.returncode != 0:
                 ok = False
                 break
-            try:
-                trials = json.loads(p.stdout).get("trials")
-            except json.JSONDecodeError:
-                trials = None
+            found = re.search(r"\(([\d,]+)\s+trials,\s+seed", p.stdout)  # the results header
+            trials = int(found.group(1).replace(",", "")) if found else None
         out.append({"example": ex.name, "wall_s": best if ok else None, "trials": trials})
     return out
 

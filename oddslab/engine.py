@@ -23,7 +23,9 @@ Batches
 A fixed-trials run calls the kernel on batches of :data:`BATCH_CHUNKS` chunks. A precision
 run steps finer at first (:func:`precision_batches`: 1, 1, 2, 4, 8, then 16 chunks a batch)
 so coarse targets stop after a few hundred thousand trials; the schedule is fixed and the
-stopping rule reads only the histograms, so a seed still gives one result.
+stopping rule reads only the histograms, so a seed still gives one result. Batches smaller
+than the thread count share a kernel call (:func:`oddslab._batches.kernel_calls`), so the
+first ones do not leave threads idle; the rule is still checked after each batch.
 
 Compiling
 ---------
@@ -44,6 +46,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from oddslab._batches import (
+    BATCH_CHUNKS,
+    fixed_batches,
+    kernel_calls,
+    precision_batches,
+    threads_now,
+)
 from oddslab._gc import paused
 from oddslab.outcome import Headline, Outcome, Stat
 
@@ -64,8 +73,6 @@ __all__ = [
 
 #: Trials per chunk. Results for a seed depend on it, so it is a constant, not a setting.
 CHUNK_TRIALS = 1 << 16
-#: Most chunks per kernel call (a batch): the unit of progress, precision checks and Ctrl-C.
-BATCH_CHUNKS = 16
 #: Ceiling on trials for adaptive-precision runs when none is given.
 DEFAULT_MAX_TRIALS = 100_000_000
 DEFAULT_TRIALS = 1_000_000
@@ -259,29 +266,6 @@ def simulate(
     return out
 
 
-def precision_batches(n_chunks_total: int) -> list[tuple[int, int]]:
-    """Chunk ranges ``(start, stop)`` of a precision run: 1, 1, 2, 4, 8, then 16 chunks.
-
-    Fixed (it depends only on the ceiling), so where a run can stop never depends on timing
-    or thread count.
-    """
-    out = []
-    start, size = 0, 1
-    while start < n_chunks_total:
-        stop = min(start + size, n_chunks_total)
-        out.append((start, stop))
-        start = stop
-        if len(out) > 1:
-            size = min(size * 2, BATCH_CHUNKS)
-    return out
-
-
-def _fixed_batches(n_chunks_total: int) -> list[tuple[int, int]]:
-    return [
-        (c, min(c + BATCH_CHUNKS, n_chunks_total)) for c in range(0, n_chunks_total, BATCH_CHUNKS)
-    ]
-
-
 def _signature(kernel: Any, args: tuple) -> tuple:
     return tuple(kernel.typeof_pyval(a) for a in args)
 
@@ -417,7 +401,7 @@ def run_job(
     batches = (
         precision_batches(n_chunks_total)
         if precision is not None
-        else _fixed_batches(n_chunks_total)
+        else fixed_batches(n_chunks_total)
     )
     done = 0
     interrupted = False
@@ -429,24 +413,29 @@ def run_job(
             job, on_compile, (chunk_seeds(seed, 0, 1), np.zeros(1, dtype=np.int64), buf[:1])
         )
         started = time.perf_counter()
-        for chunk, stop in batches:
-            c = stop - chunk
-            seeds = chunk_seeds(seed, chunk, stop)
+        for group in kernel_calls(batches, threads_now()):
+            first, last = group[0][0], group[-1][1]
+            seeds = chunk_seeds(seed, first, last)
             ntrials = np.array(
-                [min(CHUNK_TRIALS, trials - i * CHUNK_TRIALS) for i in range(chunk, stop)],
+                [min(CHUNK_TRIALS, trials - i * CHUNK_TRIALS) for i in range(first, last)],
                 dtype=np.int64,
             )
-            out = buf[:c]
+            out = buf[: last - first]
             out[...] = 0
             job.kernel(seeds, ntrials, out, *job.params)
             if job.transform is not None:
                 job.transform(out)
-            for i in range(c):  # serial merge, fixed order
-                total += out[i]
-            done += int(ntrials.sum())
-            if progress is not None:
-                progress(done, None if precision is not None else trials)
-            if precision is not None and _max_half_width(job, total, done) < precision:
+            stopped = False
+            for chunk, stop in group:  # each batch's checkpoint in turn, as if run alone
+                for i in range(chunk - first, stop - first):  # serial merge, fixed order
+                    total += out[i]
+                done += int(ntrials[chunk - first : stop - first].sum())
+                if progress is not None:
+                    progress(done, None if precision is not None else trials)
+                if precision is not None and _max_half_width(job, total, done) < precision:
+                    stopped = True  # later chunks of this call are dropped, unmerged
+                    break
+            if stopped:
                 break
     except KeyboardInterrupt:
         interrupted = True
