@@ -231,6 +231,41 @@ def answer_table(rows: list[dict], precision: float) -> str:
     )  # fmt: skip
 
 
+def ruleset_summary(firsts: list[dict], answers: list[dict], precision: float) -> str:
+    """Per ruleset, over its examples: the first run on top of a warm run (target <= 5 s)
+    and the time to answer (target <= 1 s), as ranges."""
+    import tomllib
+
+    def ruleset(name: str) -> str:
+        with open(ROOT / "examples" / name, "rb") as f:
+            return tomllib.load(f).get("ruleset", "?")
+
+    groups: dict[str, dict[str, list[float]]] = {}
+    for r in firsts:
+        groups.setdefault(ruleset(r["example"]), {"first": [], "answer": []})["first"].append(
+            r["cold_s"] - r["warm_s"]
+        )
+    for r in answers:
+        if r["wall_s"] is not None:
+            g = groups.setdefault(ruleset(r["example"]), {"first": [], "answer": []})
+            g["answer"].append(r["wall_s"])
+
+    def span(xs: list[float], fmt: str, limit: float) -> str:
+        if not xs:
+            return "—"
+        lo, hi = min(xs), max(xs)
+        text = f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}–{hi:{fmt}}"
+        over = sum(x > limit for x in xs)
+        return text + (f" ({over} of {len(xs)} over {limit:g} s)" if over else "")
+
+    return markdown_table(
+        ["ruleset", "examples", "first run − warm run (s), target ≤ 5",
+         f"time to answer ±{precision:g} (s), target ≤ 1"],
+        [[rs, str(max(len(g["first"]), len(g["answer"]))), span(g["first"], ".1f", 5.0),
+          span(g["answer"], ".2f", 1.0)] for rs, g in sorted(groups.items())],
+    )  # fmt: skip
+
+
 def machine_line() -> str:
     import numba
     import numpy
@@ -310,6 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         + ".",
         "",
+        "## Per ruleset: first run and time to answer over its examples",
+        "",
+        "From the two example tables below: `oddslab simulate EXAMPLE -n 1` with an empty",
+        "numba cache minus the same run warm, and the wall time of",
+        f"`oddslab simulate EXAMPLE --precision {args.precision:g}` with a warm cache.",
+        "",
+        ruleset_summary(firsts, answers, args.precision),
+        "",
         "## Start-up: first run of each ruleset (empty numba cache) and a warm run",
         "",
         "A fresh process simulates the ruleset's `WARMUP` scenario for one trial.",
@@ -341,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
                 "",
                 bench_table(readme_rows(rows), notes=False),
                 "",
-                start_table(starts),
+                ruleset_summary(firsts, answers, args.precision),
                 "",
                 "Notes on each job, the analysis layer's overheads, time to answer for every "
                 "example, and peak memory: "
