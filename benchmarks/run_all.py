@@ -234,8 +234,10 @@ def answer_table(rows: list[dict], precision: float) -> str:
 def ruleset_summary(firsts: list[dict], answers: list[dict], precision: float) -> str:
     """Per ruleset, over its examples: the first run on top of a warm run (target <= 5 s)
     and the time to answer (target <= 1 s), as ranges."""
+    import functools
     import tomllib
 
+    @functools.cache
     def ruleset(name: str) -> str:
         with open(ROOT / "examples" / name, "rb") as f:
             return tomllib.load(f).get("ruleset", "?")

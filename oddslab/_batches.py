@@ -10,7 +10,7 @@ the thread count and changes only the speed.
 
 from __future__ import annotations
 
-__all__ = ["BATCH_CHUNKS", "precision_batches", "fixed_batches", "kernel_calls", "threads_now"]
+__all__ = ["BATCH_CHUNKS", "precision_batches", "fixed_batches", "kernel_calls"]
 
 #: Most chunks per kernel call (a batch): the unit of progress, precision checks and Ctrl-C.
 BATCH_CHUNKS = 16
@@ -53,13 +53,6 @@ def kernel_calls(batches: list[tuple[int, int]], threads: int) -> list[list[tupl
                 continue
         calls.append([batch])
     return calls
-
-
-def threads_now() -> int:
-    """The threads a kernel call runs on now (:func:`oddslab._kernels.chunks.thread_count`)."""
-    from oddslab._kernels.chunks import thread_count
-
-    return thread_count()
 
 
 def fixed_batches(n_chunks_total: int) -> list[tuple[int, int]]:

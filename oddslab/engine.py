@@ -51,9 +51,9 @@ from oddslab._batches import (
     fixed_batches,
     kernel_calls,
     precision_batches,
-    threads_now,
 )
 from oddslab._gc import paused
+from oddslab._kernels.chunks import thread_count
 from oddslab.outcome import Headline, Outcome, Stat
 
 __all__ = [
@@ -413,7 +413,7 @@ def run_job(
             job, on_compile, (chunk_seeds(seed, 0, 1), np.zeros(1, dtype=np.int64), buf[:1])
         )
         started = time.perf_counter()
-        for group in kernel_calls(batches, threads_now()):
+        for group in kernel_calls(batches, thread_count()):
             first, last = group[0][0], group[-1][1]
             seeds = chunk_seeds(seed, first, last)
             ntrials = np.array(

@@ -34,7 +34,7 @@ def test_the_first_precision_batches_share_a_call_on_two_threads():
 def test_a_precision_run_gives_one_result_whatever_the_grouping(precision, monkeypatch):
     results = []
     for threads in (1, 2, 3, 8, 16):
-        monkeypatch.setattr(engine, "threads_now", lambda t=threads: t)
+        monkeypatch.setattr(engine, "thread_count", lambda t=threads: t)
         out = simulate(SC, precision=precision, seed=11)
         results.append((out.trials, _digest(out), out.half_width))
     assert len(set(results)) == 1, results

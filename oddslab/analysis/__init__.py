@@ -49,6 +49,7 @@ _WHERE = {
     "plot_sweep": "sweep",
     "sweep": "sweep",
 }
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str):
@@ -76,22 +77,3 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
-
-__all__ = [
-    "Library",
-    "LibraryEntry",
-    "load_library",
-    "shipped_libraries",
-    "sweep",
-    "SweepResult",
-    "plot_sweep",
-    "matchup",
-    "MatchupResult",
-    "plot_matchup",
-    "parse_metric",
-    "efficiency",
-    "fair_points",
-    "duel_balance",
-    "basket_sensitivity",
-    "plot_efficiency",
-]
