@@ -1,15 +1,21 @@
-"""The kernels' numba cache is keyed by a digest of every kernel source, not one file's."""
+"""The project's numba flags: the cache keyed by a digest of every kernel source, functions
+only kernels call (no Python entry point), per-kernel LLVM settings, declared local types."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numba
+import numpy as np
+import pytest
+
 from oddslab import _jit
-from oddslab._jit import cache_dir, source_digest
+from oddslab._jit import cache_dir, jit, jit_inner, jit_noalloc, source_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,3 +74,92 @@ def test_kernels_cache_in_the_digest_directory(tmp_path):
     assert out == str(want)
     assert any(want.rglob("*.nbi")), "the kernels were cached there"
     assert _jit._CACHE  # this test process caches somewhere writable too
+
+
+@jit_inner(ints="total")
+def _inner_sum(a, n):
+    total = 0
+    for i in range(n):
+        total += a[i]
+    return total
+
+
+@jit(cache=False)
+def _calls_inner(a):
+    return _inner_sum(a, a.shape[0])
+
+
+def test_inner_function_runs_from_kernels_and_refuses_python_calls():
+    a = np.arange(10, dtype=np.int64)
+    assert _calls_inner(a) == 45
+    with pytest.raises(TypeError, match="_inner_sum is compiled to be called from other kernels"):
+        _inner_sum(a, 10)  # numba alone would jump to a missing entry point and crash
+
+
+def _package_functions(decorator: str) -> dict[str, str]:
+    """``{name: module}`` of the package's functions decorated with ``decorator``."""
+    found = {}
+    for f in (ROOT / "oddslab").rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.FunctionDef) and any(
+                ast.unparse(d).split("(")[0] == decorator for d in node.decorator_list
+            ):
+                found[node.name] = f.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+    return found
+
+
+def test_no_plain_python_code_calls_an_inner_function():
+    # what a user can reach runs in Python: a jit_inner function used there would raise
+    inner = _package_functions("jit_inner")
+    assert len(inner) > 30  # (the check below would pass vacuously on a wrong parse)
+    offenders = []
+    for f in (ROOT / "oddslab").rglob("*.py"):
+        tree = ast.parse(f.read_text())
+        module = f.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+        visible = {n for n, m in inner.items() if m == module}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                visible |= {
+                    a.asname or a.name for a in node.names if inner.get(a.name) == node.module
+                }
+        plain = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef)
+            and not any(ast.unparse(d).startswith("jit") for d in node.decorator_list)
+        ]
+        for fn in plain:
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Name) and sub.id in visible:
+                    offenders.append(f"{module}.{fn.name} uses {sub.id}")
+    assert offenders == []
+
+
+def _loop(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * 3 + 1
+
+
+def test_lean_dispatcher_compiles_without_vectorisers_and_restores_numbas_settings():
+    before = (numba.config.LOOP_VECTORIZE, numba.config.SLP_VECTORIZE, int(numba.config.OPT))
+    lean = jit_noalloc(_loop, vectorize=False, llvm_opt=2, cache=False)
+    default = jit_noalloc(_loop, cache=False)
+    assert isinstance(lean, _jit.LeanDispatcher) and lean.llvm_settings == (False, 2)
+    assert not isinstance(default, _jit.LeanDispatcher)
+    a = np.arange(1000, dtype=np.int64)
+    out_lean, out_default = np.zeros_like(a), np.zeros_like(a)
+    lean(a, out_lean)
+    default(a, out_default)
+    assert np.array_equal(out_lean, out_default) and np.array_equal(out_lean, a * 3 + 1)
+    after = (numba.config.LOOP_VECTORIZE, numba.config.SLP_VECTORIZE, int(numba.config.OPT))
+    assert after == before
+    ir = next(iter(lean.inspect_llvm().values()))
+    assert " x i64>" not in ir  # no vector code at all
+    if before[0]:  # numba's defaults vectorise this loop on any x86-64 (SSE2 at least)
+        assert " x i64>" in next(iter(default.inspect_llvm().values()))
+
+
+def test_declared_locals_are_passed_to_numba():
+    f = jit(lambda n: n, ints="a b", flags="c", cache=False)
+    assert f.locals == {"a": numba.int64, "b": numba.int64, "c": numba.boolean}
+    assert jit(lambda n: n, cache=False).locals == {}

@@ -126,14 +126,14 @@ def count_d6(st, n, need):
     about 1 in 4,000 words): the four dice are then counted without the one-lane-at-a-time
     dependency chain. Same dice, same order, same counts.
     """
-    ge = 0
-    six = 0
+    ge = n - n  # typed int64 zeros: literal 0s cost numba extra typing passes
+    six = ge
     buf = st[4]
     left = st[5]
     # a face is >= need exactly when the product (lane * 6) is >= (need - 1) << 16
     lim = np.uint64(need - 1 if need > 1 else 0) << _SHIFT16
     lim6 = np.uint64(5) << _SHIFT16
-    k = 0
+    k = ge
     while k < n:
         if left == _ZERO:
             buf = next_u64(st)
@@ -250,7 +250,7 @@ def new_block_state(st, lanes):
 _SIXTEEN = np.uint64(16)
 
 
-@jit
+@jit(ints="bad k")
 def fill_block(bs, raw, buf, sides):
     """Fill ``buf`` from the lock-step streams ``bs``; return how many values are valid.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit, jit_inner
 from oddslab._kernels.decks import draw_card
 from oddslab._kernels.rng import randint
 from oddslab.rulesets.armoured_clash.layout import (
@@ -74,7 +74,7 @@ def draw(st, deck, W, nu, side):
     return card
 
 
-@jit_noalloc
+@jit_inner
 def annihilate(u, W, nu):
     """Remove unit ``u`` from play (annihilated): the other side scores its VPs."""
     if W[u, S_GONE] != 0:
@@ -94,7 +94,7 @@ def annihilate(u, W, nu):
         W[nu + 1 - W[c, U_SIDE], X_VP] += W[c, U_VP]
 
 
-@jit_noalloc
+@jit_inner
 def _remove(st, u, k, W, nu, chosen):
     """Destroy ``k`` models of unit ``u`` (no transport follow-up); returns models destroyed.
 
@@ -129,7 +129,7 @@ def _remove(st, u, k, W, nu, chosen):
     return k
 
 
-@jit_noalloc
+@jit_inner
 def destroy(st, u, k, W, nu, chosen):
     """Destroy ``k`` models of ``u``; a transport's lost capacity destroys passengers too.
 
@@ -168,7 +168,7 @@ def apply_damage(st, u, dmg, exposed, W, nu):
     return destroy(st, u, k, W, nu, np.int64(0))
 
 
-@jit_noalloc
+@jit_inner
 def _test_one(st, u, W, nu, deck):
     """One suppression test for ``u``; returns 1 if it failed."""
     if W[u, S_GONE] != 0 or W[u, U_NOSUPP] != 0:

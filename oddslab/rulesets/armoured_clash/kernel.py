@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit, jit_inner, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.pools import roll_pool
 from oddslab._kernels.rng import seed_state
@@ -140,7 +140,7 @@ def pack_faces(face_score, explode, rr_tiers, kinds):
     return FT
 
 
-@jit_noalloc
+@jit_inner
 def pool_hits(st, n, rating, rr_extra, FT):
     """Hits of one attack pool of ``n`` dice at ``rating`` (0 weakened, 1 neutral, 2 improved).
 
@@ -184,7 +184,7 @@ def _extra(rr, cmd, u, W):
     return rr
 
 
-@jit_noalloc
+@jit_inner
 def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
     """Close quarters attack pool of ``u`` against ``t``; returns models of ``t`` destroyed."""
     n = _dice_for(u, col, half, W, DC)
@@ -196,7 +196,7 @@ def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
     return apply_damage(st, t, hits // W[t, U_DEF], -1, W, nu)
 
 
-@jit_noalloc
+@jit_inner
 def _retaliate(st, a, AT, W, nu, DC, FT):
     """The charge target and every secondary combatant strike the charger (at the same time).
 
@@ -260,7 +260,7 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
         suppression_test(st, tgt, W, nu, deck, R)
 
 
-@jit_noalloc
+@jit_inner(ints="killed_a killed_t rally_failed", flags="ended")
 def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     """Resolve attack ``a``.
 
@@ -470,7 +470,7 @@ def _prologue(
     return (seed_state(seed), ntr, hist, AT, W, nu, DC, R, deck0.copy(), FT, res, slots)
 
 
-@jit_noalloc
+@jit_noalloc(vectorize=False)
 def run_trials(st, ntr, hist, AT, W, nu, DC, R, deck, FT, res, slots):
     """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slots[s], value]``
     (int64[n_stats, n_bins]) for the statistics ``ST_*``; ``slots[s]`` is -1 for a

@@ -8,7 +8,7 @@ length-1 script. Array layouts: :mod:`oddslab.rulesets.assault_phase.layout`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.rng import count_d6, randint
 from oddslab.rulesets.assault_phase.layout import (
     CX_ENT,
@@ -43,7 +43,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit_noalloc
+@jit_inner
 def d6(st, script):
     """One D6: the next scripted die while any remain, else a random one.
 
@@ -56,7 +56,7 @@ def d6(st, script):
     return randint(st, 6) + 1
 
 
-@jit_noalloc
+@jit_inner(ints="ge six")
 def roll_count(st, script, n, need):
     """Roll ``n`` D6; return (how many are >= ``need``, how many are 6).
 
@@ -73,7 +73,7 @@ def roll_count(st, script, n, need):
     return count_d6(st, n, need)
 
 
-@jit_noalloc
+@jit_inner
 def ld_test(st, script, ld, double_one):
     """2D6 <= ld passes (optionally a double one always passes)."""
     a = d6(st, script)
@@ -119,7 +119,7 @@ def remove_models(g, k, wk, reach_unit):
     wk[W_CON, g] -= d
 
 
-@jit_noalloc
+@jit_inner(ints="best_n best_v c kinds low total", flags="first")
 def _group_majority(gi, wk, e, col, tie_high, strict):
     """The majority of column ``col`` (WS or T) over entity ``e``'s models still in combat.
 
@@ -157,7 +157,7 @@ def _group_majority(gi, wk, e, col, tie_high, strict):
     return low  # no majority: the lowest value
 
 
-@jit_noalloc
+@jit_inner
 def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
     """Majority WS and T of every entity, and how many of its models can be hit.
 
@@ -193,7 +193,10 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
             wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
 
 
-@jit_noalloc
+@jit_inner(
+    ints="best_inv best_n best_sv kinds n one_inv one_sv total worst_inv worst_n worst_sv",
+    flags="first mixed",
+)
 def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     """The save type (armour, invulnerable) of the majority of ``ent``'s models in reach.
 
@@ -263,7 +266,7 @@ def _save_majority(gi, ent, wk, reach_unit, tie_worse, strict):
     return best_n, best_sv, best_inv
 
 
-@jit_noalloc
+@jit_inner(ints="fails inflicted unsaved")
 def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, cx, res):
     """Majority-save procedure for wounds against entity ``ent``; returns (unsaved, inflicted).
 
@@ -344,7 +347,7 @@ def resolve_saves(st, script, gi, ent, n_noarm, n_heavy, n_normal, wk, cx, res):
     return unsaved, inflicted
 
 
-@jit_noalloc
+@jit_inner
 def entity_has_targets(gi, ent, wk, reach_unit):
     """Whether entity ``ent`` has a model that can be hit now (units still in the combat)."""
     for g in range(gi.shape[0]):
@@ -354,7 +357,7 @@ def entity_has_targets(gi, ent, wk, reach_unit):
     return False
 
 
-@jit_noalloc
+@jit_inner
 def pick_target(gi, cx, g, wk, reach_unit, redirect, only_unit, live):
     """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.assault_phase.fight import d6 as _d6
@@ -82,7 +82,7 @@ from oddslab.rulesets.assault_phase.layout import (
 from oddslab.rulesets.assault_phase.step import fight_step
 
 
-@jit_noalloc(inline="always")
+@jit_inner(ints="best best_n n")
 def _unit_ld(gi, u, wk, mode):
     """Leadership a unit tests on: the highest among its living models, or the majority."""
     best = 0
@@ -107,7 +107,7 @@ def _unit_ld(gi, u, wk, mode):
 
 @jit_noalloc(inline="always")
 def _unit_alive(gi, u, wk):
-    n = 0
+    n = u - u  # typed int64 zeros: literal 0s cost numba extra typing passes
     for g in range(gi.shape[0]):
         if gi[g, G_UNIT] == u:
             n += wk[W_ALIVE, g]
@@ -116,20 +116,25 @@ def _unit_alive(gi, u, wk):
 
 @jit_noalloc(inline="always")
 def _unit_start(gi, u):
-    n = 0
+    n = u - u
     for g in range(gi.shape[0]):
         if gi[g, G_UNIT] == u:
             n += gi[g, G_COUNT]
     return n
 
 
-@jit_noalloc(inline="always")
-def _side_in_combat(gi, ui, side, wk):
-    n = 0
-    for u in range(ui.shape[0]):
-        if ui[u, U_SIDE] == side and wk[W_IN_COMBAT, u] != 0:
-            n += _unit_alive(gi, u, wk)
-    return n
+@jit_inner(ints="n_att n_def")
+def _sides_in_combat(gi, wk):
+    """Living models of units still in the combat: (attacker's, defender's)."""
+    n_att = 0
+    n_def = 0
+    for g in range(gi.shape[0]):
+        if wk[W_IN_COMBAT, gi[g, G_UNIT]] != 0:
+            if gi[g, G_SIDE] == 0:
+                n_att += wk[W_ALIVE, g]
+            else:
+                n_def += wk[W_ALIVE, g]
+    return n_att, n_def
 
 
 @jit_noalloc(inline="always")
@@ -147,7 +152,12 @@ def _record(hist, sel, res):
         hist[k, res[sel[k]]] += 1
 
 
-@jit_noalloc
+@jit_noalloc(
+    vectorize=False,
+    llvm_opt=2,
+    ints="active slain_by_att slain_by_def v winner",
+    flags="all_fled any_charge any_fled any_sweep cover_on gone ok strikes_first",
+)
 def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
     """``ntrials`` whole combats, serially: each fills ``res`` (``S_NFIXED + G`` values) and
     adds 1 to ``hist[k, res[sel[k]]]`` for every ``k`` (allocates nothing).
@@ -258,8 +268,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                     res,
                 )
             # -- assault result ----------------------------------------------------------------
-            left_a = _side_in_combat(gi, ui, 0, wk)
-            left_d = _side_in_combat(gi, ui, 1, wk)
+            left_a, left_d = _sides_in_combat(gi, wk)
             winner = -1
             if left_a == 0 or left_d == 0:
                 if left_a > 0:
@@ -356,8 +365,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                             wk[W_IN_COMBAT, u] = 0
             res[S_INFLICTED] += wk[W_TURN_INF, 0]
             res[S_INFLICTED + 1] += wk[W_TURN_INF, 1]
-            left_a = _side_in_combat(gi, ui, 0, wk)
-            left_d = _side_in_combat(gi, ui, 1, wk)
+            left_a, left_d = _sides_in_combat(gi, wk)
             if left_a == 0 or left_d == 0:
                 turns = turn
                 if left_a > 0:

@@ -6,7 +6,7 @@ saves and casualties of :mod:`.fight`. Array layouts: :mod:`.layout`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner
 from oddslab.rulesets.assault_phase.fight import (
     ld_test,
     majorities,
@@ -72,7 +72,7 @@ from oddslab.rulesets.assault_phase.layout import (
 )
 
 
-@jit_noalloc
+@jit_inner
 def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, cx, wk):
     """Wound rolls for ``hits`` hits (plus ``auto`` rending wounds) on entity ``e``.
 
@@ -99,7 +99,7 @@ def _wound(st, script, e, hits, auto, strength, poison, claw, noarm, heavy, cx, 
     return wounds + auto
 
 
-@jit_noalloc
+@jit_inner(ints="k used", flags="live")
 def _deal_split(gi, g, wk, auto, hits):
     """Deal an independent character's hits between his aims (``wk[W_SPLIT_*, k]``).
 
@@ -130,7 +130,9 @@ def _deal_split(gi, g, wk, auto, hits):
     return True
 
 
-@jit_noalloc
+@jit_inner(
+    ints="auto e heavy hits noarm per poison wounds", flags="any_force claw force rend split"
+)
 def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
     """Every group striking at ``step`` attacks simultaneously; casualties applied after.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit, jit_noalloc
+from oddslab._jit import jit, jit_inner, jit_noalloc
 from oddslab._kernels.bits import lowest_bit, popcount
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import d6 as roll_d6
@@ -92,7 +92,7 @@ def d6(st):
     return roll_d6(st)
 
 
-@jit_noalloc
+@jit_inner
 def passes(roll, target, nat1, nat6):
     """1 if a D6 ``roll`` passes a test against the modified rating ``target``, else 0
     (``nat1``, ``nat6``: 1 when a natural 1 always passes / a natural 6 always fails, else 0)."""
@@ -125,7 +125,7 @@ def penalty(suppressed, shock, mode):
     return sup + sh
 
 
-@jit_noalloc
+@jit_inner(ints="k")
 def outside_draw(st, G, cdf, row, f):
     """Outside Shock gained by formation ``f`` (its row offset ``row``) this turn."""
     kind = G[row + F_OS_KIND]
@@ -143,7 +143,7 @@ def outside_draw(st, G, cdf, row, f):
     return k
 
 
-@jit_noalloc
+@jit_inner(ints="best f")
 def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
     """(formation, its passing faces) the best/worst-first ``order`` picks among ``free``
     (a mask of formations ``start..stop-1``) with ``minus`` more off the test; ties go to
@@ -164,7 +164,7 @@ def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
     return f, best
 
 
-@jit_noalloc
+@jit_inner(ints="last", flags="any_outside")
 def play_game(st, G, cdf):
     """One game of ``G[R_TURNS]`` turns; its statistics added into ``G[H_ROFF:]`` (all zero on
     entry: :func:`run_games` clears each slot as it histograms it).
@@ -448,7 +448,7 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
     return (seed_state(seed_words), n, out_c, G, cdf, slots, offs, at, hist, rest)
 
 
-@jit_noalloc
+@jit_noalloc(vectorize=False, llvm_opt=2)
 def run_games(st, n, out_c, G, cdf, slots, offs, at, hist, rest):
     """``n`` games; histogram every reported statistic into ``out_c[s, value]`` (the arrays
     after ``offs`` come from :func:`_prologue`; allocates nothing).

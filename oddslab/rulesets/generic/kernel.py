@@ -178,7 +178,10 @@ def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     )  # fmt: skip
 
 
-@jit_noalloc
+@jit_noalloc(
+    ints="auto c_unsaved crits extra n_att t_att t_damage t_hits t_mortal t_slain t_unsaved t_wounds",
+    flags="any_current",
+)
 def _trials(
     st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, flat, pairs, fnp_use, fnp_pair,
     grp, devq, tot,

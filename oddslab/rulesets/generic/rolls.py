@@ -38,7 +38,7 @@ __all__ = [
 @jit(inline="always")
 def allocate(dmg, spill, alive, cur, wounds):
     """Apply one packet of ``dmg`` to the unit; returns (alive, cur, models slain)."""
-    slain = 0
+    slain = alive - alive  # (a typed zero, as in sum_rolls)
     if spill:
         while dmg > 0 and alive > 0:
             take = dmg if dmg < cur else cur
@@ -100,7 +100,7 @@ def sum_rolls(bs, raw, buf, pos, end, n, pair, tab, off, off1):
     are discarded, which depends on positions only, never on values. Returns
     ``(sum, pos, end)``.
     """
-    acc = 0
+    acc = n - n  # typed int64 zero: a literal 0 costs numba extra typing passes
     if pair:
         entries = n >> 1
         odd = n & 1
@@ -130,7 +130,7 @@ def sum_rolls(bs, raw, buf, pos, end, n, pair, tab, off, off1):
     return acc, pos, end
 
 
-@jit
+@jit(flags="pair")
 def roll_tables(codes, rerolls, values, tab, tab1):
     """Fill the d36 lookup tables of one kind of d6 roll; return ``pair`` (see ``sum_rolls``).
 
@@ -197,8 +197,8 @@ def feed_groups(
         use = fnp_use[m]
         pair = fnp_pair[m]
         spill = grp[g, G_SPILL] != 0
-        total = 0
-        slain = 0
+        total = _ZERO  # (typed zeros, as in sum_rolls)
+        slain = _ZERO
         for _ in range(grp[g, G_COUNT]):
             dmg = roll_expr(st, dn, ds, da)
             if dmg < thr:
@@ -216,7 +216,7 @@ def feed_groups(
     return alive, cur, pos, end
 
 
-@jit
+@jit(ints="total")
 def expr_total(st, count, n, sides, add):
     """Sum of ``count`` rolls of ``n D sides + add`` (a constant needs no dice)."""
     if n == 0:

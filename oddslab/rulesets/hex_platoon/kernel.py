@@ -24,7 +24,7 @@ attack, against 70 ns without. Allocation happens only in the Python per-chunk p
 
 from __future__ import annotations
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.rng import count_d6, randint
 
 from .layout import (
@@ -78,7 +78,7 @@ from .layout import (
 )
 
 
-@jit_noalloc(signature_or_function=sig("int64", U1, INT, INT))
+@jit_inner(signature_or_function=sig("int64", U1, INT, INT))
 def _count(st, n, need):
     if n <= 0:
         return 0
@@ -86,7 +86,7 @@ def _count(st, n, need):
     return ge
 
 
-@jit_noalloc(signature_or_function=sig("int64", U1, INT, INT, INT, INT, INT))
+@jit_inner(signature_or_function=sig("int64", U1, INT, INT, INT, INT, INT))
 def _attack_dice(st, dice, aug, th, lead, hq_mode):
     """Hits of ``dice`` (+ ``aug`` augmentation dice, lowest ignored) at ``th``+, with HQ."""
     n = dice
@@ -109,12 +109,12 @@ def _lead(ui, ws, hq):
     return ui[hq, U_LEAD1] if ws[W_SIDE, hq] == 1 else ui[hq, U_LEAD0]
 
 
-@jit_noalloc(signature_or_function=sig("boolean", I2, I2, INT))
+@jit_inner(signature_or_function=sig("boolean", I2, I2, INT))
 def _concealed(ui, ws, u):
     return ui[u, U_CONC] != 0 and ws[W_OPS, u] == 0 and ws[W_CLOST, u] == 0
 
 
-@jit_noalloc(signature_or_function=sig("int64", I2, INT))
+@jit_inner(signature_or_function=sig("int64", I2, INT))
 def state_of(ws, u):
     """0 good order (full side), 1 disrupted (full side), 2 reduced, 3 eliminated."""
     s = ws[W_SIDE, u]
@@ -156,7 +156,11 @@ def apply_hits(ws, u, h, protect):
     return h - used
 
 
-@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1))
+@jit_inner(
+    ints="excess n",
+    flags="first_round",
+    signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1),
+)
 def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, pick):
     """Fairly distribute ``h`` hits between the living units ``idx[first:first+count]``.
 
@@ -196,7 +200,7 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
         h = excess
 
 
-@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, INT))
+@jit_inner(ints="alive hit kill", signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, INT))
 def hq_check(st, ui, hx, hexu, ws, rules, h):
     """(s)HQ of hex ``h`` after an attack on it: eliminated with its units, else 1D6 test."""
     hq = hx[h, H_HQ]
@@ -227,7 +231,7 @@ def hq_check(st, ui, hx, hexu, ws, rules, h):
                 ws[W_KILL, hq] = 1
 
 
-@jit_noalloc(signature_or_function=sig("int64", I2, I1, I2, INT))
+@jit_inner(ints="n", signature_or_function=sig("int64", I2, I1, I2, INT))
 def _stack_alive(hx, hexu, ws, h):
     n = 0
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
@@ -235,7 +239,7 @@ def _stack_alive(hx, hexu, ws, h):
     return n
 
 
-@jit_noalloc(signature_or_function=sig("int64", I2, I1, I2, INT))
+@jit_inner(ints="any_hit", signature_or_function=sig("int64", I2, I1, I2, INT))
 def _stack_hit(hx, hexu, ws, h):
     any_hit = 0
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
@@ -243,7 +247,9 @@ def _stack_hit(hx, hexu, ws, h):
     return any_hit
 
 
-@jit_noalloc(
+@jit_inner(
+    ints="conc_all conc_any hard n soft unsaved",
+    flags="ign",
     signature_or_function=sig(
         "UniTuple(int64, 2)", U1, I2, I2, I1, I2, I1, INT, INT, INT, INT, INT, INT, BOOL, I1
     ),
@@ -299,7 +305,7 @@ def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air
     return hits, unsaved
 
 
-@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I2, I1, I2, INT, I2))
+@jit_inner(signature_or_function=sig("void", U1, I2, I2, I2, I1, I2, INT, I2))
 def fire(st, ui, hx, ws, rules, sp, k, rec):
     """A ranged or opportunity fire attack of one unit at one unit (step ``k``)."""
     f = sp[k, S_UNIT]

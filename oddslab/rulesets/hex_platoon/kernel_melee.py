@@ -5,7 +5,7 @@ Layouts and conventions are those of :mod:`.kernel`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner
 from oddslab._kernels.rng import randint
 
 from .kernel import (
@@ -60,7 +60,8 @@ from .layout import (  # noqa: F401
 )
 
 
-@jit_noalloc(
+@jit_inner(
+    ints="alive_a att back dfd na",
     signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1, I1, I1),
 )
 def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
@@ -152,7 +153,10 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
             ws[W_KILL, u] = 1
 
 
-@jit_noalloc(signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1))
+@jit_inner(
+    ints="acc fate uns",
+    signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1),
+)
 def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
     """Close air support: AA opportunity fire, accuracy, strike, return roll (step ``k``)."""
     air = sp[k, S_UNIT]

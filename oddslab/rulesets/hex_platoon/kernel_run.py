@@ -199,7 +199,7 @@ def _prologue(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
     return (st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
 
 
-@jit_noalloc
+@jit_noalloc(vectorize=False, llvm_opt=2)
 def play_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res):
     """One chunk: ``n`` trials into ``out[stat, value]``, the step interpreter :func:`play`
     running trial after trial on the scratch arrays of :func:`_prologue` (allocates

@@ -9,7 +9,7 @@ from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import randint, seed_state
 
 
-@jit_noalloc
+@jit_noalloc(ints="code k mul rerolled")
 def command_chunk(st, n, out, ndice, nf, CLS, POL, mode, FEAS, PREFIX, NSYM, cnt):
     """``n`` command-dice rolls under the reroll policy table ``POL`` (see :mod:`.command`).
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import randint, seed_state
 from oddslab.rulesets.vom_kriege import layout as L
@@ -37,7 +37,7 @@ YES = np.int64(1)
 
 
 # -- dice --------------------------------------------------------------------------------------
-@jit_noalloc
+@jit_inner(ints="f h")
 def roll_battle(st, n, mode, troop, T):
     """Roll ``n`` battle dice against a target of ``troop``; return (hits, flags)."""
     nf = T[0, L.R_NFACES]
@@ -52,7 +52,7 @@ def roll_battle(st, n, mode, troop, T):
     return h, f
 
 
-@jit_noalloc
+@jit_inner(ints="ok")
 def square_test(st, n, T):
     """Form-square test: ``n`` command dice, success (1) if any shows an infantry symbol."""
     ok = 0
@@ -63,7 +63,7 @@ def square_test(st, n, T):
 
 
 # -- hits, retreats, removal, leaders ----------------------------------------------------------
-@jit_noalloc
+@jit_inner
 def remove_unit(T, W, u):
     """Remove ``u``; its leader takes a hit (3 hits: leader and command gone, army leader hit)."""
     if W[u, L.S_REMOVED] == 1:
@@ -98,7 +98,7 @@ def disorder(T, W, u):
         W[u, L.S_DISO] = 1
 
 
-@jit_noalloc
+@jit_noalloc(ints="nf reached")
 def resolve(T, W, t, hits, flags, fmode):
     """Apply a roll's ``hits`` then its ``flags`` (retreats) to unit ``t``."""
     strn = T[1 + t, L.U_STR]
@@ -148,7 +148,7 @@ def resolve(T, W, t, hits, flags, fmode):
     W[t, L.S_DISO] = 1
 
 
-@jit_noalloc
+@jit_inner
 def shoot(st, T, W, u, t, band, order, supp, enf, obs, df):
     """Unit ``u`` shoots ``t``; ``df`` = 1 for defensive fire (flags may be ignored)."""
     if W[u, L.S_REMOVED] == 1 or W[u, L.S_HITS] >= T[1 + u, L.U_STR] or W[t, L.S_REMOVED] == 1:
@@ -165,7 +165,7 @@ def shoot(st, T, W, u, t, band, order, supp, enf, obs, df):
         W[u, L.S_MARK] = 1
 
 
-@jit_noalloc
+@jit_inner
 def attack_roll(st, T, W, u, t, n, mode, fmode):
     """``u`` rolls ``n`` melee dice against ``t`` and the result is applied (step 4)."""
     W[T[0, L.R_WDC], T[1 + u, L.U_SIDE]] += n
@@ -175,7 +175,7 @@ def attack_roll(st, T, W, u, t, n, mode, fmode):
     resolve(T, W, t, h, f if fmode != FM_IGNORE else 0, fmode)
 
 
-@jit_noalloc
+@jit_inner
 def pick_reaction(T, W, att, dfd, react):
     """The defender's reaction after the policy and eligibility checks (codes ``R_*``)."""
     ta = T[1 + att, L.U_TROOP]
@@ -209,7 +209,7 @@ def pick_reaction(T, W, att, dfd, react):
     return r
 
 
-@jit_noalloc
+@jit_inner
 def melee(st, T, W, a, att, dfd, follow):
     """One melee of ``att`` on ``dfd`` (steps 1-5; the follow-up and the attacker's cavalry
     disorder are the caller's). Row ``a`` of the actions gives the situation; ``follow`` = 1
@@ -508,7 +508,7 @@ def _prologue(seed, n, out, T, slots):
     return (seed_state(seed), n, out, T, slots, W, res)
 
 
-@jit_noalloc
+@jit_noalloc(vectorize=False)
 def run_trials(st, n, out, T, slots, W, res):
     """``n`` trials histogrammed into ``out[slots[s], value]`` (values clamped to the bins),
     on the scratch arrays of :func:`_prologue` (allocates nothing)."""
