@@ -216,8 +216,9 @@ def jit_inner(fn=None, *, ints: str = "", flags: str = "", **overrides):
     """
 
     def decorate(f):
-        opts = {**_COMMON, "_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-        disp = numba.njit(**{**opts, **_typed_locals(ints, flags), **overrides})(f)
+        disp = jit_noalloc(
+            f, ints=ints, flags=flags, no_cpython_wrapper=True, no_cfunc_wrapper=True, **overrides
+        )
         disp.__class__ = InnerDispatcher  # (the same object layout: a subclass adding a method)
         return disp
 
