@@ -18,8 +18,10 @@ import os
 from pathlib import Path
 
 import numba
+from numba.core.caching import FunctionCache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+from numba.core.runtime import nrt
 
 __all__ = [
     "jit",
@@ -29,6 +31,7 @@ __all__ = [
     "source_digest",
     "InnerDispatcher",
     "LeanDispatcher",
+    "QuickLoadCache",
 ]
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -96,13 +99,38 @@ def _typed_locals(ints: str, flags: str) -> dict:
     return {"locals": types}
 
 
+class QuickLoadCache(FunctionCache):
+    """numba's on-disk cache of one function, loading without first readying the compiler.
+
+    Before loading a function from its cache numba "refreshes" the whole compiler: it imports
+    and registers every typing and lowering module it has (NumPy's linear algebra, which
+    imports SciPy when it is installed, datetimes, the random generators, cffi, typed
+    containers, ...), 0.2 s of a warm start that then runs no compiler at all. Loading
+    needs only the runtime the machine code calls (numba's NRT, readied here) and, for code
+    that uses them, the threads (each cached function re-runs its own start-up hooks). When
+    something does have to be compiled, numba's compiler refreshes everything itself first.
+    """
+
+    def load_overload(self, sig, target_context):
+        nrt.rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+
+def _quick_load(disp):
+    """Give ``disp`` a :class:`QuickLoadCache` (the same object layout: a subclass)."""
+    if type(getattr(disp, "_cache", None)) is FunctionCache:
+        disp._cache.__class__ = QuickLoadCache
+    return disp
+
+
 def jit(fn=None, *, ints: str = "", flags: str = "", **overrides):
     """``numba.njit`` with the project's flags (serial); ``ints`` and ``flags`` name locals
     declared int64 and boolean (see :func:`_typed_locals`)."""
     opts = {**_COMMON, **_typed_locals(ints, flags), **overrides}
     if fn is None:
-        return lambda f: numba.njit(**opts)(f)
-    return numba.njit(**opts)(fn)
+        return lambda f: _quick_load(numba.njit(**opts)(f))
+    return _quick_load(numba.njit(**opts)(fn))
 
 
 def jit_noalloc(
@@ -137,7 +165,7 @@ def jit_noalloc(
 
     def decorate(f):
         opts = {**_COMMON, "_nrt": False, **_typed_locals(ints, flags), **overrides}
-        disp = numba.njit(**opts)(f)
+        disp = _quick_load(numba.njit(**opts)(f))
         if not vectorize or llvm_opt != 3:
             disp.__class__ = LeanDispatcher  # (the same object layout: a subclass)
             disp.llvm_settings = (vectorize, llvm_opt)

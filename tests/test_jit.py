@@ -4,6 +4,7 @@ only kernels call (no Python entry point), per-kernel LLVM settings, declared lo
 from __future__ import annotations
 
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -74,6 +75,49 @@ def test_kernels_cache_in_the_digest_directory(tmp_path):
     assert out == str(want)
     assert any(want.rglob("*.nbi")), "the kernels were cached there"
     assert _jit._CACHE  # this test process caches somewhere writable too
+
+
+_QUICK_LOAD = """
+import hashlib, json, sys
+import numba, numpy as np
+from oddslab.engine import simulate
+from oddslab.scenario import load
+digest = hashlib.sha256()
+compiled = []
+for example in sys.argv[1:]:
+    outcome = simulate(load(example), trials=70_000, seed=5)  # two chunks, on two threads
+    compiled.append(outcome.compiled)
+    for name in sorted(outcome.counts):
+        digest.update(outcome.counts[name].tobytes())
+registries = "numba.np.arraymath" in sys.modules  # what numba's full refresh imports
+later = numba.njit(lambda a: np.sum(a * 2))(np.arange(4))  # a compile after a quick load
+print(json.dumps([digest.hexdigest(), compiled, registries, int(later)]))
+"""
+
+
+def test_a_warm_start_loads_kernels_without_readying_the_compiler(tmp_path):
+    examples = [
+        str(ROOT / "examples" / name)
+        for name in ("formation-actions-command-and-suppression.toml", "generic-anti-infantry.toml")
+    ]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+
+    def run():
+        out = subprocess.run(
+            [sys.executable, "-c", _QUICK_LOAD, *examples],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(out.stdout)
+
+    cold, warm = run(), run()
+    assert cold[1] == [True, True] and cold[2]  # compiled, with numba's registries loaded
+    assert warm[1] == [False, False]  # loaded from the cache...
+    assert not warm[2]  # ...without numba's compiler registries (0.2 s of a warm start)
+    assert warm[0] == cold[0]  # the same machine code: the same histograms
+    assert warm[3] == cold[3] == 12  # and numba still compiles whatever comes later
 
 
 @jit_inner(ints="total")
