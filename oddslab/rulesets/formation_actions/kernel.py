@@ -164,10 +164,42 @@ def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
     return f, best
 
 
-@jit_inner(ints="last", flags="any_outside")
-def play_game(st, G, cdf):
+@jit_inner(ints="rok broken gone", flags="any_outside")
+def game_constants(G):
+    """What every game of ``G`` starts from: ``(broken, rok, any_outside)``.
+
+    ``broken``: the mask of formations broken at the start; ``rok``: the mask of activation
+    positions whose retaining test passes often enough (fixed chances); ``any_outside``:
+    whether any formation gains outside Shock. Computed once per chunk, not per game.
+    """
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    po = G[H_POFF]
+    ao = G[H_AOFF]
+    mode = G[R_PENALTY]
+    nat1 = np.int64(G[R_NAT1] != 0)
+    nat6 = np.int64(G[R_NAT6] != 0)
+    stop0 = G[ao + A_STOP]
+    minf0 = G[ao + A_MINFACES]
+    minf1 = G[ao + A_NCOLS + A_MINFACES]
+    any_outside = False
+    broken = np.int64(0)
+    rok = np.int64(0)
+    for f in range(nf):
+        row = fo + f * F_NCOLS
+        broken |= G[row + F_BROKEN0] << f
+        any_outside = any_outside or G[row + F_OS_KIND] != 0
+        h = fo + G[po + f] * F_NCOLS
+        n = faces(G[h + F_COMMAND] - penalty(G[h + F_SUPP], 0, mode) - 1, nat1, nat6)
+        rok |= np.int64(n >= (minf0 if f < stop0 else minf1)) << f
+    return broken, rok, any_outside
+
+
+@jit_inner(ints="last")
+def play_game(st, G, cdf, broken0, rok, any_outside):
     """One game of ``G[R_TURNS]`` turns; its statistics added into ``G[H_ROFF:]`` (all zero on
-    entry: :func:`run_games` clears each slot as it histograms it).
+    entry: :func:`run_games` clears each slot as it histograms it). ``broken0``, ``rok`` and
+    ``any_outside`` are :func:`game_constants` of ``G``.
 
     Formation flags (broken, ever broken, out of play, passed or held this turn, to rally)
     are bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
@@ -213,18 +245,10 @@ def play_game(st, G, cdf):
     one = np.int64(1)
     m0 = (one << stop0) - (one << start0)
     m1 = (one << stop1) - (one << start1)
-    any_outside = False
-    broken = np.int64(0)
+    broken = broken0
     gone = np.int64(0)
-    rok = np.int64(0)  # positions whose retaining test passes often enough (fixed chances)
     for f in range(nf):
-        row = fo + f * F_NCOLS
-        G[ws + f] = G[row + F_SHOCK0]
-        broken |= G[row + F_BROKEN0] << f
-        any_outside = any_outside or G[row + F_OS_KIND] != 0
-        h = fo + G[po + f] * F_NCOLS
-        n = faces(G[h + F_COMMAND] - penalty(G[h + F_SUPP], 0, mode) - 1, nat1, nat6)
-        rok |= np.int64(n >= (minf0 if f < stop0 else minf1)) << f
+        G[ws + f] = G[fo + f * F_NCOLS + F_SHOCK0]
     os_start = any_outside and G[R_OS_TIMING] == 1
     os_end = any_outside and G[R_OS_TIMING] == 0
     ever = broken
@@ -355,7 +379,24 @@ def play_game(st, G, cdf):
         G[st1 + AS_TURNS + 3 * nt + 1] += (tries >> 48) & 0xFFFF
         # -- end phase: outside Shock (default timing), break check, who rallies ---------------
         need = np.int64(0)
-        for f in range(nf):
+        if not os_end:
+            # no draws: the same rules as the loop below, on masks (bit f = formation f);
+            # only Shock and its threshold are per formation
+            over = np.int64(0)  # Shock (after a failed test) at or over the threshold
+            some = np.int64(0)  # any Shock
+            for f in range(nf):
+                s = G[_u(ws + f)] + ((held >> f) & one)
+                G[_u(ws + f)] = s
+                over |= np.int64(s >= G[_u(fo + f * F_NCOLS + F_THRESH)]) << f
+                some |= np.int64(s > 0) << f
+            here = ~gone
+            imm = -immediate  # all bits when breaking is immediate, else none
+            bk = broken | (held & over & imm)
+            bk |= here & ~bk & over & ~imm
+            broken = bk
+            ever |= bk
+            need = here & (some | bk)
+        for f in range(nf if os_end else 0):
             row = fo + f * F_NCOLS
             here = 1 - ((gone >> f) & one)
             thresh = G[_u(row + F_THRESH)]
@@ -459,8 +500,9 @@ def run_games(st, n, out_c, G, cdf, slots, offs, at, hist, rest):
     two: ~10% more games/s), the few unreported slots after it.
     """
     ns = slots.shape[0]
+    broken0, rok, any_outside = game_constants(G)
     for _ in range(n):
-        play_game(st, G, cdf)
+        play_game(st, G, cdf, broken0, rok, any_outside)
         for s in range(ns):
             # unsigned indices: no negative-index wraparound on these ~1000 accesses a game
             i = np.uint64(at[s])
@@ -500,5 +542,6 @@ def play_scripted(G0, cdf, dice, seed_words):
     G = G0.copy()
     ro = G[H_ROFF]
     G[ro : ro + G[H_NSLOTS]] = 0  # play_game adds into a zeroed statistics row
-    play_game(st, G, cdf)
+    broken0, rok, any_outside = game_constants(G)
+    play_game(st, G, cdf, broken0, rok, any_outside)
     return G[ro : ro + G[H_NSLOTS]].copy(), np.int64(st[6]) - 7
