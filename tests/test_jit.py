@@ -140,6 +140,19 @@ def test_inner_function_runs_from_kernels_and_refuses_python_calls():
         _inner_sum(a, 10)  # numba alone would jump to a missing entry point and crash
 
 
+def test_inner_functions_leave_their_machine_code_to_their_callers():
+    a = np.arange(5, dtype=np.int64)
+    assert _calls_inner(a) == 10  # the caller's copy of the code runs
+    (inner,) = _inner_sum.overloads.values()
+    assert isinstance(inner.library, _jit.LinkOnlyLibrary)
+    # no machine code of its own (numba would have made some), and no cache of its own
+    assert inner.library.get_pointer_to_function(inner.fndesc.llvm_func_name) == 0
+    assert "_inner_sum" in inner.library.get_llvm_str()  # the IR its callers link in
+    assert not isinstance(_inner_sum._cache, _jit.QuickLoadCache)
+    (caller,) = _calls_inner.overloads.values()
+    assert not isinstance(caller.library, _jit.LinkOnlyLibrary)
+
+
 def _package_functions(decorator: str) -> dict[str, str]:
     """``{name: module}`` of the package's functions decorated with ``decorator``."""
     found = {}
