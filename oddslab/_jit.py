@@ -21,6 +21,7 @@ import numba
 from numba.core.caching import FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import Compiler
+from numba.core import typeinfer
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt
@@ -32,6 +33,7 @@ __all__ = [
     "cache_dir",
     "source_digest",
     "InnerDispatcher",
+    "DeclaredInnerDispatcher",
     "LeanDispatcher",
     "QuickLoadCache",
     "LinkOnlyLibrary",
@@ -120,10 +122,26 @@ class QuickLoadCache(FunctionCache):
             return self._load_overload(sig, target_context)
 
 
-def _quick_load(disp):
-    """Give ``disp`` a :class:`QuickLoadCache` (the same object layout: a subclass)."""
+def _dispatcher(f, opts: dict, lean: tuple[bool, int] | None = None) -> CPUDispatcher:
+    """``numba.njit(**opts)(f)`` with a :class:`QuickLoadCache` (and, with ``lean``, as a
+    :class:`LeanDispatcher` with those settings).
+
+    A ``signature_or_function`` in ``opts`` is compiled here, after the dispatcher has its
+    cache and class (numba would compile it inside ``njit``, before either), then the
+    dispatcher compiles nothing else, as numba's eager compilation does.
+    """
+    opts = dict(opts)
+    sig = opts.pop("signature_or_function", None)
+    disp = numba.njit(**opts)(f)
     if type(getattr(disp, "_cache", None)) is FunctionCache:
-        disp._cache.__class__ = QuickLoadCache
+        disp._cache.__class__ = QuickLoadCache  # (the same object layout: a subclass)
+    if lean is not None:
+        disp.__class__ = LeanDispatcher  # (the same object layout: a subclass)
+        disp.llvm_settings = lean
+    if sig is not None:
+        with typeinfer.register_dispatcher(disp):
+            disp.compile(sig)
+        disp.disable_compile()
     return disp
 
 
@@ -132,8 +150,8 @@ def jit(fn=None, *, ints: str = "", flags: str = "", **overrides):
     declared int64 and boolean (see :func:`_typed_locals`)."""
     opts = {**_COMMON, **_typed_locals(ints, flags), **overrides}
     if fn is None:
-        return lambda f: _quick_load(numba.njit(**opts)(f))
-    return _quick_load(numba.njit(**opts)(fn))
+        return lambda f: _dispatcher(f, opts)
+    return _dispatcher(fn, opts)
 
 
 def jit_noalloc(
@@ -168,11 +186,8 @@ def jit_noalloc(
 
     def decorate(f):
         opts = {**_COMMON, "_nrt": False, **_typed_locals(ints, flags), **overrides}
-        disp = _quick_load(numba.njit(**opts)(f))
-        if not vectorize or llvm_opt != 3:
-            disp.__class__ = LeanDispatcher  # (the same object layout: a subclass)
-            disp.llvm_settings = (vectorize, llvm_opt)
-        return disp
+        lean = (vectorize, llvm_opt) if not vectorize or llvm_opt != 3 else None
+        return _dispatcher(f, opts, lean)
 
     return decorate if fn is None else decorate(fn)
 
@@ -229,6 +244,17 @@ class InnerDispatcher(CPUDispatcher):
             f"{self.py_func.__module__}.{self.py_func.__qualname__} is compiled to be called "
             "from other kernels only (no Python entry point); call it from a jitted function"
         )
+
+
+class DeclaredInnerDispatcher(InnerDispatcher):
+    """An :class:`InnerDispatcher` whose decorator gave a signature (``declared``): it is
+    compiled for that signature alone, when a caller first needs it, and callers' arguments
+    convert to it as they would have had numba compiled it at decoration."""
+
+    declared = None
+
+    def compile(self, sig):
+        return super().compile(self.declared)
 
 
 class LinkOnlyLibrary(JITCodeLibrary):
@@ -302,11 +328,15 @@ def jit_inner(fn=None, *, ints: str = "", flags: str = "", **overrides):
     """
 
     def decorate(f):
+        # compiled when a caller first needs it (nothing of it is cached to load at import)
+        declared = overrides.pop("signature_or_function", None)
         opts = {"cache": False, "pipeline_class": _LinkOnlyCompiler, **overrides}
         disp = jit_noalloc(
             f, ints=ints, flags=flags, no_cpython_wrapper=True, no_cfunc_wrapper=True, **opts
         )
-        disp.__class__ = InnerDispatcher  # (the same object layout: a subclass adding a method)
+        # (the same object layout: subclasses adding methods)
+        disp.__class__ = InnerDispatcher if declared is None else DeclaredInnerDispatcher
+        disp.declared = declared
         return disp
 
     return decorate if fn is None else decorate(fn)

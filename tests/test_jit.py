@@ -80,6 +80,13 @@ def test_kernels_cache_in_the_digest_directory(tmp_path):
 _QUICK_LOAD = """
 import hashlib, json, sys
 import numba, numpy as np
+import numba.core.compiler as nc
+compiles = []
+_compile_extra = nc.compile_extra
+def counting(*args, **kwargs):
+    compiles.append(1)
+    return _compile_extra(*args, **kwargs)
+nc.compile_extra = counting  # every numba compile goes through it
 from oddslab.engine import simulate
 from oddslab.scenario import load
 digest = hashlib.sha256()
@@ -90,15 +97,19 @@ for example in sys.argv[1:]:
     for name in sorted(outcome.counts):
         digest.update(outcome.counts[name].tobytes())
 registries = "numba.np.arraymath" in sys.modules  # what numba's full refresh imports
+n_compiles = len(compiles)
 later = numba.njit(lambda a: np.sum(a * 2))(np.arange(4))  # a compile after a quick load
-print(json.dumps([digest.hexdigest(), compiled, registries, int(later)]))
+print(json.dumps([digest.hexdigest(), compiled, registries, int(later), n_compiles]))
 """
 
 
 def test_a_warm_start_loads_kernels_without_readying_the_compiler(tmp_path):
     examples = [
         str(ROOT / "examples" / name)
-        for name in ("formation-actions-command-and-suppression.toml", "generic-anti-infantry.toml")
+        for name in (
+            "formation-actions-command-and-suppression.toml",
+            "hex-platoon-platoon-fire-concealed.toml",  # kernels with declared signatures
+        )
     ]
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
 
@@ -116,6 +127,7 @@ def test_a_warm_start_loads_kernels_without_readying_the_compiler(tmp_path):
     assert cold[1] == [True, True] and cold[2]  # compiled, with numba's registries loaded
     assert warm[1] == [False, False]  # loaded from the cache...
     assert not warm[2]  # ...without numba's compiler registries (0.2 s of a warm start)
+    assert cold[4] > 10 and warm[4] == 0  # nothing compiled, not even at import
     assert warm[0] == cold[0]  # the same machine code: the same histograms
     assert warm[3] == cold[3] == 12  # and numba still compiles whatever comes later
 
