@@ -18,10 +18,10 @@ import os
 from pathlib import Path
 
 import numba
+from numba.core import typeinfer
 from numba.core.caching import FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import Compiler
-from numba.core import typeinfer
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt
