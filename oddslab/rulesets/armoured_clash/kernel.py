@@ -156,7 +156,7 @@ def pool_hits(st, n, rating, rr_extra, FT):
     return roll_pool(st, n, FT[F_SCORE], FT[F_EXPL], 1, FT[F_RM], False, 0, True, FT[F_RM])
 
 
-@jit(inline="always")
+@jit_inner
 def _rating(static, live, force):
     if force >= 0:
         return force
@@ -164,7 +164,7 @@ def _rating(static, live, force):
     return 2 if d > 0 else (1 if d == 0 else 0)
 
 
-@jit(inline="always")
+@jit_inner
 def _dice_for(u, col, half, W, DC):
     if col < 0 or W[u, S_GONE] != 0:
         return 0
@@ -176,7 +176,7 @@ def _dice_for(u, col, half, W, DC):
     return DC[col, m]
 
 
-@jit(inline="always")
+@jit_inner
 def _extra(rr, cmd, u, W):
     """Extra re-roll mask of unit ``u``: none if it comes from a command and ``u`` is disordered."""
     if cmd != 0 and W[u, S_DISO] != 0:

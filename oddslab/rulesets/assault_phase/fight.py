@@ -81,7 +81,7 @@ def ld_test(st, script, ld, double_one):
     return a + b <= ld or (double_one and a == 1 and b == 1)
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def hittable(g, wk, reach_unit):
     """Models of group ``g`` that may take casualties (the danger zone)."""
     if reach_unit:
@@ -89,7 +89,7 @@ def hittable(g, wk, reach_unit):
     return wk[W_CON, g] + wk[W_SUP, g]
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def remove_model(g, wk, reach_unit):
     """Remove one casualty from ``g``: models out of reach, then supporting, then contact."""
     wk[W_ALIVE, g] -= 1
@@ -102,7 +102,7 @@ def remove_model(g, wk, reach_unit):
         wk[W_CON, g] -= 1
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def remove_models(g, k, wk, reach_unit):
     """Remove ``k`` casualties from ``g`` at once: the same as ``k`` calls of
     :func:`remove_model` (out of reach first, then supporting, then contact)."""

@@ -105,7 +105,7 @@ def _unit_ld(gi, u, wk, mode):
     return best
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def _unit_alive(gi, u, wk):
     n = u - u  # typed int64 zeros: literal 0s cost numba extra typing passes
     for g in range(gi.shape[0]):
@@ -114,7 +114,7 @@ def _unit_alive(gi, u, wk):
     return n
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def _unit_start(gi, u):
     n = u - u
     for g in range(gi.shape[0]):
@@ -146,7 +146,7 @@ def _roll_distance(st, script, fast):
     return total
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def _record(hist, sel, res):
     for k in range(sel.shape[0]):
         hist[k, res[sel[k]]] += 1
