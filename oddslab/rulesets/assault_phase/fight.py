@@ -8,7 +8,7 @@ length-1 script. Array layouts: :mod:`oddslab.rulesets.assault_phase.layout`.
 
 from __future__ import annotations
 
-from oddslab._jit import jit_inner, jit_noalloc
+from oddslab._jit import jit_inner
 from oddslab._kernels.rng import count_d6, randint
 from oddslab.rulesets.assault_phase.layout import (
     CX_ENT,
