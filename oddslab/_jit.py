@@ -133,6 +133,8 @@ def _dispatcher(f, opts: dict, lean: tuple[bool, int] | None = None) -> CPUDispa
     opts = dict(opts)
     sig = opts.pop("signature_or_function", None)
     disp = numba.njit(**opts)(f)
+    if not isinstance(disp, CPUDispatcher):  # NUMBA_DISABLE_JIT=1: the plain function
+        return disp
     if type(getattr(disp, "_cache", None)) is FunctionCache:
         disp._cache.__class__ = QuickLoadCache  # (the same object layout: a subclass)
     if lean is not None:
@@ -329,14 +331,15 @@ def jit_inner(fn=None, *, ints: str = "", flags: str = "", **overrides):
 
     def decorate(f):
         # compiled when a caller first needs it (nothing of it is cached to load at import)
-        declared = overrides.pop("signature_or_function", None)
         opts = {"cache": False, "pipeline_class": _LinkOnlyCompiler, **overrides}
+        declared = opts.pop("signature_or_function", None)
         disp = jit_noalloc(
             f, ints=ints, flags=flags, no_cpython_wrapper=True, no_cfunc_wrapper=True, **opts
         )
-        # (the same object layout: subclasses adding methods)
-        disp.__class__ = InnerDispatcher if declared is None else DeclaredInnerDispatcher
-        disp.declared = declared
+        if isinstance(disp, CPUDispatcher):  # (not with NUMBA_DISABLE_JIT=1)
+            # (the same object layout: subclasses adding methods)
+            disp.__class__ = InnerDispatcher if declared is None else DeclaredInnerDispatcher
+            disp.declared = declared
         return disp
 
     return decorate if fn is None else decorate(fn)
