@@ -9,6 +9,11 @@ on Python threads do not give (``nogil`` is on for every function). ``cache=True
 warm start load the compiled machine code from the cache (:func:`cache_dir`) instead of
 recompiling.
 ``fastmath`` stays off: results must be bit-identical across machines and thread counts.
+
+Functions that only other kernels call are decorated with :func:`jit_inner`: no Python entry
+point, and their code kept as LLVM IR for their callers (:class:`LinkOnlyLibrary`). Every
+cached function loads through :class:`QuickLoadCache`, which skips readying numba's compiler
+when nothing is compiled.
 """
 
 from __future__ import annotations
