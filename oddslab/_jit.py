@@ -343,8 +343,10 @@ def jit_inner(fn=None, *, ints: str = "", flags: str = "", **overrides):
         )
         if isinstance(disp, CPUDispatcher):  # (not with NUMBA_DISABLE_JIT=1)
             # (the same object layout: subclasses adding methods)
-            disp.__class__ = InnerDispatcher if declared is None else DeclaredInnerDispatcher
-            disp.declared = declared
+            disp.__class__ = InnerDispatcher
+            if declared is not None:
+                disp.__class__ = DeclaredInnerDispatcher
+                disp.declared = declared
         return disp
 
     return decorate if fn is None else decorate(fn)

@@ -380,7 +380,7 @@ def play_game(st, G, cdf, broken0, rok, any_outside):
         # -- end phase: outside Shock (default timing), break check, who rallies ---------------
         need = np.int64(0)
         if not os_end:
-            # no draws: the same rules as the loop below, on masks (bit f = formation f);
+            # no draws: the same rules as the loop after ``else``, on masks (bit f = formation f);
             # only Shock and its threshold are per formation
             over = np.int64(0)  # Shock (after a failed test) at or over the threshold
             some = np.int64(0)  # any Shock
@@ -396,25 +396,26 @@ def play_game(st, G, cdf, broken0, rok, any_outside):
             broken = bk
             ever |= bk
             need = here & (some | bk)
-        for f in range(nf if os_end else 0):
-            row = fo + f * F_NCOLS
-            here = 1 - ((gone >> f) & one)
-            thresh = G[_u(row + F_THRESH)]
-            # a failed action test: +1 Shock, and it breaks the formation (immediate)
-            hb = (held >> f) & one
-            s = G[_u(ws + f)] + hb
-            bk = ((broken >> f) & one) | (hb & immediate & np.int64(s >= thresh))
-            k = np.int64(0)
-            if os_end and G[_u(row + F_OS_KIND)] != 0 and here:
-                k = outside_draw(st, G, cdf, row, f)
-                s += k
-            G[_u(ws + f)] = s
-            # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
-            nb = here & (1 - bk) & np.int64(s >= thresh)
-            bk |= nb & (np.int64(k > 0) | (1 - immediate))
-            broken |= bk << f
-            ever |= bk << f  # every formation ever broken, so still true of the old ones
-            need |= (here & (np.int64(s > 0) | bk)) << f
+        else:
+            for f in range(nf):
+                row = fo + f * F_NCOLS
+                here = 1 - ((gone >> f) & one)
+                thresh = G[_u(row + F_THRESH)]
+                # a failed action test: +1 Shock, and it breaks the formation (immediate)
+                hb = (held >> f) & one
+                s = G[_u(ws + f)] + hb
+                bk = ((broken >> f) & one) | (hb & immediate & np.int64(s >= thresh))
+                k = np.int64(0)
+                if G[_u(row + F_OS_KIND)] != 0 and here:
+                    k = outside_draw(st, G, cdf, row, f)
+                    s += k
+                G[_u(ws + f)] = s
+                # breaking: when Shock rose (immediate) or at the start of the end phase (switch)
+                nb = here & (1 - bk) & np.int64(s >= thresh)
+                bk |= nb & (np.int64(k > 0) | (1 - immediate))
+                broken |= bk << f
+                ever |= bk << f  # every formation ever broken, so still true of the old ones
+                need |= (here & (np.int64(s > 0) | bk)) << f
         # -- rallying: one at a time, alternating, higher strategy rating first ---------------
         if G[a0 + A_STRAT] != G[a1 + A_STRAT]:
             side = np.int64(0 if G[a0 + A_STRAT] > G[a1 + A_STRAT] else 1)
