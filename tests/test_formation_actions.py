@@ -410,3 +410,25 @@ def test_stat_bounds_hold_in_extreme_games():
     assert out.trials == 20_000
     for s in sc.stats():
         assert out.counts[s.name].sum() == 20_000, s.name
+
+
+@pytest.mark.parametrize("example", sorted(ROOT.glob("examples/formation-actions-*.toml")))
+def test_a_game_counts_what_the_scripted_replay_reports(example):
+    """The simulation counts each turn's statistics into the histogram as the turn ends (the
+    scripted replay reads them back from a histogram of its own): one simulated game from a
+    seed gives, statistic by statistic, the values ``run_with_dice`` reports for that seed."""
+    from oddslab.rulesets.formation_actions import kernel as K
+    from oddslab.scenario import load
+
+    sc = load(example)
+    job = sc.compile()
+    for seed in (1, 2, 3, 11):
+        out = np.zeros((len(job.stats), job.n_bins), dtype=np.int64)
+        words = np.array([seed, 2, 3, 4], dtype=np.uint64)
+        K.run_games(*K._prologue(words, 1, out, *job.params))
+        assert (out.sum(axis=1) == 1).all()  # every statistic counted once
+        played = {s.name: int(out[i].argmax()) for i, s in enumerate(job.stats)}
+        replay = sc.run_with_dice([], seed=seed)
+        replay.pop("dice_used")
+        assert played == replay
+        assert any(v for k, v in played.items() if "_turn_" in k)  # not a game of zeros

@@ -184,7 +184,7 @@ class FormationActionsScenario:
     def arrays(self) -> dict[str, Any]:
         """Kernel inputs (see :mod:`.layout` and :mod:`.kernel`): ``G`` (the packed int64 game array), ``cdf``
         float64[F, 22], ``slots`` int64[n_stats] and ``offs`` int64[n_stats + 1]."""
-        _, slots, n_slots, a_stat0, f_stat0 = self._layout()
+        stats, slots, n_slots, a_stat0, f_stat0 = self._layout()
         forms = self.formations()
         nf = len(forms)
         fo = L.H_SIZE
@@ -192,7 +192,9 @@ class FormationActionsScenario:
         wo = ao + 2 * L.A_NCOLS
         po = wo + L.W_NROWS * nf
         ro = po + nf
-        G = np.zeros(ro + n_slots, dtype=np.int64)
+        to = ro + n_slots
+        tslots = self.turn_slots()
+        G = np.zeros(to + tslots.shape[0], dtype=np.int64)
         cdf = np.ones((nf, _CDF_WIDTH), dtype=np.float64)
         for i, (a, _army, f) in enumerate(forms):
             row = fo + i * L.F_NCOLS
@@ -265,9 +267,37 @@ class FormationActionsScenario:
         G[L.H_ROFF] = ro
         G[L.H_NSLOTS] = n_slots
         G[L.H_POFF] = po
-        stats = self._layout()[0]
+        G[L.H_TOFF] = to
         offs = np.concatenate([[0], np.cumsum([st.nbins for st in stats])]).astype(np.int64)
+        # each turn statistic's first bin in the compact histogram; an unreported one (a
+        # formation that cannot break is never broken) counts past the end, in bins no
+        # statistic reads
+        where = {slot: offs[i] for i, slot in enumerate(slots)}
+        G[to:] = [where.get(int(s), offs[-1]) for s in tslots]
         return {"G": G, "cdf": cdf, "slots": np.array(slots, dtype=np.int64), "offs": offs}
+
+    def turn_slots(self) -> np.ndarray:
+        """The statistics-row slot of each entry of the turn-statistics table
+        (``G[H_TOFF:]``, layout in :mod:`.layout`): int64[turns * turn_block(nf)]."""
+        _, _, _, a_stat0, f_stat0 = self._layout()
+        nt = self.turns
+        nf = len(f_stat0)
+        out = np.empty((nt, L.turn_block(nf)), dtype=np.int64)
+        t = np.arange(nt)
+        for i, s0 in enumerate(f_stat0):
+            s = s0 + L.FS_SHOCK + t
+            col = L.T_NCOLS * i
+            out[:, col + L.T_SHOCK] = s
+            out[:, col + L.T_BROKEN] = s + nt
+            out[:, col + L.T_ACTION] = s + 2 * nt
+        for a, s0 in enumerate(a_stat0):
+            s = s0 + L.AS_TURNS + t
+            col = L.T_NCOLS * nf + L.TA_NCOLS * a
+            out[:, col + L.TA_ACTIONS] = s
+            out[:, col + L.TA_HOLDS] = s + nt
+            out[:, col + L.TA_BROKEN] = s + 2 * nt
+            out[:, col + L.TA_WON] = s + 3 * nt + 2
+        return out.reshape(-1)
 
     def _params(self) -> tuple:
         a = self.arrays()
@@ -363,7 +393,15 @@ class FormationActionsScenario:
             raise ValueError("scripted dice must be 1-6")
         script = np.array(list(dice), dtype=np.int64)
         seed_words = np.array([seed, 2, 3, 4], dtype=np.uint64)
-        res, used = K.play_scripted(a["G"], a["cdf"], script, seed_words)
+        # the turn statistics go to a histogram of one game: give each slot its own bins
+        # (as many as the widest statistic has) and read back the one bin counted
+        G = a["G"].copy()
+        tslots = self.turn_slots()
+        width = int(np.diff(a["offs"]).max())
+        G[G[L.H_TOFF] :] = tslots * width
+        hist = np.zeros(int(G[L.H_NSLOTS]) * width, dtype=np.int64)
+        res, used = K.play_scripted(G, a["cdf"], script, seed_words, hist)
+        res[tslots] = hist.reshape(-1, width)[tslots].argmax(axis=1)
         out = {s.name: int(res[slot]) for s, slot in zip(self.stats(), a["slots"], strict=True)}
         out["dice_used"] = int(used)
         return out

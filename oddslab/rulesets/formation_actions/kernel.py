@@ -4,8 +4,9 @@ The game reads and writes one packed ``int64`` array ``G`` (layout: :mod:`.layou
 float64[F, 22] holds cumulative outside-Shock probabilities for formations whose outside
 Shock is a table. ``st`` is the generator state (uint64[6]); a scripted state carries word
 6 = index of the next scripted die and D6 results from word 7 on (:func:`play_scripted`).
-The game and its callers share this file on purpose: numba's cache keys a compiled kernel on
-its own file, so a caller in another file would go on running an edited game's old code.
+The dice, tests and choices the game is made of are in :mod:`.kernel_rolls`. (numba's own
+cache keys a compiled kernel on its file alone; oddslab caches under a digest of every source
+file, :func:`oddslab._jit.cache_dir`, so an edit to either file recompiles both.)
 """
 
 from __future__ import annotations
@@ -15,8 +16,16 @@ import numpy as np
 from oddslab._jit import jit, jit_inner, jit_noalloc
 from oddslab._kernels.bits import lowest_bit, popcount
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import d6 as roll_d6
-from oddslab._kernels.rng import new_state, next_u64, randint, seed_state
+from oddslab._kernels.rng import new_state, seed_state
+from oddslab.rulesets.formation_actions.kernel_rolls import (
+    best_faces,
+    d6,
+    faces,
+    game_constants,
+    outside_draw,
+    passes,
+    penalty,
+)
 from oddslab.rulesets.formation_actions.layout import (
     A_CHOOSE,
     A_MINFACES,
@@ -30,14 +39,10 @@ from oddslab.rulesets.formation_actions.layout import (
     AS_TURNS,
     AS_WITHDRAWALS,
     AS_WON,
-    F_BROKEN0,
     F_COMMAND,
     F_NCOLS,
     F_NEAR,
-    F_OS_ADD,
     F_OS_KIND,
-    F_OS_N,
-    F_OS_SIDES,
     F_SHOCK0,
     F_STAT0,
     F_SUPP,
@@ -46,7 +51,6 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
-    FS_SHOCK,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
@@ -54,6 +58,7 @@ from oddslab.rulesets.formation_actions.layout import (
     H_NSLOTS,
     H_POFF,
     H_ROFF,
+    H_TOFF,
     H_WOFF,
     R_BREAK,
     R_FIRST_TIE,
@@ -65,141 +70,32 @@ from oddslab.rulesets.formation_actions.layout import (
     R_RETAIN_LIMIT,
     R_TURNS,
     R_WITHDRAW,
+    T_ACTION,
+    T_BROKEN,
+    T_NCOLS,
+    T_SHOCK,
+    TA_ACTIONS,
+    TA_BROKEN,
+    TA_HOLDS,
+    TA_NCOLS,
+    TA_WON,
     W_SHOCK,
 )
 
 __all__ = ["play_game", "run_games", "run_formation_actions", "play_scripted"]
 
-_INV53 = 1.0 / 9007199254740992.0
-_ELEVEN = np.uint64(11)
-_ONE = np.uint64(1)
 #: indices into ``G`` in the game's loops go through ``_u``: with an unsigned index numba
 #: skips the negative-index wraparound (a compare and a select on every load and store)
 _u = np.uint64
 
 
-@jit_noalloc(inline="always")
-def d6(st):
-    """One D6 (1-6): the next scripted result if any are left, else from the generator.
-
-    Draws the same lanes as ``randint(st, 6) + 1`` (exactly uniform).
-    """
-    if st.shape[0] > 6:
-        i = st[6]
-        if i < st.shape[0]:
-            st[6] = i + _ONE
-            return np.int64(st[i])
-    return roll_d6(st)
-
-
-@jit_inner
-def passes(roll, target, nat1, nat6):
-    """1 if a D6 ``roll`` passes a test against the modified rating ``target``, else 0
-    (``nat1``, ``nat6``: 1 when a natural 1 always passes / a natural 6 always fails, else 0)."""
-    ok = np.int64(roll <= target) | (nat1 & np.int64(roll == 1))
-    return ok & (1 - (nat6 & np.int64(roll == 6)))
-
-
-@jit_noalloc
-def faces(target, nat1, nat6):
-    """Passing faces (of 6) against ``target`` (closed form of counting :func:`passes`)."""
-    n = min(max(target, 0), 6)
-    if nat1 != 0 and n < 1:
-        n = 1
-    if nat6 != 0 and n > 5:
-        n = 5
-    return n
-
-
-@jit_noalloc
-def penalty(suppressed, shock, mode):
-    """The action test's modifier (0, 1 or 2) under reading ``mode`` (``R_PENALTY``)."""
-    sup = np.int64(suppressed != 0)
-    sh = np.int64(shock > 0)
-    if mode == 0:
-        return sup
-    if mode == 1:
-        return sh
-    if mode == 2:
-        return sup | sh
-    return sup + sh
-
-
-@jit_inner(ints="k")
-def outside_draw(st, G, cdf, row, f):
-    """Outside Shock gained by formation ``f`` (its row offset ``row``) this turn."""
-    kind = G[row + F_OS_KIND]
-    if kind == 1:
-        return G[row + F_OS_N]
-    if kind == 2:
-        k = G[row + F_OS_ADD]
-        for _ in range(G[row + F_OS_N]):
-            k += randint(st, G[row + F_OS_SIDES]) + 1
-        return k if k > 0 else 0
-    u = np.float64(next_u64(st) >> _ELEVEN) * _INV53
-    k = 0
-    while k < cdf.shape[1] - 1 and u >= cdf[f, k]:
-        k += 1
-    return k
-
-
-@jit_inner(ints="best f")
-def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
-    """(formation, its passing faces) the best/worst-first ``order`` picks among ``free``
-    (a mask of formations ``start..stop-1``) with ``minus`` more off the test; ties go to
-    the first listed. Used only when chances change with Shock (not a fixed order)."""
-    fo = G[H_FOFF]
-    ws = G[H_WOFF] + W_SHOCK * G[H_NF]
-    f = -1
-    best = 0
-    for g in range(start, stop):
-        if ((free >> g) & 1) == 0:
-            continue
-        row = fo + g * F_NCOLS
-        pen = penalty(G[row + F_SUPP], G[ws + g], mode)
-        n = faces(G[row + F_COMMAND] - pen - minus, nat1, nat6)
-        if f < 0 or (order == 1 and n > best) or (order == 2 and n < best):
-            f = g
-            best = n
-    return f, best
-
-
-@jit_inner(ints="rok broken gone", flags="any_outside")
-def game_constants(G):
-    """What every game of ``G`` starts from: ``(broken, rok, any_outside)``.
-
-    ``broken``: the mask of formations broken at the start; ``rok``: the mask of activation
-    positions whose retaining test passes often enough (fixed chances); ``any_outside``:
-    whether any formation gains outside Shock. Computed once per chunk, not per game.
-    """
-    nf = G[H_NF]
-    fo = G[H_FOFF]
-    po = G[H_POFF]
-    ao = G[H_AOFF]
-    mode = G[R_PENALTY]
-    nat1 = np.int64(G[R_NAT1] != 0)
-    nat6 = np.int64(G[R_NAT6] != 0)
-    stop0 = G[ao + A_STOP]
-    minf0 = G[ao + A_MINFACES]
-    minf1 = G[ao + A_NCOLS + A_MINFACES]
-    any_outside = False
-    broken = np.int64(0)
-    rok = np.int64(0)
-    for f in range(nf):
-        row = fo + f * F_NCOLS
-        broken |= G[row + F_BROKEN0] << f
-        any_outside = any_outside or G[row + F_OS_KIND] != 0
-        h = fo + G[po + f] * F_NCOLS
-        n = faces(G[h + F_COMMAND] - penalty(G[h + F_SUPP], 0, mode) - 1, nat1, nat6)
-        rok |= np.int64(n >= (minf0 if f < stop0 else minf1)) << f
-    return broken, rok, any_outside
-
-
 @jit_inner(ints="last")
-def play_game(st, G, cdf, broken0, rok, any_outside):
-    """One game of ``G[R_TURNS]`` turns; its statistics added into ``G[H_ROFF:]`` (all zero on
-    entry: :func:`run_games` clears each slot as it histograms it). ``broken0``, ``rok`` and
-    ``any_outside`` are :func:`game_constants` of ``G``.
+def play_game(st, G, cdf, broken0, rok, any_outside, hist):
+    """One game of ``G[R_TURNS]`` turns. Each turn's statistics are counted into ``hist`` at
+    the offsets of the table ``G[H_TOFF:]`` as the turn ends; the game's totals are added
+    into ``G[H_ROFF:]`` (all zero on entry: :func:`run_games` clears each slot as it
+    histograms it). ``broken0``, ``rok`` and ``any_outside`` are :func:`game_constants` of
+    ``G``.
 
     Formation flags (broken, ever broken, out of play, passed or held this turn, to rally)
     are bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
@@ -219,6 +115,7 @@ def play_game(st, G, cdf, broken0, rok, any_outside):
     ro = G[H_ROFF]
     po = G[H_POFF]
     ws = G[H_WOFF] + W_SHOCK * nf
+    tw = T_NCOLS * nf + TA_NCOLS * 2  # a turn's block of the turn-statistics table
     mode = G[R_PENALTY]
     nat1 = np.int64(G[R_NAT1] != 0)
     nat6 = np.int64(G[R_NAT6] != 0)
@@ -283,7 +180,10 @@ def play_game(st, G, cdf, broken0, rok, any_outside):
         last = w
         sw = st1 if w else st0
         G[sw + AS_WON] += 1
-        G[sw + AS_TURNS + 3 * nt + 2 + t] = 1  # won turn t's roll
+        tb = G[H_TOFF] + t * tw  # turn t's block of the turn-statistics table
+        ta = tb + T_NCOLS * nf
+        hist[_u(G[_u(ta + w * TA_NCOLS + TA_WON)] + 1)] += 1  # won turn t's roll
+        hist[_u(G[_u(ta + (1 - w) * TA_NCOLS + TA_WON)])] += 1
         side = np.int64(w if G[(a1 if w else a0) + A_CHOOSE] == 0 else 1 - w)
         # -- action phase ----------------------------------------------------------------------
         able = ~(broken | gone)
@@ -455,64 +355,69 @@ def play_game(st, G, cdf, broken0, rok, any_outside):
             gone |= (wd & removed) << f
         G[st0 + AS_WITHDRAWALS] += wd0
         G[st1 + AS_WITHDRAWALS] += wd1
-        # -- statistics of the turn ------------------------------------------------------------
+        # -- statistics of the turn: counted now; totals kept in the row ----------------------
         for f in range(nf):
             fs = ro + G[_u(fo + f * F_NCOLS + F_STAT0)]
             pb = (passed >> f) & one
             hb = (held >> f) & one
             G[_u(fs + FS_ACTIONS)] += pb
             G[_u(fs + FS_HOLDS)] += hb
-            G[_u(fs + FS_SHOCK + t)] = G[_u(ws + f)]
-            G[_u(fs + FS_SHOCK + nt + t)] = (ever >> f) & one
-            G[_u(fs + FS_SHOCK + 2 * nt + t)] = pb + 2 * hb  # 0 no action, 1 action, 2 Hold
+            e = tb + T_NCOLS * f
+            hist[_u(G[_u(e + T_SHOCK)] + G[_u(ws + f)])] += 1
+            hist[_u(G[_u(e + T_BROKEN)] + ((ever >> f) & one))] += 1
+            hist[_u(G[_u(e + T_ACTION)] + pb + 2 * hb)] += 1  # 0 no action, 1 action, 2 Hold
         out = broken | gone
-        for sa, m in ((st0, m0), (st1, m1)):
-            G[sa + AS_TURNS + t] = popcount(passed & m)
-            G[sa + AS_TURNS + nt + t] = popcount(held & m)
-            G[sa + AS_TURNS + 2 * nt + t] = popcount(out & m)
+        for e, m in ((ta, m0), (ta + TA_NCOLS, m1)):
+            hist[_u(G[_u(e + TA_ACTIONS)] + popcount(passed & m))] += 1
+            hist[_u(G[_u(e + TA_HOLDS)] + popcount(held & m))] += 1
+            hist[_u(G[_u(e + TA_BROKEN)] + popcount(out & m))] += 1
 
 
 def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
     """Per-chunk setup (Python): the arguments of :func:`run_games` for ``n`` games from the
     seed words ``seed_words`` (uint64[4]) into ``out_c[s, value]``: the RNG state, the
-    chunk's own copy of the game array with a zeroed statistics row, each reported
-    statistic's index in ``G`` (``at``), the compact histogram and the unreported slots."""
+    chunk's own copy of the game array with a zeroed statistics row, the game totals' indices
+    in ``G`` (``at``) and first bins (``first``), the compact histogram (with the unreported
+    turn statistics' bins past its end) and the unreported slots."""
     G = G0.copy()
     ro = G[H_ROFF]
     nslots = G[H_NSLOTS]
     ns = slots.shape[0]
-    at = (ro + slots).astype(np.int64)
+    # the turn statistics are counted by the game itself (their first bins are in its table)
+    totals = ~np.isin(offs[:ns], G[G[H_TOFF] :])
+    at = (ro + slots[totals]).astype(np.int64)
+    first = offs[:ns][totals].astype(np.int64)
     reported = np.zeros(nslots, dtype=np.int64)
     reported[slots] = 1
     G[ro : ro + nslots] = 0
     rest = (ro + np.nonzero(reported == 0)[0]).astype(np.int64)  # slots are distinct
-    hist = np.zeros(offs[ns], dtype=np.int64)
-    return (seed_state(seed_words), n, out_c, G, cdf, slots, offs, at, hist, rest)
+    hist = np.zeros(offs[ns] + int(np.diff(offs).max()), dtype=np.int64)
+    return (seed_state(seed_words), n, out_c, G, cdf, offs, at, first, hist, rest)
 
 
 @jit_noalloc(vectorize=False, llvm_opt=2)
-def run_games(st, n, out_c, G, cdf, slots, offs, at, hist, rest):
+def run_games(st, n, out_c, G, cdf, offs, at, first, hist, rest):
     """``n`` games; histogram every reported statistic into ``out_c[s, value]`` (the arrays
     after ``offs`` come from :func:`_prologue`; allocates nothing).
 
     Counts go first to a compact histogram (statistic ``s`` at ``offs[s]..offs[s+1]``), small
-    enough to stay in the L1 cache, and are copied into ``out_c`` at the end. Each slot is
-    reset for the next game in the pass that histograms it (one sweep of the row per game, not
-    two: ~10% more games/s), the few unreported slots after it.
+    enough to stay in the L1 cache, and are copied into ``out_c`` at the end. The game counts
+    each turn's statistics itself; the game totals are histogrammed here from the row, each
+    slot reset for the next game in the pass that reads it, the few unreported slots after.
     """
-    ns = slots.shape[0]
+    ntot = at.shape[0]
     broken0, rok, any_outside = game_constants(G)
     for _ in range(n):
-        play_game(st, G, cdf, broken0, rok, any_outside)
-        for s in range(ns):
-            # unsigned indices: no negative-index wraparound on these ~1000 accesses a game
-            i = np.uint64(at[s])
+        play_game(st, G, cdf, broken0, rok, any_outside, hist)
+        for k in range(ntot):
+            # unsigned indices: no negative-index wraparound on these accesses
+            i = np.uint64(at[k])
             v = G[i]
             G[i] = 0
-            hist[np.uint64(offs[s] + v)] += 1
+            hist[np.uint64(first[k] + v)] += 1
         for i in range(rest.shape[0]):
             G[rest[i]] = 0
-    for s in range(ns):
+    for s in range(offs.shape[0] - 1):
         for v in range(offs[s + 1] - offs[s]):
             out_c[s, v] += hist[offs[s] + v]
 
@@ -527,10 +432,12 @@ run_formation_actions = ChunkKernel(run_games, "run_formation_actions", prologue
 
 
 @jit
-def play_scripted(G0, cdf, dice, seed_words):
-    """One game with the D6 results ``dice`` (int64[k]) used first, then generated ones.
+def play_scripted(G0, cdf, dice, seed_words, hist):
+    """One game with the D6 results ``dice`` (int64[k]) used first, then generated ones; its
+    turn statistics are counted into ``hist`` at the offsets of ``G0``'s table.
 
-    Returns ``(statistics row int64[n_slots], number of scripted dice used)``.
+    Returns ``(statistics row int64[n_slots] (game totals; zero in the turn statistics'
+    slots), number of scripted dice used)``.
     """
     base = new_state(seed_words)
     k = dice.shape[0]
@@ -544,5 +451,5 @@ def play_scripted(G0, cdf, dice, seed_words):
     ro = G[H_ROFF]
     G[ro : ro + G[H_NSLOTS]] = 0  # play_game adds into a zeroed statistics row
     broken0, rok, any_outside = game_constants(G)
-    play_game(st, G, cdf, broken0, rok, any_outside)
+    play_game(st, G, cdf, broken0, rok, any_outside, hist)
     return G[ro : ro + G[H_NSLOTS]].copy(), np.int64(st[6]) - 7

@@ -18,6 +18,13 @@ call costs reference counting; the game is one function over ``G`` and the gener
     per-trial state: the Shock of each formation.
 ``G[H_ROFF ...]``
     the per-trial statistics row (layout in :mod:`.compile`).
+``G[H_TOFF ...]``
+    where each turn's statistics go in the histogram: for turn ``t``, a block of
+    ``3 * nf + 4 * 2`` bin offsets (:func:`turn_block`), ``T_*`` per formation then ``TA_*`` per
+    army. The game adds 1 at ``offset + value`` as soon as the turn ends instead of keeping
+    the value in the row for :func:`~.kernel.run_games` to histogram: these are most of the
+    statistics (264 of 318 in the retain example), and the round trip through the row cost
+    more than the rest of a turn's bookkeeping.
 
 numba reads these as compile-time constants, and its cache keys a compiled kernel on the
 kernel's own file only: after changing a value here alone, clear ``NUMBA_CACHE_DIR``.
@@ -44,7 +51,8 @@ H_WOFF = 13
 H_ROFF = 14
 H_NSLOTS = 15
 H_POFF = 16  # activation order: formation indices, each army's block sorted by its policy
-H_SIZE = 17
+H_TOFF = 17  # histogram offsets of the turn statistics
+H_SIZE = 18
 
 # formation columns
 F_ARMY = 0
@@ -87,3 +95,20 @@ AS_TURNS = 2
 # per-trial state rows (flags are bit masks in registers, see play_game)
 W_SHOCK = 0
 W_NROWS = 1
+
+# turn statistics: offsets in a turn's block of G[H_TOFF ...], per formation (3 each) then
+# per army (4 each)
+T_SHOCK = 0  # Shock after the turn
+T_BROKEN = 1  # broken by the turn (ever)
+T_ACTION = 2  # 0 no action, 1 action, 2 Hold
+T_NCOLS = 3
+TA_ACTIONS = 0
+TA_HOLDS = 1
+TA_BROKEN = 2  # broken (or gone) after the turn
+TA_WON = 3  # won the turn's strategy roll
+TA_NCOLS = 4
+
+
+def turn_block(nf: int) -> int:
+    """Entries of one turn's block of the turn-statistics table (``nf`` formations)."""
+    return T_NCOLS * nf + TA_NCOLS * 2
