@@ -63,22 +63,17 @@ def _value_text(value: Any) -> str:
 
 def print_resolved(resolved: dict[str, dict[str, Any]] | None, con, title: str = "") -> None:
     """The inputs as the program read them, section by section."""
-    from rich.table import Table
+    from oddslab._tables import print_pairs
 
     heading = title or "Resolved inputs (what was simulated)"
     if not resolved:
         con.print(f"[bold]{_esc(heading)}[/bold]: this ruleset does not list its resolved inputs")
         return
-    t = Table(
-        title=_esc(heading), title_justify="left", show_header=False, box=None, pad_edge=False
-    )
-    t.add_column("key", style="dim", no_wrap=True)
-    t.add_column("value")
+    rows = []
     for section, items in resolved.items():
-        t.add_row(f"[bold]{_esc(section)}[/bold]", "")
-        for key, value in items.items():
-            t.add_row(f"  {_esc(key)}", _esc(_value_text(value)))
-    con.print(t)
+        rows.append((str(section), "", True))
+        rows += [(f"  {key}", _value_text(value), False) for key, value in items.items()]
+    print_pairs(con, heading, rows)
 
 
 def header_text(outcome: Outcome) -> str:

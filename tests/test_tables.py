@@ -98,6 +98,29 @@ def test_random_tables_print_as_rich_prints_them():
         assert fast.file.getvalue() == slow.file.getvalue(), (cols, rows, width, min_width)
 
 
+def test_plain_wrapping_is_rich_wrapping():
+    import random
+
+    from rich.text import Text
+
+    rng = random.Random(11)
+    words = ["a", "Blue", "formations", "≥", "(0", "no", "action,", "2", "Hold)", "x" * 9, ""]
+    con = _console(80)
+    drawn = 0
+    for _ in range(5000):
+        text = rng.choice(["", " ", "  "]).join(rng.choices(words, k=rng.randint(0, 9)))
+        text = rng.choice(["", " "]) + text + rng.choice(["", " ", "   "])
+        width, justify = rng.randint(1, 30), rng.choice(["left", "right"])
+        got = _tables._wrap(text, width, justify)
+        want = [
+            ln.plain for ln in Text(text).wrap(con, width, justify=justify, overflow="ellipsis")
+        ]
+        if got is not None:
+            drawn += 1
+            assert got == want, (text, width, justify)
+    assert drawn > 3000  # most texts are wrapped without rich
+
+
 def test_only_a_table_wider_than_its_least_width_allows_goes_to_rich(monkeypatch):
     used = []
     monkeypatch.setattr(_tables, "_with_rich", lambda *a: used.append(a))
@@ -139,3 +162,68 @@ def test_a_comparison_prints_as_with_rich_tables(outcomes, width, monkeypatch):
         _report.print_compare(picked, names, rows, slow)
     assert fast.file.getvalue() == slow.file.getvalue()
     assert "current [rule]" in fast.file.getvalue()
+
+
+# -- key/value sections (the resolved inputs) ------------------------------------------------------
+def _pairs_both(rows, width, title="Resolved inputs (what was simulated)", terminal=False):
+    fast, slow = _console(width, terminal), _console(width, terminal)
+    _tables.print_pairs(fast, title, rows)
+    _tables._pairs_with_rich(slow, title, rows)
+    return fast.file.getvalue(), slow.file.getvalue()
+
+
+@pytest.mark.parametrize("width", [20, 40, 60, 80, 120, 200])
+def test_every_example_resolved_inputs_print_as_rich_prints_them(width):
+    from oddslab.engine import resolved_inputs
+    from oddslab.scenario import load
+
+    for path in EXAMPLES:
+        fast, slow = _console(width), _console(width)
+        resolved = resolved_inputs(load(path))
+        _report.print_resolved(resolved, fast)
+        rows = []  # the rows print_resolved builds, drawn by rich
+        for section, items in resolved.items():
+            rows.append((str(section), "", True))
+            rows += [(f"  {k}", _report._value_text(v), False) for k, v in items.items()]
+        _tables._pairs_with_rich(slow, "Resolved inputs (what was simulated)", rows)
+        assert fast.file.getvalue() == slow.file.getvalue(), (path.name, width)
+
+
+def test_random_key_value_sections_print_as_rich_prints_them():
+    import random
+
+    rng = random.Random(3)
+    words = ["a", "Blue", "[x]", "≥", "4+", "re-roll", "x" * 12, "0.5", "turn", "", " "]
+    for _ in range(1500):
+        rows = []
+        for _ in range(rng.randint(1, 6)):
+            key = " ".join(rng.choices(words, k=rng.randint(1, 3)))
+            value = " ".join(rng.choices(words, k=rng.randint(0, 12)))
+            rows.append((key, value, rng.random() < 0.3))
+        title = rng.choice(["", "t", "Resolved inputs (what was simulated)"])
+        terminal = rng.random() < 0.5  # with styles: the same ANSI codes too
+        fast, slow = _pairs_both(rows, rng.randint(6, 90), title, terminal)
+        assert fast == slow, (rows, title, terminal)
+
+
+def test_key_value_sections_that_fit_are_drawn_without_rich_table(monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("rich.Table used for sections that fit")
+
+    monkeypatch.setattr(_tables, "_pairs_with_rich", boom)
+    rows = [("scenario", "", True)] + [(f"  key {i}", "a value " * 30, False) for i in range(50)]
+    con = _console(80)
+    _tables.print_pairs(con, "Resolved inputs", rows)
+    assert con.file.getvalue().count("\n") > 100  # long values wrapped under their column
+
+
+def test_key_value_styles_reach_the_terminal():
+    con = _console(80, terminal=True)
+    _tables.print_pairs(
+        con, "Resolved inputs", [("scenario", "", True), ("  name", "x [y]", False)]
+    )
+    out = con.file.getvalue()
+    assert "\x1b[3mResolved inputs" in out  # table.title: italic
+    assert "\x1b[1;2mscenario" in out  # a heading: bold and dim
+    assert "\x1b[2m  name" in out  # keys: dim
+    assert "x [y]" in out  # user text printed as written, not read as markup
