@@ -384,7 +384,9 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
     nslots = G[H_NSLOTS]
     ns = slots.shape[0]
     # the turn statistics are counted by the game itself (their first bins are in its table)
-    totals = ~np.isin(offs[:ns], G[G[H_TOFF] :])
+    to = G[H_TOFF]
+    table = G[to : to + G[R_TURNS] * (T_NCOLS * G[H_NF] + TA_NCOLS * 2)]
+    totals = ~np.isin(offs[:ns], table)
     at = (ro + slots[totals]).astype(np.int64)
     first = offs[:ns][totals].astype(np.int64)
     reported = np.zeros(nslots, dtype=np.int64)
