@@ -343,8 +343,9 @@ def jit_inner(fn=None, *, ints: str = "", flags: str = "", **overrides):
         )
         if isinstance(disp, CPUDispatcher):  # (not with NUMBA_DISABLE_JIT=1)
             # (the same object layout: subclasses adding methods)
-            disp.__class__ = InnerDispatcher
-            if declared is not None:
+            if declared is None:
+                disp.__class__ = InnerDispatcher
+            else:
                 disp.__class__ = DeclaredInnerDispatcher
                 disp.declared = declared
         return disp

@@ -278,26 +278,9 @@ class FormationActionsScenario:
 
     def turn_slots(self) -> np.ndarray:
         """The statistics-row slot of each entry of the turn-statistics table
-        (``G[H_TOFF:]``, layout in :mod:`.layout`): int64[turns * turn_block(nf)]."""
+        (``G[H_TOFF:]``, :func:`.layout.turn_slots`)."""
         _, _, _, a_stat0, f_stat0 = self._layout()
-        nt = self.turns
-        nf = len(f_stat0)
-        out = np.empty((nt, L.turn_block(nf)), dtype=np.int64)
-        t = np.arange(nt)
-        for i, s0 in enumerate(f_stat0):
-            s = s0 + L.FS_SHOCK + t
-            col = L.T_NCOLS * i
-            out[:, col + L.T_SHOCK] = s
-            out[:, col + L.T_BROKEN] = s + nt
-            out[:, col + L.T_ACTION] = s + 2 * nt
-        for a, s0 in enumerate(a_stat0):
-            s = s0 + L.AS_TURNS + t
-            col = L.T_NCOLS * nf + L.TA_NCOLS * a
-            out[:, col + L.TA_ACTIONS] = s
-            out[:, col + L.TA_HOLDS] = s + nt
-            out[:, col + L.TA_BROKEN] = s + 2 * nt
-            out[:, col + L.TA_WON] = s + 3 * nt + 2
-        return out.reshape(-1)
+        return L.turn_slots(self.turns, f_stat0, a_stat0)
 
     def _params(self) -> tuple:
         a = self.arrays()

@@ -80,6 +80,7 @@ from oddslab.rulesets.formation_actions.layout import (
     TA_NCOLS,
     TA_WON,
     W_SHOCK,
+    turn_slots,
 )
 
 __all__ = ["play_game", "run_games", "run_formation_actions", "play_scripted"]
@@ -378,21 +379,24 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
     seed words ``seed_words`` (uint64[4]) into ``out_c[s, value]``: the RNG state, the
     chunk's own copy of the game array with a zeroed statistics row, the game totals' indices
     in ``G`` (``at``) and first bins (``first``), the compact histogram (with the unreported
-    turn statistics' bins past its end) and the unreported slots."""
+    turn statistics' bins past its end) and the totals' slots no statistic reports."""
     G = G0.copy()
     ro = G[H_ROFF]
     nslots = G[H_NSLOTS]
     ns = slots.shape[0]
-    # the turn statistics are counted by the game itself (their first bins are in its table)
-    to = G[H_TOFF]
-    table = G[to : to + G[R_TURNS] * (T_NCOLS * G[H_NF] + TA_NCOLS * 2)]
-    totals = ~np.isin(offs[:ns], table)
+    # the game counts the turn statistics itself and writes only the totals into the row
+    nf = G[H_NF]
+    f_stat0 = G[G[H_FOFF] + F_STAT0 + F_NCOLS * np.arange(nf)]
+    a_stat0 = G[G[H_AOFF] + A_STAT0 + A_NCOLS * np.arange(2)]
+    written = np.ones(nslots, dtype=bool)
+    written[turn_slots(G[R_TURNS], f_stat0, a_stat0)] = False
+    totals = written[slots]
     at = (ro + slots[totals]).astype(np.int64)
     first = offs[:ns][totals].astype(np.int64)
-    reported = np.zeros(nslots, dtype=np.int64)
-    reported[slots] = 1
+    unreported = written.copy()
+    unreported[slots] = False
     G[ro : ro + nslots] = 0
-    rest = (ro + np.nonzero(reported == 0)[0]).astype(np.int64)  # slots are distinct
+    rest = (ro + np.nonzero(unreported)[0]).astype(np.int64)
     hist = np.zeros(offs[ns] + int(np.diff(offs).max()), dtype=np.int64)
     return (seed_state(seed_words), n, out_c, G, cdf, offs, at, first, hist, rest)
 

@@ -26,8 +26,9 @@ call costs reference counting; the game is one function over ``G`` and the gener
     statistics (264 of 318 in the retain example), and the round trip through the row cost
     more than the rest of a turn's bookkeeping.
 
-numba reads these as compile-time constants, and its cache keys a compiled kernel on the
-kernel's own file only: after changing a value here alone, clear ``NUMBA_CACHE_DIR``.
+numba reads these as compile-time constants. Its own cache keys a compiled kernel on the
+kernel's file alone, but oddslab caches under a digest of every source file
+(:func:`oddslab._jit.cache_dir`), so a change here recompiles the kernels that read it.
 """
 
 from __future__ import annotations
@@ -112,3 +113,28 @@ TA_NCOLS = 4
 def turn_block(nf: int) -> int:
     """Entries of one turn's block of the turn-statistics table (``nf`` formations)."""
     return T_NCOLS * nf + TA_NCOLS * 2
+
+
+def turn_slots(nt: int, f_stat0, a_stat0):
+    """The statistics-row slot of each entry of the turn-statistics table of an ``nt``-turn
+    game whose formations' and armies' statistics start at slots ``f_stat0`` and ``a_stat0``:
+    int64[nt * turn_block(len(f_stat0))]."""
+    import numpy as np
+
+    nf = len(f_stat0)
+    out = np.empty((nt, turn_block(nf)), dtype=np.int64)
+    t = np.arange(nt)
+    for i, s0 in enumerate(f_stat0):
+        s = s0 + FS_SHOCK + t
+        col = T_NCOLS * i
+        out[:, col + T_SHOCK] = s
+        out[:, col + T_BROKEN] = s + nt
+        out[:, col + T_ACTION] = s + 2 * nt
+    for a, s0 in enumerate(a_stat0):
+        s = s0 + AS_TURNS + t
+        col = T_NCOLS * nf + TA_NCOLS * a
+        out[:, col + TA_ACTIONS] = s
+        out[:, col + TA_HOLDS] = s + nt
+        out[:, col + TA_BROKEN] = s + 2 * nt
+        out[:, col + TA_WON] = s + 3 * nt + 2
+    return out.reshape(-1)
