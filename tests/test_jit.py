@@ -165,6 +165,40 @@ def test_inner_functions_leave_their_machine_code_to_their_callers():
     assert not isinstance(caller.library, _jit.LinkOnlyLibrary)
 
 
+def _scaled_sum(a, k):
+    return _inner_sum(a, a.shape[0]) * k
+
+
+_kept_sum = jit_inner(_scaled_sum)
+_inlined_sum = jit_inner(_scaled_sum, always_inline=True)
+
+
+@jit(cache=False)
+def _calls_both(a):
+    return _kept_sum(a, 2) + _inlined_sum(a, 3)
+
+
+def _marked(dispatcher) -> list[bool]:
+    """Per function defined in an inner function's IR: whether it is marked alwaysinline."""
+    (ov,) = dispatcher.overloads.values()
+    fns = [f for f in ov.library._final_module.functions if not f.is_declaration]
+    return [any(b"alwaysinline" in bytes(a) for a in f.attributes) for f in fns]
+
+
+def test_always_inline_marks_the_function_and_its_callees_for_llvm_only():
+    a = np.arange(6, dtype=np.int64)
+    assert _calls_both(a) == 15 * 2 + 15 * 3
+    # both define _scaled_sum and the _inner_sum it calls; only one asks LLVM to inline them
+    assert _marked(_inlined_sum) == [True, True]
+    assert _marked(_kept_sum) == [False, False]
+    assert not any(_marked(_inner_sum))  # the callee's own library is left as it was
+    # the assault step, called once per Initiative step, is the one user of it
+    assert (
+        _package_functions("jit_inner")
+        and "always_inline=True" in (ROOT / "oddslab/rulesets/assault_phase/step.py").read_text()
+    )
+
+
 def _package_functions(decorator: str) -> dict[str, str]:
     """``{name: module}`` of the package's functions decorated with ``decorator``."""
     found = {}

@@ -154,7 +154,8 @@ def _record(hist, sel, res):
 
 @jit_noalloc(
     vectorize=False,
-    llvm_opt=2,
+    llvm_opt=1,
+    no_cfunc_wrapper=True,
     ints="active slain_by_att slain_by_def v winner",
     flags="all_fled any_charge any_fled any_sweep cover_on gone ok strikes_first",
 )
@@ -168,6 +169,10 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
     that are reported. The combat is written inline in the trial loop, not as a function it
     calls: numba compiles every function it calls on its own and then again inside the
     caller, so one level less is about a second less compiling, with the same machine code.
+    The Initiative step (:func:`~.step.fight_step`, with everything it calls) is inlined here
+    by LLVM (``always_inline``): called, it took every array as machine words on the stack
+    and kept its values there, and the trial ran 25 % slower. It has one call site, the
+    steps' loop, whose last pass is the sweeping advance, so its code is compiled once.
     """
     G = gi.shape[0]
     U = ui.shape[0]
@@ -177,8 +182,6 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
         double_one = cx[CX_RULES + R_DOUBLE_ONE] != 0
         # typed (not literal) constants: a literal argument compiles another specialisation
         zero = cx[CX_RULES + R_MAX_TURNS] * 0
-        yes = zero == 0
-        no = zero != 0
         for g in range(G):
             wk[W_ALIVE, g] = gi[g, G_COUNT]
             wk[W_CON, g] = gi[g, G_CONTACT]
@@ -253,116 +256,107 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
             active = 0
             for g in range(G):
                 active |= (1 << wk[W_PRIO_C, g]) | (1 << wk[W_PRIO_S, g])
-            for step in range(COVER_STEP, 0, -1):
-                if (active >> step) & 1 == 0:
-                    continue
-                fight_step(
-                    st,
-                    script,
-                    gi,
-                    cx,
-                    step,
-                    wk,
-                    redirect,
-                    no,
-                    res,
-                )
-            # -- assault result ----------------------------------------------------------------
-            left_a, left_d = _sides_in_combat(gi, wk)
-            winner = -1
-            if left_a == 0 or left_d == 0:
-                if left_a > 0:
-                    winner = 0
-                elif left_d > 0:
-                    winner = 1
-            elif wk[W_TURN_INF, 0] > wk[W_TURN_INF, 1]:
-                winner = 0
-            elif wk[W_TURN_INF, 1] > wk[W_TURN_INF, 0]:
-                winner = 1
-            if first:
-                if winner == 0:
-                    res[S_WIN_ATT] = 1
-                elif winner == 1:
-                    res[S_WIN_DEF] = 1
-                else:
-                    res[S_DRAW] = 1
-            for u in range(U):
-                if _unit_alive(gi, u, wk) == 0:
-                    wk[W_IN_COMBAT, u] = 0
-            # -- loser checks morale -------------------------------------------------------------
-            if winner >= 0:
-                loser = 1 - winner
-                any_fled = False
-                for u in range(U):
-                    if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
-                        continue
-                    ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
-                    if cx[CX_RULES + R_HALF_PENALTY] != 0 and 2 * _unit_alive(
-                        gi, u, wk
-                    ) < _unit_start(gi, u):
-                        ld -= 1
-                    if not _ld_test(st, script, ld, double_one):
-                        wk[W_FLED, u] = 1
-                        any_fled = True
-                        res[S_FELL_BACK + loser] = 1
-                        if first:
-                            res[S_LOSER_FAILED] = 1
-                        wk[W_FB, u] = _roll_distance(st, script, ui[u, U_FAST] != 0)
-                        if ui[u, U_TRAPPED] != 0:  # trapped: destroyed, no sweep needed
-                            for g in range(G):
-                                if gi[g, G_UNIT] == u:
-                                    wk[W_ALIVE, g] = 0
-                                    wk[W_CON, g] = 0
-                                    wk[W_SUP, g] = 0
-                            wk[W_IN_COMBAT, u] = 0
-                # -- sweeping advance: winners whose every opponent fell back -----------------
-                if any_fled:
+            # Initiative steps COVER_STEP..1, then step 0: the assault result, morale and,
+            # when there is one, the sweeping advance (one call of fight_step for both, so
+            # its code is compiled once, in this loop)
+            any_fled = False
+            for step in range(COVER_STEP, -1, -1):
+                if step == 0:
                     any_sweep = False
-                    for g in range(G):
-                        wk[W_SWEEPER, g] = -1
-                    for w in range(U):
-                        if ui[w, U_SIDE] != winner or wk[W_IN_COMBAT, w] == 0:
-                            continue
-                        # "only ... if all of the units they are Engaged with fall back": every
-                        # enemy unit still in the combat (all of them are engaged) must have fled
-                        all_fled = True
-                        for v in range(U):
-                            if ui[v, U_SIDE] == loser and wk[W_IN_COMBAT, v] != 0:
-                                if wk[W_FLED, v] == 0:
-                                    all_fled = False
-                        if not all_fled:
-                            continue
-                        dist = _roll_distance(st, script, ui[w, U_FAST] != 0)
-                        for g in range(G):
-                            if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
-                                continue
-                            # the unit it fought if caught, else the first other unit caught
-                            v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]
-                            if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
-                                v = -1
-                                for x in range(U):
-                                    if v < 0 and ui[x, U_SIDE] == loser and wk[W_FLED, x] != 0:
-                                        if wk[W_IN_COMBAT, x] != 0 and dist > wk[W_FB, x]:
-                                            v = x
-                            if v >= 0:
-                                wk[W_SWEEPER, g] = v
-                                any_sweep = True
-                                res[S_SWEPT + loser] = 1
-                    if any_sweep:  # its wounds count in the totals, not in the result (decided)
-                        fight_step(
-                            st,
-                            script,
-                            gi,
-                            cx,
-                            zero,
-                            wk,
-                            redirect,
-                            yes,
-                            res,
-                        )
+                    # -- assault result ----------------------------------------------------------------
+                    left_a, left_d = _sides_in_combat(gi, wk)
+                    winner = -1
+                    if left_a == 0 or left_d == 0:
+                        if left_a > 0:
+                            winner = 0
+                        elif left_d > 0:
+                            winner = 1
+                    elif wk[W_TURN_INF, 0] > wk[W_TURN_INF, 1]:
+                        winner = 0
+                    elif wk[W_TURN_INF, 1] > wk[W_TURN_INF, 0]:
+                        winner = 1
+                    if first:
+                        if winner == 0:
+                            res[S_WIN_ATT] = 1
+                        elif winner == 1:
+                            res[S_WIN_DEF] = 1
+                        else:
+                            res[S_DRAW] = 1
                     for u in range(U):
-                        if wk[W_FLED, u] != 0:
+                        if _unit_alive(gi, u, wk) == 0:
                             wk[W_IN_COMBAT, u] = 0
+                    # -- loser checks morale -------------------------------------------------------------
+                    if winner >= 0:
+                        loser = 1 - winner
+                        for u in range(U):
+                            if ui[u, U_SIDE] != loser or wk[W_IN_COMBAT, u] == 0:
+                                continue
+                            ld = _unit_ld(gi, u, wk, cx[CX_RULES + R_LD_MODE]) + zero
+                            if cx[CX_RULES + R_HALF_PENALTY] != 0 and 2 * _unit_alive(
+                                gi, u, wk
+                            ) < _unit_start(gi, u):
+                                ld -= 1
+                            if not _ld_test(st, script, ld, double_one):
+                                wk[W_FLED, u] = 1
+                                any_fled = True
+                                res[S_FELL_BACK + loser] = 1
+                                if first:
+                                    res[S_LOSER_FAILED] = 1
+                                wk[W_FB, u] = _roll_distance(st, script, ui[u, U_FAST] != 0)
+                                if ui[u, U_TRAPPED] != 0:  # trapped: destroyed, no sweep needed
+                                    for g in range(G):
+                                        if gi[g, G_UNIT] == u:
+                                            wk[W_ALIVE, g] = 0
+                                            wk[W_CON, g] = 0
+                                            wk[W_SUP, g] = 0
+                                    wk[W_IN_COMBAT, u] = 0
+                        # -- sweeping advance: winners whose every opponent fell back -----------------
+                        if any_fled:
+                            any_sweep = False
+                            for g in range(G):
+                                wk[W_SWEEPER, g] = -1
+                            for w in range(U):
+                                if ui[w, U_SIDE] != winner or wk[W_IN_COMBAT, w] == 0:
+                                    continue
+                                # "only ... if all of the units they are Engaged with fall back": every
+                                # enemy unit still in the combat (all of them are engaged) must have fled
+                                all_fled = True
+                                for v in range(U):
+                                    if ui[v, U_SIDE] == loser and wk[W_IN_COMBAT, v] != 0:
+                                        if wk[W_FLED, v] == 0:
+                                            all_fled = False
+                                if not all_fled:
+                                    continue
+                                dist = _roll_distance(st, script, ui[w, U_FAST] != 0)
+                                for g in range(G):
+                                    if gi[g, G_UNIT] != w or wk[W_ALIVE, g] == 0:
+                                        continue
+                                    # the unit it fought if caught, else the first other unit caught
+                                    v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]
+                                    if not (wk[W_IN_COMBAT, v] != 0 and dist > wk[W_FB, v]):
+                                        v = -1
+                                        for x in range(U):
+                                            if (
+                                                v < 0
+                                                and ui[x, U_SIDE] == loser
+                                                and wk[W_FLED, x] != 0
+                                            ):
+                                                if wk[W_IN_COMBAT, x] != 0 and dist > wk[W_FB, x]:
+                                                    v = x
+                                    if v >= 0:
+                                        wk[W_SWEEPER, g] = v
+                                        any_sweep = True
+                                        res[S_SWEPT + loser] = 1
+                    if not any_sweep:
+                        break
+                elif (active >> step) & 1 == 0:
+                    continue
+                # a sweeping advance's wounds count in the totals, not in the result (decided)
+                fight_step(st, script, gi, cx, step, wk, redirect, step == 0, res)
+            if any_fled:
+                for u in range(U):
+                    if wk[W_FLED, u] != 0:
+                        wk[W_IN_COMBAT, u] = 0
             res[S_INFLICTED] += wk[W_TURN_INF, 0]
             res[S_INFLICTED + 1] += wk[W_TURN_INF, 1]
             left_a, left_d = _sides_in_combat(gi, wk)

@@ -131,7 +131,9 @@ def _deal_split(gi, g, wk, auto, hits):
 
 
 @jit_inner(
-    ints="auto e heavy hits noarm per poison wounds", flags="any_force claw force rend split"
+    ints="auto e heavy hits noarm per poison wounds",
+    flags="any_force claw force rend split",
+    always_inline=True,
 )
 def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
     """Every group striking at ``step`` attacks simultaneously; casualties applied after.
