@@ -86,6 +86,49 @@ def test_chunk_args_are_chunk_zeros_views():
     assert repr(DICE) == "ChunkKernel(dice)"
 
 
+@pytest.mark.parametrize("shape,dtype", [((6,), np.uint64), ((3, 5), np.int64), ((1,), np.int8)])
+def test_own_lines_copies_onto_cache_lines_of_its_own(shape, dtype):
+    a = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    b = chunks.own_lines(a)
+    assert np.array_equal(a, b) and b.dtype == a.dtype and b.shape == a.shape
+    assert not np.may_share_memory(a, b)
+    assert b.flags.c_contiguous and b.flags.writeable and b.flags.aligned
+    assert b.ctypes.data % 128 == 0
+    base = b.base
+    while not isinstance(base, np.ndarray) or base.base is not None:
+        base = base.base  # the padded block the copy lives in
+    before = b.ctypes.data - base.ctypes.data
+    after = base.ctypes.data + base.nbytes - (b.ctypes.data + b.nbytes)
+    assert before >= 128 and after >= 128  # no other data on its lines or their pairs
+    assert chunks.own_lines(np.zeros((0, 3))).shape == (0, 3)
+
+
+def test_the_prologues_own_arrays_get_lines_of_their_own_and_shared_ones_do_not():
+    got = {}
+
+    def prologue(seed, ntrials, hist, table):
+        state = np.zeros(6, dtype=np.uint64)  # made here, written by the chunk: moved
+        view = table[1:]  # a view of a batch parameter: kept
+        frozen = np.zeros(3)
+        frozen.flags.writeable = False  # read-only: kept (a copy would change its type)
+        return seed, ntrials, hist, table, state, view, frozen
+
+    def chunk(seed, ntrials, hist, table, state, view, frozen):
+        got.update(hist=hist, table=table, state=state, view=view, frozen=frozen)
+        hist[0, 0] += ntrials
+
+    seeds, ntrials, out = _batch(1)
+    table = np.arange(4, dtype=np.int64)
+    ChunkKernel(chunk, prologue=prologue)(seeds, ntrials, out, table)
+    assert out[0, 0, 0] == 5000  # the histogram is the batch's own block, not a copy
+    assert got["table"] is table and np.may_share_memory(got["view"], table)
+    assert got["state"].ctypes.data % 128 == 0 and got["state"].dtype == np.uint64
+    assert not got["frozen"].flags.writeable
+    kern = ChunkKernel(chunk, prologue=prologue)
+    args = kern.chunk_args((seeds, ntrials, out, table))
+    assert args[4].ctypes.data % 128 == 0  # compiled for the arrays it will get
+
+
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_thread_count_follows_numba_num_threads_without_starting_numba_threads(threads):
     code = (
