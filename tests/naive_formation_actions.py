@@ -116,7 +116,7 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
             if not eligible(side):
                 side = 1 - side
                 retaining = False
-            f = choose(side, 0)
+            f = choose(side, 1 if retaining else 0)
             target = f.spec.command - pen(f) - (1 if retaining else 0)
             ok = _passes(rules, rng.randint(1, 6), target)
             f.done = True

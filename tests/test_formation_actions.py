@@ -124,6 +124,36 @@ def test_order_best_first_and_worst_first():
     assert sc.run_with_dice([6, 1, 5, 1, 1])["blue_weak_holds"] == 1
 
 
+def test_a_retaining_pick_ranks_chances_with_the_minus_one():
+    # commands 6 and 7 both pass now on 6 faces (a tie: listed order), but a retaining test
+    # passes on 5 and 6: best-first retains with the 7, worst-first with a 6
+    blue = [F("x", 6), F("y", 6), F("z", 7)]
+    sc = game(blue, [F("r", 4)], blue_retain="always", blue_order="best-first")
+    # blue wins the roll; x passes on 6; retaining, z (7 - 1 = 6) passes on 6; red; y on 6
+    r = sc.run_with_dice([6, 1, 6, 6, 1, 6])
+    assert (r["blue_x_actions"], r["blue_z_actions"], r["blue_y_actions"]) == (1, 1, 1)
+    assert r["blue_retained"] == 1
+    # worst-first: x listed first of the three ties at 6/6; retaining, the least likely is a
+    # 6 (5/6: fails on 6), here y, not z
+    blue = [F("x", 7), F("z", 7), F("y", 6)]
+    sc = game(blue, [F("r", 4)], blue_retain="always", blue_order="worst-first")
+    r = sc.run_with_dice([6, 1, 6, 6, 1, 6])
+    assert (r["blue_y_holds"], r["blue_retained"], r["blue_z_actions"]) == (1, 0, 1)
+
+
+def test_activation_order_is_fixed_only_when_the_minus_one_keeps_it():
+    from oddslab.rulesets.formation_actions.compile import _activation_order
+
+    r = Rules()
+    army = Army("blue", (F("x", 6), F("y", 6), F("z", 7)), order="best-first")
+    assert _activation_order(army, r, 0) == ([0, 1, 2], False)
+    army = Army("blue", (F("x", 3), F("y", 5), F("z", 4)), order="best-first")
+    assert _activation_order(army, r, 3) == ([4, 5, 3], True)
+    assert _activation_order(Army("b", army.formations), r, 0) == ([0, 1, 2], True)
+    # chances that change with Shock: chosen at each activation
+    assert not _activation_order(army, Rules(action_penalty="shock"), 0)[1]
+
+
 def test_if_chance_looks_at_the_formation_the_order_picks_next():
     blue = [F("a", 3), F("b", 5), F("c", 4)]
     dice = [6, 1, 1, 1, 1, 1, 1, 1]

@@ -46,6 +46,29 @@ def _roll_text(faces: int) -> str:
     return "never" if faces == 0 else f"{_pct(faces)}"
 
 
+def _activation_order(army: Army, rules: Rules, start: int) -> tuple[list[int], bool]:
+    """The army's formations (indices from ``start``) in the order its policy activates
+    them when that order can be fixed before the game, and whether it can.
+
+    It can when the order is listed, or when the action test's penalty never changes
+    (``action_penalty = "suppressed"``) and ranking the formations by their chance now and by
+    their chance with the retaining -1 gives one order (ties: listed order). Otherwise, e.g.
+    commands 6 and 7 both pass now on 6 faces but retaining on 5 and 6, the kernel picks at
+    each activation from the chances of that test.
+    """
+    idx = list(range(start, start + len(army.formations)))
+    if army.order == "listed":
+        return idx, True
+    sign = -1 if army.order == "best-first" else 1
+    targets = {
+        start + i: f.command - rules.penalty(f.suppressed > 0, 0)
+        for i, f in enumerate(army.formations)
+    }
+    now = sorted(idx, key=lambda i: (sign * rules.faces(targets[i]), i))
+    retaining = sorted(idx, key=lambda i: (sign * rules.faces(targets[i] - 1), i))
+    return now, rules.action_penalty == "suppressed" and now == retaining
+
+
 @dataclass(frozen=True)
 class FormationActionsScenario:
     """``turns`` turns of two armies activating formations (see docs/formation-actions.md).
@@ -225,17 +248,11 @@ class FormationActionsScenario:
                 G[row + L.F_OS_N] = o.max
         start = 0
         r = self.rules
+        fixed = []
         for army in self.armies:
-            # fixed activation order (used when chances never change: the -1 is static)
-            idx = list(range(start, start + len(army.formations)))
-            if army.order != "listed":
-                sign = -1 if army.order == "best-first" else 1
-                chance = {
-                    start + i: r.faces(f.command - r.penalty(f.suppressed > 0, 0))
-                    for i, f in enumerate(army.formations)
-                }
-                idx.sort(key=lambda i: (sign * chance[i], i))
+            idx, is_fixed = _activation_order(army, r, start)
             G[po + start : po + start + len(idx)] = idx
+            fixed.append(is_fixed)
             start += len(army.formations)
         start = 0
         for a, army in enumerate(self.armies):
@@ -249,6 +266,7 @@ class FormationActionsScenario:
             start += len(army.formations)
             G[row + L.A_STOP] = start
             G[row + L.A_STAT0] = a_stat0[a]
+            G[row + L.A_FIXED] = fixed[a]
         G[L.R_TURNS] = self.turns
         G[L.R_PENALTY] = PENALTY_READINGS.index(r.action_penalty)
         G[L.R_NAT1] = r.natural_one_passes

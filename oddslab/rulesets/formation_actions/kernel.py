@@ -28,6 +28,7 @@ from oddslab.rulesets.formation_actions.kernel_rolls import (
 )
 from oddslab.rulesets.formation_actions.layout import (
     A_CHOOSE,
+    A_FIXED,
     A_MINFACES,
     A_NCOLS,
     A_ORDER,
@@ -104,10 +105,11 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
     than branches: they are unpredictable, and a mispredicted branch costs more than the few
     operations computed for nothing.
 
-    An army whose activation order is fixed (listed, or chances that never change) keeps its
-    unactivated formations as a mask of *positions* in that order (bit ``i`` = formation
-    ``G[H_POFF + i]``), so the next one is the lowest set bit; otherwise the mask is of
-    formation indices and :func:`best_faces` scans it.
+    An army whose activation order is fixed (``A_FIXED``: listed, or chances that never
+    change and that the retaining -1 does not reorder) keeps its unactivated formations as
+    a mask of *positions* in that order (bit ``i`` = formation ``G[H_POFF + i]``), so the
+    next one is the lowest set bit; otherwise the mask is of formation indices and
+    :func:`best_faces` scans it, with the -1 when the test is a retaining one.
     """
     nt = G[R_TURNS]
     nf = G[H_NF]
@@ -138,8 +140,8 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
     minf1 = G[a1 + A_MINFACES]
     ord0 = G[a0 + A_ORDER]
     ord1 = G[a1 + A_ORDER]
-    fixed0 = ord0 == 0 or mode == 0  # chances never change: a fixed order
-    fixed1 = ord1 == 0 or mode == 0
+    fixed0 = G[a0 + A_FIXED] != 0  # listed, or chances that never change: a fixed order
+    fixed1 = G[a1 + A_FIXED] != 0
     one = np.int64(1)
     m0 = (one << stop0) - (one << start0)
     m1 = (one << stop1) - (one << start1)
@@ -230,7 +232,7 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
                     start1 if side else start0,
                     stop1 if side else stop0,
                     order,
-                    0,
+                    retaining,  # a retaining test's chances are with its -1
                     mode,
                     nat1,
                     nat6,

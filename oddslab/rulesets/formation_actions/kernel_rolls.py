@@ -118,7 +118,7 @@ def outside_draw(st, G, cdf, row, f):
 def best_faces(G, free, start, stop, order, minus, mode, nat1, nat6):
     """(formation, its passing faces) the best/worst-first ``order`` picks among ``free``
     (a mask of formations ``start..stop-1``) with ``minus`` more off the test; ties go to
-    the first listed. Used only when chances change with Shock (not a fixed order)."""
+    the first listed. Used only when the order is not fixed (``A_FIXED`` 0)."""
     fo = G[H_FOFF]
     ws = G[H_WOFF] + W_SHOCK * G[H_NF]
     f = -1

@@ -12,8 +12,9 @@ call costs reference counting; the game is one function over ``G`` and the gener
     one row of ``A_NCOLS`` per army.
 ``G[H_POFF ...]``
     one formation index per formation: each army's formations in activation order when
-    that order is fixed (listed, or best/worst-first when chances never change, i.e. the
-    action test's -1 does not depend on Shock).
+    that order is fixed (``A_FIXED``: listed, or best/worst-first when chances never
+    change, i.e. the action test's -1 does not depend on Shock, and the retaining test's
+    -1 does not reorder them).
 ``G[H_WOFF ...]``
     per-trial state: the Shock of each formation.
 ``G[H_ROFF ...]``
@@ -86,7 +87,8 @@ A_CHOOSE = 4  # 0 first, 1 second
 A_START = 5  # first formation row
 A_STOP = 6
 A_STAT0 = 7
-A_NCOLS = 8
+A_FIXED = 8  # 1: the activation order is fixed (G[H_POFF ...]); 0: chosen at each activation
+A_NCOLS = 9
 # army statistic offsets: won, withdrawals, N actions_turn, N holds_turn, N broken_after_turn,
 # retain_attempts, retained, N won_strategy_turn
 AS_WON = 0
