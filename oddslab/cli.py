@@ -226,13 +226,24 @@ def _plot_single(outcome, stat: str, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from oddslab.plotting import plot_at_least, plot_pmf, save
+    from oddslab.plotting import plot_at_least, plot_pmf
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     plot_pmf(outcome, stat, ax=a1)
     plot_at_least(outcome, stat, ax=a2)
     a2.set_title(f"P(at least k): {outcome.title(stat)}")
-    save(a1, str(path))
+    _save(a1, path)
+
+
+def _save(ax, path: Path) -> None:
+    """Write the plot, or exit 2 with the reason (the file was checked before the run, but
+    the disk may have filled or the folder gone since)."""
+    from oddslab.plotting import save
+
+    try:
+        save(ax, str(path))
+    except OSError as exc:
+        raise _fail(f"--plot '{path}': cannot write the plot ({exc.strerror or exc})") from None
     typer.echo(f"plot written to {path}", err=True)
 
 
@@ -403,11 +414,9 @@ def compare(
         import matplotlib
 
         matplotlib.use("Agg")
-        from oddslab.plotting import plot_compare, save
+        from oddslab.plotting import plot_compare
 
-        ax = plot_compare(outcomes, main, labels=names)
-        save(ax, str(plot))
-        typer.echo(f"plot written to {plot}", err=True)
+        _save(plot_compare(outcomes, main, labels=names), plot)
     for o in outcomes:
         _finish(o)
 

@@ -17,7 +17,15 @@ from oddslab.outcome import Z95, Outcome
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["plot_pmf", "plot_at_least", "plot_compare", "check_plot_path", "save", "TAIL"]
+__all__ = [
+    "plot_pmf",
+    "plot_at_least",
+    "plot_compare",
+    "check_plot_path",
+    "check_output_file",
+    "save",
+    "TAIL",
+]
 
 #: Plots stop where the rest of the distribution is less likely than this (an exploding pool
 #: can reach hundreds with a vanishing probability); the axes say so when they stop early.
@@ -38,11 +46,10 @@ def check_plot_path(path: str | Path) -> Path:
     Raises
     ------
     ValueError
-        When the folder does not exist (or is not a folder, or is not writable), or the
-        extension is not a format matplotlib writes (see :data:`PLOT_FORMATS`).
+        When the folder does not exist (or is not a folder, or is not writable), the file
+        cannot be written (:func:`check_output_file`), or the extension is not a format
+        matplotlib writes (see :data:`PLOT_FORMATS`).
     """
-    import os
-
     p = Path(path).expanduser()
     if p.is_dir():
         raise ValueError(f"'{path}' is a folder; give a file name such as {p / 'plot.png'}")
@@ -55,14 +62,44 @@ def check_plot_path(path: str | Path) -> Path:
         )
     if p.is_dir():
         raise ValueError(f"'{path}' is a folder; give a file name such as {p / 'plot.png'}")
-    folder = p.parent
-    if not folder.exists():
-        raise ValueError(f"'{path}': the folder '{folder}' does not exist")
-    if not folder.is_dir():
-        raise ValueError(f"'{path}': '{folder}' is not a folder")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"'{path}': the folder '{folder}' is not writable")
+    check_output_file(p, str(path))
     return p
+
+
+def check_output_file(p: Path, shown: str) -> None:
+    """Check that the file ``p`` (named ``shown`` in messages) can be written, before any
+    work: its folder exists, is a folder and is writable, and the file itself can be opened
+    for writing (some folders accept nothing, e.g. ``/proc``; an existing file may be
+    read-only). Opening does not change an existing file; a file created by the check is
+    removed again.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the reason.
+    """
+    import os
+
+    folder = p.parent
+    if p.is_dir():
+        raise ValueError(f"'{shown}' is a folder; give a file name")
+    if not folder.exists():
+        raise ValueError(f"'{shown}': the folder '{folder}' does not exist")
+    if not folder.is_dir():
+        raise ValueError(f"'{shown}': '{folder}' is not a folder")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"'{shown}': the folder '{folder}' is not writable")
+    existed = p.exists()
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"'{shown}': cannot write this file ({exc.strerror or exc})") from None
+    if not existed:
+        try:
+            p.unlink()
+        except OSError:  # pragma: no cover - created a moment ago in a writable folder
+            pass
 
 
 def _shown_max(outcome: Outcome, stat: str) -> tuple[int, float]:

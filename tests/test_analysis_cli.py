@@ -117,6 +117,24 @@ def test_errors_are_one_line_exit_2(args, match):
     _err(args, match)
 
 
+@pytest.mark.parametrize("cmd", ["sweep", "matchup", "efficiency"])
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_unwritable_out_and_plot_fail_before_any_cell(tmp_path, monkeypatch, cmd, option):
+    from oddslab.analysis import distributed
+
+    def boom(*a, **k):  # no cell may run
+        raise AssertionError(f"ran before checking {option}")
+
+    monkeypatch.setattr(distributed, "run_cell", boom)
+    args = {
+        "sweep": ["sweep", SCENARIO, "--vary", "target.save=3,4"],
+        "matchup": ["matchup", GENERIC, GENERIC],
+        "efficiency": ["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts"],
+    }[cmd]
+    _err([*args, "-n", "100", option, str(tmp_path / "missing" / "x.png")],
+         f"{option} '{tmp_path / 'missing' / 'x.png'}': the folder")  # fmt: skip
+
+
 def test_dask_missing_is_one_line(monkeypatch):
     from oddslab.analysis import distributed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -58,7 +59,15 @@ def test_plot_without_extension_writes_png_and_says_so(tmp_path):
 @pytest.mark.parametrize("cmd", ["simulate", "roll", "compare"])
 @pytest.mark.parametrize(
     ("plot", "problem"),
-    [("missing/x.png", "does not exist"), ("x.banana", "unknown plot format")],
+    [
+        ("missing/x.png", "does not exist"),
+        ("x.banana", "unknown plot format"),
+        pytest.param(
+            "/proc/oddslab-plot.png",  # a folder that takes no new file, whoever runs this
+            "cannot write this file",
+            marks=pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc"),
+        ),
+    ],
 )
 def test_bad_plot_path_fails_before_running(tmp_path, monkeypatch, cmd, plot, problem):
     import oddslab.engine

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import pytest
 
 from oddslab import GenericScenario, Target, Weapon, plot_at_least, plot_compare, plot_pmf, simulate
 from oddslab.exact import exact
-from oddslab.plotting import check_plot_path
+from oddslab.plotting import check_output_file, check_plot_path
 
 SC = GenericScenario((Weapon(models=5, attacks=2, skill=3),), Target(models=5, save=5))
 
@@ -86,3 +88,22 @@ def test_check_plot_path_adds_png_and_keeps_formats(tmp_path):
     assert check_plot_path(tmp_path / "o.svg") == tmp_path / "o.svg"
     with pytest.raises(ValueError, match="is a folder"):
         check_plot_path(tmp_path)
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_check_output_file_opens_the_file_itself():
+    # /proc is a writable-looking folder that takes no new file
+    with pytest.raises(ValueError, match="cannot write this file"):
+        check_output_file(Path("/proc/oddslab-out.csv"), "/proc/oddslab-out.csv")
+
+
+def test_check_output_file_leaves_no_trace(tmp_path):
+    new = tmp_path / "new.csv"
+    check_output_file(new, str(new))
+    assert not new.exists()  # the probe's file is removed again
+    old = tmp_path / "old.csv"
+    old.write_text("kept")
+    check_output_file(old, str(old))
+    assert old.read_text() == "kept"
+    with pytest.raises(ValueError, match="does not exist"):
+        check_output_file(tmp_path / "no" / "x.csv", "no/x.csv")

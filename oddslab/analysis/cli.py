@@ -176,6 +176,24 @@ def _shown(df):
     return df
 
 
+def _check_files(out: Path | None, plot: Path | None) -> Path | None:
+    """Check that ``--out`` and ``--plot`` can be written, before any cell runs (exit 2
+    naming the option if not); returns the plot's file (``.png`` added to a bare name)."""
+    from oddslab.plotting import check_output_file, check_plot_path
+
+    if out is not None:
+        try:
+            check_output_file(out.expanduser(), str(out))
+        except ValueError as exc:
+            raise _fail(f"--out {exc}") from None
+    if plot is None:
+        return None
+    try:
+        return check_plot_path(plot)
+    except ValueError as exc:
+        raise _fail(f"--plot {exc}") from None
+
+
 def _save_plot(ax, path: Path) -> None:
     ax.figure.tight_layout()
     ax.figure.savefig(path, dpi=120)
@@ -259,6 +277,7 @@ def sweep_cmd(
 ) -> None:
     """Run a scenario at every combination of the values of some of its keys."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    plot = _check_files(out, plot)
     grid = _parse_vary(vary)
     if plot is not None and len(grid) > 2:
         raise _fail("--plot draws one varied key (line) or two (heatmap)")
@@ -317,6 +336,7 @@ def matchup_cmd(
 ) -> None:
     """Attackers × targets: a matrix of any statistic or headline probability."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    plot = _check_files(out, plot)
     with _user_errors(store):
         from oddslab.analysis.matchup import matchup
 
@@ -388,6 +408,7 @@ def efficiency_cmd(
 ) -> None:
     """Rank units by a metric per 100 points against a weighted basket of targets."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    plot = _check_files(out, plot)
     weights = _parse_basket(basket)
     with _user_errors(store):
         from oddslab.analysis.points import efficiency
