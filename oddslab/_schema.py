@@ -200,8 +200,10 @@ class Table:
                 raise self.error(name, f"expected one of {', '.join(options)}, got '{value}'{hint}")
         return value
 
-    def dice(self, name: str, default: Any = _MISSING, *, min_value: int = 0):
-        """A dice expression (``3``, ``"D6"``, ``"2D6"``, ``"D3+1"``) as :class:`DiceExpr`."""
+    def dice(self, name: str, default: Any = _MISSING, *, min_value: int = 0, max_value: int = 100):
+        """A dice expression (``3``, ``"D6"``, ``"2D6"``, ``"D3+1"``) as :class:`DiceExpr`,
+        whose values lie in ``min_value..max_value`` (the upper bound keeps a typo such as
+        ``1000000`` from sizing histograms beyond memory)."""
         from oddslab.dice import DiceExpr
 
         value = self._get(name, default)
@@ -219,6 +221,8 @@ class Table:
                 raise self.error(name, str(exc)) from None
         if expr.min < min_value:
             raise self.error(name, f"'{expr}' can be below {min_value}")
+        if expr.max > max_value:
+            raise self.error(name, f"'{expr}' can exceed {max_value}, the largest value allowed")
         return expr
 
     def table(self, name: str, default: Any = _MISSING) -> Table:

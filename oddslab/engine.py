@@ -60,10 +60,12 @@ __all__ = [
     "CHUNK_TRIALS",
     "BATCH_CHUNKS",
     "MAX_TRIALS",
+    "MAX_HISTOGRAM_CELLS",
     "Job",
     "Simulatable",
     "simulate",
     "run_job",
+    "check_histogram_size",
     "prepare_kernel",
     "kernel_status",
     "precision_batches",
@@ -78,6 +80,8 @@ DEFAULT_MAX_TRIALS = 100_000_000
 DEFAULT_TRIALS = 1_000_000
 #: Most trials in one run, from files, the command line and Python alike.
 MAX_TRIALS = 10**10
+#: Largest ``n_stats * n_bins`` a job may count (about 34 MB a copy of the histograms).
+MAX_HISTOGRAM_CELLS = 1 << 22
 #: Text of the trials range, shared by every reader of ``trials``.
 TRIALS_WHAT = "a number of trials from 1 to 10,000,000,000"
 
@@ -376,6 +380,24 @@ def _prepare(job: Job, kernel, args: tuple, on_compile, started: float) -> tuple
     return seconds, compiled
 
 
+def check_histogram_size(job: Job) -> None:
+    """Raise ValueError, naming the widest statistic, when ``job``'s histograms
+    (``n_stats * n_bins`` counts, kept in ``BATCH_CHUNKS + 1`` copies) would exceed
+    :data:`MAX_HISTOGRAM_CELLS`: legal but extreme inputs (a thousand models with a hundred
+    attacks of a hundred damage) would otherwise fail allocating tens of gigabytes."""
+    if not job.stats:
+        return
+    cells = len(job.stats) * job.n_bins
+    if cells > MAX_HISTOGRAM_CELLS:
+        widest = max(job.stats, key=lambda s: s.nbins)
+        raise ValueError(
+            f"this scenario's outcomes are too wide to count: '{widest.name}' can reach "
+            f"{widest.nbins - 1:,}, so its {len(job.stats)} statistics need {cells:,} "
+            f"histogram bins (at most {MAX_HISTOGRAM_CELLS:,}); use fewer models, attacks "
+            "or damage"
+        )
+
+
 def run_job(
     job: Job,
     trials: int,
@@ -394,6 +416,7 @@ def run_job(
 
     if isinstance(trials, bool) or not 1 <= trials <= MAX_TRIALS:
         raise ValueError(f"trials: expected {TRIALS_WHAT}, got {trials!r}")
+    check_histogram_size(job)
     n_stats = len(job.stats)
     n_bins = job.n_bins
     total = np.zeros((n_stats, n_bins), dtype=np.int64)

@@ -382,7 +382,7 @@ def exact(scenario: Any):
     """
     from pathlib import Path
 
-    from oddslab.engine import Job
+    from oddslab.engine import Job, check_histogram_size
     from oddslab.outcome import Outcome
 
     if isinstance(scenario, str | Path):
@@ -395,6 +395,7 @@ def exact(scenario: Any):
             f"'{job.name}' has no exact form (its statistics depend on sequential choices or "
             "state the exact engine does not model); run it with Monte Carlo (simulate) instead"
         )
+    check_histogram_size(job)  # the exact distributions are as wide as the histograms
     pmfs = job.exact()
     return Outcome.from_pmfs(
         job.name,

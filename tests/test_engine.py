@@ -217,6 +217,20 @@ def test_bad_arguments():
         simulate(SC, trials=10**10 + 1)
 
 
+def test_too_wide_histograms_are_a_clear_error_before_any_allocation():
+    from oddslab.exact import exact
+
+    # legal inputs, but the damage total can reach 1000 * 100 * 100 = 10,000,000
+    big = GenericScenario(
+        weapons=(Weapon(models=1000, attacks=100, damage=100, skill=2),),
+        target=Target(models=1000, wounds=100, toughness=1),
+    )
+    with pytest.raises(ValueError, match="'damage' can reach 10,000,000"):
+        simulate(big, trials=10)
+    with pytest.raises(ValueError, match="histogram bins"):
+        exact(big)
+
+
 def test_seed_text_gets_the_file_message():
     from oddslab import ScenarioError, from_dict
 

@@ -103,6 +103,8 @@ def test_every_new_key_is_read():
         (with_keys(target={"feel_no_pain_mortal": 1}), "target.feel_no_pain_mortal"),
         (with_keys(rules={"devastating_wounds": "new"}), "rules.devastating_wounds"),
         (with_keys(rules={"modifer_cap": False}), "rules.modifer_cap"),
+        (with_keys(weapon={"damage": 10**12}), "attacker.weapons[0].damage"),
+        (with_keys(weapon={"attacks": "D6+100"}), "attacker.weapons[0].attacks"),
     ],
 )  # fmt: skip
 def test_bad_input_names_the_key(doc, key):
