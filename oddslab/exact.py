@@ -378,7 +378,8 @@ def exact(scenario: Any):
     Raises
     ------
     NotImplementedError
-        If the scenario's job has no exact form (``job.exact is None``).
+        If the scenario's job has no exact form (``job.exact is None``), or gives none of
+        its statistics exactly.
     """
     from pathlib import Path
 
@@ -397,6 +398,13 @@ def exact(scenario: Any):
         )
     check_histogram_size(job)  # the exact distributions are as wide as the histograms
     pmfs = job.exact()
+    if not any(s.name in pmfs for s in job.stats):
+        # e.g. a hex-platoon assault: every statistic depends on the dice of earlier steps
+        raise NotImplementedError(
+            f"'{job.name}' has no statistic the exact engine can give (each depends on "
+            "sequential choices or state it does not model); run it with Monte Carlo "
+            "(simulate) instead"
+        )
     return Outcome.from_pmfs(
         job.name,
         job.stats,

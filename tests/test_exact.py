@@ -187,6 +187,16 @@ def test_exact_without_exact_form_raises():
         exact(job)
 
 
+def test_exact_form_giving_no_statistic_raises():
+    from oddslab.engine import Job
+    from oddslab.outcome import Stat
+
+    # an exact form that covers none of the job's statistics (a hex-platoon assault)
+    job = Job(name="x", kernel=None, params=(), stats=(Stat("a", 3),), exact=dict)
+    with pytest.raises(NotImplementedError, match="no statistic the exact engine can give"):
+        exact(job)
+
+
 def test_too_large_pool_is_refused():
     with pytest.raises(ValueError, match="limit"):
         chain_pmf(D6, D6 == 6, -1, D6 == 6, True)  # doubles per level: 2**100 dice
