@@ -161,7 +161,9 @@ class HexPlatoonScenario:
                         u.assault_to_hit,
                         False,
                         d,
-                        f"{d} dice on {u.assault_to_hit}+ (6+ if disrupted)",
+                        f"{d} dice on {u.assault_to_hit}+"
+                        + (" + augmented" if u.assault_plus and plus else "")
+                        + " (6+ if disrupted)",
                     )
                 )
             return out
