@@ -297,12 +297,12 @@ class Rules:
     mortar_mission_roll: bool = True
     city_assault_bonus: str = "vs-armour-only"
     hq_assault_bonus: str = "added"
-    hit_ladder: str = "each-hit"
+    hit_ladder: str = "each-hit"  # every hit after the disrupting one is a step down
     move_ops_complete: str = "after-movement"  # the marker comes when the movement is over
     mines_stop_movement: bool = True  # a unit disrupted/reduced by mines stops its stack
     mines_improved_position: bool = True  # an improved position nullifies the first mines hit
     overrun_defender_augmented: bool = True  # a defender's "+" counts in an overrun
-    aa_vs_hard: str = "ap-else-blue"
+    aa_vs_hard: str = "ap-else-blue"  # AA at a hard target: AP if it has one, else blue
 
     def __post_init__(self) -> None:
         for key, options in (
