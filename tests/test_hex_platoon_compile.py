@@ -95,3 +95,21 @@ def test_movement_ends_where_the_stack_stops_moving():
     assert kinds == ["move", "fire", "move", "assault", "overrun", "rally"]
     road = sc.hex_index()["road"]
     assert sc.movement_ends() == [-1, -1, -1, -1, road, -1]
+
+
+def test_resolved_states_the_mines_and_caller_rules():
+    from hex_platoon_cases import RIFLES, scenario, unit
+
+    hexes = [
+        {"name": "ip", "improved_position": True, "units": [unit("a", **RIFLES)]},
+        {"name": "op", "units": [unit("obs", type="recon")]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "ip", "mines": True},
+        {"kind": "artillery", "spotter": "obs", "hexes": ["ip"], "firepower": 2, "to_hit": 4},
+    ]
+    r = from_dict(scenario(hexes, steps)).resolved()
+    assert r["step 1: move"]["improved position"] == "nullifies the first mines hit"
+    assert "in command" in r["step 2: artillery"]["called by"]
+    off = from_dict(scenario(hexes, steps, {"mines_improved_position": False})).resolved()
+    assert "ignored" in off["step 1: move"]["improved position"]
