@@ -143,3 +143,33 @@ def sequence_case(rules=None):
         {"kind": "rally", "stack": "woods"},
     ]
     return scenario(hexes, steps, rules)
+
+
+def orders_case(rules=None):
+    """Command checks, an observer calling artillery, a stack leaving command before it moves
+    through mines into a dug-in wood under fire and assaults, engineers and a tank clearing."""
+    recon = dict(type="recon", he=1, range=4, to_hit=5, assault=1, morale=7)
+    hexes = [
+        {
+            "name": "wood",
+            "terrain": "wood",
+            "defence": 1,
+            "improved_position": True,
+            "units": [unit("tanks", **TANK), unit("grens", **RIFLES), unit("w hq", **HQ)],
+        },
+        {"name": "ridge", "units": [unit("mg", **MG), unit("recon", **recon)]},
+        {"name": "farm", "units": [unit("def", **RIFLES), unit("def2", **RIFLES, disrupted=True)]},
+        {"name": "lane", "units": [unit("eng", type="engineer"), unit("tank2", **TANK)]},
+    ]
+    steps = [
+        {"kind": "command", "stack": "ridge", "morale": 7},
+        {"kind": "artillery", "spotter": "recon", "hexes": ["farm"], "firepower": 3, "to_hit": 4},
+        {"kind": "command", "stack": "wood", "morale": 8},
+        {"kind": "move", "stack": "wood", "mines": True},
+        {"kind": "fire", "firer": "mg", "target": "grens", "opportunity": True},
+        {"kind": "fire", "firer": "recon", "target": "grens"},
+        {"kind": "assault", "attacker": "wood", "defender": "farm"},
+        {"kind": "clear-mines", "stack": "lane"},
+        {"kind": "rally", "stack": "wood"},
+    ]
+    return scenario(hexes, steps, rules)

@@ -45,6 +45,7 @@ class Trial:
                     conc=_conceal_base(x, h),
                 )  # fmt: skip
         self.stopped = set()
+        self.moving = None  # hex of the stack whose movement goes on (no marker yet)
         self.rec = np.zeros((len(sc.steps), K.NREC), dtype=np.int64)
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -79,6 +80,23 @@ class Trial:
             if not s["dis"]:
                 s["dis"] = 1
                 s["hit"] = 1
+            return 0
+        if self.r.hit_ladder == "one-step-per-attack":
+            # this attack's hits so far (passed-on hits reach a unit again in the same attack)
+            s["got"] = s.get("got", 0) + h
+            was_dis = s["dis0"] if "dis0" in s else s["dis"]
+            s.setdefault("dis0", s["dis"])
+            s.setdefault("side0", s["side"])
+            s["hit"] = 1
+            steps = 1 if (was_dis or s["got"] > 1) else 0
+            s["dis"] = 1
+            s["side"] = min(s["side0"] + steps, 2)
+            if s["side"] >= 2 and s["side0"] < 2:
+                s["kill"] = 1
+                need = 1 if was_dis else 2
+                left = max(s["got"] - need, 0)
+                s["got"] = need
+                return left
             return 0
         left = h
         # hit by hit: the first disrupts a good-order unit, every other steps the unit down
@@ -129,6 +147,8 @@ class Trial:
                     x["side"] += 1
         for s in self.u.values():
             s["hit"] = s["kill"] = 0
+            for key in ("got", "dis0", "side0"):
+                s.pop(key, None)
 
     def hex_attack(self, h, dice, aug, th, lead, air):
         names = [n for n in self.stack(h) if self.alive(n)]
@@ -159,10 +179,28 @@ class Trial:
         return hits, uns
 
     # -- steps ---------------------------------------------------------------------------------
+    def can_call(self, n):
+        x = self.u[n]
+        return x["side"] < 2 and not x["dis"] and not x["ooc"] and not x["ops"]
+
+    def end_movement(self, s):
+        """The moving stack gets its Ops Complete markers once a step is not part of its
+        movement (a further move, opportunity fire at it, its assault or overrun)."""
+        h = self.moving
+        if h is None:
+            return
+        same = (s.kind == "move" and s.stack == h) or (s.kind == "fire" and s.opportunity)
+        same = same or (s.kind in ("assault", "overrun") and s.attacker == h)
+        if not same:
+            for x in self.sc.hex(h).units:
+                self.u[x.name]["ops"] = 1
+            self.moving = None
+
     def step(self, k):
         s = self.sc.steps[k]
         rec = self.rec[k]
         rng = self.rng
+        self.end_movement(s)
         if s.kind == "fire":
             f, t = self.u[s.firer], self.u[s.target]
             if f["side"] >= 2 or f["dis"] or f["ops"] or t["side"] >= 2:
@@ -205,7 +243,7 @@ class Trial:
             f = self.u[s.firer]
             ok = f["side"] < 2 and not f["dis"] and not f["ops"] and not f["ooc"]
             if s.spotter:
-                ok = ok and self.alive(s.spotter) and not self.u[s.spotter]["dis"]
+                ok = ok and self.can_call(s.spotter)
             if not ok:
                 return
             f["ops"] = 1
@@ -218,7 +256,7 @@ class Trial:
                     s.target, fn.dice, fn.aug, fn.to_hit, self.lead(s.hq), False
                 )
         elif s.kind == "artillery":
-            if s.spotter and (not self.alive(s.spotter) or self.u[s.spotter]["dis"]):
+            if s.spotter and not self.can_call(s.spotter):
                 return
             rec[15] = 1
             if d6(rng) == 1:
@@ -232,20 +270,31 @@ class Trial:
             names = self.stack(s.stack)
             if s.stack in self.stopped or not any(self.alive(n) for n in names):
                 return
+            if any(self.alive(n) and self.u[n]["ooc"] for n in names):
+                return
             rec[1] = 1
-            for x in self.sc.hex(s.stack).units:
-                self.u[x.name]["ops"] = 1
+            if self.r.move_ops_complete == "on-entering":
+                for x in self.sc.hex(s.stack).units:
+                    self.u[x.name]["ops"] = 1
+            else:
+                self.moving = s.stack
             if s.mines:
                 a, b = d6(rng), d6(rng)
                 hits = int(a + b >= 5) if self.r.mine_roll == "sum" else (a >= 5) + (b >= 5)
                 rec[0] = hits
+                if self.sc.hex(s.stack).improved_position and self.r.mines_improved_position:
+                    hits = max(hits - 1, 0)
                 self.share(names, hits)
-                if any(self.u[n]["hit"] for n in names):
+                hit = any(self.u[n]["hit"] for n in names)
+                if hit and self.r.mines_stop_movement:
                     self.stopped.add(s.stack)
         elif s.kind == "clear-mines":
             ok = False
-            for n in self.sc.step_units(k):
-                if not self.alive(n):
+            names = s.units or [
+                x.name for x in self.sc.stack(s.stack) if x.infantry or x.type == "engineer"
+            ]
+            for n in names:
+                if not self.alive(n) or self.u[n]["ooc"]:
                     continue
                 self.u[n]["ops"] = 1
                 dice = [d6(rng) for _ in range(2 if self.u[n]["obj"].type == "engineer" else 1)]
@@ -290,9 +339,10 @@ class Trial:
         over = s.kind == "overrun"
         part = [
             u.name for (u, side, *_r) in mem
-            if side == 0 and self.alive(u.name) and not (over and (self.u[u.name]["dis"] or self.u[u.name]["gone"]))
+            if side == 0 and self.alive(u.name) and not self.u[u.name]["dis"]
+            and not self.u[u.name]["ooc"] and not (over and self.u[u.name]["gone"])
         ]  # fmt: skip
-        if not part:
+        if not any(dice > 0 for (u, side, dice, *_r) in mem if u.name in part):
             return
         rec[4] = 1
         hq_a, hq_d = self.sc.hq_of(s.attacker), self.sc.hq_of(s.defender)
@@ -304,7 +354,7 @@ class Trial:
             if x["side"] >= 2 or (dice == 0 and ddis == 0):
                 continue
             if side == 0:
-                if x["dis"] or (over and x["gone"]):
+                if u.name not in part:
                     continue
                 att += roll_hits(rng, dice, aug, th, la if gets else 0, self.mode(True))
             else:

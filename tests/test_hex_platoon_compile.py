@@ -69,3 +69,47 @@ def test_resolved_shows_derived_numbers():
 def test_warmup_compiles_and_runs():
     out = engine.simulate(from_dict(WARMUP), trials=1, seed=1)
     assert out.trials == 1
+
+
+def test_overrun_defender_augmentation_switch():
+    """6.4 "Good Order defending unit counts its hits: unmodified Assault factor": the
+    defender's '+' is read as part of its printed factor (kept) unless switched off."""
+    from hex_platoon_cases import TANK, scenario, unit
+
+    hexes = [
+        {"name": "pz", "units": [unit("panzer", **TANK)]},
+        {"name": "open", "units": [unit("sq", type="infantry", assault=2, assault_plus=True)]},
+    ]
+    steps = [{"kind": "overrun", "attacker": "pz", "defender": "open"}]
+    for rules, aug in ((None, 1), ({"overrun_defender_augmented": False}, 0)):
+        mem = from_dict(scenario(hexes, steps, rules)).melee_members(0)
+        dfd = [m for m in mem if m[1] == 1]
+        assert [(m[2], m[3]) for m in dfd] == [(2, aug)]
+
+
+def test_movement_ends_where_the_stack_stops_moving():
+    """The moving stack's Ops Complete marker goes on before the first step that is not its
+    move, opportunity fire at it, or its assault (here the rally, step 5)."""
+    sc = from_dict(sequence_case())
+    kinds = [s.kind for s in sc.steps]
+    assert kinds == ["move", "fire", "move", "assault", "overrun", "rally"]
+    road = sc.hex_index()["road"]
+    assert sc.movement_ends() == [-1, -1, -1, -1, road, -1]
+
+
+def test_resolved_states_the_mines_and_caller_rules():
+    from hex_platoon_cases import RIFLES, scenario, unit
+
+    hexes = [
+        {"name": "ip", "improved_position": True, "units": [unit("a", **RIFLES)]},
+        {"name": "op", "units": [unit("obs", type="recon")]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "ip", "mines": True},
+        {"kind": "artillery", "spotter": "obs", "hexes": ["ip"], "firepower": 2, "to_hit": 4},
+    ]
+    r = from_dict(scenario(hexes, steps)).resolved()
+    assert r["step 1: move"]["improved position"] == "nullifies the first mines hit"
+    assert "in command" in r["step 2: artillery"]["called by"]
+    off = from_dict(scenario(hexes, steps, {"mines_improved_position": False})).resolved()
+    assert "ignored" in off["step 1: move"]["improved position"]

@@ -99,6 +99,13 @@ def test_support_weapon_augments_and_ap_vs_hard():
     aa = Unit("flak", type="aa", aa=3, he=2, range=4, to_hit=4)
     fn = fire_numbers(aa, True, "normal", None, Rules())
     assert (fn.dice, fn.to_hit) == (3, 6)
+    # AA at a hard target: AP if the counter has one, else (or with aa_vs_hard = "blue")
+    # the blue firepower, its own "+" with it
+    at_aa = Unit("88", type="aa", aa=3, aa_plus=True, ap=2, range=6, to_hit=4)
+    fn = fire_numbers(at_aa, True, "normal", None, Rules())
+    assert (fn.dice, fn.aug, fn.to_hit) == (2, 0, 6)
+    fn = fire_numbers(at_aa, True, "normal", None, Rules(aa_vs_hard="blue"))
+    assert (fn.dice, fn.aug, fn.to_hit) == (3, 1, 6)
 
 
 def test_state_ladder_hand_worked():
@@ -109,6 +116,36 @@ def test_state_ladder_hand_worked():
     # concealed infantry under direct fire: disrupted at worst, surplus spent
     assert E.apply_hits(0, 0, 3, True) == (0, 1, 0)
     assert E.apply_hits(0, 0, 5, False) == (2, 1, 2)
+
+
+def test_state_ladder_one_step_per_attack():
+    """hit_ladder = "one-step-per-attack": 1 hit disrupts a Good Order unit; more hits, or
+    any hit on a disrupted unit, add one step (reduced, or eliminated if already reduced)."""
+    per = [E.state_code(*E.apply_hits(0, 0, h, False, True)[:2]) for h in range(5)]
+    assert per == [0, 1, 2, 2, 2]
+    assert [E.state_code(*E.apply_hits(0, 1, h, False, True)[:2]) for h in range(4)] == [
+        1,
+        2,
+        2,
+        2,
+    ]
+    assert [E.state_code(*E.apply_hits(1, 0, h, False, True)[:2]) for h in range(4)] == [
+        2,
+        2,
+        3,
+        3,
+    ]
+    # an elimination absorbs the hits it needed (2 on a Good Order reduced unit, 1 if
+    # disrupted); a unit already stepped down in this attack absorbs passed-on hits
+    assert E.apply_hits(1, 0, 5, False, True) == (2, 1, 3)
+    assert E.apply_hits(1, 1, 5, False, True) == (2, 1, 4)
+    assert E.apply_hits(1, 1, 2, False, True, stepped=True) == (1, 1, 0)
+    # passed on: a reduced unit and a Good Order one share 5 hits (3 and 2, or 2 and 3); the
+    # reduced one is eliminated either way, its surplus (1 or 0) reaches the other, which
+    # was already reduced by its own 2 or 3 hits and stays reduced
+    units = [(1, 0, False, False), (0, 0, False, False)]
+    joint = E.distribute_exact(units, 5, True, False, per_attack=True)
+    assert joint == {((2, 1), (1, 1)): pytest.approx(1.0)}
 
 
 def test_fair_distribution_hand_worked():

@@ -93,10 +93,27 @@ STATIC = {
         [{"kind": "artillery", "hexes": ["woods", "n2"], "firepower": 7, "to_hit": 3}],
         rules={"excess_hits": "passed-on", "concealed_infantry_scope": "all-fire"},
     ),  # fmt: skip
+    "artillery-per-attack-passed-on": scenario(
+        _HEXES,
+        [{"kind": "artillery", "hexes": ["woods", "n2"], "firepower": 7, "to_hit": 3}],
+        rules={"excess_hits": "passed-on", "hit_ladder": "one-step-per-attack"},
+    ),  # fmt: skip
+    "fire-per-attack-fast-path": fire_case(
+        firer_kw={"he": 4, "to_hit": 3},
+        rules={"hit_ladder": "one-step-per-attack", "concealed_infantry_not_reduced": False},
+    ),  # fmt: skip
+    "mines-improved-position": scenario(
+        _HEXES, [{"kind": "move", "stack": "woods", "mines": True}]
+    ),
+    "mines-improved-position-off": scenario(
+        _HEXES,
+        [{"kind": "move", "stack": "woods", "mines": True}],
+        rules={"mines_improved_position": False},
+    ),
     "mortar-observed": scenario(
         _HEXES, [{"kind": "mortar", "firer": "mortar", "target": "woods", "spotter": "obs"}]
     ),
-    "mines": scenario(_HEXES, [{"kind": "move", "stack": "woods", "mines": True}]),
+    "mines": scenario(_HEXES, [{"kind": "move", "stack": "n2", "mines": True}]),
     "mines-sum": scenario(
         _HEXES, [{"kind": "move", "stack": "n2", "mines": True}], rules={"mine_roll": "sum"}
     ),

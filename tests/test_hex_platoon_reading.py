@@ -175,3 +175,55 @@ def test_unit_library_entries_and_template():
     d = {k: v for k, v in tpl.items() if k not in ("hexes", "name")}
     sc = from_dict({**d, "hexes": hexes})
     assert sc.compile().meta["primary"] == "target_state"
+
+
+def test_more_than_two_missions_from_one_caller(tmp_path):
+    """Rule 11.2: an (s)HQ or recon unit may call up to 2 fire missions; observed mortar fire
+    is conducted as an artillery mission and counts."""
+    hexes = [
+        {"name": "op", "units": [unit("hq", **HQ), unit("x", **RIFLES)]},
+        {"name": "target", "units": [unit("inf", **RIFLES)]},
+        {"name": "m", "units": [unit("mortar", type="mortar", he=3, range=8, to_hit=4)]},
+    ]
+    call = {"kind": "artillery", "spotter": "hq", "hexes": ["target"], "firepower": 1, "to_hit": 4}
+    bad(scenario(hexes, [call, call, call]), "steps[2].spotter", "already called 2 fire missions")
+    observed = {"kind": "mortar", "firer": "mortar", "target": "target", "spotter": "hq"}
+    bad(scenario(hexes, [call, observed, call]), "steps[2].spotter", "up to 2 (rule 11.2)")
+    from_dict(scenario(hexes, [call, call]))  # two are fine
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    step = (
+        '[[steps]]\nkind = "artillery"\nspotter = "hq"\nhexes = ["t"]\nfirepower = 1\nto_hit = 4\n'
+    )
+    p = tmp_path / "three.toml"
+    p.write_text(
+        'ruleset = "hex-platoon"\n[[hexes]]\nname = "op"\n[[hexes.units]]\nname = "hq"\n'
+        'type = "hq"\n[[hexes.units]]\nname = "x"\n[[hexes]]\nname = "t"\n[[hexes.units]]\n'
+        'name = "inf"\n' + 3 * step
+    )
+    res = CliRunner().invoke(app, ["simulate", str(p), "--trials", "1000"])
+    assert res.exit_code == 2
+    assert "three.toml" in res.output and "steps[2].spotter" in res.output
+
+
+def test_clearing_mines_needs_infantry_or_engineers():
+    hexes = [{"name": "lane", "units": [unit("tank", **TANK)]}]
+    bad(scenario(hexes, [{"kind": "clear-mines", "stack": "lane"}]), "steps[0].stack", "rule 8.2")
+    bad(
+        scenario(hexes, [{"kind": "clear-mines", "units": ["tank"]}]),
+        "steps[0].units[0]",
+        "only infantry and engineers",
+    )
+
+
+def test_new_rule_switches_read_and_checked():
+    d = fire_case(rules={"hit_ladder": "one-step-per-attack", "mines_stop_movement": False})
+    r = from_dict(d).rules
+    assert r.hit_ladder == "one-step-per-attack" and not r.mines_stop_movement
+    bad(
+        fire_case(rules={"move_ops_complete": "never"}),
+        "rules.move_ops_complete",
+        "expected one of",
+    )

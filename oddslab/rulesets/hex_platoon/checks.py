@@ -16,7 +16,7 @@ __all__ = ["check"]
 
 def check(sc: HexPlatoonScenario) -> None:
     """Raise :class:`BadInput` for the first problem in ``sc``."""
-    from .compile import BadInput
+    from .compile import BadInput, clears_mines
 
     if not sc.hexes:
         raise BadInput("hexes", "expected at least one hex")
@@ -38,6 +38,19 @@ def check(sc: HexPlatoonScenario) -> None:
     hq_used: dict[str, int] = {}
     last_move = -1
     opp_done: set[int] = set()
+    missions: dict[str, list[int]] = {}
+
+    def called(k: int, name: str) -> None:
+        # 11.2: "a Good Order (s)HQ/Reconnaissance Unit may call up to 2 fire missions";
+        # observed mortar fire is conducted "as an artillery mission" (6.1) and counts too
+        steps = missions.setdefault(name, [])
+        if len(steps) >= 2:
+            raise BadInput(
+                f"steps[{k}].spotter",
+                f"{name} already called 2 fire missions (steps {steps[0] + 1} and "
+                f"{steps[1] + 1}); an (s)HQ or recon unit may call up to 2 (rule 11.2)",
+            )
+        steps.append(k)
 
     def unit(k: int, key: str, name: str, types: tuple[str, ...] = ()) -> None:
         if not name:
@@ -82,7 +95,7 @@ def check(sc: HexPlatoonScenario) -> None:
                 f = units[s.firer]
                 fp = f.ap if t.hard else f.he
                 if f.type == "aa" and t.hard:
-                    fp = f.ap or f.aa
+                    fp = (f.ap if sc.rules.aa_vs_hard == "ap-else-blue" else 0) or f.aa
                 if fp <= 0 and not any((w.ap if t.hard else w.he) for w in f.support):
                     raise BadInput(
                         f"{key}.firer",
@@ -95,6 +108,7 @@ def check(sc: HexPlatoonScenario) -> None:
                     raise BadInput(f"{key}.firer", f"mortar {s.firer} has no firepower (he)")
                 if s.spotter:
                     unit(k, "spotter", s.spotter, ("hq", "recon"))
+                    called(k, s.spotter)
             if s.hq:
                 unit(k, "hq", s.hq, ("hq",))
                 if hex_of[s.hq] != hex_of[s.firer]:
@@ -135,6 +149,7 @@ def check(sc: HexPlatoonScenario) -> None:
                 raise BadInput(f"{key}.to_hit", "expected the mission To Hit (1 to 7)")
             if s.spotter:
                 unit(k, "spotter", s.spotter, ("hq", "recon"))
+                called(k, s.spotter)
         elif s.kind == "move":
             hexn(k, "stack", s.stack, True)
             last_move = k
@@ -143,11 +158,15 @@ def check(sc: HexPlatoonScenario) -> None:
                 raise BadInput(f"{key}.units", 'give units = [...] or stack = "hex"')
             if s.stack:
                 hexn(k, "stack", s.stack, True)
+                if s.kind == "clear-mines" and not s.units and not sc.step_units(k):
+                    raise BadInput(
+                        f"{key}.stack",
+                        f"hex '{s.stack}' holds no infantry or engineer unit to clear mines "
+                        "(rule 8.2)",
+                    )
             for i, name in enumerate(s.units):
                 unit(k, f"units[{i}]", name)
-                if s.kind == "clear-mines" and not (
-                    units[name].infantry or units[name].type == "engineer"
-                ):
+                if s.kind == "clear-mines" and not clears_mines(units[name]):
                     raise BadInput(f"{key}.units[{i}]", "only infantry and engineers clear mines")
         elif s.kind == "command":
             hexn(k, "stack", s.stack, True)

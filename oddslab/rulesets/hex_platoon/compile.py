@@ -21,7 +21,7 @@ from . import layout as K
 from .firepower import FireNumbers, fire_numbers
 from .model import CONCEALING, Hex, Rules, Step, Unit
 
-__all__ = ["HexPlatoonScenario", "BadInput", "STATES", "fire_numbers", "slug"]
+__all__ = ["HexPlatoonScenario", "BadInput", "STATES", "clears_mines", "fire_numbers", "slug"]
 
 #: final state of a unit, by statistic value
 STATES = ("good order", "disrupted", "reduced", "eliminated")
@@ -52,6 +52,11 @@ def slug(name: str) -> str:
     """``"1st Platoon (HMG)"`` → ``"1st_platoon_hmg"`` (statistic names)."""
     s = re.sub(r"[^0-9a-zA-Z]+", "_", name.strip().lower()).strip("_")
     return s or "unit"
+
+
+def clears_mines(unit: Unit) -> bool:
+    """Rule 8.2: "an infantry or engineer unit" may attempt to clear a minefield."""
+    return bool(unit.infantry) or unit.type == "engineer"
 
 
 def _conceal_base(unit: Unit, hx: Hex) -> bool:
@@ -144,6 +149,7 @@ class HexPlatoonScenario:
                         f"3×{u.assault or 0} = {d} dice on {u.assault_to_hit}+",
                     )
                 )
+            plus = self.rules.overrun_defender_augmented
             for u in dfd:
                 d = u.assault or 0
                 out.append(
@@ -151,11 +157,13 @@ class HexPlatoonScenario:
                         u,
                         1,
                         d,
-                        int(u.assault_plus),
+                        int(u.assault_plus and plus),
                         u.assault_to_hit,
                         False,
                         d,
-                        f"{d} dice on {u.assault_to_hit}+ (6+ if disrupted)",
+                        f"{d} dice on {u.assault_to_hit}+"
+                        + (" + augmented" if u.assault_plus and plus else "")
+                        + " (6+ if disrupted)",
                     )
                 )
             return out
@@ -241,9 +249,11 @@ class HexPlatoonScenario:
         sp = np.zeros((len(self.steps), K.S_NCOLS), dtype=np.int64)
         mb = np.zeros((len(self.steps), n_mem, K.M_NCOLS), dtype=np.int64)
         last_move = -1
+        ends = self.movement_ends()
         for k, s in enumerate(self.steps):
             row = sp[k]
             row[K.S_KIND] = KIND_CODE[s.kind]
+            row[K.S_MARK] = ends[k]
             row[K.S_HEX2] = -1
             row[K.S_HQ] = -1
             row[K.S_OPP] = -1
@@ -316,10 +326,37 @@ class HexPlatoonScenario:
         }
 
     def step_units(self, k: int) -> tuple[str, ...]:
+        """Units of a rally or clear-mines step: those named, else the stack's (for
+        clearing, only its infantry and engineers: rule 8.2)."""
         s = self.steps[k]
         if s.units:
             return s.units
-        return tuple(u.name for u in self.stack(s.stack))
+        stack = self.stack(s.stack)
+        if s.kind == "clear-mines":
+            stack = [u for u in stack if clears_mines(u)]
+        return tuple(u.name for u in stack)
+
+    def movement_ends(self) -> list[int]:
+        """Per step: the hex whose moving stack's movement is over just before it (-1 none).
+
+        A stack's movement goes on through its ``move`` steps, the opportunity fire answering
+        them and its own assault or overrun; the first other step ends it ("after any
+        movement a unit receives an Ops Complete marker").
+        """
+        out = [-1] * len(self.steps)
+        moving = ""
+        for k, s in enumerate(self.steps):
+            goes_on = (
+                (s.kind == "move" and s.stack == moving)
+                or (s.kind == "fire" and s.opportunity)
+                or (s.kind in ("assault", "overrun") and s.attacker == moving)
+            )
+            if moving and not goes_on:
+                out[k] = self.hex_index()[moving]
+                moving = ""
+            if s.kind == "move":
+                moving = s.stack
+        return out
 
     def command_morale(self, k: int) -> int:
         s = self.steps[k]
@@ -362,6 +399,10 @@ class HexPlatoonScenario:
         a[K.R_HQ_MODE] = {"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}[r.hq_bonus]
         a[K.R_HQ_ASSAULT_MODE] = a[K.R_HQ_MODE] if r.hq_assault_bonus == "as-fire" else 0
         a[K.R_MORTAR_MISSION_ROLL] = r.mortar_mission_roll
+        a[K.R_HIT_PER_ATTACK] = r.hit_ladder == "one-step-per-attack"
+        a[K.R_MOVE_OPS_ON_ENTER] = r.move_ops_complete == "on-entering"
+        a[K.R_MINES_NO_STOP] = not r.mines_stop_movement
+        a[K.R_MINES_NO_IP] = not r.mines_improved_position
         return a
 
     # -- statistics, headlines, job -----------------------------------------------------------------

@@ -94,14 +94,26 @@ def unsaved_pmf(
     return out
 
 
-def apply_hits(side: int, dis: int, h: int, protect: bool) -> tuple[int, int, int]:
-    """(side, disrupted, excess) after ``h`` hits; mirrors :func:`.kernel.apply_hits`."""
+def apply_hits(
+    side: int, dis: int, h: int, protect: bool, per_attack: bool = False, stepped: bool = False
+) -> tuple[int, int, int]:
+    """(side, disrupted, excess) after ``h`` hits; mirrors :func:`.kernel.apply_hits`.
+
+    ``per_attack``: ``hit_ladder = "one-step-per-attack"``; ``stepped``: the unit already
+    stepped down in this attack (hits passed on to it again are absorbed).
+    """
     if h <= 0:
         return side, dis, 0
     if side >= 2:
         return side, dis, h
     if protect:
         return side, 1, 0
+    if per_attack:
+        if stepped or (dis == 0 and h == 1):
+            return side, 1, 0
+        if side == 1:
+            return 2, 1, h - (1 if dis else 2)
+        return 1, 1, 0
     cap = (2 - side) + (1 - dis)
     used = min(h, cap)
     side = min(side + used - 1 + dis, 2)
@@ -113,17 +125,23 @@ def state_code(side: int, dis: int) -> int:
     return 3 if side >= 2 else (2 if side == 1 else int(bool(dis)))
 
 
-def state_after(side: int, dis: int, unsaved: np.ndarray, protect: bool) -> np.ndarray:
+def state_after(
+    side: int, dis: int, unsaved: np.ndarray, protect: bool, per_attack: bool = False
+) -> np.ndarray:
     """PMF of the state code of one unit after ``unsaved`` hits (a PMF)."""
     out = np.zeros(4)
     for h, p in enumerate(unsaved):
-        s, d, _ = apply_hits(side, dis, h, protect)
+        s, d, _ = apply_hits(side, dis, h, protect, per_attack)
         out[state_code(s, d)] += p
     return out
 
 
 def distribute_exact(
-    units: list[tuple[int, int, bool, bool]], h: int, passed_on: bool, ign_hard: bool
+    units: list[tuple[int, int, bool, bool]],
+    h: int,
+    passed_on: bool,
+    ign_hard: bool,
+    per_attack: bool = False,
 ) -> dict[tuple[tuple[int, int], ...], float]:
     """Joint distribution of ``(side, dis)`` per unit after fairly distributing ``h`` hits.
 
@@ -132,9 +150,9 @@ def distribute_exact(
     out: dict[tuple[tuple[int, int], ...], float] = {}
 
     def go(states, h, first, p):
-        alive = [i for i, (s, _d) in enumerate(states) if s < 2]
+        alive = [i for i, (s, _d, _x) in enumerate(states) if s < 2]
         if h <= 0 or not alive:
-            key = tuple(states)
+            key = tuple((s, d) for s, d, _x in states)
             out[key] = out.get(key, 0.0) + p
             return
         n = len(alive)
@@ -147,16 +165,17 @@ def distribute_exact(
                 g = q + (1 if i in sub else 0)
                 if ign_hard and first and units[i][2] and g > 0:
                     g -= 1
-                s, d, e = apply_hits(new[i][0], new[i][1], g, units[i][3])
-                new[i] = (s, d)
+                s0, d0, x0 = new[i]
+                s, d, e = apply_hits(s0, d0, g, units[i][3], per_attack, x0)
+                new[i] = (s, d, x0 or s != s0)
                 excess += e
             if passed_on and excess > 0:
                 go(new, excess, False, p / len(subsets))
             else:
-                key = tuple(new)
+                key = tuple((s, d) for s, d, _x in new)
                 out[key] = out.get(key, 0.0) + p / len(subsets)
 
-    go([(s, d) for s, d, _h, _p in units], h, True, 1.0)
+    go([(s, d, False) for s, d, _h, _p in units], h, True, 1.0)
     return out
 
 

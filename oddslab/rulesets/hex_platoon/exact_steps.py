@@ -76,6 +76,17 @@ def _lead(sc, name: str) -> int:
     return u.leadership_reduced if u.reduced else u.leadership
 
 
+def _per_attack(sc) -> bool:
+    return sc.rules.hit_ladder == "one-step-per-attack"
+
+
+def can_call(u) -> bool:
+    """A caller of an artillery mission at the start: Good Order, in command, not yet acted
+    (rule 11.2 "a Good Order (s)HQ/Reconnaissance Unit ... must be the first action of the
+    unit"; 1.3.3.2 "Good Order recon platoon who are in command")."""
+    return not u.disrupted and not u.out_of_command and not u.ops_complete
+
+
 def _mode(sc) -> int:
     return int(sc.rules_array()[K.R_HQ_MODE])
 
@@ -101,7 +112,7 @@ def _hex_joint(
     for h, ph in enumerate(unsaved):
         if ph == 0:
             continue
-        for after, p in distribute_exact(units, h, passed, ign).items():
+        for after, p in distribute_exact(units, h, passed, ign, _per_attack(sc)).items():
             codes = tuple(state_code(s, d) for s, d in after)
             if hq is None:
                 joint[codes] = joint.get(codes, 0.0) + weight * ph * p
@@ -186,7 +197,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
         from .exact import apply_hits
 
         for h, ph in enumerate(uns):
-            s2, d2, _e = apply_hits(*_init(t), h, protect)
+            s2, d2, _e = apply_hits(*_init(t), h, protect, _per_attack(sc))
             after = list(before)
             after[i] = (s2, d2)
             codes = tuple(state_code(*x) for x in after)
@@ -201,9 +212,9 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
         res.groups.append((names, joint))
     elif s.kind == "mortar":
         f = sc.unit(s.firer)
-        spot_ok = not s.spotter or not sc.unit(s.spotter).disrupted
+        spot_ok = not s.spotter or can_call(sc.unit(s.spotter))
         if not (_go(f) and not f.out_of_command and spot_ok):
-            res.rec = {0: np.ones(1), 1: np.ones(1), 2: np.ones(1)}
+            res.rec = {0: np.ones(1), 1: np.ones(1), 2: np.ones(1), 3: np.array([1.0, 0.0])}
             res.groups.append(
                 (_hex_joint(sc, s.target, np.ones(1), False, False)[0], _unchanged(sc, s.target))
             )
@@ -231,6 +242,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
             0: _mix(np.ones(1), hits, fail),
             1: _mix(np.ones(1), uns, fail),
             2: np.array([1 - fail, fail]),
+            3: np.array([0.0, 1.0]),
         }
         protect = r.concealed_infantry_not_reduced and r.concealed_infantry_scope == "all-fire"
         base = {c: fail * p for c, p in _unchanged(sc, s.target).items()}
@@ -240,9 +252,10 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
             )
         )
     elif s.kind == "artillery":
-        called = not s.spotter or not sc.unit(s.spotter).disrupted
+        called = not s.spotter or can_call(sc.unit(s.spotter))
         fail = 1 / 6 if called else 1.0
         res.rec = {0: np.array([1 - fail, fail]) if called else np.ones(1)}
+        res.rec[15] = np.array([0.0, 1.0]) if called else np.array([1.0, 0.0])
         protect = r.concealed_infantry_not_reduced and r.concealed_infantry_scope == "all-fire"
         for m, h in enumerate(s.hexes):
             n = len(sc.stack(h))
@@ -263,10 +276,19 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
                 _hex_joint(sc, h, uns, protect, r.artillery_ignore_first_hard_hit, 1 - fail, base)
             )
     elif s.kind == "move":
+        # out of command, the hex "may only opportunity fire" (4.2): it does not move
+        if any(u.out_of_command for u in sc.stack(s.stack)):
+            res.rec = {0: np.ones(1), 1: np.array([1.0, 0.0])}
+            res.groups.append(
+                (_hex_joint(sc, s.stack, np.ones(1), False, False)[0], _unchanged(sc, s.stack))
+            )
+            return res
         res.rec[1] = np.array([0.0, 1.0])
         if s.mines:
             hits = mines_pmf(r.mine_roll)
             res.rec[0] = hits
+            if sc.hex(s.stack).improved_position and r.mines_improved_position:
+                hits = np.append(hits[0] + hits[1], hits[2:])  # the first hit is nullified
             res.groups.append(_hex_joint(sc, s.stack, hits, False, False))
     elif s.kind == "rally":
         probs = []
@@ -289,7 +311,8 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
         p = morale_pass(sc.command_morale(k))
         res.rec[0] = np.array([p, 1 - p])
     elif s.kind == "clear-mines":
-        dice = [2 if sc.unit(n).type == "engineer" else 1 for n in sc.step_units(k)]
+        able = [n for n in sc.step_units(k) if not sc.unit(n).out_of_command]
+        dice = [2 if sc.unit(n).type == "engineer" else 1 for n in able]
         p = clear_prob(dice, r.clear_roll)
         res.rec[0] = np.array([1 - p, p])
     _ = binom_pmf

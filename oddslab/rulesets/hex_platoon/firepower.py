@@ -54,7 +54,10 @@ def fire_numbers(
     plus = unit.ap_plus if use_ap else unit.he_plus
     th = unit.to_hit
     if aa_vs_hard:
-        fp = unit.ap if unit.ap else unit.aa
+        # the text names no firepower for AA at hard targets: AP (6.1) if the counter has
+        # one, else its blue firepower (aa_vs_hard = "blue": always the blue firepower)
+        blue = rules.aa_vs_hard == "blue" or not unit.ap
+        fp, plus = (unit.aa, unit.aa_plus) if blue else (unit.ap, unit.ap_plus)
         th = 6
     dice = fp
     aug = 1 if plus else 0
@@ -171,7 +174,8 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     fast[K.F_IP_BEFORE] = ip and r.improved_position == "before-saves"
     fast[K.F_IP_AFTER] = ip and r.improved_position == "after-saves"
     for u in range(dice + 1):
-        fast[K.F_TAB + u] = state_code(*apply_hits(side, dis, u, protect)[:2])
+        per_attack = r.hit_ladder == "one-step-per-attack"
+        fast[K.F_TAB + u] = state_code(*apply_hits(side, dis, u, protect, per_attack)[:2])
     return fast
 
 

@@ -48,6 +48,7 @@ from .layout import (
     R_CONC_OUTSIDE_CAP,
     R_COVER5,
     R_EXCESS_PASS,
+    R_HIT_PER_ATTACK,
     R_HQ_AGAIN_STAYS,
     R_HQ_MODE,
     R_IP_AFTER_SAVES,
@@ -74,6 +75,7 @@ from .layout import (
     W_OOC,
     W_OPS,
     W_SIDE,
+    W_STEP,
     sig,
 )
 
@@ -125,13 +127,17 @@ def state_of(ws, u):
     return 1 if ws[W_DIS, u] else 0
 
 
-@jit_noalloc(signature_or_function=sig("int64", I2, INT, INT, BOOL))
-def apply_hits(ws, u, h, protect):
-    """Apply ``h`` hits to unit ``u``; return the hits it could not absorb.
+@jit_noalloc(signature_or_function=sig("int64", I2, INT, INT, BOOL, BOOL))
+def apply_hits(ws, u, h, protect, per_attack):
+    """Apply ``h`` hits of one attack to unit ``u``; return the hits it could not absorb.
 
     The first hit disrupts; every further hit, and a first hit on a unit already disrupted,
-    steps the unit down full → reduced → eliminated. ``protect`` (concealed infantry under
-    the Additional Rules) stops at disrupted: the remaining hits are spent, not passed on.
+    steps the unit down full → reduced → eliminated. ``per_attack``
+    (``hit_ladder = "one-step-per-attack"``): a disrupted unit, or one taking more than 1
+    hit, steps down once whatever the number of hits (``W_STEP`` remembers the step when
+    hits passed on reach the unit again in the same attack). ``protect`` (concealed
+    infantry under the Additional Rules) stops at disrupted: the remaining hits are spent,
+    not passed on.
     """
     if h <= 0:
         return 0
@@ -143,6 +149,20 @@ def apply_hits(ws, u, h, protect):
         if dis == 0:
             ws[W_DIS, u] = 1
             ws[W_HIT, u] = 1
+        return 0
+    if per_attack:
+        ws[W_HIT, u] = 1
+        if ws[W_STEP, u]:
+            return 0
+        ws[W_DIS, u] = 1
+        if dis == 0 and h == 1:
+            return 0
+        ws[W_STEP, u] = 1
+        if side == 1:
+            ws[W_SIDE, u] = 2
+            ws[W_KILL, u] = 1
+            return h - (1 if dis else 2)
+        ws[W_SIDE, u] = 1
         return 0
     cap = (2 - side) + (1 - dis)
     used = h if h < cap else cap
@@ -193,7 +213,7 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
             if ign_hard and first_round and ui[u, U_HARD] and g > 0:
                 g -= 1
             prot = protect_any and ui[u, U_INF] != 0 and _concealed(ui, ws, u)
-            excess += apply_hits(ws, u, g, prot)
+            excess += apply_hits(ws, u, g, prot, rules[R_HIT_PER_ATTACK] != 0)
         first_round = False
         if rules[R_EXCESS_PASS] == 0:
             return
@@ -237,6 +257,26 @@ def _stack_alive(hx, hexu, ws, h):
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
         n += ws[W_SIDE, hexu[i]] < 2
     return n
+
+
+@jit_inner(ints="n", signature_or_function=sig("int64", I2, I1, I2, INT))
+def stack_out_of_command(hx, hexu, ws, h):
+    """Living units of hex ``h``'s stack that are out of command."""
+    n = 0
+    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+        u = hexu[i]
+        if ws[W_SIDE, u] < 2 and ws[W_OOC, u] != 0:
+            n += 1
+    return n
+
+
+@jit_inner(signature_or_function=sig("void", I2, I1, I2, INT))
+def mark_moved(hx, hexu, ws, h):
+    """Ops Complete markers on the stack of hex ``h`` (and its (s)HQ) after its movement."""
+    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+        ws[W_OPS, hexu[i]] = 1
+    if hx[h, H_HQ] >= 0:
+        ws[W_OPS, hx[h, H_HQ]] = 1
 
 
 @jit_inner(ints="any_hit", signature_or_function=sig("int64", I2, I1, I2, INT))
@@ -351,4 +391,4 @@ def fire(st, ui, hx, ws, rules, sp, k, rec):
     if rules[R_CONC_LOST]:
         ws[W_CLOST, t] = 1
     protect = rules[R_CONC_INF] != 0 and ui[t, U_INF] != 0 and conc != 0
-    apply_hits(ws, t, unsaved, protect)
+    apply_hits(ws, t, unsaved, protect, rules[R_HIT_PER_ATTACK] != 0)

@@ -22,6 +22,7 @@ from .layout import (  # noqa: F401
     H_FIRST,
     H_HQ,
     H_IP,
+    HS_STOPPED,
     I1,
     I2,
     I3,
@@ -54,6 +55,7 @@ from .layout import (  # noqa: F401
     W_GONE,
     W_HIT,
     W_KILL,
+    W_OOC,
     W_OPS,
     W_SIDE,
     sig,
@@ -61,7 +63,7 @@ from .layout import (  # noqa: F401
 
 
 @jit_inner(
-    ints="alive_a att back dfd na",
+    ints="able alive_a att back dfd na",
     signature_or_function=sig("void", U1, I2, I2, I1, I2, I1, I2, I3, INT, I2, I1, I1, I1),
 )
 def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
@@ -69,20 +71,26 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
     kind = sp[k, S_KIND]
     a = sp[k, S_HEX2]
     d = sp[k, S_TARGET]
-    if hs[a] or _stack_alive(hx, hexu, ws, d) == 0:
+    if (hs[a] & HS_STOPPED) != 0 or _stack_alive(hx, hexu, ws, d) == 0:
         return
     lead_a = _lead(ui, ws, hx[a, H_HQ])
     lead_d = _lead(ui, ws, hx[d, H_HQ])
     mode = rules[R_HQ_ASSAULT_MODE]
-    na = 0  # attacking units that take part (and share the defender's hits)
+    # attacking units that take part (and share the defender's hits): disrupted units may
+    # not attack or move adjacent to the enemy (6.1.7), out-of-command ones "may only
+    # opportunity fire" (4.2): they stay behind
+    na = 0
+    able = 0  # some unit taking part may attack: else there is no assault
     for m in range(sp[k, S_NMEM]):
         u = mb[k, m, M_UNIT]
         if mb[k, m, M_SIDE] == 0 and ws[W_SIDE, u] < 2:
-            if kind == K_OVERRUN and (ws[W_DIS, u] or ws[W_GONE, u]):
+            if ws[W_DIS, u] or ws[W_OOC, u] or (kind == K_OVERRUN and ws[W_GONE, u]):
                 continue
             tmp[na] = u
             na += 1
-    if na == 0:
+            if mb[k, m, M_DICE] > 0:
+                able = 1
+    if able == 0:
         return
     rec[k, 4] = 1
     att = 0
@@ -92,7 +100,7 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         if ws[W_SIDE, u] >= 2 or (mb[k, m, M_DICE] == 0 and mb[k, m, M_DICE_DIS] == 0):
             continue
         if mb[k, m, M_SIDE] == 0:
-            if ws[W_DIS, u] or (kind == K_OVERRUN and ws[W_GONE, u]):
+            if ws[W_DIS, u] or ws[W_OOC, u] or (kind == K_OVERRUN and ws[W_GONE, u]):
                 continue  # disrupted units may not attack
             lead = lead_a if mb[k, m, M_HQ] else 0
             att += _attack_dice(st, mb[k, m, M_DICE], mb[k, m, M_AUG], mb[k, m, M_TH], lead, mode)

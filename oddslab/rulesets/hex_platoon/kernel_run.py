@@ -22,10 +22,23 @@ from .kernel import (
     fire,
     hex_attack,
     hq_check,
+    mark_moved,
+    stack_out_of_command,
     state_of,
 )
 from .kernel_melee import air_strike, melee
 from .layout import BOOL, I1, I2, I3, INT, U1, U2, sig  # noqa: F401
+
+
+@jit_noalloc(inline="always")
+def can_call(ws, u):
+    """Unit ``u`` may call an artillery mission (or observe mortar fire as one) now: not
+    eliminated, Good Order, in command and no Ops Complete marker (rule 11.2: "a Good Order
+    (s)HQ/Reconnaissance Unit ... this must be the first action of the unit"; 1.3.3.2:
+    recon "who are in command")."""
+    return (
+        ws[K.W_SIDE, u] < 2 and ws[K.W_DIS, u] == 0 and ws[K.W_OOC, u] == 0 and ws[K.W_OPS, u] == 0
+    )
 
 
 @jit_noalloc(inline="always")
@@ -41,6 +54,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
         ws[K.W_HIT, u] = 0
         ws[K.W_KILL, u] = 0
         ws[K.W_GONE, u] = 0
+        ws[K.W_STEP, u] = 0
     for h in range(hx.shape[0]):
         hs[h] = 0
     for k in range(rec.shape[0]):
@@ -49,19 +63,23 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
     for k in range(sp.shape[0]):
         kind = sp[k, K.S_KIND]
         attack = True
+        h = sp[k, K.S_MARK]
+        if h >= 0 and hs[h] & K.HS_MOVED:  # the stack's movement is over
+            hs[h] -= K.HS_MOVED
+            mark_moved(hx, hexu, ws, h)
         if kind == K.K_FIRE:
             fire(st, ui, hx, ws, rules, sp, k, rec)
             if sp[k, K.S_OPP] >= 0:
                 h = ui[sp[k, K.S_TARGET], K.U_HEX]
                 if _stack_hit(hx, hexu, ws, h):
-                    hs[h] = 1
+                    hs[h] |= K.HS_STOPPED
         elif kind == K.K_MORTAR:
             f = sp[k, K.S_UNIT]
             spot = sp[k, K.S_SPOT]
             ok = ws[K.W_SIDE, f] < 2 and ws[K.W_DIS, f] == 0 and ws[K.W_OPS, f] == 0
             ok = ok and ws[K.W_OOC, f] == 0
             if spot >= 0:
-                ok = ok and ws[K.W_SIDE, spot] < 2 and ws[K.W_DIS, spot] == 0
+                ok = ok and can_call(ws, spot)
             if ok:
                 ws[K.W_OPS, f] = 1
                 rec[k, 3] = 1
@@ -77,7 +95,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                     rec[k, 1] = uns
         elif kind == K.K_ARTILLERY:
             spot = sp[k, K.S_SPOT]
-            if spot < 0 or (ws[K.W_SIDE, spot] < 2 and ws[K.W_DIS, spot] == 0):
+            if spot < 0 or can_call(ws, spot):
                 rec[k, 15] = 1
                 if randint(st, 6) == 0:
                     rec[k, 0] = 1
@@ -91,12 +109,17 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                         rec[k, 2 + 2 * m] = uns
         elif kind == K.K_MOVE:
             h = sp[k, K.S_TARGET]
-            if hs[h] == 0 and _stack_alive(hx, hexu, ws, h) > 0:
+            # a stopped stack moves no further; out of command it "may only opportunity fire"
+            if (
+                (hs[h] & K.HS_STOPPED) == 0
+                and _stack_alive(hx, hexu, ws, h) > 0
+                and stack_out_of_command(hx, hexu, ws, h) == 0
+            ):
                 rec[k, 1] = 1
-                for i in range(hx[h, K.H_FIRST], hx[h, K.H_FIRST] + hx[h, K.H_COUNT]):
-                    ws[K.W_OPS, hexu[i]] = 1
-                if hx[h, K.H_HQ] >= 0:
-                    ws[K.W_OPS, hx[h, K.H_HQ]] = 1
+                if rules[K.R_MOVE_OPS_ON_ENTER]:
+                    mark_moved(hx, hexu, ws, h)
+                else:  # marked when its movement is over (sp[., S_MARK])
+                    hs[h] |= K.HS_MOVED
                 if sp[k, K.S_FLAG]:
                     a = randint(st, 6) + 1
                     b = randint(st, 6) + 1
@@ -105,12 +128,14 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                     else:
                         hits = (a >= 5) + (b >= 5)
                     rec[k, 0] = hits
+                    if hx[h, K.H_IP] and rules[K.R_MINES_NO_IP] == 0 and hits > 0:
+                        hits -= 1  # 8.1: "the first hit of any attack"
                     distribute(
                         st, ui, ws, rules, hexu, hx[h, K.H_FIRST], hx[h, K.H_COUNT], hits,
                         False, False, pick,
                     )  # fmt: skip
-                    if _stack_hit(hx, hexu, ws, h):
-                        hs[h] = 1
+                    if rules[K.R_MINES_NO_STOP] == 0 and _stack_hit(hx, hexu, ws, h):
+                        hs[h] |= K.HS_STOPPED
             else:
                 attack = False
         elif kind == K.K_ASSAULT or kind == K.K_OVERRUN:
@@ -123,8 +148,8 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                 cleared = 0
                 for m in range(sp[k, K.S_NMEM]):
                     u = mb[k, m, K.M_UNIT]
-                    if ws[K.W_SIDE, u] >= 2:
-                        continue
+                    if ws[K.W_SIDE, u] >= 2 or ws[K.W_OOC, u]:
+                        continue  # out of command: "may only opportunity fire"
                     ws[K.W_OPS, u] = 1
                     even = 0
                     total = 0
@@ -161,6 +186,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
             for u in range(n_units):
                 ws[K.W_HIT, u] = 0
                 ws[K.W_KILL, u] = 0
+                ws[K.W_STEP, u] = 0
 
 
 @jit_noalloc(inline="always")

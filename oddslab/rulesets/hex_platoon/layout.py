@@ -58,7 +58,8 @@ S_OPP = 9  # opportunity fire: index of the move step it answers (-1: ordinary f
 S_FLAG = 10  # move: mines; assault: defender can retreat; mortar: mission roll; command: morale
 S_NMEM = 11
 S_SPOT = 12  # mortar fire observed by this (s)HQ / recon unit (-1: own line of sight)
-S_NCOLS = 13
+S_MARK = 13  # hex whose moving stack gets its Ops Complete marker before this step (-1 none)
+S_NCOLS = 14
 
 M_UNIT = 0  # unit (or hex for artillery)
 M_DICE = 1
@@ -90,9 +91,17 @@ R_IP_AFTER_SAVES = 16  # improved position nullifies the first unsaved hit
 R_HQ_MODE = 17  # 0 leadership added to firepower, 1 augmented by the rating, 2 by one die
 R_MORTAR_MISSION_ROLL = 18  # observed mortar fire rolls the mission failure 1D6
 R_HQ_ASSAULT_MODE = 19  # as R_HQ_MODE, for the Assault factor
-R_NCOLS = 20
+R_HIT_PER_ATTACK = 20  # one step down per attack beyond the disruption (else one per hit)
+R_MOVE_OPS_ON_ENTER = 21  # a moving stack is marked Ops Complete as it enters each hex
+R_MINES_NO_STOP = 22  # units disrupted or reduced by mines do not stop their stack
+R_MINES_NO_IP = 23  # an improved position does not nullify the first mines hit
+R_NCOLS = 24
 
 # -- work rows (per unit) and record fields ---------------------------------------------------
+# hs[h], per hex: bit HS_STOPPED the stack there was stopped (moves no further, no assault);
+# bit HS_MOVED it has moved and still waits for its Ops Complete marker
+HS_STOPPED = 1
+HS_MOVED = 2
 W_SIDE = 0  # 0 full, 1 reduced, 2 eliminated
 W_DIS = 1
 W_OPS = 2
@@ -101,7 +110,8 @@ W_CLOST = 4  # concealment lost
 W_HIT = 5  # worsened in the current step
 W_KILL = 6  # eliminated in the current step
 W_GONE = 7  # AFV that retreated from an overrun
-W_NROWS = 8
+W_STEP = 8  # stepped down (reduced or eliminated) by the current attack
+W_NROWS = 9
 
 NREC = 16
 

@@ -260,6 +260,9 @@ IP_TIMING = ("before-saves", "after-saves")
 HQ_AGAIN = ("eliminated", "stays-reduced")
 CITY_BONUS = ("vs-armour-only", "always")
 HQ_ASSAULT = ("added", "as-fire")
+MOVE_OPS = ("after-movement", "on-entering")
+HIT_LADDER = ("each-hit", "one-step-per-attack")
+AA_VS_HARD = ("ap-else-blue", "blue")
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,12 @@ class Rules:
     mortar_mission_roll: bool = True
     city_assault_bonus: str = "vs-armour-only"
     hq_assault_bonus: str = "added"
+    hit_ladder: str = "each-hit"  # every hit after the disrupting one is a step down
+    move_ops_complete: str = "after-movement"  # the marker comes when the movement is over
+    mines_stop_movement: bool = True  # a unit disrupted/reduced by mines stops its stack
+    mines_improved_position: bool = True  # an improved position nullifies the first mines hit
+    overrun_defender_augmented: bool = True  # a defender's "+" counts in an overrun
+    aa_vs_hard: str = "ap-else-blue"  # AA at a hard target: AP if it has one, else blue
 
     def __post_init__(self) -> None:
         for key, options in (
@@ -311,6 +320,9 @@ class Rules:
             ("hq_reduced_again", HQ_AGAIN),
             ("city_assault_bonus", CITY_BONUS),
             ("hq_assault_bonus", HQ_ASSAULT),
+            ("hit_ladder", HIT_LADDER),
+            ("move_ops_complete", MOVE_OPS),
+            ("aa_vs_hard", AA_VS_HARD),
         ):
             if getattr(self, key) not in options:
                 raise ValueError(f"{key} must be one of {', '.join(options)}")
@@ -332,4 +344,7 @@ RULE_CHOICES = {
     "hq_reduced_again": HQ_AGAIN,
     "city_assault_bonus": CITY_BONUS,
     "hq_assault_bonus": HQ_ASSAULT,
+    "hit_ladder": HIT_LADDER,
+    "move_ops_complete": MOVE_OPS,
+    "aa_vs_hard": AA_VS_HARD,
 }

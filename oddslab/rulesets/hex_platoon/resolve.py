@@ -110,10 +110,19 @@ def _step_text(sc: HexPlatoonScenario, k: int) -> dict[str, Any]:
         d["mission"] = f"{s.firepower} dice on {s.to_hit}+ per hex; 1D6 = 1: mission failure"
         d["hexes"] = ", ".join(s.hexes) + " (impact hex first)"
         if s.spotter:
-            d["called by"] = s.spotter
+            d["called by"] = (
+                f"{s.spotter} (if Good Order, in command and without Ops Complete; "
+                "calling gives no Ops Complete)"
+            )
     elif s.kind == "move":
-        d["moving stack"] = s.stack
+        d["moving stack"] = s.stack + " (does not move if out of command)"
         d["mines"] = f"yes: {sc.rules.mine_roll}" if s.mines else "no"
+        if s.mines and sc.hex(s.stack).improved_position:
+            d["improved position"] = (
+                "nullifies the first mines hit"
+                if sc.rules.mines_improved_position
+                else "ignored by mines (mines_improved_position = false)"
+            )
     elif s.kind in ("clear-mines", "rally"):
         d["units"] = ", ".join(sc.step_units(k))
         if s.kind == "clear-mines":

@@ -144,8 +144,13 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             u = rec(k, 1, f"unsaved_hits_on_{_s(s.target)}", top, f"unsaved hits on hex {s.target}")
             if s.spotter and sc.rules.mortar_mission_roll:
                 rec(k, 2, "mortar_mission_failed", 2, "mortar mission failed", True)
+            if {s.firer, s.hq, s.spotter} & touched or not _can_call(sc, s.spotter):
+                rec(k, 3, f"{_s(s.firer)}_fired", 2, f"{s.firer} fired", True)
             first_primary = first_primary or u
         elif s.kind == "artillery":
+            if s.spotter and (s.spotter in touched or not _can_call(sc, s.spotter)):
+                n = rec(k, 15, f"{_s(s.spotter)}_called_mission", 2, f"{s.spotter} called", True)
+                heads.append(Headline(f"P({stats[-1].label} the mission)", n, 1))
             f = rec(k, 0, "mission_failed", 2, "artillery mission failed (1D6 = 1)", True)
             heads.append(Headline(f"P({stats[-1].label})", f, 1))
             for m, h in enumerate(s.hexes):
@@ -168,7 +173,10 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             if s.mines:
                 n = rec(k, 0, f"mine_hits_on_{_s(s.stack)}", 3, f"mine hits on {s.stack}")
                 first_primary = first_primary or n
-            if later and (set(u.name for u in sc.stack(s.stack)) & touched):
+            movers = sc.stack(s.stack)
+            if (later and ({u.name for u in movers} & touched)) or any(
+                u.out_of_command for u in movers
+            ):
                 n = rec(k, 1, f"{_s(s.stack)}_entered_hex", 2, f"{s.stack} entered the hex", True)
                 heads.append(Headline(f"P({stats[-1].label})", n, 1))
         elif s.kind == "clear-mines":
@@ -198,7 +206,10 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             )
             n1 = rec(k, 1, "hits_on_defender", top_a, "hits on the defender")
             rec(k, 2, "hits_on_attacker", top_d, "hits on the attacker")
-            if later and ({u.name for u in sc.stack(s.attacker) + sc.stack(s.defender)} & touched):
+            unable = any(u.disrupted or u.out_of_command for u in sc.stack(s.attacker))
+            if unable or (
+                later and ({u.name for u in sc.stack(s.attacker) + sc.stack(s.defender)} & touched)
+            ):
                 rec(k, 4, f"{s.kind}_made", 2, f"the {s.kind} took place", True)
             if s.kind == "assault":
                 for f, nm, lab in (
@@ -306,6 +317,13 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
         )
     so = np.array(prog, dtype=np.int64).reshape(-1, K.O_NCOLS)
     return stats, so, heads, primary
+
+
+def _can_call(sc: HexPlatoonScenario, name: str) -> bool:
+    """No caller, or one able to call at the start (:func:`.exact_steps.can_call`)."""
+    from .exact_steps import can_call
+
+    return not name or can_call(sc.unit(name))
 
 
 def _s(name: str) -> str:

@@ -1,0 +1,335 @@
+"""Hex platoon rules, one by one against the rule text: who may act (command, disruption,
+Ops Complete), clearing mines, calling artillery, mines and improved positions, the moving
+stack's Ops Complete marker, the hit ladder; each case worked by hand in its docstring.
+
+Dice that cannot fail (To Hit 1) or cannot succeed (To Hit 7) make most outcomes certain;
+the others are checked against hand-derived probabilities (exact PMFs, or a fixed-seed run
+within ``Z_MAX`` standard errors).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import naive_hex_platoon as N  # noqa: E402
+from hex_platoon_cases import RIFLES, orders_case, scenario, unit  # noqa: E402
+from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
+
+from oddslab import engine  # noqa: E402
+from oddslab.scenario import from_dict  # noqa: E402
+
+#: a unit whose every die hits (fire and assault)
+SURE = dict(type="infantry", he=6, ap=6, range=6, to_hit=1, assault=6, assault_to_hit=1)
+#: a unit whose dice never hit
+BLANK = dict(type="infantry", he=1, range=6, to_hit=7, assault=1, assault_to_hit=7)
+RECON = dict(type="recon", he=1, range=4, to_hit=5)
+
+
+def _run(d, n=20_000, seed=4):
+    return engine.simulate(from_dict(d), trials=n, seed=seed)
+
+
+def _near(p, q, n):
+    """|p - q| within Z_MAX binomial standard errors of n trials."""
+    return abs(p - q) < Z_MAX * np.sqrt(max(q * (1 - q), 1e-12) / n)
+
+
+# -- 4.2 Command status: an out-of-command hex "may only opportunity fire" ------------------
+
+
+def test_out_of_command_stack_does_not_assault():
+    """Assault factor 3 against 1: before the rule was applied the attacker took the hex 90%
+    of the time; out of command it makes no assault at all."""
+    hexes = [
+        {"name": "att", "units": [unit("a", assault=3, out_of_command=True)]},
+        {"name": "def", "units": [unit("d", assault=1)]},
+    ]
+    out = _run(scenario(hexes, [{"kind": "assault", "attacker": "att", "defender": "def"}]))
+    assert out.prob("assault_made", 1) == 0.0
+    assert out.prob("attacker_took_hex", 1) == 0.0
+    assert out.prob("attacker_retreated", 1) == 0.0
+    assert out.prob("d_state", 1) == 0.0 and out.prob("a_state", 1) == 0.0
+
+
+def test_out_of_command_stack_neither_moves_nor_clears_mines():
+    hexes = [
+        {"name": "road", "units": [unit("r", **RIFLES, out_of_command=True)]},
+        {"name": "lane", "units": [unit("e", type="engineer", out_of_command=True)]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "road", "mines": True},
+        {"kind": "clear-mines", "stack": "lane"},
+    ]
+    sc = from_dict(scenario(hexes, steps))
+    exact = sc.exact_pmfs()
+    assert np.allclose(exact["road_entered_hex_step1"], [1, 0])
+    assert np.allclose(exact["mine_hits_on_road_step1"], [1, 0, 0])
+    assert np.allclose(exact["minefield_cleared_step2"], [1, 0])
+    out = engine.simulate(sc, trials=20_000, seed=2)
+    assert out.prob("road_entered_hex_step1", 1) == 0.0
+    assert out.prob("r_state", 1) == 0.0
+    assert out.prob("minefield_cleared_step2", 1) == 0.0
+
+
+def test_failed_command_check_stops_the_assault():
+    """Morale 2 passes only on a double one (1/36): the stack assaults with P = 1/36."""
+    hexes = [
+        {"name": "att", "units": [unit("a", **SURE)]},
+        {"name": "def", "units": [unit("d", **RIFLES)]},
+    ]
+    steps = [
+        {"kind": "command", "stack": "att", "morale": 2},
+        {"kind": "assault", "attacker": "att", "defender": "def"},
+    ]
+    n = 200_000
+    out = _run(scenario(hexes, steps), n=n)
+    assert _near(out.prob("assault_made_step2", 1), 1 / 36, n)
+    assert _near(out.prob("attacker_took_hex_step2", 1), 1 / 36, n)
+
+
+# -- 6.1.7 Disrupted units "may not attack" ----------------------------------------------------
+
+
+def test_disrupted_stack_makes_no_assault():
+    """A lone disrupted attacker: with 0 attack dice it used to 'win' a 0-0 result."""
+    hexes = [
+        {"name": "att", "units": [unit("a", assault=3, disrupted=True)]},
+        {"name": "def", "units": [unit("d", assault=2)]},
+    ]
+    out = _run(scenario(hexes, [{"kind": "assault", "attacker": "att", "defender": "def"}]))
+    assert out.prob("assault_made", 1) == 0.0
+    assert out.prob("attacker_took_hex", 1) == 0.0
+    assert out.prob("attacker_retreated", 1) == 0.0
+    assert out.prob("a_state", 2) == 0.0  # took no hits: still disrupted on its full side
+
+
+def test_disrupted_attackers_stay_behind():
+    """'go' (never hits) assaults; its disrupted stack-mate may not move adjacent to the enemy,
+    so all 6 certain defender hits fall on 'go' (eliminated) and none on 'dis'."""
+    hexes = [
+        {"name": "att", "units": [unit("go", **BLANK), unit("dis", **SURE, disrupted=True)]},
+        {"name": "def", "units": [unit("d", **SURE)]},
+    ]
+    out = _run(scenario(hexes, [{"kind": "assault", "attacker": "att", "defender": "def"}]))
+    assert out.prob("hits_on_attacker", 6) == 1.0
+    assert out.prob("go_state", 3) == 1.0
+    assert out.prob("dis_state", 1) == 1.0 and out.prob("dis_state", 2) == 0.0
+
+
+# -- 8.2 Mines: "an infantry or engineer unit ... can attempt to clear it" --------------------
+
+
+def test_only_infantry_and_engineers_of_a_stack_clear_mines():
+    """A tank and an infantry platoon: only the infantry rolls (1 die, even: 1/2); the tank
+    rolling too gave 1 - 1/4 = 3/4."""
+    hexes = [
+        {"name": "lane", "units": [unit("tank", type="afv", armor=2), unit("inf", he=2)]},
+    ]
+    sc = from_dict(scenario(hexes, [{"kind": "clear-mines", "stack": "lane"}]))
+    assert sc.step_units(0) == ("inf",)
+    assert np.allclose(sc.exact_pmfs()["minefield_cleared"], [0.5, 0.5])
+    n = 200_000
+    out = engine.simulate(sc, trials=n, seed=6)
+    assert _near(out.prob("minefield_cleared", 1), 0.5, n)
+
+
+def test_improved_position_nullifies_the_first_mines_hit():
+    """2 dice, each 5+ a hit: P(0, 1, 2) = 4/9, 4/9, 1/9; the improved position takes the
+    first hit, so the unit is disrupted only on 2 hits (1/9). Old reading: 4/9, 4/9, 1/9."""
+    hexes = [{"name": "mined", "improved_position": True, "units": [unit("a", he=2)]}]
+    steps = [{"kind": "move", "stack": "mined", "mines": True}]
+    ex = from_dict(scenario(hexes, steps)).exact_pmfs()
+    assert np.allclose(ex["mine_hits_on_mined"], [4 / 9, 4 / 9, 1 / 9])
+    assert np.allclose(ex["a_state"], [8 / 9, 1 / 9, 0, 0])
+    old = from_dict(scenario(hexes, steps, {"mines_improved_position": False})).exact_pmfs()
+    assert np.allclose(old["a_state"], [4 / 9, 4 / 9, 1 / 9, 0])
+    n = 200_000
+    out = _run(scenario(hexes, steps), n=n)
+    assert _near(out.prob("a_state", 1), 1 / 9, n)
+    assert out.prob("a_state", 2) == 0.0
+
+
+def test_mines_stop_movement_switch():
+    """One unit, mines then a second move: stopped when hit at all (P = 5/9) by default;
+    with mines_stop_movement = false only opportunity fire stops it."""
+    hexes = [{"name": "road", "units": [unit("r", **RIFLES)]}]
+    steps = [{"kind": "move", "stack": "road", "mines": True}, {"kind": "move", "stack": "road"}]
+    n = 200_000
+    out = _run(scenario(hexes, steps), n=n)
+    assert _near(out.prob("road_entered_hex_step2", 1), 4 / 9, n)
+    out = _run(scenario(hexes, steps, {"mines_stop_movement": False}), n=n)
+    assert out.prob("road_entered_hex_step2", 1) == 1.0
+
+
+# -- 11.2 Artillery: "a Good Order (s)HQ/Reconnaissance Unit ... must be the first action" ----
+
+
+@pytest.mark.parametrize("state", ["out_of_command", "ops_complete", "disrupted"])
+def test_a_caller_who_cannot_call_calls_no_mission(state):
+    hexes = [
+        {"name": "op", "units": [unit("recon", **RECON, **{state: True})]},
+        {"name": "target", "units": [unit("inf", he=2)]},
+    ]
+    steps = [
+        {"kind": "artillery", "spotter": "recon", "hexes": ["target"], "firepower": 3, "to_hit": 4}
+    ]
+    sc = from_dict(scenario(hexes, steps))
+    ex = sc.exact_pmfs()
+    assert np.allclose(ex["recon_called_mission"], [1, 0])
+    assert np.allclose(ex["inf_state"], [1, 0, 0, 0])
+    out = engine.simulate(sc, trials=20_000, seed=3)
+    assert out.prob("recon_called_mission", 1) == 0.0
+    assert out.prob("mission_failed", 1) == 0.0
+    assert out.prob("inf_state", 1) == 0.0
+
+
+def test_calling_is_the_first_action_and_gives_no_ops_complete():
+    """Fire then call: the recon has Ops Complete, no mission. Call then fire: the mission
+    is called and the recon still fires (1 die on 5+: hit with P = 1/3)."""
+    hexes = [
+        {"name": "op", "units": [unit("recon", **RECON)]},
+        {"name": "target", "units": [unit("inf", he=2)]},
+        {"name": "other", "units": [unit("o", he=2)]},
+    ]
+    call = {
+        "kind": "artillery",
+        "spotter": "recon",
+        "hexes": ["other"],
+        "firepower": 3,
+        "to_hit": 4,
+    }
+    shoot = {"kind": "fire", "firer": "recon", "target": "inf"}
+    out = _run(scenario(hexes, [shoot, call]))
+    assert out.prob("recon_called_mission_step2", 1) == 0.0
+    sc = from_dict(scenario(hexes, [call, shoot]))
+    assert "recon_fired_step2" not in [st.name for st in sc.stats()]  # nothing can stop it
+    n = 200_000
+    out = engine.simulate(sc, trials=n, seed=8)
+    assert _near(out.prob("hits_on_inf_step2", 1), 1 / 3, n)  # 1 die on 5+
+
+
+def test_observed_mortar_fire_needs_an_able_observer():
+    hexes = [
+        {
+            "name": "m",
+            "units": [
+                unit("mortar", type="mortar", he=3, range=8, to_hit=4),
+                unit("obs", **RECON, ops_complete=True),
+            ],
+        },
+        {"name": "x", "units": [unit("inf", he=2)]},
+    ]
+    steps = [{"kind": "mortar", "firer": "mortar", "target": "x", "spotter": "obs"}]
+    sc = from_dict(scenario(hexes, steps))
+    assert np.allclose(sc.exact_pmfs()["mortar_fired"], [1, 0])
+    out = engine.simulate(sc, trials=20_000, seed=5)
+    assert out.prob("mortar_fired", 1) == 0.0 and out.prob("inf_state", 1) == 0.0
+
+
+# -- 5.0 "After any movement a unit receives an Ops Complete marker" --------------------------
+
+
+def _oppwood(rules=None):
+    hexes = [
+        {"name": "entered wood", "terrain": "wood", "defence": 1, "units": [unit("mover", he=2)]},
+        {"name": "far", "units": [unit("mg", he=2, to_hit=4, range=6)]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "entered wood"},
+        {"kind": "fire", "firer": "mg", "target": "mover", "opportunity": True},
+    ]
+    return scenario(hexes, steps, rules)
+
+
+@pytest.mark.statistical
+def test_opportunity_fire_at_a_stack_still_moving():
+    """2 dice on 4+ at the mover: hits 0, 1, 2 with 1/4, 1/2, 1/4. Still moving it has no
+    marker: concealed in the wood, 2 save dice on 5+ (4/9, 4/9, 1/9), and concealed infantry
+    is disrupted at worst: P(good order) = 1/4 + 1/2 * 5/9 + 1/4 * 1/9 = 5/9, disrupted 4/9.
+    Marked on entering (old reading): 1 save die: 5/12, 5/12, 1/6."""
+    for rules, pmf in (
+        (None, [5 / 9, 4 / 9, 0, 0]),
+        ({"move_ops_complete": "on-entering"}, [5 / 12, 5 / 12, 1 / 6, 0]),
+    ):
+        out = engine.simulate(from_dict(_oppwood(rules)), trials=1_000_000, seed=20261126)
+        p = chisquare_pmf(out.counts["mover_state"], np.array(pmf))
+        assert p > P_MIN, (rules, p)
+
+
+def test_the_marker_comes_when_the_movement_is_over():
+    """Opportunity fire that never hits, then an ordinary fire of 6 certain hits: by then the
+    mover has its marker, so it is no longer concealed (no saves in a wood of defence 0, not
+    protected as concealed infantry) and is eliminated. Never marked: disrupted at worst."""
+    hexes = [
+        {"name": "wood", "terrain": "wood", "units": [unit("mover", **RIFLES)]},
+        {"name": "far", "units": [unit("blank", **BLANK), unit("gun", **SURE)]},
+    ]
+    steps = [
+        {"kind": "move", "stack": "wood"},
+        {"kind": "fire", "firer": "blank", "target": "mover", "opportunity": True},
+        {"kind": "fire", "firer": "gun", "target": "mover"},
+    ]
+    out = _run(scenario(hexes, steps))
+    assert out.prob("mover_state", 3) == 1.0
+
+
+# -- 6.1 "a hit disrupts a unit, if it is already disrupted or suffers more than 1 hit, it is
+# also reduced, then eliminated" ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ladder,state", [("each-hit", 3), ("one-step-per-attack", 2)], ids=["each-hit", "per-attack"]
+)
+def test_hit_ladder(ladder, state):
+    """3 certain hits on a Good Order full unit in the open: each further hit a step
+    (disrupted, reduced, eliminated) or one step per attack (disrupted and reduced)."""
+    hexes = [
+        {"name": "far", "units": [unit("gun", **{**SURE, "he": 3})]},
+        {"name": "open", "units": [unit("t", **RIFLES)]},
+    ]
+    d = scenario(hexes, [{"kind": "fire", "firer": "gun", "target": "t"}], {"hit_ladder": ladder})
+    sc = from_dict(d)
+    assert np.allclose(sc.exact_pmfs()["t_state"], np.eye(4)[state])
+    out = engine.simulate(sc, trials=20_000, seed=1)
+    assert out.prob("t_state", state) == 1.0 and out.prob("t_state", state + 1) == 0.0
+
+
+# -- the kernel against the naive reference on a sequence using every rule above --------------
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(
+    "rules",
+    [
+        None,
+        {
+            "hit_ladder": "one-step-per-attack",
+            "excess_hits": "passed-on",
+            "move_ops_complete": "on-entering",
+            "mines_stop_movement": False,
+            "mines_improved_position": False,
+        },
+    ],
+    ids=["defaults", "switches"],
+)
+def test_orders_sequence_matches_naive(rules):
+    sc = from_dict(orders_case(rules))
+    n_naive, n_k = 20_000, 1_000_000
+    naive = N.simulate(sc, n_naive, 13)
+    out = engine.simulate(sc, trials=n_k, seed=13)
+    for name, c in naive.items():
+        for v in range(len(c)):
+            k = out.counts[name][v]
+            pool = (k + c[v]) / (n_k + n_naive)
+            se = np.sqrt(max(pool * (1 - pool), 1e-12) * (1 / n_k + 1 / n_naive))
+            z = (c[v] / n_naive - k / n_k) / se
+            assert abs(z) < Z_MAX, (name, v, z)
+    # the sequence reaches every branch: out of command or not, called or not, stopped or not
+    for name in ("recon_called_mission_step2", "wood_entered_hex_step4", "assault_made_step7"):
+        assert 0 < out.prob(name, 1) < 1, name
