@@ -31,16 +31,36 @@ _WEAPON_WORDS = {
 }
 
 
-def majority_value(counts: dict[int, int], rules: Rules, tie_high: bool) -> int:
-    """The majority of ``{value: models}`` as the kernel reads it (see ``Rules.majority``)."""
+def majority_value(
+    counts: dict[int, int], rules: Rules, tie_high: bool, lowest_if_tied: bool = False
+) -> int:
+    """The majority of ``{value: models}`` as the kernel reads it (see ``Rules.majority``).
+
+    Equal counts at the top: the highest (``tie_high``) or lowest of the tied values (the
+    owner's choice, for Toughness), or with ``lowest_if_tied`` the lowest value of all (for
+    WS: "If there is no majority Weapon Skill type use the lowest Weapon Skill in the unit").
+    """
     live = {v: n for v, n in counts.items() if n > 0}
     top = max(live.values())
     best = [v for v, n in live.items() if n == top]
+    if lowest_if_tied and len(best) > 1:
+        return min(live)
     pick = max(best) if tie_high else min(best)
     total = sum(live.values())
     if rules.majority == "most-common" or 2 * top > total or (2 * top == total and len(live) == 2):
         return pick
     return min(live)
+
+
+def _ws_words(counts: dict[int, int], rules: Rules, ws: int) -> str:
+    """How the WS hit against was found: a majority, or none (the lowest in the unit)."""
+    live = {v: n for v, n in counts.items() if n > 0}
+    top = max(live.values())
+    n_top = sum(n == top for n in live.values())
+    total = sum(live.values())
+    if n_top == 1 and (rules.majority == "most-common" or 2 * top > total):
+        return f"majority WS{ws}"
+    return f"WS{ws}: no majority WS type, the lowest in the unit"
 
 
 def charge_probability(distance: int) -> Fraction:
@@ -165,11 +185,11 @@ def _group_section(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup) ->
         for h in tg:
             ws_counts[h.ws] += h.count
             t_counts[h.t] += h.count
-        mws = majority_value(ws_counts, r, tie_high=False)
+        mws = majority_value(ws_counts, r, tie_high=False, lowest_if_tied=True)
         mt = majority_value(t_counts, r, tie_high=r.tie_toughness == "higher")
         hit = r.hit_table()[g.ws, mws]
         hit_txt = f"{hit}+" if hit < 7 else "cannot hit"
-        out[f"to hit {t}"] = f"{hit_txt} (WS{g.ws} vs majority WS{mws})"
+        out[f"to hit {t}"] = f"{hit_txt} (WS{g.ws} vs {_ws_words(ws_counts, r, mws)})"
         if g.poisoned:
             out[f"to wound {t}"] = f"{g.poisoned}+ (poisoned, whatever S and T)"
         else:
