@@ -114,21 +114,44 @@ def _save_text(groups: list[ModelGroup], noarm: bool, heavy: bool, rules: Rules)
     return "majority-save procedure: " + ", ".join(parts)
 
 
+def _target_unit(sc: AssaultScenario, side: int, g: ModelGroup) -> Unit:
+    """The enemy unit ``g`` attacks: its (first) target's unit, else the first enemy unit."""
+    units = (sc.attacker, sc.defender)[1 - side].units
+    name = g.targets[0] if g.targets else units[0].name
+    for u in units:
+        if u.name == name or any(h.independent and h.name == name for h in u.groups):
+            return u
+    raise KeyError(name)  # pragma: no cover - targets are checked when the file is read
+
+
 def _strike_at(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup, contact: bool) -> str:
+    r = sc.rules
     fist = g.weapon == "power-fist" and contact
     init = 1 if fist else g.i
-    first_strike = False
-    if side == 1 and unit.in_cover:
-        first_strike = not all(u.grenades == "plasma" for u in sc.attacker.units)
-    if side == 0 and unit.grenades == "frag":
-        first_strike = any(u.in_cover for u in sc.defender.units)
+    target = _target_unit(sc, side, g)
     text = f"Initiative {init}" + (" (power fist)" if fist else "")
+    # the cover first strike needs a charging unit without plasma grenades
+    cover_on = not all(u.grenades == "plasma" for u in sc.attacker.units)
+    first_strike = False
+    why = note = ""
+    if side == 1 and unit.in_cover and cover_on:
+        if r.plasma_grenades == "all-units" or target.grenades != "plasma":
+            first_strike, why = True, "in cover"
+        else:
+            note = f" (no first strike from cover against {target.name}: plasma grenades)"
+    if side == 0 and unit.grenades == "frag" and cover_on:
+        if r.frag_grenades == "any-engaged":
+            first_strike = any(u.in_cover for u in sc.defender.units)
+            why = "frag grenades: with the defenders in cover"
+        elif target.in_cover:
+            first_strike, why = True, f"frag grenades: with {target.name}, in cover"
+        elif any(u.in_cover for u in sc.defender.units):
+            note = f" ({target.name} is not in cover: frag grenades give no first strike)"
     if first_strike:
-        if fist and sc.rules.fist_strikes_last:
+        if fist and r.fist_strikes_last:
             return text + "; first turn too (a power fist always strikes at Initiative 1)"
-        why = "in cover" if side == 1 else "frag grenades: with the defenders in cover"
         return f"first turn: before any Initiative ({why}); later turns: {text}"
-    return text
+    return text + note
 
 
 def _group_section(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup) -> dict[str, Any]:
@@ -260,6 +283,8 @@ def _rules_section(r: Rules) -> dict[str, Any]:
         "tie_save": "equal numbers, different saves: save used first",
         "tie_toughness": "equal numbers, different Toughness: Toughness used",
         "majority": "reading of 'majority' (WS, Toughness, saves)",
+        "frag_grenades": "frag grenades: simultaneous with the cover for",
+        "plasma_grenades": "plasma grenades: cover first strike lost",
         "fist_strikes_last": "power fists strike at Initiative 1 even from cover",
         "sweep_support": "supporting models' attacks in a sweeping advance",
         "pile_in": "survivors pile into base contact after the first turn",
