@@ -46,15 +46,22 @@ def to_wound(s: int, t: int) -> int:
     return {2: 2, 1: 3, 0: 4, -1: 5, -2: 6, -3: 6}.get(s - t, 2 if s - t > 2 else 7)
 
 
-def _majority(values: list[tuple[int, int]], tie_high: bool) -> int:
-    """The most common value among (value, models) pairs; ties: the highest or lowest."""
+def _majority(values: list[tuple[int, int]], tie: str) -> int:
+    """The most common value among (value, models) pairs of living models.
+
+    Several values equally common: ``tie = "highest"`` takes the highest of them (the owner
+    chooses his Toughness), ``tie = "lowest-in-unit"`` the lowest value any living model
+    has ("If there is no majority Weapon Skill type use the lowest Weapon Skill in the unit").
+    """
     counts: dict[int, int] = {}
     for v, n in values:
         if n > 0:
             counts[v] = counts.get(v, 0) + n
     top = max(counts.values())
     best = [v for v, n in counts.items() if n == top]
-    return max(best) if tie_high else min(best)
+    if len(best) == 1:
+        return best[0]
+    return max(best) if tie == "highest" else min(counts)
 
 
 def play(attacker: list[Group], defender: list[Group], rng: random.Random) -> dict[str, int]:
@@ -70,8 +77,8 @@ def play(attacker: list[Group], defender: list[Group], rng: random.Random) -> di
 
     def majorities(side: int) -> tuple[int, int]:
         gs = sides[side]
-        ws = _majority([(g.ws, n) for g, n in zip(gs, alive[side], strict=True)], False)
-        t = _majority([(g.t, n) for g, n in zip(gs, alive[side], strict=True)], True)
+        ws = _majority([(g.ws, n) for g, n in zip(gs, alive[side], strict=True)], "lowest-in-unit")
+        t = _majority([(g.t, n) for g, n in zip(gs, alive[side], strict=True)], "highest")
         return ws, t
 
     def strike(side: int, g: int, attacks: int, auto_hit: bool, pend: list[list[int]]) -> None:

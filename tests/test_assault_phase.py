@@ -279,12 +279,27 @@ def _tiny() -> tuple[list[naive.Group], list[naive.Group]]:
     return att, dfn
 
 
+def _ws_tie() -> tuple[list[naive.Group], list[naive.Group]]:
+    """Gretchin charge a unit with no majority WS type (1 × WS1, 2 × WS5, 2 × WS4): hit on
+    3+ against the lowest WS1 while the grot (the first casualty) lives, then 4+ (WS4)."""
+    att = [naive.Group("Gretchin", 6, ws=2, s=3, t=3, i=4, a=1, ld=6, save=6)]
+    dfn = [
+        naive.Group("Grot", 1, ws=1, s=3, t=3, i=2, a=1, ld=7, save=6),
+        naive.Group("Vets", 2, ws=5, s=3, t=3, i=2, a=1, ld=7, save=6),
+        naive.Group("Regs", 2, ws=4, s=3, t=3, i=2, a=1, ld=7, save=6),
+    ]
+    return att, dfn
+
+
+_SHAPES = {"tiny": _tiny, "benchmark": naive.benchmark_sides, "ws-tie": _ws_tie}
+
+
 @pytest.mark.statistical
-@pytest.mark.parametrize("shape", ["tiny", "benchmark"])
+@pytest.mark.parametrize("shape", list(_SHAPES))
 def test_full_combat_matches_naive_reference(shape):
     """Kernel (400,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5):
     every flag within 5 standard errors of the difference, mean models lost within 5 SE."""
-    att, dfn = _tiny() if shape == "tiny" else naive.benchmark_sides()
+    att, dfn = _SHAPES[shape]()
     n_ref = 20_000
     ref = naive.run(att, dfn, n_ref, seed=5)
     n = 400_000

@@ -1,9 +1,10 @@
-"""Assault phase: the rule-text fixes of issue 7, each replayed die by die.
+"""Assault phase: rule-text fixes, each replayed die by die.
 
-Every test here failed on the code before the fix: sweeping advances in multi-unit combats,
-supporting monstrous creatures, the two readings of "majority", and an independent
-character splitting his hits. Dice are scripted (``run_with_dice``), so nothing is
-statistical.
+Every test here failed on the code before its fix (except the guards, which check what a
+fix keeps):
+sweeping advances in multi-unit combats, supporting monstrous creatures, the two readings
+of "majority" and a WS with no majority type, and an independent character splitting his
+hits. Dice are scripted (``run_with_dice``), so nothing is statistical.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from oddslab import scenario
 from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
 from oddslab.rulesets.assault_phase.resolved import majority_value
 from oddslab.scenario import ScenarioError
+from tests import naive_assault_phase as naive
 
 # -- sweeping advance: "only ... if all of the units they are Engaged with fall back" ---------
 
@@ -137,6 +139,71 @@ def test_majority_value_helper():
     assert majority_value({5: 3, 2: 2, 3: 2}, strict, tie_high=False) == 2
     assert majority_value({5: 4, 2: 3}, strict, tie_high=False) == 5
     assert majority_value({5: 2, 2: 2}, strict, tie_high=True) == 5
+    # no majority WS type: the lowest WS in the unit, not the lowest of the tied values
+    for rules in (Rules(), strict):
+        assert majority_value({5: 2, 4: 2, 1: 1}, rules, False, lowest_if_tied=True) == 1
+    assert majority_value({5: 2, 4: 2, 1: 0}, Rules(), False, lowest_if_tied=True) == 4
+    # Toughness: "If there is an equal number the owning player chooses" (tie_toughness)
+    assert majority_value({5: 2, 4: 2, 1: 1}, Rules(), tie_high=True) == 5
+    assert majority_value({5: 2, 4: 2, 1: 1}, Rules(), tie_high=False) == 4
+
+
+# -- "If there is no majority Weapon Skill type use the lowest Weapon Skill in the unit" --------
+
+
+def _ws_tie(**grot_kw) -> list[ModelGroup]:
+    """2 × WS5, 2 × WS4, 1 × WS1: no WS is the majority type (WS5 and WS4 tie)."""
+    return [
+        ModelGroup("grot", 1, ws=1, a=0, **grot_kw),
+        ModelGroup("vets", 2, ws=5, a=0),
+        ModelGroup("regs", 2, ws=4, a=0),
+    ]
+
+
+@pytest.mark.parametrize("reading", ["most-common", "more-than-half"])
+def test_no_majority_ws_type_uses_the_lowest_ws_in_the_unit(reading):
+    """WS2 against the lowest WS1 hits on 3+: the die (3) hits. The code before took the
+    lower of the two tied values (WS4: 4+) under the default reading."""
+    sc = _mixed(_ws_tie(), reading, ws=2)
+    assert sc.run_with_dice([3, 1])["hits_on_defender"] == 1
+    to_hit = sc.resolved()["attacker group: A / a"]["to hit U"]
+    assert to_hit.startswith("3+ (WS2 vs WS1: no majority WS type")
+
+
+def test_no_majority_ws_type_counts_the_living_models():
+    """An I5 attacker kills the WS1 grot (listed first, so the first casualty); at I3 the
+    unit is 2 × WS5, 2 × WS4: still no majority type, now the lowest is WS4 (4+), so the
+    second attacker's 3 misses. The unit holds (1, 1)."""
+    att = Unit("A", (
+        ModelGroup("fast", 1, ws=2, s=4, i=5, a=0),
+        ModelGroup("slow", 1, ws=2, s=4, i=3, a=0),
+    ))  # fmt: skip
+    sc = AssaultScenario(Side("att", (att,)), Side("def", (Unit("U", tuple(_ws_tie())),)))
+    r = sc.run_with_dice([3, 6] + [3] + [1, 1])
+    assert r["defender.U.grot.models_lost"] == 1
+    assert r["hits_on_defender"] == 1
+    assert r["defender_fell_back"] == 0 and r["dice_used"] == 5
+
+
+def test_toughness_tie_is_still_the_owners_choice():
+    """Guard: 2 × T5, 2 × T4, 1 × T1 is the owner's choice between T5 and T4 (higher by
+    default: S4 wounds on 5+, the 4 fails), never the lowest Toughness in the unit."""
+    groups = [
+        ModelGroup("small", 1, t=1, a=0),
+        ModelGroup("big", 2, t=5, a=0),
+        ModelGroup("mid", 2, t=4, a=0),
+    ]
+    assert _mixed(groups, "most-common").run_with_dice([6, 4])["wounds_on_defender"] == 0
+    sc = _mixed(groups, "most-common")
+    sc = AssaultScenario(sc.attacker, sc.defender, Rules(tie_toughness="lower"))
+    assert sc.run_with_dice([6, 4, 1, 1])["wounds_on_defender"] == 1  # T4: 4+; unit holds
+
+
+def test_reference_reads_no_majority_ws_type_the_same_way():
+    assert naive._majority([(5, 2), (4, 2), (1, 1)], "lowest-in-unit") == 1
+    assert naive._majority([(5, 2), (4, 2), (1, 0)], "lowest-in-unit") == 4
+    assert naive._majority([(5, 2), (4, 2), (1, 1)], "highest") == 5
+    assert naive._majority([(5, 3), (4, 2), (1, 1)], "lowest-in-unit") == 5
 
 
 # -- an independent character may split his hits -----------------------------------------------

@@ -119,13 +119,15 @@ def remove_models(g, k, wk, reach_unit):
     wk[W_CON, g] -= d
 
 
-@jit_inner(ints="best_n best_v c kinds low total", flags="first")
-def _group_majority(gi, wk, e, col, tie_high, strict):
+@jit_inner(ints="best_n best_v c kinds low total", flags="first tied")
+def _group_majority(gi, wk, e, col, tie_high, tie_lowest, strict):
     """The majority of column ``col`` (WS or T) over entity ``e``'s models still in combat.
 
     ``strict == 0``: the value most models have; equal counts: the highest if ``tie_high``
-    else the lowest. ``strict == 1``: a value more than half the models have; exactly two
-    values at half each: the tie rule; otherwise the lowest value. -1 if nobody is left.
+    else the lowest of the tied values, or with ``tie_lowest`` the lowest value of all (WS:
+    "If there is no majority Weapon Skill type use the lowest Weapon Skill in the unit").
+    ``strict == 1``: a value more than half the models have; exactly two values at half
+    each: the tie rule; otherwise the lowest value. -1 if nobody is left.
     """
     G = gi.shape[0]
     total = 0
@@ -133,6 +135,7 @@ def _group_majority(gi, wk, e, col, tie_high, strict):
     best_n = 0
     best_v = -1
     low = 11
+    tied = False  # another value has as many models as best_v
     for g in range(G):
         n = wk[W_ALIVE, g]
         if gi[g, G_ENT] != e or n == 0 or wk[W_IN_COMBAT, gi[g, G_UNIT]] == 0:
@@ -148,9 +151,15 @@ def _group_majority(gi, wk, e, col, tie_high, strict):
                 if h < g and wk[W_ALIVE, h] > 0:
                     first = False
         kinds += first
+        if c > best_n:
+            tied = False
+        elif c == best_n and v != best_v:
+            tied = True
         if c > best_n or (c == best_n and (v > best_v if tie_high else v < best_v)):
             best_n = c
             best_v = v
+    if tied and tie_lowest:
+        return low  # no majority type: the lowest value (under both readings)
     if strict == 0 or best_v < 0 or 2 * best_n > total or (2 * best_n == total and kinds == 2):
         # most common; or more than half; or two values at half each (the tie rule)
         return best_v
@@ -161,13 +170,16 @@ def _group_majority(gi, wk, e, col, tie_high, strict):
 def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
     """Majority WS and T of every entity, and how many of its models can be hit.
 
-    Counts models of units still in the combat. WS ties: the lowest; T ties per
-    ``tie_t_low``; ``strict`` selects the reading of "majority" (see :func:`_group_majority`).
+    Counts models of units still in the combat (the living ones, at this step). WS ties:
+    the lowest WS of all those models ("If there is no majority Weapon Skill type use the
+    lowest"); T ties per ``tie_t_low`` (the owner's choice among the tied values);
+    ``strict`` selects the reading of "majority" (see :func:`_group_majority`).
     ``wk[W_MWS, e]``/``wk[W_MT, e]`` get -1 if nobody is alive; ``wk[W_HIT_E, e]`` gets the
     models in the danger zone (as :func:`hittable`), for ``e < n_ent``.
     """
     # typed (not literal) constants: a literal argument compiles another specialisation
-    ws_high = strict < 0
+    no = strict < 0
+    yes = strict >= 0
     for e in range(n_ent):
         wk[W_HIT_E, e] = 0
         wk[W_MWS, e] = -1
@@ -189,8 +201,8 @@ def majorities(gi, wk, tie_t_low, strict, reach_unit, n_ent):
             wk[W_MIXED, e] = 1
     for e in range(n_ent):
         if wk[W_MIXED, e] != 0:  # mixed values: count them
-            wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, ws_high, strict)
-            wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, strict)
+            wk[W_MWS, e] = _group_majority(gi, wk, e, G_WS + 0 * n_ent, no, yes, strict)
+            wk[W_MT, e] = _group_majority(gi, wk, e, G_T + 0 * n_ent, not tie_t_low, no, strict)
 
 
 @jit_inner(

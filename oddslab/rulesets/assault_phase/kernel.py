@@ -38,10 +38,12 @@ from oddslab.rulesets.assault_phase.layout import (
     MAX_SPLIT,
     R_DOUBLE_ONE,
     R_FIST_LAST,
+    R_FRAG,
     R_HALF_PENALTY,
     R_LD_MODE,
     R_MAX_TURNS,
     R_PILE_IN,
+    R_PLASMA,
     S_CHARGE,
     S_DESTROYED,
     S_DRAW,
@@ -157,7 +159,8 @@ def _record(hist, sel, res):
     llvm_opt=1,
     no_cfunc_wrapper=True,
     ints="active slain_by_att slain_by_def v winner",
-    flags="all_fled any_charge any_fled any_sweep cover_on gone ok strikes_first",
+    flags="all_fled any_charge any_fled any_sweep cover_on frag_any gone ok plasma_all "
+    "strikes_first",
 )
 def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
     """``ntrials`` whole combats, serially: each fills ``res`` (``S_NFIXED + G`` values) and
@@ -224,11 +227,15 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                             wk[W_ALIVE, g] = 0
                             wk[W_CON, g] = 0
                             wk[W_SUP, g] = 0
-        # cover: defenders in cover strike first unless every charging unit has plasma grenades
+        # cover: defenders in cover strike first, but not against a charging unit with plasma
+        # grenades; ``cover_on``: some charging unit in the combat has none (if none has,
+        # nobody strikes first under either reading of the grenades)
         cover_on = False
         for u in range(U):
             if ui[u, U_SIDE] == 0 and wk[W_IN_COMBAT, u] != 0 and ui[u, U_GRENADES] != 2:
                 cover_on = True
+        frag_any = cx[CX_RULES + R_FRAG] != 0
+        plasma_all = cx[CX_RULES + R_PLASMA] != 0
         max_turns = cx[CX_RULES + R_MAX_TURNS]
         turns = max_turns + 1
         for turn in range(1, max_turns + 1):
@@ -239,11 +246,19 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                 wk[W_PRIO_C, g] = gi[g, G_I_C]
                 wk[W_PRIO_S, g] = gi[g, G_I]
                 if first and cover_on:
+                    v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]  # the unit g attacks
                     strikes_first = False
                     if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0:
-                        strikes_first = True
+                        # plasma grenades: their unit fights "in Initiative sequence" against
+                        # enemy in cover, so only blows at other units come first
+                        strikes_first = plasma_all or ui[v, U_GRENADES] != 2
                     if ui[u, U_SIDE] == 0 and ui[u, U_GRENADES] == 1:
-                        strikes_first = _any_cover(ui, wk)
+                        # frag grenades: "charging enemy in ... cover fight simultaneously with
+                        # them": with the cover step when the unit it attacks is in cover
+                        if frag_any:
+                            strikes_first = _any_cover(ui, wk)
+                        else:
+                            strikes_first = ui[v, U_COVER] != 0 and wk[W_IN_COMBAT, v] != 0
                     if strikes_first:
                         wk[W_PRIO_S, g] = COVER_STEP
                         if cx[CX_RULES + R_FIST_LAST] == 0 or gi[g, G_FIST] == 0:

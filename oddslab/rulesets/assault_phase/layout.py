@@ -78,7 +78,11 @@ R_FIST_LAST = 7  # 1: fists strike at I1 even when the unit strikes first
 R_SWEEP_SUPPORT = 8  # 1: supporting models make profile attacks in a sweep, 0: one attack
 R_PILE_IN = 9  # 1: after the first turn every survivor is in base contact
 R_MAJORITY = 10  # 0 most common value, 1 more than half (else the lowest / worst)
-R_NCOLS = 11
+R_FRAG = 11  # frag grenades strike with the cover step: 0 when the unit a group attacks is
+#              in cover, 1 when any defending unit in the combat is
+R_PLASMA = 12  # cover first strike lost: 0 against each charging unit with plasma grenades,
+#                1 only if every charging unit has them
+R_NCOLS = 13
 
 # rows of the per-trial work array ``wk[row, index]``
 W_ALIVE = 0

@@ -49,6 +49,8 @@ TIE_SAVE = ("better", "worse")
 TIE_T = ("higher", "lower")
 SWEEP_SUPPORT = ("profile", "one")
 MAJORITY = ("most-common", "more-than-half")
+FRAG_MODES = ("target", "any-engaged")
+PLASMA_MODES = ("per-unit", "all-units")
 #: most units an independent character can split his hits between
 MAX_SPLIT = 4
 
@@ -211,8 +213,9 @@ class Unit:
     fast : bool
         Bikes and jump packs: fall back and sweeping advance 3D6 instead of 2D6.
     grenades : {"none", "frag", "plasma"}
-        Charging units: frag grenades strike simultaneously with defenders in cover;
-        plasma grenades fight in Initiative order against them.
+        Charging units: frag grenades strike simultaneously with the defenders in cover they
+        attack; plasma grenades fight in Initiative order against defenders in cover (see
+        ``Rules.frag_grenades`` and ``Rules.plasma_grenades``).
     in_cover : bool
         Defending units: in or behind cover (strike first when charged, first turn only).
     fired : bool
@@ -290,9 +293,21 @@ class Rules:
         After the first turn every surviving model is in base contact (reinforcement moves).
     majority : {"most-common", "more-than-half"}
         Reading of "the majority" WS, Toughness and armour save of a unit: the value most
-        models have (equal counts: the tie rules), or a value more than half the models have
-        (exactly two values at half each: the tie rules; otherwise the lowest WS, the lowest
-        Toughness, the worst save).
+        models have (equal counts: the tie rules for Toughness and saves; for WS there is
+        then no majority type and the lowest WS in the unit is used), or a value more than
+        half the models have (exactly two values at half each: the tie rules, the lower WS;
+        otherwise the lowest WS, the lowest Toughness, the worst save).
+    frag_grenades : {"target", "any-engaged"}
+        When a charging unit with frag grenades strikes with the cover step (first turn):
+        ``"target"``, a group whose target (its first, for an independent character with
+        several) is a unit in cover strikes with it, one attacking a unit in the open
+        strikes in Initiative order; ``"any-engaged"``, the whole unit strikes with it
+        whenever any defending unit in the combat is in cover.
+    plasma_grenades : {"per-unit", "all-units"}
+        Whom defenders in cover strike first (first turn): ``"per-unit"``, a group whose
+        target is a charging unit with plasma grenades strikes in Initiative order, one
+        attacking any other charging unit strikes first; ``"all-units"``, the cover first
+        strike is lost only if every charging unit has plasma grenades.
     to_hit_chart, to_wound_chart : tuple of tuple of int, optional
         10×10 overrides: ``to_hit_chart[ws-1][target_ws-1]``, ``to_wound_chart[s-1][t-1]``
         (roll needed; 7 = impossible).
@@ -309,6 +324,8 @@ class Rules:
     sweep_support: str = "profile"
     pile_in: bool = True
     majority: str = "most-common"
+    frag_grenades: str = "target"
+    plasma_grenades: str = "per-unit"
     to_hit_chart: tuple[tuple[int, ...], ...] | None = None
     to_wound_chart: tuple[tuple[int, ...], ...] | None = None
 
@@ -322,6 +339,8 @@ class Rules:
             ("tie_toughness", TIE_T),
             ("sweep_support", SWEEP_SUPPORT),
             ("majority", MAJORITY),
+            ("frag_grenades", FRAG_MODES),
+            ("plasma_grenades", PLASMA_MODES),
         ):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name} must be one of {', '.join(choices)}")
@@ -357,6 +376,8 @@ class Rules:
         r[K.R_SWEEP_SUPPORT] = self.sweep_support == "profile"
         r[K.R_PILE_IN] = self.pile_in
         r[K.R_MAJORITY] = MAJORITY.index(self.majority)
+        r[K.R_FRAG] = FRAG_MODES.index(self.frag_grenades)
+        r[K.R_PLASMA] = PLASMA_MODES.index(self.plasma_grenades)
         return r
 
 

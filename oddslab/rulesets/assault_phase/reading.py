@@ -10,10 +10,12 @@ from typing import Any
 
 from oddslab._schema import ScenarioError, Table
 from oddslab.rulesets.assault_phase.model import (
+    FRAG_MODES,
     GRENADES,
     LD_MODES,
     MAJORITY,
     MAX_SPLIT,
+    PLASMA_MODES,
     REACH_MODES,
     SIDES,
     SWEEP_SUPPORT,
@@ -222,6 +224,8 @@ def _read_rules(tbl: Table) -> Rules:
         sweep_support=tbl.str("sweep_support", "profile", choices=SWEEP_SUPPORT),
         pile_in=tbl.bool("pile_in", True),
         majority=tbl.str("majority", "most-common", choices=MAJORITY),
+        frag_grenades=tbl.str("frag_grenades", "target", choices=FRAG_MODES),
+        plasma_grenades=tbl.str("plasma_grenades", "per-unit", choices=PLASMA_MODES),
         to_hit_chart=_read_chart(tbl, "to_hit_chart"),
         to_wound_chart=_read_chart(tbl, "to_wound_chart"),
     )

@@ -31,16 +31,36 @@ _WEAPON_WORDS = {
 }
 
 
-def majority_value(counts: dict[int, int], rules: Rules, tie_high: bool) -> int:
-    """The majority of ``{value: models}`` as the kernel reads it (see ``Rules.majority``)."""
+def majority_value(
+    counts: dict[int, int], rules: Rules, tie_high: bool, lowest_if_tied: bool = False
+) -> int:
+    """The majority of ``{value: models}`` as the kernel reads it (see ``Rules.majority``).
+
+    Equal counts at the top: the highest (``tie_high``) or lowest of the tied values (the
+    owner's choice, for Toughness), or with ``lowest_if_tied`` the lowest value of all (for
+    WS: "If there is no majority Weapon Skill type use the lowest Weapon Skill in the unit").
+    """
     live = {v: n for v, n in counts.items() if n > 0}
     top = max(live.values())
     best = [v for v, n in live.items() if n == top]
+    if lowest_if_tied and len(best) > 1:
+        return min(live)
     pick = max(best) if tie_high else min(best)
     total = sum(live.values())
     if rules.majority == "most-common" or 2 * top > total or (2 * top == total and len(live) == 2):
         return pick
     return min(live)
+
+
+def _ws_words(counts: dict[int, int], rules: Rules, ws: int) -> str:
+    """How the WS hit against was found: a majority, or none (the lowest in the unit)."""
+    live = {v: n for v, n in counts.items() if n > 0}
+    top = max(live.values())
+    n_top = sum(n == top for n in live.values())
+    total = sum(live.values())
+    if n_top == 1 and (rules.majority == "most-common" or 2 * top > total):
+        return f"majority WS{ws}"
+    return f"WS{ws}: no majority WS type, the lowest in the unit"
 
 
 def charge_probability(distance: int) -> Fraction:
@@ -94,21 +114,44 @@ def _save_text(groups: list[ModelGroup], noarm: bool, heavy: bool, rules: Rules)
     return "majority-save procedure: " + ", ".join(parts)
 
 
+def _target_unit(sc: AssaultScenario, side: int, g: ModelGroup) -> Unit:
+    """The enemy unit ``g`` attacks: its (first) target's unit, else the first enemy unit."""
+    units = (sc.attacker, sc.defender)[1 - side].units
+    name = g.targets[0] if g.targets else units[0].name
+    for u in units:
+        if u.name == name or any(h.independent and h.name == name for h in u.groups):
+            return u
+    raise KeyError(name)  # pragma: no cover - targets are checked when the file is read
+
+
 def _strike_at(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup, contact: bool) -> str:
+    r = sc.rules
     fist = g.weapon == "power-fist" and contact
     init = 1 if fist else g.i
-    first_strike = False
-    if side == 1 and unit.in_cover:
-        first_strike = not all(u.grenades == "plasma" for u in sc.attacker.units)
-    if side == 0 and unit.grenades == "frag":
-        first_strike = any(u.in_cover for u in sc.defender.units)
+    target = _target_unit(sc, side, g)
     text = f"Initiative {init}" + (" (power fist)" if fist else "")
+    # the cover first strike needs a charging unit without plasma grenades
+    cover_on = not all(u.grenades == "plasma" for u in sc.attacker.units)
+    first_strike = False
+    why = note = ""
+    if side == 1 and unit.in_cover and cover_on:
+        if r.plasma_grenades == "all-units" or target.grenades != "plasma":
+            first_strike, why = True, "in cover"
+        else:
+            note = f" (no first strike from cover against {target.name}: plasma grenades)"
+    if side == 0 and unit.grenades == "frag" and cover_on:
+        if r.frag_grenades == "any-engaged":
+            first_strike = any(u.in_cover for u in sc.defender.units)
+            why = "frag grenades: with the defenders in cover"
+        elif target.in_cover:
+            first_strike, why = True, f"frag grenades: with {target.name}, in cover"
+        elif any(u.in_cover for u in sc.defender.units):
+            note = f" ({target.name} is not in cover: frag grenades give no first strike)"
     if first_strike:
-        if fist and sc.rules.fist_strikes_last:
+        if fist and r.fist_strikes_last:
             return text + "; first turn too (a power fist always strikes at Initiative 1)"
-        why = "in cover" if side == 1 else "frag grenades: with the defenders in cover"
         return f"first turn: before any Initiative ({why}); later turns: {text}"
-    return text
+    return text + note
 
 
 def _group_section(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup) -> dict[str, Any]:
@@ -165,11 +208,11 @@ def _group_section(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup) ->
         for h in tg:
             ws_counts[h.ws] += h.count
             t_counts[h.t] += h.count
-        mws = majority_value(ws_counts, r, tie_high=False)
+        mws = majority_value(ws_counts, r, tie_high=False, lowest_if_tied=True)
         mt = majority_value(t_counts, r, tie_high=r.tie_toughness == "higher")
         hit = r.hit_table()[g.ws, mws]
         hit_txt = f"{hit}+" if hit < 7 else "cannot hit"
-        out[f"to hit {t}"] = f"{hit_txt} (WS{g.ws} vs majority WS{mws})"
+        out[f"to hit {t}"] = f"{hit_txt} (WS{g.ws} vs {_ws_words(ws_counts, r, mws)})"
         if g.poisoned:
             out[f"to wound {t}"] = f"{g.poisoned}+ (poisoned, whatever S and T)"
         else:
@@ -240,6 +283,8 @@ def _rules_section(r: Rules) -> dict[str, Any]:
         "tie_save": "equal numbers, different saves: save used first",
         "tie_toughness": "equal numbers, different Toughness: Toughness used",
         "majority": "reading of 'majority' (WS, Toughness, saves)",
+        "frag_grenades": "frag grenades: simultaneous with the cover for",
+        "plasma_grenades": "plasma grenades: cover first strike lost",
         "fist_strikes_last": "power fists strike at Initiative 1 even from cover",
         "sweep_support": "supporting models' attacks in a sweeping advance",
         "pile_in": "survivors pile into base contact after the first turn",
