@@ -162,6 +162,18 @@ def test_command_bad_inputs():
         "command.orders[0].double",
     )
     _bad_command(lambda d: d.update(kind="battle"), "kind", "combat")
+    # the switch was a boolean: say what each old value is called now
+    _bad_command(lambda d: d["command"].update(saber_wild=True), "command.saber_wild", "any_symbol")
+    _bad_command(lambda d: d["command"].update(saber_wild="yes"), "command.saber_wild", "order")
+
+
+def test_command_saber_reading():
+    data = copy.deepcopy(WARMUP_COMMAND)
+    assert from_dict(data).saber_wild == "order"
+    data["command"]["saber_wild"] = "any_symbol"
+    sc = from_dict(data)
+    assert sc.saber_wild == "any_symbol"
+    assert "half of a doubled order" in sc.resolved()["rules"]["a saber stands for"]
 
 
 def test_command_cp_from_units():
