@@ -137,8 +137,16 @@ class VomKriegeScenario:
                 elif not 0 < b.range <= 24:
                     out.append((f"{bk}.range", "expected a range in inches up to 24"))
             if a.follow_up is not None:
-                if att.troop != "cavalry":
+                if att.troop != "cavalry" and self.rules.retire_follow_up == "cavalry":
                     out.append((f"{key}.follow_up", "only cavalry makes a melee follow-up"))
+                elif att.troop != "cavalry" and a.reaction != "retire":
+                    out.append(
+                        (
+                            f"{key}.follow_up",
+                            "infantry makes a melee follow-up only after the defender retires "
+                            '(reaction = "retire"); otherwise only cavalry does',
+                        )
+                    )
                 elif a.follow_up not in by:
                     out.append((f"{key}.follow_up", f"no unit named '{a.follow_up}'"))
                 elif by[a.follow_up].side != "defender" or a.follow_up == a.target:
@@ -235,6 +243,13 @@ class VomKriegeScenario:
         R[L.R_RETIRE_VS_CAV] = int(r.retire_vs_cavalry)
         R[L.R_DISO_FOLLOW] = int(r.disordered_follow_up)
         R[L.R_SK_ONE] = int(r.skirmish_dice == "one")
+        R[L.R_SQ_BB] = L.SQ_BB_READINGS.index(r.square_battle_back)
+        R[L.R_ROUGH_STOP] = int(r.rough_charge == "stopped")
+        R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(r.skirmish_target)
+        R[L.R_ORDER_STACK] = int(r.order_support_row == "stack")
+        R[L.R_RETIRE_FU] = int(r.retire_follow_up == "any")
+        R[L.R_RETIRE_DISO] = int(r.retiring_cavalry_disordered)
+        R[L.R_BLOCKED_DISO] = int(r.blocked_retreat_disorders)
         R[L.R_NFACES] = len(self.dice.faces)
         HIT, FLAG, SYM = face_tables(self.dice, r)
         FP = np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64)
