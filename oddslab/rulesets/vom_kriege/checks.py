@@ -84,7 +84,12 @@ def scenario_problems(sc: VomKriegeScenario) -> list[tuple[str, str]]:
                 out.append((f"{bk}.range", "expected a range in inches up to 24"))
         if a.follow_up is not None:
             if att.troop != "cavalry" and sc.rules.retire_follow_up == "cavalry":
-                out.append((f"{key}.follow_up", "only cavalry makes a melee follow-up"))
+                out.append(
+                    (
+                        f"{key}.follow_up",
+                        'only cavalry makes a melee follow-up (rules.retire_follow_up = "cavalry")',
+                    )
+                )
             elif att.troop != "cavalry" and a.reaction != "retire":
                 out.append(
                     (
