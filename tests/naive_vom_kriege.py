@@ -148,8 +148,12 @@ class Trial:
         if s["removed"]:
             return
         nflags = 0 if square else flags
-        if flag_mode == "min_one":
+        if flag_mode == "at_least_half":
             nflags = max(nflags, 1)
+        elif flag_mode == "half":
+            nflags = 1
+        elif flag_mode == "extra_half":
+            nflags += 1
         if nflags == 0:
             return
         if self.at_max(n):
@@ -160,6 +164,8 @@ class Trial:
             s["hits"] += 1
             if self.at_max(n):
                 self.remove(n)
+            elif self.rules.blocked_retreat_disorders:
+                s["diso"] = True
             return
         s["hm"] += nflags
         s["retreats"] += 1
@@ -171,6 +177,12 @@ class Trial:
         if not items:
             return 0
         return sum(items) if self.rules.or_rows == "stack" else min(items)
+
+    def bonus(self, order, supp):
+        """'Order bonus, or for each support unit +1': one 'or' row, the larger counts."""
+        if self.rules.order_support_row == "stack":
+            return int(order) + supp
+        return max(int(order), supp)
 
     def fire_dice(self, n, t, band, order=False, supp=0, enf=False, obs=False):
         s, tg = self.u[n], self.u[t]
@@ -204,7 +216,7 @@ class Trial:
             else:
                 return None, False
         art_reading = spec.troop == "artillery" or r.artillery_rows == "target"
-        adj = int(order) + supp
+        adj = self.bonus(order, supp)
         if spec.troop == "infantry" and form == "two_rank_line" and band == 0:
             adj += 1
         if art_reading and (enf or tg["form"] in ("square", "column", "march_column")):
@@ -217,7 +229,12 @@ class Trial:
                 adj -= {"infantry": 2, "artillery": 1}.get(tg["spec"].troop, 0)
             else:
                 adj -= 1 if spec.troop == "artillery" else 2
-        if art_reading and band == 1 and tg["form"] == "open_order":
+        skirmisher = {
+            "sk": tg["spec"].skirmish,
+            "open_order": tg["form"] == "open_order",
+            "either": tg["spec"].skirmish or tg["form"] == "open_order",
+        }[r.skirmish_target]
+        if art_reading and band == 1 and skirmisher:
             adj -= 1
         pen = []
         if s["hits"] == self.strength(n) - 1:
@@ -247,7 +264,7 @@ class Trial:
         if attacking and spec.troop == "cavalry" and o["form"] == "square":
             return 1
         base = 1 if s["form"] in ("square", "march_column") else spec.max_hits
-        adj = int(order) + supp
+        adj = self.bonus(order, supp)
         adj += {"elite": 1, "conscript": -1}.get(spec.quality, 0)
         if spec.quality == "irregular" and not o["diso"]:
             adj -= 2
@@ -312,6 +329,8 @@ class Trial:
                 return "none"
             if A.troop != "infantry" and not self.rules.retire_vs_cavalry:
                 return "none"
+            if D.retreat_blocked:  # it cannot make a basic move towards its side
+                return "none"
         if r == "counter_charge" and not (
             D.troop == "cavalry" and A.troop == "cavalry" and not self.u[dfd]["diso"]
         ):
@@ -340,9 +359,11 @@ class Trial:
                 act.through_rough,
                 act.batteries,
             )
+        diso_before_move = a["diso"]
         if A.troop == "cavalry" and (rough or D.terrain != "open"):
             a["diso"] = True
         snap = dict(ah=a["hits"], ad=a["diso"], dh=d["hits"], dd=d["diso"])
+        stopped_by_rough = r.rough_charge == "stopped"
         a_ret = a["retreats"]
         react = self.reaction(att, dfd, chosen)
         fire = react == "defensive_fire"
@@ -352,25 +373,29 @@ class Trial:
                 d["form"] = "square"
                 d["squared"] = True
             fire = r.square_may_fire
-        elif react == "retire":
-            k = self.melee_count(att, dfd, True, order, supp, uphill, snap["ah"], snap["ad"])
+        if fire:
+            self.shoot(dfd, att, 0, defensive=True)
+        for b in bats:  # they fire before contact, whatever the target's reaction
+            self.shoot(b.unit, att, band_of(b.range), defensive=True)
+        if a["removed"] or a["retreats"] != a_ret:
+            return False
+        if a["diso"] and not (diso_before_move if stopped_by_rough else snap["ad"]):
+            a["fellback"] = True
+            return False
+        before = r.dice_state == "before_melee"
+        if react == "retire":
+            ah = snap["ah"] if before else a["hits"]
+            ad = snap["ad"] if before else a["diso"]
+            k = self.melee_count(att, dfd, True, order, supp, uphill, ah, ad)
             h, _ = self.roll(k, A.side, dfd, "saber")
             self.apply(dfd, h, 0)
             if not d["removed"]:
                 d["retired"] = True
                 if D.troop == "artillery":
                     d["form"] = "limbered"
-            return True
-        if fire:
-            self.shoot(dfd, att, 0, defensive=True)
-        for b in bats:
-            self.shoot(b.unit, att, band_of(b.range), defensive=True)
-        if a["removed"] or a["retreats"] != a_ret:
-            return False
-        if a["diso"] and not snap["ad"]:
-            a["fellback"] = True
-            return False
-        before = r.dice_state == "before_melee"
+                elif D.troop == "cavalry" and r.retiring_cavalry_disordered:
+                    self.disorder(dfd)  # involved in the melee (step 7)
+            return "retired"
         ah = snap["ah"] if before else a["hits"]
         ad = snap["ad"] if before else a["diso"]
         dh = snap["dh"] if before else d["hits"]
@@ -419,7 +444,7 @@ class Trial:
             a_ret1 = a["retreats"]
             h, f = self.roll(nd, D.side, att, "melee")
             sq = d["form"] == "square" and A.troop == "cavalry"
-            self.apply(att, h, f, "min_one" if sq else "normal")
+            self.apply(att, h, f, r.square_battle_back if sq else "normal")
             if not a["removed"] and a["retreats"] == a_ret1:
                 a["fellback"] = True
         if D.troop == "cavalry":
@@ -447,10 +472,12 @@ class Trial:
                 continue
             vac = self.melee(act, act.actor, act.target, False)
             fu = act.follow_up
+            may = (vac and a["spec"].troop == "cavalry") or (
+                vac == "retired" and self.rules.retire_follow_up == "any"
+            )
             if (
-                vac
+                may
                 and fu
-                and a["spec"].troop == "cavalry"
                 and not a["removed"]
                 and not self.at_max(act.actor)
                 and (not a["diso"] or self.rules.disordered_follow_up)

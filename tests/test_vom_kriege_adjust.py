@@ -35,6 +35,8 @@ TARGETS = [
     tgt(formation="column", terrain="woods"),
     tgt(formation="square"),
     tgt(kind="light", formation="open_order"),
+    tgt(kind="light", formation="open_order", skirmish=True),
+    tgt(skirmish=True, formation="column"),
     tgt(terrain="bua"),
     art(name="t", side="defender", terrain="fieldworks"),
     cav(name="t", side="defender", disordered=True),
@@ -43,6 +45,8 @@ RULESETS = [
     R0,
     Rules(or_rows="stack", artillery_rows="target", halving="before", min_dice=1),
     Rules(skirmish_dice="one", horse_artillery="heavy"),
+    Rules(order_support_row="stack", skirmish_target="open_order"),
+    Rules(skirmish_target="either", artillery_rows="target"),
 ]
 
 
@@ -68,6 +72,8 @@ def _arrays(units, rules):
     R[L.R_HALVE_BEFORE] = int(rules.halving == "before")
     R[L.R_MIN_DICE] = rules.min_dice
     R[L.R_SK_ONE] = int(rules.skirmish_dice == "one")
+    R[L.R_ORDER_STACK] = int(rules.order_support_row == "stack")
+    R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(rules.skirmish_target)
     hit, flag, sym = face_tables(Dice(), rules)
     T = pack(
         dict(
@@ -87,7 +93,9 @@ def _arrays(units, rules):
     return T, W
 
 
-@pytest.mark.parametrize("rules", RULESETS, ids=["default", "switched", "other"])
+@pytest.mark.parametrize(
+    "rules", RULESETS, ids=["default", "switched", "other", "stacked", "either"]
+)
 def test_kernel_shooting_dice_equal_tables(rules):
     for s, t in itertools.product(SHOOTERS, TARGETS):
         T, W = _arrays((s, t), rules)
@@ -120,7 +128,9 @@ FIGHTERS = [
 OPPONENTS = TARGETS + [tgt(terrain="fieldworks", disordered=True), tgt(quality="irregular")]
 
 
-@pytest.mark.parametrize("rules", RULESETS, ids=["default", "switched", "other"])
+@pytest.mark.parametrize(
+    "rules", RULESETS, ids=["default", "switched", "other", "stacked", "either"]
+)
 def test_kernel_melee_dice_equal_tables(rules):
     for u, o in itertools.product(FIGHTERS, OPPONENTS):
         T, W = _arrays((u, o), rules)

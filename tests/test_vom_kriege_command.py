@@ -4,6 +4,7 @@ and icepool, hand-worked answers, and Monte Carlo under the policy against the e
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import icepool
 import pytest
@@ -19,6 +20,7 @@ from oddslab.rulesets.vom_kriege.command import (
 )
 from oddslab.rulesets.vom_kriege.layout import SYMBOLS
 from oddslab.rulesets.vom_kriege.model import Dice
+from oddslab.rulesets.vom_kriege.orders import SABER_READINGS
 from tests.stats import P_MIN, chisquare_pmf
 
 FACES = Dice().faces
@@ -41,17 +43,104 @@ def test_command_points():
 
 
 def test_feasible_by_hand():
-    need, anyd = requirements((Order("assault"), Order("assault")))
-    assert feasible(counts(["saber", "saber"]), need, anyd, True)
-    assert feasible(counts(["saber", "flag", "flag"]), need, anyd, True)  # pair -> saber
-    assert not feasible(counts(["flag", "flag", "infantry"]), need, anyd, True)
+    two = requirements((Order("assault"), Order("assault")))
+    assert feasible(counts(["saber", "saber"]), two)
+    assert feasible(counts(["saber", "flag", "flag"]), two)  # pair -> saber
+    assert not feasible(counts(["flag", "flag", "infantry"]), two)
+    inf1 = requirements((Order("infantry"),))
+    assert feasible(counts(["saber"]), inf1)  # an Assault: "any unit may move, shoot ..."
+    assert feasible(counts(["saber"]), inf1, "any_symbol")
+    assert not feasible(counts(["saber"]), inf1, "assault_only")
     inf2 = requirements((Order("infantry", double=True),))
-    assert feasible(counts(["infantry", "saber"]), *inf2, True)  # a saber orders any unit
-    assert not feasible(counts(["infantry", "saber"]), *inf2, False)
+    # a doubled order is two infantry or two sabers: the table lists no mixed pair
+    assert not feasible(counts(["infantry", "saber"]), inf2)
+    assert feasible(counts(["saber", "saber"]), inf2)
+    assert feasible(counts(["infantry", "saber", "flag"]), inf2)  # saber + flag -> infantry
+    assert feasible(counts(["infantry", "saber"]), inf2, "any_symbol")  # the old reading
+    assert not feasible(counts(["infantry", "saber"]), inf2, "assault_only")
+    assert not feasible(counts(["saber", "saber"]), inf2, "assault_only")
+    # one saber pair for the doubled order, the infantry die for the single one
+    mixed = requirements((Order("infantry", double=True), Order("infantry")))
+    assert feasible(counts(["saber", "saber", "infantry"]), mixed)
+    assert feasible(counts(["saber", "infantry", "infantry"]), mixed)  # the saber: single
+    assert not feasible(counts(["saber", "infantry", "flag"]), mixed)
     far = requirements((Order("cavalry", far=True, disordered=True),))
-    assert feasible(counts(["cavalry", "flag", "flag"]), *far, True)
-    assert not feasible(counts(["cavalry", "flag"]), *far, True)
-    assert feasible(counts(["flag"] * 4), *requirements((Order("artillery", far=True),)), True)
+    assert feasible(counts(["cavalry", "flag", "flag"]), far)
+    assert not feasible(counts(["cavalry", "flag"]), far)
+    assert feasible(counts(["flag"] * 4), requirements((Order("artillery", far=True),)))
+
+
+def test_doubled_infantry_order_from_two_dice():
+    """2 CP, L0, one doubled infantry order: two infantry (1/3)^2 or two sabers (1/6)^2
+    = 5/36 = 0.1389 (no mixed pair; one die after a swap is too few)."""
+    orders = (Order("infantry", double=True),)
+    sc = CommandScenario(cp=2, rerolls=0, orders=orders)
+    assert sc.probability() == pytest.approx((1 / 3) ** 2 + (1 / 6) ** 2, abs=1e-12)
+    # the switch's other readings: a saber stands in for one infantry symbol, (1/3 + 1/6)^2;
+    # sabers only for Assaults, (1/3)^2
+    half = CommandScenario(cp=2, rerolls=0, orders=orders, saber_wild="any_symbol")
+    assert half.probability() == pytest.approx((1 / 2) ** 2, abs=1e-12)
+    none = CommandScenario(cp=2, rerolls=0, orders=orders, saber_wild="assault_only")
+    assert none.probability() == pytest.approx((1 / 3) ** 2, abs=1e-12)
+
+
+# -- an independent oracle: pair swaps tried one by one, orders filled from the order table --
+_PATTERNS = {  # dice an order may be issued with (the order table, "order" reading)
+    ("infantry", False): (("infantry",), ("saber",)),
+    ("cavalry", False): (("cavalry",), ("saber",)),
+    ("artillery", False): (("artillery",), ("saber",)),
+    ("assault", False): (("saber",),),
+    ("rally", False): (("flag",),),
+    ("infantry", True): (("infantry", "infantry"), ("saber", "saber")),
+    ("cavalry", True): (("cavalry", "cavalry"), ("saber", "saber")),
+    ("artillery", True): (("artillery", "artillery"), ("saber", "saber")),
+    ("assault", True): (("saber", "saber"),),
+}
+
+
+def _oracle(roll: tuple[str, ...], orders: tuple[Order, ...]) -> bool:
+    """Try every pair swap (any two dice -> one die of any symbol) and every way of issuing
+    each order from the table; the dice left over pay for the any-dice."""
+    anyd = sum(o.any_dice for o in orders)
+    choices = [_PATTERNS[(o.order, o.double)] for o in orders]
+    seen: set[tuple[str, ...]] = set()
+
+    def ok(dice: tuple[str, ...]) -> bool:
+        if dice in seen:
+            return False
+        seen.add(dice)
+        for pick in itertools.product(*choices):
+            want = Counter(f for pat in pick for f in pat)
+            have = Counter(dice)
+            if all(have[f] >= n for f, n in want.items()):
+                if len(dice) - sum(want.values()) >= anyd:
+                    return True
+        for i, j in itertools.combinations(range(len(dice)), 2):
+            rest = tuple(d for k, d in enumerate(dice) if k not in (i, j))
+            for new in ("infantry", "cavalry", "artillery", "saber", "flag"):
+                if ok(tuple(sorted(rest + (new,)))):
+                    return True
+        return False
+
+    return ok(tuple(sorted(roll)))
+
+
+ORACLE_CASES = [
+    (Order("infantry", double=True),),
+    (Order("infantry", double=True), Order("infantry")),
+    (Order("cavalry", double=True), Order("assault")),
+    (Order("artillery"), Order("assault", double=True)),
+    (Order("infantry"), Order("cavalry", far=True), Order("rally")),
+    (Order("infantry", double=True), Order("cavalry", double=True)),
+]
+
+
+@pytest.mark.parametrize("orders", ORACLE_CASES)
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_feasible_matches_the_order_table(orders, n):
+    needs = requirements(orders)
+    for roll in itertools.combinations_with_replacement(FACES[1:], n):
+        assert feasible(counts(roll), needs) == _oracle(roll, orders), (roll, orders)
 
 
 def test_two_assaults_from_three_cp_with_an_l2_leader():
@@ -66,16 +155,16 @@ def test_two_assaults_from_three_cp_with_an_l2_leader():
 
 
 def _brute_together(sc: CommandScenario) -> float:
-    need, anyd = requirements(sc.orders)
+    needs = requirements(sc.orders)
     n, k = sc.cp, sc.rerolls
     total = 0.0
     for roll in itertools.product(FACES, repeat=n):
-        best = float(feasible(counts(roll), need, anyd, sc.saber_wild))
+        best = float(feasible(counts(roll), needs, sc.saber_wild))
         for j in range(1, k + 1):
             for pos in itertools.combinations(range(n), j):
                 kept = [roll[i] for i in range(n) if i not in pos]
                 hit = sum(
-                    feasible(counts(kept + list(new)), need, anyd, sc.saber_wild)
+                    feasible(counts(kept + list(new)), needs, sc.saber_wild)
                     for new in itertools.product(FACES, repeat=j)
                 )
                 best = max(best, hit / 6**j)
@@ -84,10 +173,10 @@ def _brute_together(sc: CommandScenario) -> float:
 
 
 def _brute_sequential(sc: CommandScenario) -> float:
-    need, anyd = requirements(sc.orders)
+    needs = requirements(sc.orders)
 
     def value(roll: tuple[str, ...], r: int) -> float:
-        best = float(feasible(counts(roll), need, anyd, sc.saber_wild))
+        best = float(feasible(counts(roll), needs, sc.saber_wild))
         if r == 0 or best == 1.0:
             return best
         for i in range(len(roll)):
@@ -109,7 +198,7 @@ SMALL = [
 
 
 @pytest.mark.parametrize(("cp", "rr", "orders"), SMALL)
-@pytest.mark.parametrize("wild", [True, False])
+@pytest.mark.parametrize("wild", SABER_READINGS)
 def test_dp_together_matches_brute_force(cp, rr, orders, wild):
     sc = CommandScenario(cp=cp, rerolls=rr, orders=orders, saber_wild=wild)
     assert sc.probability() == pytest.approx(_brute_together(sc), abs=1e-12)
@@ -134,9 +223,9 @@ def test_simple_policy_never_beats_optimal():
 def test_no_reroll_matches_icepool(cp):
     orders = (Order("assault"), Order("infantry", double=True), Order("rally", disordered=True))
     sc = CommandScenario(cp=cp, rerolls=0, orders=orders)
-    need, anyd = requirements(orders)
+    needs = requirements(orders)
     pool = icepool.Die(list(FACES)).pool(cp).expand()
-    p = pool.map(lambda t: feasible(counts(t), need, anyd, True))
+    p = pool.map(lambda t: feasible(counts(t), needs))
     expected = float(p.probability(True)) if True in p else 0.0
     assert sc.probability() == pytest.approx(expected, abs=1e-12)
 

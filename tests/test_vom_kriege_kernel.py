@@ -58,10 +58,10 @@ def test_single_shot_matches_exact_pmfs():
 def test_hits_flags_multinomial_each_target(target):
     sc = VomKriegeScenario(
         units=(U_("line", "attacker", "infantry"), U_("t", "defender", target, strength=10)),
-        actions=(Action("shoot", "line", "t", order_bonus=True, supports=1),),
+        actions=(Action("shoot", "line", "t", supports=2),),
     )
     out = oddslab.simulate(sc, trials=1_000_000, seed=11)
-    n = 6
+    n = 6  # line 4 + 2 fire supports
     p_hit = {"infantry": 3 / 6, "cavalry": 2 / 6, "artillery": 2 / 6}[target]
     h = np.array([math.comb(n, k) * p_hit**k * (1 - p_hit) ** (n - k) for k in range(n + 1)])
     f = np.array([math.comb(n, k) * (1 / 6) ** k * (5 / 6) ** (n - k) for k in range(n + 1)])

@@ -130,6 +130,53 @@ def test_bad_rule_switch():
     _bad(lambda d: d.update(rules={"halving": "sometimes"}), "rules.halving", "after")
 
 
+def test_melee_reading_switches():
+    data = copy.deepcopy(WARMUP)
+    data["rules"] = {
+        "square_battle_back": "extra_half",
+        "rough_charge": "stopped",
+        "skirmish_target": "either",
+        "order_support_row": "stack",
+        "retire_follow_up": "cavalry",
+        "retiring_cavalry_disordered": False,
+        "blocked_retreat_disorders": True,
+    }
+    r = from_dict(data).rules
+    assert (r.square_battle_back, r.rough_charge, r.skirmish_target) == (
+        "extra_half",
+        "stopped",
+        "either",
+    )
+    assert r.order_support_row == "stack" and r.retire_follow_up == "cavalry"
+    assert not r.retiring_cavalry_disordered and r.blocked_retreat_disorders
+    _bad(lambda d: d.update(rules={"square_battle_back": "full"}), "rules.square_battle_back")
+    _bad(
+        lambda d: d.update(rules={"retiring_cavalry_disordered": "yes"}),
+        "rules.retiring_cavalry_disordered",
+        "true or false",
+    )
+
+
+def test_infantry_follow_up_only_after_a_retire():
+    def m(d):
+        d["units"]["hussars"] = {"side": "attacker", "troop": "infantry"}
+        d["units"]["guns"] = {"side": "defender", "troop": "cavalry"}
+        d["actions"][0].update(target="guns", reaction="retire", follow_up="line")
+
+    assert from_dict(_mutated(m)).actions[0].follow_up == "line"
+    _bad(
+        lambda d: (m(d), d.update(rules={"retire_follow_up": "cavalry"})),
+        "actions[0].follow_up",
+        "only cavalry",
+    )
+
+
+def _mutated(mutate):
+    data = copy.deepcopy(WARMUP)
+    mutate(data)
+    return data
+
+
 def test_bad_die_face():
     _bad(lambda d: d.update(dice={"faces": ["infantry", "eagle"]}), "dice.faces", "eagle")
 
@@ -162,6 +209,18 @@ def test_command_bad_inputs():
         "command.orders[0].double",
     )
     _bad_command(lambda d: d.update(kind="battle"), "kind", "combat")
+    # the switch was a boolean: say what each old value is called now
+    _bad_command(lambda d: d["command"].update(saber_wild=True), "command.saber_wild", "any_symbol")
+    _bad_command(lambda d: d["command"].update(saber_wild="yes"), "command.saber_wild", "order")
+
+
+def test_command_saber_reading():
+    data = copy.deepcopy(WARMUP_COMMAND)
+    assert from_dict(data).saber_wild == "order"
+    data["command"]["saber_wild"] = "any_symbol"
+    sc = from_dict(data)
+    assert sc.saber_wild == "any_symbol"
+    assert "half of a doubled order" in sc.resolved()["rules"]["a saber stands for"]
 
 
 def test_command_cp_from_units():

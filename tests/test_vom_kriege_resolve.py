@@ -22,12 +22,15 @@ TARGETS = [
     dict(formation="square", hits=1),
     dict(formation="square", hits=3),
     dict(retreat_blocked=True, hits=2),
+    dict(retreat_blocked=True),
     dict(quality="elite", hits=3),
 ]
 
 
 @pytest.mark.parametrize(
-    "rules", [Rules(), Rules(same_roll_at_max="absorb")], ids=["remove", "absorb"]
+    "rules",
+    [Rules(), Rules(same_roll_at_max="absorb"), Rules(blocked_retreat_disorders=True)],
+    ids=["remove", "absorb", "blocked-disorders"],
 )
 def test_python_resolution_equals_kernel(rules):
     for kw, h, f in itertools.product(TARGETS, range(6), range(4)):

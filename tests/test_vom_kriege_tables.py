@@ -148,10 +148,18 @@ def test_fire_points_artillery():
     assert fire(art(formation="limbered"), t) == -1
 
 
+STACK = Rules(order_support_row="stack")
+
+
 def test_order_bonus_and_fire_support():
+    """ "Order bonus, or for each fire support unit: +1" is one row joined by "or": the
+    larger of the two counts (line 4 + max(1, 2) = 6); the switch stacks them (7)."""
     assert fire(inf(), tgt(), order_bonus=True) == 5
     assert fire(inf(), tgt(), supports=2) == 6
-    assert fire(inf(), tgt(), order_bonus=True, supports=2) == 7
+    assert fire(inf(), tgt(), order_bonus=True, supports=1) == 5
+    assert fire(inf(), tgt(), order_bonus=True, supports=2) == 6
+    assert fire(inf(), tgt(), rules=STACK, order_bonus=True, supports=2) == 7
+    assert fire(art(guns=8, kind="heavy"), tgt(), order_bonus=True, supports=1) == 6  # 5 + 1
 
 
 def test_two_rank_line_close():
@@ -186,11 +194,24 @@ def test_target_terrain_rows():
 
 
 def test_artillery_at_skirmish_target():
+    """ "Artillery target is skirmish at 3"-6"": by default an (sk) unit, in any
+    formation; the switch reads it as open order, or either."""
     a = art(guns=6, kind="light")
+    sk_line = tgt(skirmish=True)
     screen = tgt(kind="light", formation="open_order")
-    assert fire(a, screen, band=1) == 1  # 2 - 1
-    assert fire(a, screen, band=0) == 3  # only at 3-6"
-    assert fire(a, screen, band=2) == 2
+    sk_screen = tgt(kind="light", formation="open_order", skirmish=True)
+    assert fire(a, sk_line, band=1) == 1  # 2 - 1
+    assert fire(a, sk_screen, band=1) == 1
+    assert fire(a, screen, band=1) == 2  # open order but not (sk): no row
+    assert fire(a, sk_line, band=0) == 3  # only at 3-6"
+    assert fire(a, sk_line, band=2) == 2
+    opened = Rules(skirmish_target="open_order")
+    assert fire(a, screen, band=1, rules=opened) == 1
+    assert fire(a, sk_line, band=1, rules=opened) == 2
+    either = Rules(skirmish_target="either")
+    assert fire(a, screen, band=1, rules=either) == 1
+    assert fire(a, sk_line, band=1, rules=either) == 1
+    assert fire(a, tgt(), band=1, rules=either) == 2
 
 
 def test_shaken_and_disordered_row():
@@ -237,7 +258,10 @@ def test_melee_strength_and_quality():
 def test_melee_order_and_supports():
     assert fight(inf(), tgt(), order_bonus=True) == 5
     assert fight(inf(), tgt(), supports=2) == 6
-    assert fight(inf(), tgt(), order_bonus=True, supports=2) == 7
+    assert fight(inf(), tgt(), order_bonus=True, supports=2) == 6  # one "or" row
+    assert fight(inf(), tgt(), rules=STACK, order_bonus=True, supports=2) == 7
+    # the worked example's cuirassiers: 4 + 1 heavy + max(order 1, 1 support) = 6
+    assert fight(cav(kind="heavy"), tgt(), order_bonus=True, supports=1) == 6
 
 
 def test_irregulars():

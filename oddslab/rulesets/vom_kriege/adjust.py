@@ -11,6 +11,29 @@ from oddslab.rulesets.vom_kriege import layout as L
 
 
 @jit_noalloc
+def order_support(T, order, supp):
+    """The row "Order bonus, or for each support unit: +1": joined by "or", it counts once
+    (the larger of the order bonus and the supports) unless the switch stacks the two."""
+    if T[0, L.R_ORDER_STACK] == 1:
+        return order + supp
+    return max(order, supp)
+
+
+@jit_noalloc
+def skirmish_target(T, W, t):
+    """1 if ``t`` is a skirmish target for the artillery row (switch: an (sk) unit, a unit
+    in open order, or either)."""
+    sk = T[1 + t, L.U_SK] == 1
+    opened = W[t, L.S_FORM] == L.F_OPEN
+    how = T[0, L.R_SK_TARGET]
+    if how == 0:
+        return 1 if sk else 0
+    if how == 1:
+        return 1 if opened else 0
+    return 1 if (sk or opened) else 0
+
+
+@jit_noalloc
 def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
     """Battle dice for ``u`` shooting ``t`` at range band ``band``; (dice, marker).
 
@@ -49,7 +72,7 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
         else:
             return -1, 0
     stack = T[0, L.R_OR_STACK]
-    adj = order + supp
+    adj = order_support(T, order, supp)
     if troop == L.INF and form == L.F_2RANK and band == 0:
         adj += 1
     art_rows = troop == L.ART or T[0, L.R_ART_TARGET] == 1
@@ -65,7 +88,7 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
             adj -= 2 if ttroop == L.INF else (1 if ttroop == L.ART else 0)
         else:
             adj -= 1 if troop == L.ART else 2
-    if art_rows and band == 1 and tf == L.F_OPEN:
+    if art_rows and band == 1 and skirmish_target(T, W, t):
         adj -= 1
     shaken = 1 if W[u, L.S_HITS] == T[1 + u, L.U_STR] - 1 else 0
     diso = W[u, L.S_DISO]
@@ -102,7 +125,7 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
     if attacking == 1 and troop == L.CAV and W[opp, L.S_FORM] == L.F_SQUARE:
         return 1
     base = 1 if (form == L.F_SQUARE or form == L.F_MARCH) else T[1 + u, L.U_STR]
-    adj = order + supp
+    adj = order_support(T, order, supp)
     q = T[1 + u, L.U_QUAL]
     if q == L.Q_ELITE:
         adj += 1

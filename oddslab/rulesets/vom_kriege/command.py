@@ -4,7 +4,8 @@ A command rolls one command die per CP (CP = min(4, ceil(units / 2)) + bonus mar
 leader hits, clamped to 1-6), may reroll up to its leader's quality (L0-L3) in dice, then may
 swap any pair of dice for one die of its choice. An order needs its symbol (infantry, cavalry,
 artillery, saber = assault, flag = rally), two of them for the doubled effects, and one extra
-die of any kind for a unit beyond 12", a move against national doctrine, or removing disorder.
+die of any kind for a unit beyond 12", a move against national doctrine, or removing disorder
+(what a saber may stand for: :mod:`.orders`).
 
 Exact answers enumerate the multisets of the roll (multinomial probabilities) and choose the
 reroll that maximises P(all orders) by dynamic programming over kept multisets; Monte Carlo
@@ -27,11 +28,16 @@ from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege.command_kernel import run_command
 from oddslab.rulesets.vom_kriege.layout import SYMBOLS
 from oddslab.rulesets.vom_kriege.model import Dice
+from oddslab.rulesets.vom_kriege.orders import (
+    ORDERS,
+    SABER_READINGS,
+    Order,
+    feasible,
+    requirements,
+)
 
 __all__ = ["Order", "CommandScenario", "command_points", "feasible", "read_command", "ORDERS"]
 
-#: order name -> symbol it needs
-ORDERS = {"infantry": 0, "cavalry": 1, "artillery": 2, "assault": 3, "rally": 4}
 NSYM = len(SYMBOLS)
 
 
@@ -39,72 +45,6 @@ def command_points(units: int, bonus: int = 0, leader_hits: int = 0) -> int:
     """CP = min(4, ceil(units / 2)) + bonus markers − leader hits, clamped to 1..6."""
     base = min(4, -(-units // 2))
     return max(1, min(6, base + bonus - leader_hits))
-
-
-@dataclass(frozen=True)
-class Order:
-    """One unit/group order: ``order`` (infantry, cavalry, artillery, assault, rally),
-    ``double`` (two symbols: move twice or +1), and extra dice of any kind: ``far`` (beyond
-    12"), ``against_doctrine``, ``disordered`` (remove its disorder)."""
-
-    order: str
-    double: bool = False
-    far: bool = False
-    against_doctrine: bool = False
-    disordered: bool = False
-
-    def __post_init__(self) -> None:
-        if self.order not in ORDERS:
-            raise ValueError(f"order: expected one of {', '.join(ORDERS)}")
-        if self.double and self.order == "rally":
-            raise ValueError("double: a rally order takes one flag")
-
-    @property
-    def symbols(self) -> int:
-        return 2 if self.double else 1
-
-    @property
-    def any_dice(self) -> int:
-        return int(self.far) + int(self.against_doctrine) + int(self.disordered)
-
-    def text(self) -> str:
-        extra = [
-            w
-            for w, on in (
-                ('beyond 12"', self.far),
-                ("against doctrine", self.against_doctrine),
-                ("disordered", self.disordered),
-            )
-            if on
-        ]
-        sym = SYMBOLS[ORDERS[self.order]]
-        s = f"{self.order}: {self.symbols} × {sym}"
-        return s + (f" + {len(extra)} any ({', '.join(extra)})" if extra else "")
-
-
-def requirements(orders: tuple[Order, ...]) -> tuple[tuple[int, ...], int]:
-    need = [0] * NSYM
-    anyd = 0
-    for o in orders:
-        need[ORDERS[o.order]] += o.symbols
-        anyd += o.any_dice
-    return tuple(need), anyd
-
-
-def feasible(counts: tuple[int, ...], need: tuple[int, ...], anyd: int, wild: bool) -> bool:
-    """Can the dice ``counts`` (per symbol) fill ``need`` symbols plus ``anyd`` any dice?
-
-    Exact matches first; spare sabers stand in for infantry/cavalry/artillery when ``wild``;
-    each remaining missing symbol costs a pair of dice (substitution), each any-die one die.
-    This greedy allocation is optimal (a matching die costs 1, a saber 1, a pair 2).
-    """
-    used = [min(c, n) for c, n in zip(counts, need, strict=True)]
-    short = [n - u for n, u in zip(need, used, strict=True)]
-    spare_saber = counts[3] - used[3]
-    w = min(spare_saber, short[0] + short[1] + short[2]) if wild else 0
-    missing = sum(short) - w
-    left = sum(counts) - sum(used) - w
-    return 2 * missing + anyd <= left
 
 
 def _multisets(n: int) -> list[tuple[int, ...]]:
@@ -146,9 +86,12 @@ class CommandScenario:
         Dice the leader may reroll (its quality, 0-3).
     orders : tuple of Order
     dice : Dice
-    saber_wild : bool
-        A saber (assault: "any unit may ...") also fills an infantry, cavalry or artillery
-        order (default True).
+    saber_wild : str
+        What a saber may stand for (:func:`.orders.feasible`): ``"order"`` (default: a saber
+        is an Assault order, "any unit may move, shoot and melee", so it issues a single
+        infantry/cavalry/artillery order and two sabers a doubled one; no mixed pair),
+        ``"any_symbol"`` (a spare saber fills any troop symbol, half of a doubled order
+        included) or ``"assault_only"``.
     reroll : str
         ``"together"`` (nominate the dice, reroll them at once: the text) or ``"sequential"``
         (one at a time, seeing each result).
@@ -164,7 +107,7 @@ class CommandScenario:
     rerolls: int
     orders: tuple[Order, ...]
     dice: Dice = field(default_factory=Dice)
-    saber_wild: bool = True
+    saber_wild: str = "order"
     reroll: str = "together"
     policy: str = "optimal"
     cp_inputs: tuple[tuple[str, Any], ...] = ()
@@ -184,6 +127,8 @@ class CommandScenario:
             raise ValueError("reroll: expected together or sequential")
         if self.policy not in ("optimal", "simple"):
             raise ValueError("policy: expected optimal or simple")
+        if self.saber_wild not in SABER_READINGS:
+            raise ValueError(f"saber_wild: expected one of {', '.join(SABER_READINGS)}")
 
     # -- the decision problem ------------------------------------------------------------
     @property
@@ -191,8 +136,8 @@ class CommandScenario:
         return tuple(self.dice.p(s) for s in SYMBOLS)
 
     def _feas(self, m: tuple[int, ...], orders: tuple[Order, ...] | None = None) -> bool:
-        need, anyd = requirements(self.orders if orders is None else orders)
-        return feasible(m, need, anyd, self.saber_wild)
+        needs = requirements(self.orders if orders is None else orders)
+        return feasible(m, needs, self.saber_wild)
 
     def _prefix(self, m: tuple[int, ...]) -> int:
         k = 0
@@ -208,7 +153,7 @@ class CommandScenario:
     def _simple_choice(self, m: tuple[int, ...]) -> tuple[int, ...]:
         if self._feas(m):
             return (0,) * NSYM
-        need, _ = requirements(self.orders)
+        need = requirements(self.orders).symbols
         surplus = [max(c - n, 0) for c, n in zip(m, need, strict=True)]
         pick = [0] * NSYM
         left = self.rerolls
@@ -394,7 +339,8 @@ class CommandScenario:
         cp = {k: v for k, v in self.cp_inputs}
         cp["command dice rolled"] = self.cp
         cp["rerolls (leader quality)"] = self.rerolls
-        need, anyd = requirements(self.orders)
+        needs = requirements(self.orders)
+        need, anyd = needs.symbols, needs.any_dice
         orders = {f"order {i + 1}": o.text() for i, o in enumerate(self.orders)}
         orders["dice needed in all"] = ", ".join(
             f"{need[i]} × {SYMBOLS[i]}" for i in range(NSYM) if need[i]
@@ -404,13 +350,20 @@ class CommandScenario:
             "orders": orders,
             "dice": {"faces": ", ".join(self.dice.faces)},
             "rules": {
-                "a saber fills any troop order": f"{self.saber_wild}"
-                + (" (default)" if self.saber_wild else ""),
+                "a saber stands for": _SABER_TEXT[self.saber_wild]
+                + (" (default)" if self.saber_wild == "order" else ""),
                 "pairs swapped for a die of choice": "yes (the text)",
                 "rerolls": self.reroll + (" (default)" if self.reroll == "together" else ""),
                 "policy": self.policy + (" (default)" if self.policy == "optimal" else ""),
             },
         }
+
+
+_SABER_TEXT = {
+    "order": "an Assault order: one troop order, or a doubled one with two sabers",
+    "any_symbol": "any troop symbol, half of a doubled order too",
+    "assault_only": "Assault orders only",
+}
 
 
 def read_command(root: Table) -> CommandScenario:
@@ -458,7 +411,13 @@ def read_command(root: Table) -> CommandScenario:
         if kw["double"] and kw["order"] == "rally":
             raise ot.error("double", "a rally order takes one flag")
         orders.append(Order(**kw))
-    saber_wild = ct.bool("saber_wild", True)
+    if isinstance(ct.raw("saber_wild", "order"), bool):
+        raise ct.error(
+            "saber_wild",
+            f"expected one of {', '.join(SABER_READINGS)} (the old true is now "
+            '"any_symbol", false "assault_only")',
+        )
+    saber_wild = ct.str("saber_wild", "order", choices=SABER_READINGS)
     reroll = ct.str("reroll", "together", choices=("together", "sequential"))
     policy = ct.str("policy", "optimal", choices=("optimal", "simple"))
     ct.finish()

@@ -15,9 +15,11 @@ from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege import shot_kernel as SK
 from oddslab.rulesets.vom_kriege.adjust import shoot_dice
+from oddslab.rulesets.vom_kriege.checks import scenario_problems
 from oddslab.rulesets.vom_kriege.layout import STAT_TEXT
 from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
+from oddslab.rulesets.vom_kriege.record import record
 from oddslab.rulesets.vom_kriege.resolve import explain, rules_section
 from oddslab.rulesets.vom_kriege.tables import (
     artillery_row,
@@ -71,85 +73,9 @@ class VomKriegeScenario:
 
     # -- validation ------------------------------------------------------------------------
     def problems(self) -> list[tuple[str, str]]:
-        """``(key path, problem)`` for every cross-reference the text forbids."""
-        out: list[tuple[str, str]] = []
-        by = {u.name: u for u in self.units}
-        leaders = {ld.name: ld for ld in self.leaders}
-        if len(by) != len(self.units):
-            out.append(("units", "unit names must be unique"))
-        if not self.actions:
-            out.append(("actions", "expected at least one action ([[actions]])"))
-        for u in self.units:
-            if u.leader is not None:
-                if u.leader not in leaders:
-                    out.append((f"units.{u.name}.leader", f"no leader named '{u.leader}'"))
-                elif leaders[u.leader].side != u.side:
-                    out.append((f"units.{u.name}.leader", "the leader is on the other side"))
-                elif leaders[u.leader].army:
-                    out.append((f"units.{u.name}.leader", "units belong to a command leader"))
-        for side in L.SIDES:
-            if sum(ld.army and ld.side == side for ld in self.leaders) > 1:
-                out.append(("leaders", f"at most one army leader on the {side} side"))
-        for ld in self.leaders:
-            n = sum(u.leader == ld.name for u in self.units)
-            if ld.units is not None and ld.units < n:
-                out.append((f"leaders.{ld.name}.units", f"the scenario has {n} of its units"))
-        battles: dict[str, int] = {}
-        for i, a in enumerate(self.actions):
-            key = f"actions[{i}]"
-            for role, name in (("actor", a.actor), ("target", a.target)):
-                if name not in by:
-                    out.append((f"{key}.{role}", f"no unit named '{name}'"))
-            if out:
-                return out
-            att, tgt = by[a.actor], by[a.target]
-            if att.side != "attacker":
-                out.append((f"{key}.actor", "actions are the attacking (active) side's"))
-            if tgt.side != "defender":
-                out.append((f"{key}.target", "the target must be a defending unit"))
-            battles[a.actor] = battles.get(a.actor, 0) + 1
-            limit = 2 if att.troop == "artillery" else 1
-            if battles[a.actor] > limit:
-                out.append((f"{key}.actor", "a unit may battle only once per turn"))
-            if a.kind == "shoot":
-                try:
-                    band = range_band(a.range)
-                except ValueError as exc:
-                    out.append((f"{key}.range", str(exc)))
-                    continue
-                n, why = shooting_dice(att, tgt, band, self.rules)
-                if n < 0:
-                    out.append((f"{key}.actor", f"'{a.actor}' cannot shoot here: {why[0]}"))
-                continue
-            if att.troop == "artillery":
-                out.append((f"{key}.actor", "artillery may not initiate melee"))
-            if att.disordered:
-                out.append((f"{key}.actor", "a disordered unit may not initiate melee"))
-            for j, b in enumerate(a.batteries):
-                bk = f"{key}.batteries[{j}]"
-                bat = by.get(b.unit)
-                if bat is None:
-                    out.append((f"{bk}.unit", f"no unit named '{b.unit}'"))
-                elif bat.troop != "artillery" or bat.side != "defender":
-                    out.append((f"{bk}.unit", "defensive batteries are defending artillery"))
-                elif bat.form != "unlimbered":
-                    out.append((f"{bk}.unit", "limbered artillery cannot shoot"))
-                elif not 0 < b.range <= 24:
-                    out.append((f"{bk}.range", "expected a range in inches up to 24"))
-            if a.follow_up is not None:
-                if att.troop != "cavalry":
-                    out.append((f"{key}.follow_up", "only cavalry makes a melee follow-up"))
-                elif a.follow_up not in by:
-                    out.append((f"{key}.follow_up", f"no unit named '{a.follow_up}'"))
-                elif by[a.follow_up].side != "defender" or a.follow_up == a.target:
-                    out.append((f"{key}.follow_up", "expected another defending unit"))
-        for key, name, side in (
-            ("focus_attacker", self.focus_attacker, "attacker"),
-            ("focus_defender", self.focus_defender, "defender"),
-        ):
-            if name is not None and (name not in by or by[name].side != side):
-                out.append((key, f"expected the name of an {side} unit"))
-        return out
+        """``(key path, problem)`` for every cross-reference the text forbids
+        (:func:`.checks.scenario_problems`)."""
+        return scenario_problems(self)
 
     # -- arrays ----------------------------------------------------------------------------
     @property
@@ -235,6 +161,13 @@ class VomKriegeScenario:
         R[L.R_RETIRE_VS_CAV] = int(r.retire_vs_cavalry)
         R[L.R_DISO_FOLLOW] = int(r.disordered_follow_up)
         R[L.R_SK_ONE] = int(r.skirmish_dice == "one")
+        R[L.R_SQ_BB] = L.SQ_BB_READINGS.index(r.square_battle_back)
+        R[L.R_ROUGH_STOP] = int(r.rough_charge == "stopped")
+        R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(r.skirmish_target)
+        R[L.R_ORDER_STACK] = int(r.order_support_row == "stack")
+        R[L.R_RETIRE_FU] = int(r.retire_follow_up == "any")
+        R[L.R_RETIRE_DISO] = int(r.retiring_cavalry_disordered)
+        R[L.R_BLOCKED_DISO] = int(r.blocked_retreat_disorders)
         R[L.R_NFACES] = len(self.dice.faces)
         HIT, FLAG, SYM = face_tables(self.dice, r)
         FP = np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64)
@@ -430,7 +363,7 @@ class VomKriegeScenario:
                     W[t, L.S_HITS_ROLLED] = h
                     W[t, L.S_FLAGS_ROLLED] = f
                     K.resolve(T, W, t, h, f, K.FM_NORMAL)
-                K.record(T, W, res)
+                record(T, W, res)
                 tab[h + (n + 1) * f] = res
                 tab[h + (n + 1) * f, slots] = np.minimum(res[slots], top)
         return n, len(self.dice.faces), code, tab

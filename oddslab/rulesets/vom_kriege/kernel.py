@@ -23,10 +23,17 @@ from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import randint, seed_state
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import melee_dice, shoot_dice
+from oddslab.rulesets.vom_kriege.record import record
 
 FM_NORMAL = np.int64(0)  # flags retreat (squares: 1 hit per flag)
 FM_IGNORE = np.int64(1)  # flags have no effect
-FM_MIN_ONE = np.int64(2)  # at least half a move of retreat (square battling back against cavalry)
+# a square battling back against cavalry (switch square_battle_back, codes SQ_BB_* + 2):
+FM_MIN_ONE = np.int64(2)  # at least half a move of retreat (max(flags, 1) half moves)
+FM_ONE = np.int64(3)  # exactly half a move, whatever the flags
+FM_PLUS_ONE = np.int64(4)  # half a move more than the flags give
+# melee() results: the defender's position was vacated by a retreat/removal, or by a retire
+VAC_RETREAT = 1
+VAC_RETIRE = 2
 MODE_SHOOT = np.int64(0)
 MODE_MELEE = np.int64(1)
 MODE_SABER = np.int64(2)
@@ -131,6 +138,10 @@ def resolve(T, W, t, hits, flags, fmode):
     nf = 0 if (square or fmode == FM_IGNORE) else flags
     if fmode == FM_MIN_ONE and nf < 1:
         nf = 1
+    elif fmode == FM_ONE:
+        nf = 1
+    elif fmode == FM_PLUS_ONE:
+        nf += 1
     if nf <= 0:
         return
     if W[t, L.S_HITS] >= strn:
@@ -142,6 +153,8 @@ def resolve(T, W, t, hits, flags, fmode):
         W[t, L.S_HITS] += 1
         if W[t, L.S_HITS] >= strn:
             remove_unit(T, W, t)
+        elif T[0, L.R_BLOCKED_DISO] == 1:
+            W[t, L.S_DISO] = 1  # switch: forced to retreat is enough to disorder
         return
     W[t, L.S_RETREAT_HM] += nf
     W[t, L.S_RETREATS] += 1
@@ -203,6 +216,8 @@ def pick_reaction(T, W, att, dfd, react):
             return L.R_NONE
         if ta != L.INF and T[0, L.R_RETIRE_VS_CAV] == 0:
             return L.R_NONE
+        if T[1 + dfd, L.U_BLOCKED] == 1:
+            return L.R_NONE  # "may not Retire if it cannot make a basic move" to its side
     elif r == L.R_COUNTER:
         if td != L.CAV or ta != L.CAV or W[dfd, L.S_DISO] == 1:
             return L.R_NONE
@@ -213,8 +228,8 @@ def pick_reaction(T, W, att, dfd, react):
 def melee(st, T, W, a, att, dfd, follow):
     """One melee of ``att`` on ``dfd`` (steps 1-5; the follow-up and the attacker's cavalry
     disorder are the caller's). Row ``a`` of the actions gives the situation; ``follow`` = 1
-    for a follow-up. Returns 1 if the defender's position was vacated (removed, retreated or
-    retired).
+    for a follow-up. Returns ``VAC_RETREAT`` if the defender's position was vacated by a
+    retreat or removal, ``VAC_RETIRE`` if the defender retired, else 0.
 
     One code path serves the three ways blows are exchanged: the attacker strikes and the
     defender battles back; a counter-charging defender strikes first and the charger battles
@@ -242,10 +257,14 @@ def melee(st, T, W, a, att, dfd, follow):
     td = T[1 + dfd, L.U_TROOP]
     before = T[0, L.R_STATE_BEFORE] == 1
     # step 1: cavalry charging through or into rough terrain is disordered before the melee
+    a_diso_move = W[att, L.S_DISO]
     if ta == L.CAV and (rough == 1 or T[1 + dfd, L.U_TERR] != L.T_OPEN):
         W[att, L.S_DISO] = 1
     a_hits0 = W[att, L.S_HITS]
     a_diso0 = W[att, L.S_DISO]
+    # step 2 retires an attacker that "becomes disordered": by default the reaction's fire
+    # only; switch rough_charge = "stopped": the rough-terrain disorder too
+    a_diso_ref = a_diso_move if T[0, L.R_ROUGH_STOP] == 1 else a_diso0
     d_hits0 = W[dfd, L.S_HITS]
     d_diso0 = W[dfd, L.S_DISO]
     a_ret0 = W[att, L.S_RETREATS]
@@ -256,16 +275,18 @@ def melee(st, T, W, a, att, dfd, follow):
         if square_test(st, n, T) == 1:
             W[dfd, L.S_FORM] = L.F_SQUARE
             W[dfd, L.S_SQUARED] = 1
+    if r == L.R_FIRE or (r == L.R_SQUARE and T[0, L.R_SQ_FIRE] == 1):
+        shoot(st, T, W, dfd, att, NO, NO, NO, NO, NO, YES)
+    # batteries fire at the charger "before it makes contact", whatever the target does (a
+    # retiring target is contacted first: "contacted by infantry MAY choose to retire")
+    for k in range(nart):
+        shoot(st, T, W, T[oa, L.A_ART + k], att, T[oa, L.A_ARTB + k], NO, NO, NO, NO, YES)
+    if W[att, L.S_REMOVED] == 1 or W[att, L.S_RETREATS] != a_ret0:
+        return 0
+    if W[att, L.S_DISO] == 1 and a_diso_ref == 0:  # became disordered: retire 3"
+        W[att, L.S_FELLBACK] = 1
+        return 0
     if r != L.R_RETIRE:
-        if r == L.R_FIRE or (r == L.R_SQUARE and T[0, L.R_SQ_FIRE] == 1):
-            shoot(st, T, W, dfd, att, NO, NO, NO, NO, NO, YES)
-        for k in range(nart):
-            shoot(st, T, W, T[oa, L.A_ART + k], att, T[oa, L.A_ARTB + k], NO, NO, NO, NO, YES)
-        if W[att, L.S_REMOVED] == 1 or W[att, L.S_RETREATS] != a_ret0:
-            return 0
-        if W[att, L.S_DISO] == 1 and a_diso0 == 0:  # disordered by the reaction: retire 3"
-            W[att, L.S_FELLBACK] = 1
-            return 0
         W[att, L.S_MELEED] = 1
     # squares and units in a BUA face every way: a flank attack still meets a battle back
     if W[dfd, L.S_FORM] == L.F_SQUARE or T[1 + dfd, L.U_TERR] == L.T_BUA:
@@ -340,7 +361,9 @@ def melee(st, T, W, a, att, dfd, follow):
             W[dfd, L.S_RETIRED] = 1
             if td == L.ART:
                 W[dfd, L.S_FORM] = L.F_LIMBERED
-        return 1
+            elif td == L.CAV and T[0, L.R_RETIRE_DISO] == 1:
+                disorder(T, W, dfd)  # step 7: cavalry the melee dice were rolled against
+        return VAC_RETIRE
     if simul:
         W[att, L.S_HITS_ROLLED] += h2
         W[att, L.S_FLAGS_ROLLED] += f2
@@ -365,14 +388,14 @@ def melee(st, T, W, a, att, dfd, follow):
             nb = melee_dice(T, W, second, first, NO, NO, bb, NO, hb, db, W[first, L.S_DISO])
             fm = FM_NORMAL
             if W[second, L.S_FORM] == L.F_SQUARE and T[1 + first, L.U_TROOP] == L.CAV:
-                fm = FM_MIN_ONE  # a square battling back drives cavalry back
+                fm = FM_MIN_ONE + T[0, L.R_SQ_BB]  # a square battling back drives cavalry back
             r1 = W[first, L.S_RETREATS]
             attack_roll(st, T, W, second, first, nb, MODE_MELEE, fm)
             if first == att and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == r1:
                 W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
     if td == L.CAV:
         disorder(T, W, dfd)  # step 7 for the defending cavalry
-    return 0 if (counter and not simul) else vac
+    return 0 if (counter and not simul) else VAC_RETREAT * vac
 
 
 @jit_noalloc(inline="always")
@@ -421,10 +444,14 @@ def trial(st, T, W):
             continue  # a disordered unit may not initiate melee
         vac = melee(st, T, W, a, actor, target, NO)
         fu = T[T[0, L.R_OA] + a, L.A_FU]
+        # step 6: cavalry may melee again after any vacated position; after a retire, "the
+        # attacking unit may conduct a melee follow-up" (infantry too, by default)
+        fu_ok = vac > 0 and T[1 + actor, L.U_TROOP] == L.CAV
+        if vac == VAC_RETIRE and T[0, L.R_RETIRE_FU] == 1:
+            fu_ok = True
         if (
-            vac == 1
+            fu_ok
             and fu >= 0
-            and T[1 + actor, L.U_TROOP] == L.CAV
             and W[actor, L.S_REMOVED] == 0
             and W[actor, L.S_HITS] < T[1 + actor, L.U_STR]
             and (W[actor, L.S_DISO] == 0 or T[0, L.R_DISO_FOLLOW] == 1)
@@ -435,69 +462,6 @@ def trial(st, T, W):
             melee(st, T, W, a, actor, fu, YES)
         if T[1 + actor, L.U_TROOP] == L.CAV:
             disorder(T, W, actor)  # step 7
-
-
-@jit_noalloc
-def record(T, W, res):
-    """Per-trial statistics ``res[ST_*]`` from the final state of the focus units."""
-    for k in range(L.N_STATS):
-        res[k] = 0
-    res[0] = W[T[0, L.R_WDC], 0]
-    res[1] = W[T[0, L.R_WDC], 1]
-    for side in range(2):
-        u = T[T[0, L.R_OF], L.F_ATT] if side == 0 else T[T[0, L.R_OF], L.F_DEF]
-        removed = W[u, L.S_REMOVED]
-        atmax = 1 if (removed == 0 and W[u, L.S_HITS] >= T[1 + u, L.U_STR]) else 0
-        if side == 1:
-            res[2] = W[u, L.S_HITS_ROLLED]
-            res[3] = W[u, L.S_FLAGS_ROLLED]
-            res[6] = min(W[u, L.S_HITS], T[1 + u, L.U_STR])
-            res[8] = W[u, L.S_RETREAT_HM]
-            res[10] = 1 if W[u, L.S_RETREATS] > 0 else 0
-            res[11] = W[u, L.S_DISO] if removed == 0 else 0
-            res[12] = removed
-            res[13] = atmax
-            res[14] = 1 if (removed == 1 or atmax == 1) else 0
-            res[15] = W[u, L.S_RETIRED]
-            res[16] = W[u, L.S_SQUARED]
-        else:
-            res[4] = W[u, L.S_HITS_ROLLED]
-            res[5] = W[u, L.S_FLAGS_ROLLED]
-            res[7] = min(W[u, L.S_HITS], T[1 + u, L.U_STR])
-            res[9] = W[u, L.S_RETREAT_HM]
-            res[17] = 1 if W[u, L.S_RETREATS] > 0 else 0
-            res[18] = W[u, L.S_DISO] if removed == 0 else 0
-            res[19] = removed
-            res[20] = atmax
-            res[21] = W[u, L.S_FELLBACK]
-            res[22] = W[u, L.S_MELEED]
-    res[23] = W[T[0, L.R_WDC], 2]
-    t2 = T[T[0, L.R_OF], L.F_T2]
-    if t2 >= 0:
-        res[24] = W[t2, L.S_HITS_ROLLED]
-        res[25] = 1 if W[t2, L.S_RETREATS] > 0 else 0
-        res[26] = W[t2, L.S_REMOVED]
-    ld = T[T[0, L.R_OF], L.F_DEF_LDR]
-    if ld >= 0:
-        res[27] = min(W[T[0, L.R_WLS] + ld, L.LS_HITS], L.LEADER_STRENGTH)
-        res[28] = W[T[0, L.R_WLS] + ld, L.LS_REMOVED]
-        res[29] = W[T[0, L.R_WLS] + ld, L.LS_LOST]
-    ld = T[T[0, L.R_OF], L.F_ATT_LDR]
-    if ld >= 0:
-        res[30] = min(W[T[0, L.R_WLS] + ld, L.LS_HITS], L.LEADER_STRENGTH)
-        res[31] = W[T[0, L.R_WLS] + ld, L.LS_REMOVED]
-        res[32] = W[T[0, L.R_WLS] + ld, L.LS_LOST]
-    if T[T[0, L.R_OF], L.F_DEF_ARMY] >= 0:
-        res[33] = min(
-            W[T[0, L.R_WLS] + T[T[0, L.R_OF], L.F_DEF_ARMY], L.LS_HITS], L.LEADER_STRENGTH
-        )
-    if T[T[0, L.R_OF], L.F_ATT_ARMY] >= 0:
-        res[34] = min(
-            W[T[0, L.R_WLS] + T[T[0, L.R_OF], L.F_ATT_ARMY], L.LS_HITS], L.LEADER_STRENGTH
-        )
-    for u in range(T[0, L.R_NU]):
-        if W[u, L.S_REMOVED] == 1:
-            res[35 if T[1 + u, L.U_SIDE] == 1 else 36] += 1
 
 
 def _prologue(seed, n, out, T, slots):

@@ -127,21 +127,32 @@ R_CC_SIMUL = 10
 R_RETIRE_VS_CAV = 11
 R_DISO_FOLLOW = 12
 R_SK_ONE = 13
-R_NFACES = 14
+R_SQ_BB = 14  # a square's battle back drives cavalry back: SQ_BB_* below
+R_ROUGH_STOP = 15  # cavalry disordered by rough terrain before the melee retires 3"
+R_SK_TARGET = 16  # who is a skirmish target: SK_TARGET_* below
+R_ORDER_STACK = 17  # order bonus and supports stack (else the larger counts)
+R_RETIRE_FU = 18  # any attacker (not only cavalry) may follow up after a retire
+R_RETIRE_DISO = 19  # retiring cavalry is disordered (step 7)
+R_BLOCKED_DISO = 20  # a blocked retreat also disorders
+R_NFACES = 21
 # row offsets of the packed table T (units start at row 1) and of the state W
-R_OLD = 15
-R_OA = 16
-R_OHIT = 17
-R_OFLAG = 18
-R_OSYM = 19
-R_OFP = 20
-R_OF = 21
-R_NU = 22
-R_NL = 23
-R_NA = 24
-R_WLS = 25
-R_WDC = 26
-R_NCOLS = 27
+R_OLD = 22
+R_OA = 23
+R_OHIT = 24
+R_OFLAG = 25
+R_OSYM = 26
+R_OFP = 27
+R_OF = 28
+R_NU = 29
+R_NL = 30
+R_NA = 31
+R_WLS = 32
+R_WDC = 33
+R_NCOLS = 34
+#: ``square_battle_back`` readings (R_SQ_BB codes, in this order)
+SQ_BB_READINGS = ("at_least_half", "half", "extra_half")
+#: ``skirmish_target`` readings (R_SK_TARGET codes, in this order)
+SK_TARGET_READINGS = ("sk", "open_order", "either")
 
 # -- statistics written by the kernel --------------------------------------------------------
 STAT_NAMES = (

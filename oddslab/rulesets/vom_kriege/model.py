@@ -16,6 +16,8 @@ from oddslab.rulesets.vom_kriege.layout import (
     QUALITIES,
     REACTIONS,
     SIDES,
+    SK_TARGET_READINGS,
+    SQ_BB_READINGS,
     SYMBOLS,
     TERRAINS,
     TROOPS,
@@ -264,6 +266,13 @@ class Rules:
     retire_vs_cavalry: bool = False
     disordered_follow_up: bool = False
     skirmish_dice: str = "table"
+    square_battle_back: str = "at_least_half"
+    rough_charge: str = "disordered"
+    skirmish_target: str = "sk"
+    order_support_row: str = "largest"
+    retire_follow_up: str = "any"
+    retiring_cavalry_disordered: bool = True
+    blocked_retreat_disorders: bool = False
 
     CHOICES = {
         "sabers": ("both", "melee"),
@@ -276,7 +285,21 @@ class Rules:
         "dice_state": ("at_roll", "before_melee"),
         "counter_charge": ("defender_first", "simultaneous"),
         "skirmish_dice": ("table", "one"),
+        "square_battle_back": SQ_BB_READINGS,
+        "rough_charge": ("disordered", "stopped"),
+        "skirmish_target": SK_TARGET_READINGS,
+        "order_support_row": ("largest", "stack"),
+        "retire_follow_up": ("any", "cavalry"),
     }
+    #: the yes/no switches
+    FLAGS = (
+        "battle_back_supports",
+        "square_may_fire",
+        "retire_vs_cavalry",
+        "disordered_follow_up",
+        "retiring_cavalry_disordered",
+        "blocked_retreat_disorders",
+    )
 
     def __post_init__(self) -> None:
         _raise(self.problems())

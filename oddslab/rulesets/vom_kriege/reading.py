@@ -120,9 +120,8 @@ def read_rules(root: Table) -> Rules:
     for key, options in Rules.CHOICES.items():
         kw[key] = rt.str(key, getattr(d, key), choices=options)
     kw["min_dice"] = rt.int("min_dice", 0, min=0, max=1)
-    for key in ("battle_back_supports", "square_may_fire", "retire_vs_cavalry"):
+    for key in Rules.FLAGS:
         kw[key] = rt.bool(key, getattr(d, key))
-    kw["disordered_follow_up"] = rt.bool("disordered_follow_up", False)
     rt.finish()
     return _build(Rules, rt, **kw)
 

@@ -61,6 +61,8 @@ def resolve_once(unit: Unit, hits: int, flags: int, rules: Rules) -> dict[str, i
         elif unit.retreat_blocked:
             h += 1
             removed = int(h >= strn)
+            if not removed and rules.blocked_retreat_disorders:
+                diso = 1
         else:
             hm += nf
             retreats += 1
@@ -94,6 +96,13 @@ RULE_TEXT: dict[str, str] = {
     "retire_vs_cavalry": "units may retire from cavalry too",
     "disordered_follow_up": "disordered cavalry may follow up",
     "skirmish_dice": "skirmish fire dice",
+    "square_battle_back": "cavalry retreat after a square's battle back",
+    "rough_charge": "cavalry disordered by rough terrain before the melee",
+    "skirmish_target": "artillery's skirmish target (-1 at 3-6\")",
+    "order_support_row": "order bonus and supports",
+    "retire_follow_up": "melee follow-up after a retire by",
+    "retiring_cavalry_disordered": "retiring cavalry is disordered (step 7)",
+    "blocked_retreat_disorders": "a blocked retreat also disorders",
 }
 
 
@@ -182,6 +191,8 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             out[f"action {i + 1}: {a.actor} shoots {a.target}"] = sec
             continue
         sec["reaction"] = a.reaction + (" (policy: see docs)" if a.reaction == "auto" else "")
+        if a.reaction == "retire" and tgt.retreat_blocked:
+            sec["reaction"] = "retire: not possible, its retreat is blocked (none instead)"
         if att.troop == "cavalry" and (a.through_rough or tgt.terrain in ROUGH):
             sec["charge"] = "through/into rough terrain: attacker disordered before the melee"
         sq = sc.square_test() if i == 0 else None
@@ -219,16 +230,24 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
         )
         sec["attacker's melee dice (before reactions)"] = _dice_line(n, lines)
         faces = not a.flank or tgt.form == "square" or tgt.terrain == "bua"
-        if tgt.troop in ("infantry", "cavalry") and faces:
+        retires = (
+            a.reaction == "retire"
+            and not tgt.retreat_blocked
+            and (tgt.troop in ("cavalry", "artillery") or tgt.form == "open_order")
+            and (att.troop == "infantry" or r.retire_vs_cavalry)
+        )
+        if retires:
+            sec["battle back"] = "none (it retires: the attacker's dice hit only with sabers)"
+        elif tgt.troop in ("infantry", "cavalry") and faces:
             bb = a.defender_supports if r.battle_back_supports else 0
             n, lines = melee_dice(tgt, att, False, r, supports=bb)
             sec["defender's battle back dice (if it holds, before hits)"] = _dice_line(n, lines)
         else:
             sec["battle back"] = "none (" + ("flank/rear attack)" if a.flank else "artillery)")
         if a.follow_up:
+            when = "retreats, retires or is removed" if att.troop == "cavalry" else "retires"
             sec["follow-up"] = (
-                f"on {a.follow_up} (reaction {a.follow_up_reaction}) if {a.target} "
-                "retreats, retires or is removed"
+                f"on {a.follow_up} (reaction {a.follow_up_reaction}) if {a.target} {when}"
             )
         out[f"action {i + 1}: {a.actor} melees {a.target}"] = sec
     return out

@@ -27,6 +27,7 @@ __all__ = [
     "shooting_dice",
     "melee_dice",
     "square_test_dice",
+    "is_skirmish_target",
 ]
 
 MODES = ("shooting", "melee", "sabers only")
@@ -98,6 +99,23 @@ def _shaken_row(shaken: bool, diso: bool, rules: Rules, diso_text: str) -> list[
     return [(-1, "shaken")] if shaken else []
 
 
+def _order_row(order: bool, supports: int, rules: Rules, what: str) -> list[tuple[int, str]]:
+    """ "Order bonus, or for each support unit: +1" — one row joined by "or", so the larger
+    of the two counts (``order_support_row = "stack"``: both)."""
+    if rules.order_support_row == "stack" or supports == 0:
+        return [(1, "order bonus")] * order + [(1, what)] * supports
+    note = " (the order bonus does not add: one row)" if order else ""
+    return [(1, what + (note if i == 0 else "")) for i in range(supports)]
+
+
+def is_skirmish_target(target: Unit, formation: str, rules: Rules) -> bool:
+    """Is ``target`` (in ``formation``) "skirmish" for the artillery row? ``rules.
+    skirmish_target``: an (sk) unit (default), a unit in open order, or either."""
+    sk = target.skirmish
+    opened = formation == "open_order"
+    return {"sk": sk, "open_order": opened, "either": sk or opened}[rules.skirmish_target]
+
+
 def shooting_dice(
     shooter: Unit,
     target: Unit,
@@ -157,10 +175,7 @@ def shooting_dice(
             return n, [f"skirmish fire: {n} dice, no adjustments"]
         else:
             return -1, ['infantry range is 3" (skirmish fire 6")']
-    adj: list[tuple[int, str]] = []
-    if order_bonus:
-        adj.append((1, "order bonus"))
-    adj += [(1, "fire support")] * supports
+    adj = _order_row(order_bonus, supports, rules, "fire support")
     if shooter.troop == "infantry" and form == "two_rank_line" and band == 0:
         adj.append((1, "2-rank line at close range"))
     art_rows = shooter.troop == "artillery" or rules.artillery_rows == "target"
@@ -176,7 +191,7 @@ def shooting_dice(
             v = -1 if shooter.troop == "artillery" else -2
         if v:
             adj.append((v, f"target occupies {tt}"))
-    if art_rows and band == 1 and tform == "open_order":
+    if art_rows and band == 1 and is_skirmish_target(target, tform, rules):
         adj.append((-1, 'skirmish target at 3-6"'))
     shaken = h == shooter.max_hits - 1
     adj += _shaken_row(shaken, diso, rules, "disordered")
@@ -228,10 +243,7 @@ def melee_dice(
         base, lines = 1, [f"strength 1 ({form.replace('_', ' ')} in melee)"]
     else:
         base, lines = unit.max_hits, [f"strength {unit.max_hits}"]
-    adj: list[tuple[int, str]] = []
-    if order_bonus:
-        adj.append((1, "order bonus"))
-    adj += [(1, "melee support")] * supports
+    adj = _order_row(order_bonus, supports, rules, "melee support")
     if unit.quality == "elite":
         adj.append((1, "elite"))
     elif unit.quality == "conscript":
