@@ -205,8 +205,13 @@ class Trial:
         s = a.situation
         secs = [self.units[n] for n in s.secondary]
         over = att.p.type == "infantry" and tgt.p.type in ("armour", "fortification")
-        threatened = bool(secs) if s.threatened is None else s.threatened
-        count_a = s.outflanking + over + s.supported - threatened
+        # the charger's supported / threatened are the target retaliation's threatened /
+        # supported (the same units within 2"): a flag not given is read from its counterpart
+        supported = bool(s.defender_threatened) if s.supported is None else s.supported
+        threatened = s.threatened
+        if threatened is None:
+            threatened = bool(secs) or s.defender_supported is True
+        count_a = s.outflanking + over + supported - threatened
         storming = tgt.garrisoned
         first_target = s.defensive_advantage or storming
         k_t = k_a = 0
@@ -230,10 +235,14 @@ class Trial:
                     break
                 for r in [tgt, *secs]:
                     is_target = r is tgt
-                    if s.defender_supported is None:
-                        sup = bool(secs) if is_target else True
-                    else:
+                    if s.defender_supported is not None:
                         sup = s.defender_supported
+                    else:  # a secondary is in contact with the charger, and so is the target
+                        sup = (threatened or bool(secs)) if is_target else True
+                    if s.defender_threatened is not None:
+                        thr = s.defender_threatened
+                    else:  # the charger's support is near the target, not near a secondary
+                        thr = is_target and s.supported is True
                     over_r = r.p.type == "infantry" and att.p.type in ("armour", "fortification")
                     cmd = s.defender_extra_rerolls_from == "command"
                     extra = s.defender_extra_rerolls
@@ -244,7 +253,7 @@ class Trial:
                         att,
                         r.p.armaments.melee,
                         r.garrisoned,
-                        over_r + sup - s.defender_threatened,
+                        over_r + sup - thr,
                         s.defender_rating,
                         extra,
                     )

@@ -93,6 +93,24 @@ def test_close_quarters_with_secondary_and_defensive_advantage():
     _compare(sc_a, seed=104)
 
 
+def test_close_quarters_flags_carried_to_the_retaliation():
+    """The charger supported (so the target's retaliation is threatened, a secondary's not);
+    then a retaliation said to be supported (so the charger is threatened)."""
+    att = _unit("att", "attacker", 6, defence=1, discipline=7, break_limit=1, vp=6)
+    tgt = _unit("tgt", "defender", 4, defence=1, discipline=6, vp=4, withdraw_losses=1)
+    sec = _unit("sec", "defender", 3, defence=1, discipline=5, vp=2)
+    sit = Situation(secondary=("sec",), supported=True)
+    sc = ArmouredClashScenario(
+        (att, tgt, sec), (Attack("att", "tgt", kind="close", situation=sit),), focus="att"
+    )
+    _compare(sc, seed=108)
+    sit2 = Situation(defender_supported=True, outflanking=True)
+    _compare(
+        ArmouredClashScenario((att, tgt), (Attack("att", "tgt", kind="close", situation=sit2),)),
+        seed=109,
+    )
+
+
 def test_transport_garrison_and_random_officer():
     truck = Unit("truck", type="armour", category="heavy", models=3, defence=2, damage_limit=2,
                  discipline=6, capacity=3, carrying="foot", vp=6)  # fmt: skip

@@ -392,10 +392,19 @@ class Situation:
     the unit types), ``threatened`` (penalty); ``defensive_advantage`` when the charge crossed
     difficult terrain (storming a garrisoned building gives it anyway);
     ``defender_supported`` / ``defender_threatened`` for the retaliation; ``secondary``:
-    names of secondary combatants that retaliate alongside the target. ``threatened`` and
-    ``defender_supported`` default to None = derived: a secondary combatant in contact makes
-    the charger *threatened* and every retaliation *supported* (the charge target and the
-    secondaries are friendly units within 2" of the charger); True / False override that.
+    names of secondary combatants that retaliate alongside the target. The four flags
+    default to None = derived, since the text defines them by the same two facts seen from
+    either side (the charger *supported*: a unit of its side other than it within 2" of the
+    target, which is the target's retaliation *threatened*; the charger *threatened*: a unit
+    of the target's side other than the target within 2" of the charger, which is the
+    target's retaliation *supported*). So the charger is supported when
+    ``defender_threatened`` is True, and threatened when ``defender_supported`` is True or a
+    secondary combatant is in contact; the target's retaliation is threatened when the
+    charger is supported, and supported when the charger is threatened or a secondary
+    combatant is in contact; a secondary's retaliation is supported (the target is in
+    contact with the charger) and threatened only when ``defender_threatened`` says so (the
+    charger's support is near the target, not necessarily near it). True / False override
+    the derivation (``defender_*`` for every retaliating unit).
     ``charge``: the close quarters attack follows a charge manoeuvre (default True; False for
     a unit already in contact, which attacks without moving).
 
@@ -418,11 +427,11 @@ class Situation:
     opportunity_fire: bool = False
     reforming: bool = False
     outflanking: bool = False
-    supported: bool = False
+    supported: bool | None = None
     threatened: bool | None = None
     defensive_advantage: bool = False
     defender_supported: bool | None = None
-    defender_threatened: bool = False
+    defender_threatened: bool | None = None
     secondary: Sequence[str] = ()
     charge: bool = True
     new_activation: bool | None = None
@@ -440,17 +449,37 @@ class Situation:
             if getattr(self, key) not in REROLL_SOURCES:
                 raise ValueError(f"{key}: expected one of {', '.join(REROLL_SOURCES)}")
 
+    def supported_now(self) -> bool:
+        """The charger's *supported* bonus: the override, else the retaliation threatened."""
+        return bool(self.defender_threatened) if self.supported is None else self.supported
+
     def threatened_now(self) -> bool:
-        """The charger's *threatened* penalty: the override, else any secondary combatant."""
-        return bool(self.secondary) if self.threatened is None else self.threatened
+        """The charger's *threatened* penalty: the override, else any secondary combatant or
+        the retaliation supported."""
+        if self.threatened is not None:
+            return self.threatened
+        return bool(self.secondary) or bool(self.defender_supported)
 
     def retaliation_supported(self) -> bool:
-        """The charge target's *supported* bonus: the override, else any secondary combatant."""
-        return bool(self.secondary) if self.defender_supported is None else self.defender_supported
+        """The charge target's *supported* bonus: the override, else the charger threatened
+        (a secondary combatant counts even when ``threatened`` is overridden to False)."""
+        if self.defender_supported is not None:
+            return self.defender_supported
+        return self.threatened_now() or bool(self.secondary)
+
+    def retaliation_threatened(self) -> bool:
+        """The charge target's *threatened* penalty: the override, else the charger supported."""
+        if self.defender_threatened is not None:
+            return self.defender_threatened
+        return bool(self.supported)
 
     def secondary_supported(self) -> bool:
         """A secondary's *supported* bonus: the override, else True (the target is in contact)."""
         return True if self.defender_supported is None else self.defender_supported
+
+    def secondary_threatened(self) -> bool:
+        """A secondary's *threatened* penalty: the override, else False (not implied)."""
+        return bool(self.defender_threatened)
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
         if a.kind == "ranged":
             row = ranged_row(a, att, tgt)
             if row is None:
-                want = f"'{a.weapon}'" if a.weapon else "a ranged row"
+                want = f"'{a.weapon}'" if a.weapon else "ranged row"
                 out.append(
                     (
                         f"{key}.weapon",
@@ -180,11 +180,11 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
 
 _CLOSE_ONLY = {
     "outflanking": False,
-    "supported": False,
+    "supported": None,
     "threatened": None,
     "defensive_advantage": False,
     "defender_supported": None,
-    "defender_threatened": False,
+    "defender_threatened": None,
     "secondary": (),
     "charge": True,
     "defender_extra_rerolls": (),

