@@ -138,3 +138,51 @@ def test_close_quarters_duel_with_a_flag_matches_the_exact_odds(flag):
     # the old reading (retaliation neutral) is far outside the tolerance
     old = (1 - p_c) * _hit("neutral")
     assert _z(out.prob("defender_won_close_quarters"), old, n) > 20
+
+
+# -- 5. prioritising exposed models needs some, but not all, exposed -----------------------------
+def _ranged_file(models: int, **attack) -> dict:
+    return {
+        "ruleset": "armoured-clash",
+        "units": {
+            "a": {
+                "side": "attacker",
+                "models": 1,
+                "defence": 1,
+                "discipline": 6,
+                "ranged": [{"name": "gun", "dice": [2]}],
+            },
+            "t": {"side": "defender", "models": models, "defence": 2, "discipline": 6},
+        },
+        "attacks": [{"attacker": "a", "target": "t", **attack}],
+    }
+
+
+@pytest.mark.parametrize("models, exposed", [(5, 5), (5, 9), (1, 1)])
+def test_exposed_all_models_is_rejected(models, exposed):
+    d = _ranged_file(models, exposed=exposed, concealed=True)
+    with pytest.raises(ScenarioError, match=r"bad\.toml: attacks\[0\]\.exposed: .*some, but not"):
+        from_dict(d, source="bad.toml")
+
+
+def test_exposed_some_models_is_accepted():
+    sc = from_dict(_ranged_file(5, exposed=4, concealed=True))
+    assert sc.static_rating(0) == 1  # the concealed penalty does not apply
+
+
+def test_exposed_all_models_is_a_cli_input_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    path = tmp_path / "all-exposed.toml"
+    path.write_text(
+        'ruleset = "armoured-clash"\n'
+        '[units.a]\nside = "attacker"\nmodels = 1\ndefence = 1\ndiscipline = 6\n'
+        '[[units.a.ranged]]\nname = "gun"\ndice = [2]\n'
+        '[units.t]\nside = "defender"\nmodels = 5\ndefence = 2\ndiscipline = 6\n'
+        '[[attacks]]\nattacker = "a"\ntarget = "t"\nconcealed = true\nexposed = 5\n'
+    )
+    res = CliRunner().invoke(app, ["simulate", str(path), "-n", "100"])
+    assert res.exit_code == 2, res.output
+    assert "attacks[0].exposed" in res.output and "Traceback" not in res.output

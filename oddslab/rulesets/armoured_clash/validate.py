@@ -138,6 +138,20 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                         "a garrisoned unit cannot have exposed models prioritised",
                     )
                 )
+            elif s.exposed is not None and s.exposed >= tgt.models:
+                # the text: only "if some, but not all of the models ... are exposed"
+                want = (
+                    f"expected 1 to {tgt.models - 1} ('{tgt.name}' has {tgt.models} models)"
+                    if tgt.models > 1
+                    else f"'{tgt.name}' has one model, so it cannot"
+                )
+                out.append(
+                    (
+                        f"{key}.exposed",
+                        "exposed models can be prioritised only if some, but not all, of the "
+                        f"target's models are exposed: {want}",
+                    )
+                )
         else:
             col = close_column(a, att)
             if a.weapon not in (None, "melee", "impact"):
