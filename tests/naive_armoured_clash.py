@@ -233,7 +233,11 @@ class Trial:
                 if tgt.gone:
                     ended = True
                     break
-                for r in [tgt, *secs]:
+                # secondaries strike "at the same time that the target ... does": not when the
+                # target has no MELEE score (unless the rule switch says always)
+                joins = tgt.p.armaments.melee is not None
+                joins = joins or self.sc.rules.secondary_retaliation == "always"
+                for r in [tgt, *secs] if joins else [tgt]:
                     is_target = r is tgt
                     if s.defender_supported is not None:
                         sup = s.defender_supported

@@ -20,6 +20,8 @@ from oddslab.rulesets.armoured_clash import (
     Armaments,
     ArmouredClashScenario,
     Attack,
+    AttackDie,
+    Rules,
     Situation,
     Unit,
     attack_pool_pmf,
@@ -186,3 +188,53 @@ def test_exposed_all_models_is_a_cli_input_error(tmp_path):
     res = CliRunner().invoke(app, ["simulate", str(path), "-n", "100"])
     assert res.exit_code == 2, res.output
     assert "attacks[0].exposed" in res.output and "Traceback" not in res.output
+
+
+# -- 3. secondary combatants retaliate alongside the target --------------------------------------
+SURE = AttackDie(heroic=0, strike=1, glancing=0, miss=0, blank=0)
+
+
+def _tank_with_escort(rule: str) -> ArmouredClashScenario:
+    """Infantry charge a tank (no MELEE score, DEFENCE 50: no damage) with a 2-model infantry
+    escort in contact; every die strikes."""
+    att = Unit("att", side="attacker", models=4, defence=1, discipline=10,
+               armaments=Armaments(melee=(1, 2, 3, 4)))  # fmt: skip
+    tank = Unit("tank", type="armour", category="heavy", models=2, defence=50, discipline=10)
+    esc = Unit("esc", models=2, defence=1, discipline=10, armaments=Armaments(melee=(1, 2)))
+    sit = Situation(secondary=("esc",))
+    return ArmouredClashScenario(
+        (att, tank, esc),
+        (Attack("att", "tank", kind="close", situation=sit),),
+        die=SURE,
+        focus="att",
+        rules=Rules(secondary_retaliation=rule),
+    )
+
+
+def test_secondaries_do_not_retaliate_when_the_target_cannot():
+    """The tank makes no retaliatory attack, so the escort has none to join: nobody loses a
+    model, a stalemate. With secondary_retaliation = "always" the escort's 2 strikes kill 2
+    chargers and the defender side wins."""
+    out = simulate(_tank_with_escort("with_target"), trials=500, seed=71)
+    assert out.prob("close_quarters_stalemate") == 1
+    assert out.prob("attacker_models_lost", 0) == 1
+    assert "hits_on_attacker" not in out.counts  # nothing can strike the charger
+    old = simulate(_tank_with_escort("always"), trials=500, seed=71)
+    assert old.prob("defender_won_close_quarters") == 1
+    assert old.prob("attacker_models_lost", 2) == 1
+
+
+def test_show_says_the_secondary_has_no_retaliation_to_join():
+    step = _tank_with_escort("with_target").resolved()["step 1: att → tank (close quarters)"]
+    assert step["retaliation: esc (secondary combatant)"].startswith("none (the target has no")
+    step = _tank_with_escort("always").resolved()["step 1: att → tank (close quarters)"]
+    assert step["retaliation: esc (secondary combatant)"].startswith("dice 2")
+
+
+def test_secondary_retaliation_is_read_from_the_rules_table():
+    d = _ranged_file(5)
+    d["rules"] = {"secondary_retaliation": "always"}
+    assert from_dict(d).rules.secondary_retaliation == "always"
+    d["rules"] = {"secondary_retaliation": "never"}
+    with pytest.raises(ScenarioError, match=r"rules\.secondary_retaliation"):
+        from_dict(d, source="bad.toml")

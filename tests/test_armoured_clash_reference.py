@@ -111,6 +111,22 @@ def test_close_quarters_flags_carried_to_the_retaliation():
     )
 
 
+@pytest.mark.parametrize("rule", ["with_target", "always"])
+def test_secondaries_beside_a_target_without_melee(rule):
+    att = _unit("att", "attacker", 6, defence=1, discipline=6, break_limit=1, vp=6)
+    tank = Unit("tank", type="armour", category="heavy", models=2, defence=2, damage_limit=2,
+                discipline=6, vp=5)  # fmt: skip
+    esc = _unit("esc", "defender", 4, defence=1, discipline=6, vp=2)
+    sit = Situation(secondary=("esc",))
+    sc = ArmouredClashScenario(
+        (att, tank, esc),
+        (Attack("att", "tank", kind="close", situation=sit),),
+        focus="att",
+        rules=Rules(secondary_retaliation=rule),
+    )
+    _compare(sc, seed=110)
+
+
 def test_transport_garrison_and_random_officer():
     truck = Unit("truck", type="armour", category="heavy", models=3, defence=2, damage_limit=2,
                  discipline=6, capacity=3, carrying="foot", vp=6)  # fmt: skip

@@ -62,6 +62,7 @@ from oddslab.rulesets.armoured_clash.layout import (
     R_ACT,
     R_FOCUS,
     R_RALLY,
+    R_SEC_ALWAYS,
     S_BRK,
     S_COVER,
     S_DISO,
@@ -197,14 +198,17 @@ def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
 
 
 @jit_inner
-def _retaliate(st, a, AT, W, nu, DC, FT):
+def _retaliate(st, a, AT, W, nu, DC, FT, R):
     """The charge target and every secondary combatant strike the charger (at the same time).
 
-    Returns the charger's models destroyed.
+    Secondary combatants strike only alongside the target's retaliation (it has a MELEE
+    score), unless ``R[R_SEC_ALWAYS]``. Returns the charger's models destroyed.
     """
     att = AT[a, A_ATT]
     tgt = AT[a, A_TGT]
     cmd = AT[a, A_RRRCMD]
+    if W[tgt, U_MELEE] < 0 and R[R_SEC_ALWAYS] == 0:
+        return 0  # no retaliatory attack for the secondaries to join
     killed = _strike(
         st,
         tgt,
@@ -317,7 +321,7 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
             if W[tgt, S_GONE] != 0:
                 ended = True
                 break
-            killed_a += _retaliate(st, a, AT, W, nu, DC, FT)
+            killed_a += _retaliate(st, a, AT, W, nu, DC, FT, R)
             if W[att, S_GONE] != 0:
                 ended = True
                 break

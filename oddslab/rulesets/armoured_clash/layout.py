@@ -96,7 +96,8 @@ R_RALLY = 1  # 1: rally tests (suppressed units at activation; the focus unit af
 R_FOCUS = 2  # index of the unit the statistics describe
 R_ACT = 3  # 1: activations modelled (statuses expire, rally tests in the sequence)
 R_EXPIRE_ALL = 4  # 1: statuses gained during an activation are also lost at its end
-R_NCOLS = 5
+R_SEC_ALWAYS = 5  # 1: secondary combatants retaliate even when the target has no MELEE score
+R_NCOLS = 6
 
 # -- statistics res[:] (the focus unit's side S, the other side O) -----------------------------
 ST_HITS = 0  # hits on the focus unit

@@ -29,6 +29,7 @@ from oddslab.rulesets.armoured_clash.model import (
     Unit,
 )
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+from oddslab.rulesets.armoured_clash.situation import SECONDARY_RETALIATION
 
 __all__ = ["from_table"]
 
@@ -207,6 +208,9 @@ def from_table(root: Table) -> ArmouredClashScenario:
         rally_test=rt.bool("rally_test", True),
         activations=rt.bool("activations", True),
         status_expiry=rt.str("status_expiry", "held_at_start", choices=EXPIRY),
+        secondary_retaliation=rt.str(
+            "secondary_retaliation", "with_target", choices=SECONDARY_RETALIATION
+        ),
     )
     rt.finish()
     focus = root.str("focus", None)

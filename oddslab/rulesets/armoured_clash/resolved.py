@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from oddslab.rulesets.armoured_clash.compile import close_static, overwhelming, retaliation_static
 from oddslab.rulesets.armoured_clash.model import RATINGS, Situation, Unit, default_deck
-from oddslab.rulesets.armoured_clash.validate import activation_plan, close_column, ranged_row
+from oddslab.rulesets.armoured_clash.validate import (
+    activation_plan,
+    close_column,
+    ranged_row,
+    retaliating,
+)
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
@@ -197,11 +202,18 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
     out["target DEFENCE"] = tgt.defence
     first = "the target (defensive advantage" + (": storming)" if storming else ")")
     out["strikes first"] = first if (s.defensive_advantage or storming) else "the charger"
+    strikers = retaliating(sc, a)
     for name in (a.target, *s.secondary):
         u = by[name]
         role = "target" if name == a.target else "secondary combatant"
         if not u.armaments.melee:
             out[f"retaliation: {name} ({role})"] = "none (no MELEE score)"
+            continue
+        if name not in strikers:
+            out[f"retaliation: {name} ({role})"] = (
+                "none (the target has no MELEE score, so there is no retaliation to join; "
+                '[rules] secondary_retaliation = "always" strikes anyway)'
+            )
             continue
         if name == a.target:
             sup, thr = s.retaliation_supported(), s.retaliation_threatened()
@@ -310,6 +322,11 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
         "activations (statuses expire, rally tests in the sequence)": r.activations,
         "statuses lost at the end of an activation": (
             "those held when it started" if r.status_expiry == "held_at_start" else "all"
+        ),
+        "secondary combatants retaliate": (
+            "alongside the target (not when it has no MELEE score)"
+            if r.secondary_retaliation == "with_target"
+            else "always, even when the target has no MELEE score"
         ),
     }
     out["C&C decks (drawn without replacement)"] = {

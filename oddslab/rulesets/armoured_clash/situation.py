@@ -9,11 +9,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Situation", "Attack", "Rules", "REROLL_SOURCES", "EXPIRY"]
+__all__ = [
+    "Situation",
+    "Attack",
+    "Rules",
+    "REROLL_SOURCES",
+    "EXPIRY",
+    "SECONDARY_RETALIATION",
+]
 
 #: where extra re-rolls come from (a command cannot be issued to a disordered unit)
 REROLL_SOURCES = ("command", "special rule")
 EXPIRY = ("held_at_start", "all")
+#: when secondary combatants retaliate: alongside the target's retaliation, or always
+SECONDARY_RETALIATION = ("with_target", "always")
 
 
 @dataclass(frozen=True)
@@ -164,15 +173,23 @@ class Rules:
         ``"held_at_start"`` (default): at the end of an activation the unit loses the
         suppressed / disordered statuses it had when the activation started (one gained
         during it lasts to the end of its *next* activation); ``"all"``: it loses them all.
+    secondary_retaliation : {"with_target", "always"}
+        ``"with_target"`` (default): secondary combatants "retaliate at the same time that
+        the target of the charge does", so not when the target has no MELEE score (it makes
+        no retaliatory attack); ``"always"``: they strike the charger even then.
     """
 
     embarked_tests: str = "always"
     rally_test: bool = True
     activations: bool = True
     status_expiry: str = "held_at_start"
+    secondary_retaliation: str = "with_target"
 
     def __post_init__(self) -> None:
         if self.embarked_tests not in ("always", "on_fail"):
             raise ValueError("embarked_tests: expected always or on_fail")
         if self.status_expiry not in EXPIRY:
             raise ValueError(f"status_expiry: expected one of {', '.join(EXPIRY)}")
+        for key, choices in (("secondary_retaliation", SECONDARY_RETALIATION),):
+            if getattr(self, key) not in choices:
+                raise ValueError(f"{key}: expected one of {', '.join(choices)}")

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import layout as K
-from oddslab.rulesets.armoured_clash.validate import activation_plan, close_column, ranged_row
+from oddslab.rulesets.armoured_clash.validate import (
+    activation_plan,
+    close_column,
+    ranged_row,
+    retaliating,
+)
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.model import Unit
@@ -65,7 +70,7 @@ def _hits_bound(sc: ArmouredClashScenario, f: Unit) -> int:
             else:
                 hits += per_die * max(close_column(a, att) or (0,))
         if a.kind == "close" and a.attacker == f.name:
-            for nm in (a.target, *a.situation.secondary):
+            for nm in retaliating(sc, a):
                 hits += per_die * max(by[nm].armaments.melee or (0,))
     return hits
 
@@ -128,7 +133,7 @@ def _max_losses(sc: ArmouredClashScenario, u: Unit) -> int:
             else:
                 dmg += per_die * max(close_column(a, att) or (0,)) // u.defence
         if a.kind == "close" and a.attacker == u.name:
-            for nm in (a.target, *a.situation.secondary):
+            for nm in retaliating(sc, a):
                 dmg += per_die * max(by[nm].armaments.melee or (0,)) // u.defence
     n = (dmg + u.damage) // u.damage_limit + u.withdraw_losses + u.fall_back_losses
     carrier = next((c for c in sc.units if c.carrying == u.name), None)

@@ -20,7 +20,14 @@ from oddslab.rulesets.armoured_clash.model import (
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
 
-__all__ = ["problems", "ranged_row", "close_column", "active_unit", "activation_plan"]
+__all__ = [
+    "problems",
+    "ranged_row",
+    "close_column",
+    "retaliating",
+    "active_unit",
+    "activation_plan",
+]
 
 
 def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
@@ -285,6 +292,21 @@ def ranged_row(a: Attack, att: Unit, tgt: Unit) -> RangedAttack | None:
 
 def close_column(a: Attack, att: Unit) -> Sequence[int] | None:
     return att.armaments.impact if a.weapon == "impact" else att.armaments.melee
+
+
+def retaliating(sc: ArmouredClashScenario, a: Attack) -> tuple[str, ...]:
+    """Units of close quarters attack ``a`` that strike the charger (with a MELEE score).
+
+    The target "if [it] has a MELEE score"; secondary combatants with one "retaliate at the
+    same time that the target of the charge does", so (``[rules] secondary_retaliation =
+    "with_target"``) only when the target does, or always (``"always"``).
+    """
+    by = {u.name: u for u in sc.units}
+    target_strikes = by[a.target].armaments.melee is not None
+    names = [a.target] if target_strikes else []
+    if target_strikes or sc.rules.secondary_retaliation == "always":
+        names += [n for n in a.situation.secondary if by[n].armaments.melee is not None]
+    return tuple(names)
 
 
 def active_unit(a: Attack) -> str:
