@@ -134,9 +134,15 @@ class Trial:
             u.tokens = 0
         return self.destroy(u, k, False)
 
-    def test_one(self, u: U) -> bool:
-        if u.gone or u.p.type == "aircraft":
+    def test_one(self, u: U, no_status: bool) -> bool:
+        # "cannot be suppressed" (aircraft; the target of opportunity fire): no test, or, with
+        # cannot_be_suppressed = "no_status", a test whose failure gives no suppressed status
+        if u.gone:
             return False
+        if u.p.type == "aircraft":
+            if self.sc.rules.cannot_be_suppressed == "no_test":
+                return False
+            no_status = True
         card = self.draw(u.p.side)
         disc = u.p.discipline - u.disordered - (2 * (u.start - u.models) >= u.start)
         if card <= disc:
@@ -151,14 +157,14 @@ class Trial:
                 self.destroy(u, u.p.fall_back_losses, True)
                 if u.p.flees_field:
                     self.annihilate(u)
-        else:
+        elif not no_status:
             u.suppressed = True
         return True
 
-    def suppression(self, u: U) -> None:
-        failed = self.test_one(u)
+    def suppression(self, u: U, no_status: bool = False) -> None:
+        failed = self.test_one(u, no_status)
         if u.passengers is not None and (self.sc.rules.embarked_tests == "always" or failed):
-            self.test_one(u.passengers)
+            self.test_one(u.passengers, no_status)
 
     # -- attacks ----------------------------------------------------------------------------
     def dice(self, u: U, column, half: bool) -> int:
@@ -190,8 +196,11 @@ class Trial:
         tgt.hits += hits
         defence = tgt.p.defence + tgt.garrisoned + (conc and tgt.cover)
         k = self.damage(tgt, hits // defence, s.exposed)
-        if k > 0 and not s.opportunity_fire:
-            self.suppression(tgt)
+        if k > 0:
+            if not s.opportunity_fire:
+                self.suppression(tgt)
+            elif self.sc.rules.cannot_be_suppressed == "no_status":
+                self.suppression(tgt, no_status=True)
 
     def strike(self, u: U, t: U, column, half, count, forced, extra) -> int:
         n = self.dice(u, column, half)

@@ -17,10 +17,12 @@ from stats import Z_MAX
 from oddslab._schema import ScenarioError
 from oddslab.engine import simulate
 from oddslab.rulesets.armoured_clash import (
+    CATEGORIES,
     Armaments,
     ArmouredClashScenario,
     Attack,
     AttackDie,
+    RangedAttack,
     Rules,
     Situation,
     Unit,
@@ -238,3 +240,65 @@ def test_secondary_retaliation_is_read_from_the_rules_table():
     d["rules"] = {"secondary_retaliation": "never"}
     with pytest.raises(ScenarioError, match=r"rules\.secondary_retaliation"):
         from_dict(d, source="bad.toml")
+
+
+# -- 2. "cannot be suppressed": opportunity fire's target and aircraft ---------------------------
+def _opportunity_fire(rule: str, **target) -> ArmouredClashScenario:
+    """y's opportunity fire (one die that always strikes) kills one model of x; every card
+    of x's side is a 10, so any test it takes fails."""
+    kw = {"models": 6, "defence": 1, "discipline": 5, **target}
+    x = Unit("x", side="attacker", **kw)
+    y = Unit("y", models=1, defence=1, discipline=10,
+             armaments=Armaments(ranged=(RangedAttack("gun", dice=(1,), vs=CATEGORIES),)))  # fmt: skip
+    opp = Attack("y", "x", situation=Situation(opportunity_fire=True))
+    return ArmouredClashScenario(
+        (x, y),
+        (opp,),
+        die=SURE,
+        decks={"attacker": (10,)},
+        rules=Rules(cannot_be_suppressed=rule),
+    )
+
+
+def test_opportunity_fire_target_takes_no_test():
+    """Default reading: no suppression test, so a suppressed target cannot fall back and one
+    at its BREAK LIMIT cannot break."""
+    sc = _opportunity_fire("no_test", suppressed=True, fall_back_losses=1)
+    assert "attacker_fell_back" not in [s.name for s in sc.stats()]
+    out = simulate(sc, trials=300, seed=72)
+    assert out.prob("attacker_models_lost", 1) == 1
+    sc = _opportunity_fire("no_test", models=2, break_limit=1)
+    assert simulate(sc, trials=300, seed=72).prob("attacker_annihilated") == 0
+
+
+def test_opportunity_fire_target_tests_without_the_status():
+    """cannot_be_suppressed = "no_status": the failed test falls a suppressed unit back (one
+    more model lost), breaks a unit at its BREAK LIMIT, and leaves an unsuppressed one
+    unsuppressed."""
+    out = simulate(
+        _opportunity_fire("no_status", suppressed=True, fall_back_losses=1), trials=300, seed=73
+    )
+    assert out.prob("attacker_fell_back") == 1 and out.prob("attacker_models_lost", 2) == 1
+    out = simulate(_opportunity_fire("no_status", models=2, break_limit=1), trials=300, seed=73)
+    assert out.prob("attacker_broke") == 1
+    out = simulate(_opportunity_fire("no_status"), trials=300, seed=73)
+    assert out.prob("attacker_suppressed") == 0 and out.prob("attacker_models_lost", 1) == 1
+
+
+def test_aircraft_cannot_be_suppressed_either_way():
+    """An aircraft at its BREAK LIMIT: it never tests by default; with "no_status" it tests
+    (a fail breaks it) but is never suppressed."""
+    plane = {"type": "aircraft", "category": "aerial", "models": 2, "break_limit": 1}
+    sc = _opportunity_fire("no_test", **plane)
+    assert "attacker_broke" not in [s.name for s in sc.stats()]
+    assert simulate(sc, trials=300, seed=74).prob("attacker_annihilated") == 0
+    out = simulate(_opportunity_fire("no_status", **plane), trials=300, seed=74)
+    assert out.prob("attacker_broke") == 1
+
+
+def test_show_says_whether_opportunity_fire_tests():
+    step = "step 1: y → x (ranged attack)"
+    text = _opportunity_fire("no_test").resolved()[step]["suppression test"]
+    assert text.startswith("no (opportunity fire")
+    text = _opportunity_fire("no_status").resolved()[step]["suppression test"]
+    assert "does not suppress it" in text

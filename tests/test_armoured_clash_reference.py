@@ -127,6 +127,29 @@ def test_secondaries_beside_a_target_without_melee(rule):
     _compare(sc, seed=110)
 
 
+@pytest.mark.parametrize("rule", ["no_test", "no_status"])
+def test_opportunity_fire_and_aircraft_under_either_reading(rule):
+    """Opportunity fire at a suppressed transport (passengers aboard) that activates, then at
+    an aircraft with a BREAK LIMIT."""
+    truck = Unit("truck", side="attacker", type="armour", category="heavy", models=3, defence=1,
+                 discipline=5, capacity=3, carrying="foot", vp=6, suppressed=True,
+                 fall_back_losses=1, break_limit=1)  # fmt: skip
+    foot = Unit("foot", side="attacker", models=6, defence=1, discipline=5, break_limit=2, vp=4)
+    plane = Unit("plane", side="attacker", type="aircraft", category="aerial", models=2,
+                 defence=1, discipline=5, break_limit=1, vp=3)  # fmt: skip
+    flak = _unit("flak", "defender", 4, defence=1, discipline=6,
+                 armaments=Armaments(ranged=(RangedAttack("gun", dice=(2, 3, 4, 5),
+                                                          vs=("heavy", "aerial")),)))  # fmt: skip
+    opp = Situation(opportunity_fire=True)
+    attacks = (Attack("flak", "truck", situation=opp), Attack("flak", "plane", situation=opp))
+    rules = Rules(cannot_be_suppressed=rule)
+    _compare(ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules), seed=111)
+    _compare(
+        ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules, focus="plane"),
+        seed=112,
+    )
+
+
 def test_transport_garrison_and_random_officer():
     truck = Unit("truck", type="armour", category="heavy", models=3, defence=2, damage_limit=2,
                  discipline=6, capacity=3, carrying="foot", vp=6)  # fmt: skip

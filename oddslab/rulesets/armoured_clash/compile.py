@@ -175,6 +175,7 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     R[K.R_ACT] = sc.rules.activations
     R[K.R_EXPIRE_ALL] = sc.rules.status_expiry == "all"
     R[K.R_SEC_ALWAYS] = sc.rules.secondary_retaliation == "always"
+    R[K.R_NOSTATUS] = sc.rules.cannot_be_suppressed == "no_status"
     decks = [tuple(sc.decks.get(side, default_deck())) for side in SIDES]
     deck = np.zeros((2, max(len(d) for d in decks)), dtype=np.int64)
     for j, d in enumerate(decks):

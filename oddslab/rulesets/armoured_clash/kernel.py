@@ -61,6 +61,7 @@ from oddslab.rulesets.armoured_clash.layout import (
     N_STATS,
     R_ACT,
     R_FOCUS,
+    R_NOSTATUS,
     R_RALLY,
     R_SEC_ALWAYS,
     S_BRK,
@@ -260,8 +261,10 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
     k = 0
     if dmg > 0:
         k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], W, nu)
-    if k > 0 and AT[a, A_OPP] == 0:
-        suppression_test(st, tgt, W, nu, deck, R)
+    # the target of opportunity fire "cannot be suppressed": no test, or (R_NOSTATUS) a test
+    # whose failure gives no suppressed status
+    if k > 0 and (AT[a, A_OPP] == 0 or R[R_NOSTATUS] != 0):
+        suppression_test(st, tgt, W, nu, deck, R, AT[a, A_OPP])
 
 
 @jit_inner(ints="killed_a killed_t rally_failed", flags="ended")
@@ -351,11 +354,11 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
                 W[s2, S_GARR] = 0
             else:
                 destroy(st, s2, W[s2, U_WD_LOSS], W, nu, np.int64(0))
-        suppression_test(st, tgt, W, nu, deck, R)
+        suppression_test(st, tgt, W, nu, deck, R, np.int64(0))
         return att_wins
     destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))  # the attacker withdraws either way
     if killed_a > killed_t:
-        suppression_test(st, att, W, nu, deck, R)
+        suppression_test(st, att, W, nu, deck, R, np.int64(0))
         return tgt_wins
     return 3
 

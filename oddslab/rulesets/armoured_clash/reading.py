@@ -29,7 +29,7 @@ from oddslab.rulesets.armoured_clash.model import (
     Unit,
 )
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
-from oddslab.rulesets.armoured_clash.situation import SECONDARY_RETALIATION
+from oddslab.rulesets.armoured_clash.situation import CANNOT_BE_SUPPRESSED, SECONDARY_RETALIATION
 
 __all__ = ["from_table"]
 
@@ -210,6 +210,9 @@ def from_table(root: Table) -> ArmouredClashScenario:
         status_expiry=rt.str("status_expiry", "held_at_start", choices=EXPIRY),
         secondary_retaliation=rt.str(
             "secondary_retaliation", "with_target", choices=SECONDARY_RETALIATION
+        ),
+        cannot_be_suppressed=rt.str(
+            "cannot_be_suppressed", "no_test", choices=CANNOT_BE_SUPPRESSED
         ),
     )
     rt.finish()

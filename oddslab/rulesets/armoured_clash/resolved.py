@@ -156,9 +156,16 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
         out["target DEFENCE"] = f"{defence} (statuses at the start of the sequence)"
         if s.exposed is not None:
             out["exposed models prioritised"] = f"{s.exposed} (only they can be destroyed)"
-        out["suppression test"] = (
-            "no (opportunity fire)" if s.opportunity_fire else "if at least 1 model is destroyed"
-        )
+        why = "opportunity fire" if s.opportunity_fire else "aircraft"
+        if not (s.opportunity_fire or tgt.type == "aircraft"):
+            out["suppression test"] = "if at least 1 model is destroyed"
+        elif sc.rules.cannot_be_suppressed == "no_test":
+            out["suppression test"] = f"no ({why}: the target cannot be suppressed)"
+        else:
+            out["suppression test"] = (
+                f"if at least 1 model is destroyed; a failure does not suppress it ({why}), "
+                "but it falls back if already suppressed or breaks at its BREAK LIMIT"
+            )
         return out
     col = close_column(a, att)
     assert col is not None
@@ -327,6 +334,11 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
             "alongside the target (not when it has no MELEE score)"
             if r.secondary_retaliation == "with_target"
             else "always, even when the target has no MELEE score"
+        ),
+        "opportunity fire's target and aircraft (cannot be suppressed)": (
+            "take no suppression test"
+            if r.cannot_be_suppressed == "no_test"
+            else "test; a failure cannot suppress them, but they can fall back or break"
         ),
     }
     out["C&C decks (drawn without replacement)"] = {

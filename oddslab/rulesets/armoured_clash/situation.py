@@ -16,6 +16,7 @@ __all__ = [
     "REROLL_SOURCES",
     "EXPIRY",
     "SECONDARY_RETALIATION",
+    "CANNOT_BE_SUPPRESSED",
 ]
 
 #: where extra re-rolls come from (a command cannot be issued to a disordered unit)
@@ -23,6 +24,9 @@ REROLL_SOURCES = ("command", "special rule")
 EXPIRY = ("held_at_start", "all")
 #: when secondary combatants retaliate: alongside the target's retaliation, or always
 SECONDARY_RETALIATION = ("with_target", "always")
+#: what "cannot be suppressed" (opportunity fire's target, aircraft) removes: the test, or
+#: only the suppressed status a failed test gives
+CANNOT_BE_SUPPRESSED = ("no_test", "no_status")
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,12 @@ class Rules:
         ``"with_target"`` (default): secondary combatants "retaliate at the same time that
         the target of the charge does", so not when the target has no MELEE score (it makes
         no retaliatory attack); ``"always"``: they strike the charger even then.
+    cannot_be_suppressed : {"no_test", "no_status"}
+        The target of opportunity fire and an aircraft "cannot be suppressed".
+        ``"no_test"`` (default): they take no suppression test (the step the text's "unlike
+        a standard ranged attack" refers to), so they never fall back or break from it;
+        ``"no_status"``: they take the test and a failure does not make them suppressed, but
+        one already suppressed falls back and one at its BREAK LIMIT breaks.
     """
 
     embarked_tests: str = "always"
@@ -184,12 +194,16 @@ class Rules:
     activations: bool = True
     status_expiry: str = "held_at_start"
     secondary_retaliation: str = "with_target"
+    cannot_be_suppressed: str = "no_test"
 
     def __post_init__(self) -> None:
         if self.embarked_tests not in ("always", "on_fail"):
             raise ValueError("embarked_tests: expected always or on_fail")
         if self.status_expiry not in EXPIRY:
             raise ValueError(f"status_expiry: expected one of {', '.join(EXPIRY)}")
-        for key, choices in (("secondary_retaliation", SECONDARY_RETALIATION),):
+        for key, choices in (
+            ("secondary_retaliation", SECONDARY_RETALIATION),
+            ("cannot_be_suppressed", CANNOT_BE_SUPPRESSED),
+        ):
             if getattr(self, key) not in choices:
                 raise ValueError(f"{key}: expected one of {', '.join(choices)}")
