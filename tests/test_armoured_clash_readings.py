@@ -302,3 +302,16 @@ def test_show_says_whether_opportunity_fire_tests():
     assert text.startswith("no (opportunity fire")
     text = _opportunity_fire("no_status").resolved()[step]["suppression test"]
     assert "does not suppress it" in text
+
+
+# -- 4. a reload weapon makes the unit reloading (assumption) ------------------------------------
+def test_second_reload_shot_is_rejected_as_reloading():
+    d = _ranged_file(4)
+    d["units"]["a"]["ranged"][0]["reload"] = True
+    d["attacks"].append({"attacker": "a", "target": "t", "new_activation": True})
+    with pytest.raises(ScenarioError, match=r"attacks\[1\]\.weapon: .*earlier in the sequence"):
+        from_dict(d, source="bad.toml")
+    d["attacks"].pop()
+    d["units"]["a"]["reloading"] = True
+    with pytest.raises(ScenarioError, match=r"attacks\[0\]\.weapon: 'a' is reloading"):
+        from_dict(d, source="bad.toml")

@@ -123,10 +123,17 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                         )
                     )
                 if row.reload and (att.reloading or att.name in fired_reload):
+                    # assumed: firing a reload weapon makes the unit reloading, and a sequence
+                    # holds no re-arm action (an activation without an attack)
+                    why = (
+                        "is reloading"
+                        if att.reloading
+                        else "fired a reload weapon earlier in the sequence, so it is reloading"
+                    )
                     out.append(
                         (
                             f"{key}.weapon",
-                            f"'{att.name}' is reloading and '{row.name}' has the reload quality",
+                            f"'{att.name}' {why} and '{row.name}' has the reload quality",
                         )
                     )
                 if row.reload:
