@@ -134,9 +134,15 @@ class Trial:
             u.tokens = 0
         return self.destroy(u, k, False)
 
-    def test_one(self, u: U) -> bool:
-        if u.gone or u.p.type == "aircraft":
+    def test_one(self, u: U, no_status: bool) -> bool:
+        # "cannot be suppressed" (aircraft; the target of opportunity fire): no test, or, with
+        # cannot_be_suppressed = "no_status", a test whose failure gives no suppressed status
+        if u.gone:
             return False
+        if u.p.type == "aircraft":
+            if self.sc.rules.cannot_be_suppressed == "no_test":
+                return False
+            no_status = True
         card = self.draw(u.p.side)
         disc = u.p.discipline - u.disordered - (2 * (u.start - u.models) >= u.start)
         if card <= disc:
@@ -151,14 +157,14 @@ class Trial:
                 self.destroy(u, u.p.fall_back_losses, True)
                 if u.p.flees_field:
                     self.annihilate(u)
-        else:
+        elif not no_status:
             u.suppressed = True
         return True
 
-    def suppression(self, u: U) -> None:
-        failed = self.test_one(u)
+    def suppression(self, u: U, no_status: bool = False) -> None:
+        failed = self.test_one(u, no_status)
         if u.passengers is not None and (self.sc.rules.embarked_tests == "always" or failed):
-            self.test_one(u.passengers)
+            self.test_one(u.passengers, no_status)
 
     # -- attacks ----------------------------------------------------------------------------
     def dice(self, u: U, column, half: bool) -> int:
@@ -190,8 +196,11 @@ class Trial:
         tgt.hits += hits
         defence = tgt.p.defence + tgt.garrisoned + (conc and tgt.cover)
         k = self.damage(tgt, hits // defence, s.exposed)
-        if k > 0 and not s.opportunity_fire:
-            self.suppression(tgt)
+        if k > 0:
+            if not s.opportunity_fire:
+                self.suppression(tgt)
+            elif self.sc.rules.cannot_be_suppressed == "no_status":
+                self.suppression(tgt, no_status=True)
 
     def strike(self, u: U, t: U, column, half, count, forced, extra) -> int:
         n = self.dice(u, column, half)
@@ -205,8 +214,13 @@ class Trial:
         s = a.situation
         secs = [self.units[n] for n in s.secondary]
         over = att.p.type == "infantry" and tgt.p.type in ("armour", "fortification")
-        threatened = bool(secs) if s.threatened is None else s.threatened
-        count_a = s.outflanking + over + s.supported - threatened
+        # the charger's supported / threatened are the target retaliation's threatened /
+        # supported (the same units within 2"): a flag not given is read from its counterpart
+        supported = bool(s.defender_threatened) if s.supported is None else s.supported
+        threatened = s.threatened
+        if threatened is None:
+            threatened = bool(secs) or s.defender_supported is True
+        count_a = s.outflanking + over + supported - threatened
         storming = tgt.garrisoned
         first_target = s.defensive_advantage or storming
         k_t = k_a = 0
@@ -228,12 +242,20 @@ class Trial:
                 if tgt.gone:
                     ended = True
                     break
-                for r in [tgt, *secs]:
+                # secondaries strike "at the same time that the target ... does": not when the
+                # target has no MELEE score (unless the rule switch says always)
+                joins = tgt.p.armaments.melee is not None
+                joins = joins or self.sc.rules.secondary_retaliation == "always"
+                for r in [tgt, *secs] if joins else [tgt]:
                     is_target = r is tgt
-                    if s.defender_supported is None:
-                        sup = bool(secs) if is_target else True
-                    else:
+                    if s.defender_supported is not None:
                         sup = s.defender_supported
+                    else:  # a secondary is in contact with the charger, and so is the target
+                        sup = (threatened or bool(secs)) if is_target else True
+                    if s.defender_threatened is not None:
+                        thr = s.defender_threatened
+                    else:  # the charger's support is near the target, not near a secondary
+                        thr = is_target and s.supported is True
                     over_r = r.p.type == "infantry" and att.p.type in ("armour", "fortification")
                     cmd = s.defender_extra_rerolls_from == "command"
                     extra = s.defender_extra_rerolls
@@ -244,7 +266,7 @@ class Trial:
                         att,
                         r.p.armaments.melee,
                         r.garrisoned,
-                        over_r + sup - s.defender_threatened,
+                        over_r + sup - thr,
                         s.defender_rating,
                         extra,
                     )

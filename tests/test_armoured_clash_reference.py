@@ -93,6 +93,63 @@ def test_close_quarters_with_secondary_and_defensive_advantage():
     _compare(sc_a, seed=104)
 
 
+def test_close_quarters_flags_carried_to_the_retaliation():
+    """The charger supported (so the target's retaliation is threatened, a secondary's not);
+    then a retaliation said to be supported (so the charger is threatened)."""
+    att = _unit("att", "attacker", 6, defence=1, discipline=7, break_limit=1, vp=6)
+    tgt = _unit("tgt", "defender", 4, defence=1, discipline=6, vp=4, withdraw_losses=1)
+    sec = _unit("sec", "defender", 3, defence=1, discipline=5, vp=2)
+    sit = Situation(secondary=("sec",), supported=True)
+    sc = ArmouredClashScenario(
+        (att, tgt, sec), (Attack("att", "tgt", kind="close", situation=sit),), focus="att"
+    )
+    _compare(sc, seed=108)
+    sit2 = Situation(defender_supported=True, outflanking=True)
+    _compare(
+        ArmouredClashScenario((att, tgt), (Attack("att", "tgt", kind="close", situation=sit2),)),
+        seed=109,
+    )
+
+
+@pytest.mark.parametrize("rule", ["with_target", "always"])
+def test_secondaries_beside_a_target_without_melee(rule):
+    att = _unit("att", "attacker", 6, defence=1, discipline=6, break_limit=1, vp=6)
+    tank = Unit("tank", type="armour", category="heavy", models=2, defence=2, damage_limit=2,
+                discipline=6, vp=5)  # fmt: skip
+    esc = _unit("esc", "defender", 4, defence=1, discipline=6, vp=2)
+    sit = Situation(secondary=("esc",))
+    sc = ArmouredClashScenario(
+        (att, tank, esc),
+        (Attack("att", "tank", kind="close", situation=sit),),
+        focus="att",
+        rules=Rules(secondary_retaliation=rule),
+    )
+    _compare(sc, seed=110)
+
+
+@pytest.mark.parametrize("rule", ["no_test", "no_status"])
+def test_opportunity_fire_and_aircraft_under_either_reading(rule):
+    """Opportunity fire at a suppressed transport (passengers aboard) that activates, then at
+    an aircraft with a BREAK LIMIT."""
+    truck = Unit("truck", side="attacker", type="armour", category="heavy", models=3, defence=1,
+                 discipline=5, capacity=3, carrying="foot", vp=6, suppressed=True,
+                 fall_back_losses=1, break_limit=1)  # fmt: skip
+    foot = Unit("foot", side="attacker", models=6, defence=1, discipline=5, break_limit=2, vp=4)
+    plane = Unit("plane", side="attacker", type="aircraft", category="aerial", models=2,
+                 defence=1, discipline=5, break_limit=1, vp=3)  # fmt: skip
+    flak = _unit("flak", "defender", 4, defence=1, discipline=6,
+                 armaments=Armaments(ranged=(RangedAttack("gun", dice=(2, 3, 4, 5),
+                                                          vs=("heavy", "aerial")),)))  # fmt: skip
+    opp = Situation(opportunity_fire=True)
+    attacks = (Attack("flak", "truck", situation=opp), Attack("flak", "plane", situation=opp))
+    rules = Rules(cannot_be_suppressed=rule)
+    _compare(ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules), seed=111)
+    _compare(
+        ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules, focus="plane"),
+        seed=112,
+    )
+
+
 def test_transport_garrison_and_random_officer():
     truck = Unit("truck", type="armour", category="heavy", models=3, defence=2, damage_limit=2,
                  discipline=6, capacity=3, carrying="foot", vp=6)  # fmt: skip

@@ -5,9 +5,10 @@ sequence of attacks resolved in order in every trial, all sharing the state of t
 each side's C&C deck (cards drawn without replacement, so the deck carries over from attack
 to attack). Every rule, default and assumption is documented in ``docs/armoured-clash.md``.
 
-Modules: ``model`` (die, units, situations, rules), ``scenario`` (the scenario object),
-``validate`` (whole-scenario checks), ``reading`` (TOML -> model), ``compile`` (arrays, Job,
-statistics, exact PMFs), ``layout`` (array columns), ``kernel`` / ``casualties`` (numba).
+Modules: ``model`` (die, units), ``situation`` (attack situations, rule switches),
+``scenario`` (the scenario object), ``validate`` (whole-scenario checks), ``reading`` (TOML ->
+model), ``compile`` (arrays, Job, statistics, exact PMFs), ``layout`` (array columns),
+``kernel`` / ``casualties`` (numba).
 
 Example
 -------

@@ -15,6 +15,7 @@ from oddslab._kernels.rng import randint
 from oddslab.rulesets.armoured_clash.layout import (
     R_EMB_ALWAYS,
     R_EXPIRE_ALL,
+    R_NOSTATUS,
     R_RALLY,
     S_BRK,
     S_COVER,
@@ -169,10 +170,20 @@ def apply_damage(st, u, dmg, exposed, W, nu):
 
 
 @jit_inner
-def _test_one(st, u, W, nu, deck):
-    """One suppression test for ``u``; returns 1 if it failed."""
-    if W[u, S_GONE] != 0 or W[u, U_NOSUPP] != 0:
+def _test_one(st, u, W, nu, deck, R, nostatus):
+    """One suppression test for ``u``; returns 1 if it failed.
+
+    ``nostatus`` (int64) = 1: the unit "cannot be suppressed" (the target of opportunity
+    fire), so a failure does not make it suppressed; falling back and breaking still apply.
+    A unit that can never be suppressed (aircraft, ``U_NOSUPP``) takes no test unless
+    ``R[R_NOSTATUS]``, and then tests the same way.
+    """
+    if W[u, S_GONE] != 0:
         return 0
+    if W[u, U_NOSUPP] != 0:
+        if R[R_NOSTATUS] == 0:
+            return 0
+        nostatus = 1
     card = draw(st, deck, W, nu, W[u, U_SIDE])
     start = W[u, S_START]
     disc = W[u, U_DISC] - W[u, S_DISO]
@@ -192,18 +203,22 @@ def _test_one(st, u, W, nu, deck):
             destroy(st, u, W[u, U_FB_LOSS], W, nu, np.int64(1))
             if W[u, U_FLEES] != 0:
                 annihilate(u, W, nu)
-    else:
+    elif nostatus == 0:
         W[u, S_SUPP] = 1
     return 1
 
 
 @jit(inline="always")
-def suppression_test(st, u, W, nu, deck, R):
-    """Suppression test for ``u`` and, if it is an occupied transport, for its passengers."""
-    failed = _test_one(st, u, W, nu, deck)
+def suppression_test(st, u, W, nu, deck, R, nostatus):
+    """Suppression test for ``u`` and, if it is an occupied transport, for its passengers.
+
+    ``nostatus`` (int64): see :func:`_test_one`; it applies to the passengers too (their
+    test is a result of the same attack).
+    """
+    failed = _test_one(st, u, W, nu, deck, R, nostatus)
     c = W[u, U_CARRYING]
     if c >= 0 and (R[R_EMB_ALWAYS] != 0 or failed != 0):
-        _test_one(st, c, W, nu, deck)
+        _test_one(st, c, W, nu, deck, R, nostatus)
 
 
 @jit(inline="always")

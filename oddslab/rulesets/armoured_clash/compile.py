@@ -60,7 +60,7 @@ def close_static(sc: ArmouredClashScenario, i: int) -> int:
     s = a.situation
     by = {u.name: u for u in sc.units}
     over = overwhelming(by[a.attacker], by[a.target])
-    return int(s.outflanking) + int(over) + int(s.supported) - int(s.threatened_now())
+    return int(s.outflanking) + int(over) + int(s.supported_now()) - int(s.threatened_now())
 
 
 def retaliation_static(sc: ArmouredClashScenario, i: int, name: str) -> int:
@@ -69,8 +69,11 @@ def retaliation_static(sc: ArmouredClashScenario, i: int, name: str) -> int:
     s = a.situation
     by = {u.name: u for u in sc.units}
     over = overwhelming(by[name], by[a.attacker])
-    sup = s.retaliation_supported() if name == a.target else s.secondary_supported()
-    return int(over) + int(sup) - int(s.defender_threatened)
+    if name == a.target:
+        sup, thr = s.retaliation_supported(), s.retaliation_threatened()
+    else:
+        sup, thr = s.secondary_supported(), s.secondary_threatened()
+    return int(over) + int(sup) - int(thr)
 
 
 # -- arrays for the kernel ------------------------------------------------------------------
@@ -171,6 +174,8 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     R[K.R_FOCUS] = idx[sc.focus_unit]
     R[K.R_ACT] = sc.rules.activations
     R[K.R_EXPIRE_ALL] = sc.rules.status_expiry == "all"
+    R[K.R_SEC_ALWAYS] = sc.rules.secondary_retaliation == "always"
+    R[K.R_NOSTATUS] = sc.rules.cannot_be_suppressed == "no_status"
     decks = [tuple(sc.decks.get(side, default_deck())) for side in SIDES]
     deck = np.zeros((2, max(len(d) for d in decks)), dtype=np.int64)
     for j, d in enumerate(decks):

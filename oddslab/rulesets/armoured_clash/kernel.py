@@ -61,7 +61,9 @@ from oddslab.rulesets.armoured_clash.layout import (
     N_STATS,
     R_ACT,
     R_FOCUS,
+    R_NOSTATUS,
     R_RALLY,
+    R_SEC_ALWAYS,
     S_BRK,
     S_COVER,
     S_DISO,
@@ -197,14 +199,17 @@ def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
 
 
 @jit_inner
-def _retaliate(st, a, AT, W, nu, DC, FT):
+def _retaliate(st, a, AT, W, nu, DC, FT, R):
     """The charge target and every secondary combatant strike the charger (at the same time).
 
-    Returns the charger's models destroyed.
+    Secondary combatants strike only alongside the target's retaliation (it has a MELEE
+    score), unless ``R[R_SEC_ALWAYS]``. Returns the charger's models destroyed.
     """
     att = AT[a, A_ATT]
     tgt = AT[a, A_TGT]
     cmd = AT[a, A_RRRCMD]
+    if W[tgt, U_MELEE] < 0 and R[R_SEC_ALWAYS] == 0:
+        return 0  # no retaliatory attack for the secondaries to join
     killed = _strike(
         st,
         tgt,
@@ -256,8 +261,10 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
     k = 0
     if dmg > 0:
         k = apply_damage(st, tgt, dmg, AT[a, A_EXPOSED], W, nu)
-    if k > 0 and AT[a, A_OPP] == 0:
-        suppression_test(st, tgt, W, nu, deck, R)
+    # the target of opportunity fire "cannot be suppressed": no test, or (R_NOSTATUS) a test
+    # whose failure gives no suppressed status
+    if k > 0 and (AT[a, A_OPP] == 0 or R[R_NOSTATUS] != 0):
+        suppression_test(st, tgt, W, nu, deck, R, AT[a, A_OPP])
 
 
 @jit_inner(ints="killed_a killed_t rally_failed", flags="ended")
@@ -317,7 +324,7 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
             if W[tgt, S_GONE] != 0:
                 ended = True
                 break
-            killed_a += _retaliate(st, a, AT, W, nu, DC, FT)
+            killed_a += _retaliate(st, a, AT, W, nu, DC, FT, R)
             if W[att, S_GONE] != 0:
                 ended = True
                 break
@@ -347,11 +354,11 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
                 W[s2, S_GARR] = 0
             else:
                 destroy(st, s2, W[s2, U_WD_LOSS], W, nu, np.int64(0))
-        suppression_test(st, tgt, W, nu, deck, R)
+        suppression_test(st, tgt, W, nu, deck, R, np.int64(0))
         return att_wins
     destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))  # the attacker withdraws either way
     if killed_a > killed_t:
-        suppression_test(st, att, W, nu, deck, R)
+        suppression_test(st, att, W, nu, deck, R, np.int64(0))
         return tgt_wins
     return 3
 

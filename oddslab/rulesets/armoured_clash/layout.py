@@ -17,7 +17,7 @@ U_BREAK = 4  # BREAK LIMIT, -1 = cannot break
 U_VP = 5  # VP rating at its reinforcement level
 U_OFFICER = 6  # 0 officer dies with the first casualty, 1 last, 2 a random model
 U_CMDR = 7  # 1 = within 6" of a friendly commander: cannot become disordered
-U_NOSUPP = 8  # 1 = cannot be suppressed (aircraft): no suppression tests
+U_NOSUPP = 8  # 1 = cannot be suppressed (aircraft): no test, or no status (R_NOSTATUS)
 U_CAP = 9  # transport capacity per model (0 = not a transport)
 U_CARRYING = 10  # index of the embarked unit, -1 none
 U_CARRIED = 11  # 1 = this unit is embarked on a transport
@@ -68,7 +68,7 @@ A_COL = 3  # attacker's dice column
 A_STATIC = 4  # bonuses - penalties known in advance, without aiming (live: suppressed, concealed)
 A_CONC = 5  # situation says concealed (before prioritising exposed models)
 A_EXPOSED = 6  # prioritise exposed models: how many are exposed; -1 = not prioritising
-A_OPP = 7  # opportunity fire: the target cannot be suppressed
+A_OPP = 7  # opportunity fire: the target cannot be suppressed (no test, or R_NOSTATUS)
 A_DEFADV = 8  # defensive advantage (charged through difficult terrain)
 A_RSTATIC = 9  # the charge target's retaliation: bonuses - penalties known in advance
 A_FORCE = 10  # forced combat rating 0/1/2, -1 = computed
@@ -96,7 +96,9 @@ R_RALLY = 1  # 1: rally tests (suppressed units at activation; the focus unit af
 R_FOCUS = 2  # index of the unit the statistics describe
 R_ACT = 3  # 1: activations modelled (statuses expire, rally tests in the sequence)
 R_EXPIRE_ALL = 4  # 1: statuses gained during an activation are also lost at its end
-R_NCOLS = 5
+R_SEC_ALWAYS = 5  # 1: secondary combatants retaliate even when the target has no MELEE score
+R_NOSTATUS = 6  # 1: opportunity fire's target / aircraft test, a failure gives no suppressed
+R_NCOLS = 7
 
 # -- statistics res[:] (the focus unit's side S, the other side O) -----------------------------
 ST_HITS = 0  # hits on the focus unit

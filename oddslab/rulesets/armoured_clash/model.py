@@ -1,7 +1,8 @@
-"""Armoured Clash model: the attack die, unit profiles, attack situations and rule switches.
+"""Armoured Clash model: the attack die and unit profiles.
 
-Frozen dataclasses, validated in ``__post_init__``; no numba here. Every rule, default and
-assumption is documented in ``docs/armoured-clash.md``.
+Frozen dataclasses, validated in ``__post_init__``; no numba here. The attack situations and
+rule switches are in :mod:`.situation` (re-exported here). Every rule, default and assumption
+is documented in ``docs/armoured-clash.md``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from oddslab.rulesets.armoured_clash.layout import GLANCING, HEROIC, MISS
+from oddslab.rulesets.armoured_clash.situation import (
+    EXPIRY,
+    REROLL_SOURCES,
+    Attack,
+    Rules,
+    Situation,
+)
 
 __all__ = [
     "AttackDie",
@@ -61,13 +69,10 @@ REROLLABLE = ("glancing", "miss", "blank")
 FORMATIONS = ("open", "close")
 OFFICER_MODES = ("first", "last", "random")
 LEVELS = ("basic", "reinforced", "full")
-#: where extra re-rolls come from (a command cannot be issued to a disordered unit)
-REROLL_SOURCES = ("command", "special rule")
 #: unit types a charge can outflank
 OUTFLANKABLE = ("infantry", "cavalry", "field gun")
 #: the most models a defensible building holds
 MAX_GARRISON = 12
-EXPIRY = ("held_at_start", "all")
 SIDES = ("attacker", "defender")
 
 MAX_DICE = 200
@@ -376,136 +381,3 @@ class Unit:
     def column_length(self) -> int:
         """Entries a dice column needs: one per model count, or per damage for a behemoth."""
         return self.damage_limit if self.type == "behemoth" else self.models
-
-
-@dataclass(frozen=True)
-class Situation:
-    """Circumstances of one attack (combat rating bonuses and penalties, options).
-
-    Ranged attacks: ``aiming``, ``short_range`` (bonuses); ``concealed``,
-    ``opportunity_fire``, ``reforming`` (penalties; a suppressed attacker is a penalty taken
-    from its status, and a garrisoned target always counts as concealed). ``exposed``: the
-    attack prioritises exposed models, ``exposed`` of them (the concealed penalty is then
-    ignored, only exposed models can be destroyed and damage beyond them is discarded).
-
-    Close quarters: ``outflanking``, ``supported`` (bonuses; *overwhelming* is derived from
-    the unit types), ``threatened`` (penalty); ``defensive_advantage`` when the charge crossed
-    difficult terrain (storming a garrisoned building gives it anyway);
-    ``defender_supported`` / ``defender_threatened`` for the retaliation; ``secondary``:
-    names of secondary combatants that retaliate alongside the target. ``threatened`` and
-    ``defender_supported`` default to None = derived: a secondary combatant in contact makes
-    the charger *threatened* and every retaliation *supported* (the charge target and the
-    secondaries are friendly units within 2" of the charger); True / False override that.
-    ``charge``: the close quarters attack follows a charge manoeuvre (default True; False for
-    a unit already in contact, which attacks without moving).
-
-    ``new_activation``: this step starts a new activation of its active unit (the attacker,
-    or the target for opportunity fire). None (default): when the previous step's active
-    unit is another unit (or this is the first step).
-
-    ``extra_rerolls`` / ``defender_extra_rerolls``: faces ("glancing", "miss", "blank") a
-    special rule or command also lets the attacker / the retaliating units re-roll;
-    ``extra_rerolls_from`` / ``defender_extra_rerolls_from``: ``"command"`` (default: cannot
-    be issued to a disordered unit, and one general issues one command per activation, so a
-    retaliation command helps the charge target only) or ``"special rule"``.
-    ``rating`` / ``defender_rating`` force a combat rating instead of counting.
-    """
-
-    aiming: bool = False
-    short_range: bool = False
-    concealed: bool = False
-    exposed: int | None = None
-    opportunity_fire: bool = False
-    reforming: bool = False
-    outflanking: bool = False
-    supported: bool = False
-    threatened: bool | None = None
-    defensive_advantage: bool = False
-    defender_supported: bool | None = None
-    defender_threatened: bool = False
-    secondary: Sequence[str] = ()
-    charge: bool = True
-    new_activation: bool | None = None
-    extra_rerolls: Sequence[str] = ()
-    extra_rerolls_from: str = "command"
-    defender_extra_rerolls: Sequence[str] = ()
-    defender_extra_rerolls_from: str = "command"
-    rating: str | None = None
-    defender_rating: str | None = None
-
-    def __post_init__(self) -> None:
-        for key in ("secondary", "extra_rerolls", "defender_extra_rerolls"):
-            object.__setattr__(self, key, tuple(getattr(self, key)))
-        for key in ("extra_rerolls_from", "defender_extra_rerolls_from"):
-            if getattr(self, key) not in REROLL_SOURCES:
-                raise ValueError(f"{key}: expected one of {', '.join(REROLL_SOURCES)}")
-
-    def threatened_now(self) -> bool:
-        """The charger's *threatened* penalty: the override, else any secondary combatant."""
-        return bool(self.secondary) if self.threatened is None else self.threatened
-
-    def retaliation_supported(self) -> bool:
-        """The charge target's *supported* bonus: the override, else any secondary combatant."""
-        return bool(self.secondary) if self.defender_supported is None else self.defender_supported
-
-    def secondary_supported(self) -> bool:
-        """A secondary's *supported* bonus: the override, else True (the target is in contact)."""
-        return True if self.defender_supported is None else self.defender_supported
-
-
-@dataclass(frozen=True)
-class Attack:
-    """One attack of the sequence.
-
-    Parameters
-    ----------
-    attacker, target : str
-        Unit names.
-    kind : {"ranged", "close"}
-    weapon : str or None
-        Ranged: the row's name (default: the first row that can attack the target's
-        category). Close: ``"melee"`` (default) or ``"impact"``.
-    situation : Situation
-    """
-
-    attacker: str
-    target: str
-    kind: str = "ranged"
-    weapon: str | None = None
-    situation: Situation = field(default_factory=Situation)
-
-
-@dataclass(frozen=True)
-class Rules:
-    """Rule switches for points the text leaves open.
-
-    Parameters
-    ----------
-    embarked_tests : {"always", "on_fail"}
-        ``"always"``: whenever an occupied transport takes a suppression test its embarked
-        unit also tests (the text: "has to take a suppression test"); ``"on_fail"``: only
-        when the transport fails.
-    rally_test : bool
-        A suppressed unit takes a rally test when it starts an activation in the sequence,
-        and a suppressed focus unit takes one after the sequence (its next activation).
-    activations : bool
-        Model activations (default True): each step belongs to its active unit's activation;
-        a unit stops taking cover when its activation starts, and loses suppressed and
-        disordered at the end of its next activation. False: statuses last the whole
-        sequence and no rally test is taken inside it (the behaviour before 2026-11).
-    status_expiry : {"held_at_start", "all"}
-        ``"held_at_start"`` (default): at the end of an activation the unit loses the
-        suppressed / disordered statuses it had when the activation started (one gained
-        during it lasts to the end of its *next* activation); ``"all"``: it loses them all.
-    """
-
-    embarked_tests: str = "always"
-    rally_test: bool = True
-    activations: bool = True
-    status_expiry: str = "held_at_start"
-
-    def __post_init__(self) -> None:
-        if self.embarked_tests not in ("always", "on_fail"):
-            raise ValueError("embarked_tests: expected always or on_fail")
-        if self.status_expiry not in EXPIRY:
-            raise ValueError(f"status_expiry: expected one of {', '.join(EXPIRY)}")

@@ -29,6 +29,7 @@ from oddslab.rulesets.armoured_clash.model import (
     Unit,
 )
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+from oddslab.rulesets.armoured_clash.situation import CANNOT_BE_SUPPRESSED, SECONDARY_RETALIATION
 
 __all__ = ["from_table"]
 
@@ -139,11 +140,11 @@ def _read_attack(tbl: Table) -> Attack:
         opportunity_fire=tbl.bool("opportunity_fire", False),
         reforming=tbl.bool("reforming", False),
         outflanking=tbl.bool("outflanking", False),
-        supported=tbl.bool("supported", False),
+        supported=_opt_bool(tbl, "supported"),
         threatened=_opt_bool(tbl, "threatened"),
         defensive_advantage=tbl.bool("defensive_advantage", False),
         defender_supported=_opt_bool(tbl, "defender_supported"),
-        defender_threatened=tbl.bool("defender_threatened", False),
+        defender_threatened=_opt_bool(tbl, "defender_threatened"),
         secondary=_str_list(tbl, "secondary"),
         charge=tbl.bool("charge", True),
         new_activation=_opt_bool(tbl, "new_activation"),
@@ -207,6 +208,12 @@ def from_table(root: Table) -> ArmouredClashScenario:
         rally_test=rt.bool("rally_test", True),
         activations=rt.bool("activations", True),
         status_expiry=rt.str("status_expiry", "held_at_start", choices=EXPIRY),
+        secondary_retaliation=rt.str(
+            "secondary_retaliation", "with_target", choices=SECONDARY_RETALIATION
+        ),
+        cannot_be_suppressed=rt.str(
+            "cannot_be_suppressed", "no_test", choices=CANNOT_BE_SUPPRESSED
+        ),
     )
     rt.finish()
     focus = root.str("focus", None)

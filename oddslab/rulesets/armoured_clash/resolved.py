@@ -14,8 +14,13 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from oddslab.rulesets.armoured_clash.compile import close_static, overwhelming, retaliation_static
-from oddslab.rulesets.armoured_clash.model import RATINGS, Unit, default_deck
-from oddslab.rulesets.armoured_clash.validate import activation_plan, close_column, ranged_row
+from oddslab.rulesets.armoured_clash.model import RATINGS, Situation, Unit, default_deck
+from oddslab.rulesets.armoured_clash.validate import (
+    activation_plan,
+    close_column,
+    ranged_row,
+    retaliating,
+)
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
@@ -151,9 +156,16 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
         out["target DEFENCE"] = f"{defence} (statuses at the start of the sequence)"
         if s.exposed is not None:
             out["exposed models prioritised"] = f"{s.exposed} (only they can be destroyed)"
-        out["suppression test"] = (
-            "no (opportunity fire)" if s.opportunity_fire else "if at least 1 model is destroyed"
-        )
+        why = "opportunity fire" if s.opportunity_fire else "aircraft"
+        if not (s.opportunity_fire or tgt.type == "aircraft"):
+            out["suppression test"] = "if at least 1 model is destroyed"
+        elif sc.rules.cannot_be_suppressed == "no_test":
+            out["suppression test"] = f"no ({why}: the target cannot be suppressed)"
+        else:
+            out["suppression test"] = (
+                f"if at least 1 model is destroyed; a failure does not suppress it ({why}), "
+                "but it falls back if already suppressed or breaks at its BREAK LIMIT"
+            )
         return out
     col = close_column(a, att)
     assert col is not None
@@ -161,37 +173,67 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
     out["weapon"] = a.weapon or "melee"
     out["attack dice"] = _dice_now(col, att, storming or att.garrisoned)
     out["charge"] = "yes (needs the movement step)" if s.charge else "no (already in contact)"
+    flags = _close_flags(s)
     bonuses = [
         n
         for n, on in (
             ("outflanking", s.outflanking),
             ("overwhelming", overwhelming(att, tgt)),
-            ("supported", s.supported),
+            (_named("supported", flags["supported"]), s.supported_now()),
         )
         if on
     ]
-    thr = "threatened" + (" (derived: secondary combatants)" if s.threatened is None else "")
-    penalties = [n for n, on in (("suppressed", att.suppressed), (thr, s.threatened_now())) if on]
+    penalties = [
+        n
+        for n, on in (
+            ("suppressed", att.suppressed),
+            (_named("threatened", flags["threatened"]), s.threatened_now()),
+        )
+        if on
+    ]
+    out["supported / threatened"] = "; ".join(
+        f"{who} {'yes' if s_on else 'no'} ({src})"
+        for who, (s_on, src) in (
+            ("charger supported", (s.supported_now(), flags["supported"])),
+            ("charger threatened", (s.threatened_now(), flags["threatened"])),
+            ("target's retaliation supported", (s.retaliation_supported(), flags["r_supported"])),
+            (
+                "target's retaliation threatened",
+                (s.retaliation_threatened(), flags["r_threatened"]),
+            ),
+        )
+    )
     d = close_static(sc, i) - int(att.suppressed)
     out["combat rating"] = _rating_text(d, s.rating, bonuses, penalties)
     out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
     out["target DEFENCE"] = tgt.defence
     first = "the target (defensive advantage" + (": storming)" if storming else ")")
     out["strikes first"] = first if (s.defensive_advantage or storming) else "the charger"
+    strikers = retaliating(sc, a)
     for name in (a.target, *s.secondary):
         u = by[name]
         role = "target" if name == a.target else "secondary combatant"
         if not u.armaments.melee:
             out[f"retaliation: {name} ({role})"] = "none (no MELEE score)"
             continue
-        derived = s.defender_supported is None
-        sup = s.retaliation_supported() if name == a.target else s.secondary_supported()
+        if name not in strikers:
+            out[f"retaliation: {name} ({role})"] = (
+                "none (the target has no MELEE score, so there is no retaliation to join; "
+                '[rules] secondary_retaliation = "always" strikes anyway)'
+            )
+            continue
+        if name == a.target:
+            sup, thr = s.retaliation_supported(), s.retaliation_threatened()
+            sup_src, thr_src = flags["r_supported"], flags["r_threatened"]
+        else:
+            sup, thr = s.secondary_supported(), s.secondary_threatened()
+            sup_src, thr_src = flags["s_supported"], flags["s_threatened"]
         b2 = [n for n, on in (("overwhelming", overwhelming(u, att)),) if on]
         if sup:
-            b2.append("supported" + (" (derived)" if derived else ""))
+            b2.append(_named("supported", sup_src))
         p2 = [
             n
-            for n, on in (("suppressed", u.suppressed), ("threatened", s.defender_threatened))
+            for n, on in (("suppressed", u.suppressed), (_named("threatened", thr_src), thr))
             if on
         ]
         d2 = retaliation_static(sc, i, name) - int(u.suppressed)
@@ -203,6 +245,57 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
             f"dice {dice}; {_rating_text(d2, s.defender_rating, b2, p2)}; re-rolls "
             f"{_tier(d2, s.defender_rating, rr, s.defender_extra_rerolls_from)}"
         )
+    return out
+
+
+def _named(flag: str, source: str) -> str:
+    """``flag`` with where its value came from, unless the scenario gave it."""
+    return flag if source == "given" else f"{flag} ({source})"
+
+
+def _close_flags(s: Situation) -> dict[str, str]:
+    """Where each *supported* / *threatened* flag of a close quarters attack comes from.
+
+    The charger's *supported* is the target retaliation's *threatened* and the charger's
+    *threatened* the retaliation's *supported* (the text defines both by the same units), so
+    a flag the scenario does not give is read from its counterpart (see
+    :class:`~oddslab.rulesets.armoured_clash.model.Situation`).
+    """
+    sec = "derived: a secondary combatant is in contact"
+    out = {
+        "supported": "given"
+        if s.supported is not None
+        else (
+            f"derived: defender_threatened = {str(s.defender_threatened).lower()}"
+            if s.defender_threatened is not None
+            else "not given"
+        ),
+        "threatened": "given"
+        if s.threatened is not None
+        else (
+            sec
+            if s.secondary
+            else (
+                f"derived: defender_supported = {str(s.defender_supported).lower()}"
+                if s.defender_supported is not None
+                else "not given, no secondary combatant"
+            )
+        ),
+        "r_supported": "given"
+        if s.defender_supported is not None
+        else (
+            "derived: the charger is threatened"
+            if s.threatened_now()
+            else (sec if s.secondary else "derived: the charger is not threatened")
+        ),
+        "r_threatened": "given"
+        if s.defender_threatened is not None
+        else f"derived: the charger is {'' if s.supported else 'not '}supported",
+        "s_supported": "given"
+        if s.defender_supported is not None
+        else "derived: the target is in contact",
+        "s_threatened": "given" if s.defender_threatened is not None else "not given",
+    }
     return out
 
 
@@ -236,6 +329,16 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
         "activations (statuses expire, rally tests in the sequence)": r.activations,
         "statuses lost at the end of an activation": (
             "those held when it started" if r.status_expiry == "held_at_start" else "all"
+        ),
+        "secondary combatants retaliate": (
+            "alongside the target (not when it has no MELEE score)"
+            if r.secondary_retaliation == "with_target"
+            else "always, even when the target has no MELEE score"
+        ),
+        "opportunity fire's target and aircraft (cannot be suppressed)": (
+            "take no suppression test"
+            if r.cannot_be_suppressed == "no_test"
+            else "test; a failure cannot suppress them, but they can fall back or break"
         ),
     }
     out["C&C decks (drawn without replacement)"] = {

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import layout as K
-from oddslab.rulesets.armoured_clash.validate import activation_plan, close_column, ranged_row
+from oddslab.rulesets.armoured_clash.validate import (
+    activation_plan,
+    close_column,
+    ranged_row,
+    retaliating,
+)
 
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.model import Unit
@@ -65,34 +70,35 @@ def _hits_bound(sc: ArmouredClashScenario, f: Unit) -> int:
             else:
                 hits += per_die * max(close_column(a, att) or (0,))
         if a.kind == "close" and a.attacker == f.name:
-            for nm in (a.target, *a.situation.secondary):
+            for nm in retaliating(sc, a):
                 hits += per_die * max(by[nm].armaments.melee or (0,))
     return hits
 
 
-def _tests(sc: ArmouredClashScenario, f: Unit) -> int:
-    """Most suppression tests the unit can take in the sequence (0 for aircraft)."""
-    if f.type == "aircraft":
-        return 0
-    n = 0
-    for a in sc.attacks:
-        if a.kind == "ranged" and a.target == f.name and not a.situation.opportunity_fire:
-            n += 1
-        if a.kind == "close" and f.name in (a.attacker, a.target):
-            n += 1
-    return n + sum(_tests(sc, c) for c in sc.units if c.carrying == f.name)
-
-
-def _tested_at(sc: ArmouredClashScenario, f: Unit, i: int) -> bool:
-    """Can unit ``f`` take a suppression test in step ``i``?"""
-    if f.type == "aircraft":
-        return False
+def _test_kind(sc: ArmouredClashScenario, f: Unit, i: int) -> int:
+    """The suppression test unit ``f`` can take in step ``i``: 0 none, 1 one whose failure
+    can make it suppressed, 2 one whose failure cannot ("cannot be suppressed": the target of
+    opportunity fire or an aircraft, with ``[rules] cannot_be_suppressed = "no_status"``)."""
+    tested = 0
     a = sc.attacks[i]
-    if a.kind == "ranged" and a.target == f.name and not a.situation.opportunity_fire:
-        return True
+    if a.kind == "ranged" and a.target == f.name:
+        if not a.situation.opportunity_fire:
+            tested = 1
+        elif sc.rules.cannot_be_suppressed == "no_status":
+            tested = 2
     if a.kind == "close" and f.name in (a.attacker, a.target):
-        return True
-    return any(_tested_at(sc, c, i) for c in sc.units if c.carrying == f.name)
+        tested = 1
+    for c in sc.units:
+        if c.carrying == f.name:  # a passenger tests when its transport does
+            tested = max(tested, _test_kind(sc, c, i))
+    if tested and f.type == "aircraft":
+        tested = 2 if sc.rules.cannot_be_suppressed == "no_status" else 0
+    return tested
+
+
+def _tests(sc: ArmouredClashScenario, f: Unit) -> int:
+    """Most suppression tests the unit can take in the sequence."""
+    return sum(_test_kind(sc, f, i) > 0 for i in range(len(sc.attacks)))
 
 
 def _can_fall_back(sc: ArmouredClashScenario, f: Unit) -> bool:
@@ -104,10 +110,12 @@ def _can_fall_back(sc: ArmouredClashScenario, f: Unit) -> bool:
         mine = sc.rules.activations and active == f.name
         if mine and start:
             held, tested = maybe, False
-        if _tested_at(sc, f, i):
+        kind = _test_kind(sc, f, i)
+        if kind:
             if maybe:
                 return True
-            maybe = tested = True
+            if kind == 1:
+                maybe = tested = True
         if mine and end:
             all_lost = sc.rules.status_expiry == "all"
             maybe = False if all_lost else (tested if held else maybe)
@@ -128,7 +136,7 @@ def _max_losses(sc: ArmouredClashScenario, u: Unit) -> int:
             else:
                 dmg += per_die * max(close_column(a, att) or (0,)) // u.defence
         if a.kind == "close" and a.attacker == u.name:
-            for nm in (a.target, *a.situation.secondary):
+            for nm in retaliating(sc, a):
                 dmg += per_die * max(by[nm].armaments.melee or (0,)) // u.defence
     n = (dmg + u.damage) // u.damage_limit + u.withdraw_losses + u.fall_back_losses
     carrier = next((c for c in sc.units if c.carrying == u.name), None)

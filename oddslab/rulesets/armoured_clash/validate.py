@@ -20,7 +20,14 @@ from oddslab.rulesets.armoured_clash.model import (
 if TYPE_CHECKING:
     from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
 
-__all__ = ["problems", "ranged_row", "close_column", "active_unit", "activation_plan"]
+__all__ = [
+    "problems",
+    "ranged_row",
+    "close_column",
+    "retaliating",
+    "active_unit",
+    "activation_plan",
+]
 
 
 def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
@@ -100,7 +107,7 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
         if a.kind == "ranged":
             row = ranged_row(a, att, tgt)
             if row is None:
-                want = f"'{a.weapon}'" if a.weapon else "a ranged row"
+                want = f"'{a.weapon}'" if a.weapon else "ranged row"
                 out.append(
                     (
                         f"{key}.weapon",
@@ -116,10 +123,17 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                         )
                     )
                 if row.reload and (att.reloading or att.name in fired_reload):
+                    # assumed: firing a reload weapon makes the unit reloading, and a sequence
+                    # holds no re-arm action (an activation without an attack)
+                    why = (
+                        "is reloading"
+                        if att.reloading
+                        else "fired a reload weapon earlier in the sequence, so it is reloading"
+                    )
                     out.append(
                         (
                             f"{key}.weapon",
-                            f"'{att.name}' is reloading and '{row.name}' has the reload quality",
+                            f"'{att.name}' {why} and '{row.name}' has the reload quality",
                         )
                     )
                 if row.reload:
@@ -136,6 +150,20 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                     (
                         f"{key}.exposed",
                         "a garrisoned unit cannot have exposed models prioritised",
+                    )
+                )
+            elif s.exposed is not None and s.exposed >= tgt.models:
+                # the text: only "if some, but not all of the models ... are exposed"
+                want = (
+                    f"expected 1 to {tgt.models - 1} ('{tgt.name}' has {tgt.models} models)"
+                    if tgt.models > 1
+                    else f"'{tgt.name}' has one model, so it cannot"
+                )
+                out.append(
+                    (
+                        f"{key}.exposed",
+                        "exposed models can be prioritised only if some, but not all, of the "
+                        f"target's models are exposed: {want}",
                     )
                 )
         else:
@@ -180,11 +208,11 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
 
 _CLOSE_ONLY = {
     "outflanking": False,
-    "supported": False,
+    "supported": None,
     "threatened": None,
     "defensive_advantage": False,
     "defender_supported": None,
-    "defender_threatened": False,
+    "defender_threatened": None,
     "secondary": (),
     "charge": True,
     "defender_extra_rerolls": (),
@@ -271,6 +299,21 @@ def ranged_row(a: Attack, att: Unit, tgt: Unit) -> RangedAttack | None:
 
 def close_column(a: Attack, att: Unit) -> Sequence[int] | None:
     return att.armaments.impact if a.weapon == "impact" else att.armaments.melee
+
+
+def retaliating(sc: ArmouredClashScenario, a: Attack) -> tuple[str, ...]:
+    """Units of close quarters attack ``a`` that strike the charger (with a MELEE score).
+
+    The target "if [it] has a MELEE score"; secondary combatants with one "retaliate at the
+    same time that the target of the charge does", so (``[rules] secondary_retaliation =
+    "with_target"``) only when the target does, or always (``"always"``).
+    """
+    by = {u.name: u for u in sc.units}
+    target_strikes = by[a.target].armaments.melee is not None
+    names = [a.target] if target_strikes else []
+    if target_strikes or sc.rules.secondary_retaliation == "always":
+        names += [n for n in a.situation.secondary if by[n].armaments.melee is not None]
+    return tuple(names)
 
 
 def active_unit(a: Attack) -> str:

@@ -1,0 +1,317 @@
+"""Armoured Clash readings of the close quarters and suppression texts: the charger's
+*supported* / *threatened* flags carried over to the retaliation, secondary combatants
+retaliating only with the target, opportunity fire and aircraft that cannot be suppressed,
+reload weapons, and prioritised exposed models. Each case is worked from the rule text; the
+switched-off reading is shown to differ.
+
+Tolerances: |z| < 5 (tests/stats.py) against exact probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from stats import Z_MAX
+
+from oddslab._schema import ScenarioError
+from oddslab.engine import simulate
+from oddslab.rulesets.armoured_clash import (
+    CATEGORIES,
+    Armaments,
+    ArmouredClashScenario,
+    Attack,
+    AttackDie,
+    RangedAttack,
+    Rules,
+    Situation,
+    Unit,
+    attack_pool_pmf,
+)
+from oddslab.rulesets.armoured_clash import layout as K
+from oddslab.scenario import from_dict
+
+
+def _duel(**situation) -> ArmouredClashScenario:
+    """Two one-model units (DEFENCE 1, one melee die) in close quarters: the audit's c3."""
+    a = Unit(
+        "a", side="attacker", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,))
+    )
+    t = Unit("t", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,)))
+    return ArmouredClashScenario(
+        (a, t), (Attack("a", "t", kind="close", situation=Situation(**situation)),)
+    )
+
+
+def _statics(sc: ArmouredClashScenario) -> tuple[int, int]:
+    """(charger, target retaliation) bonuses - penalties of the first attack."""
+    row = sc.arrays()["AT"][0]
+    return int(row[K.A_STATIC]), int(row[K.A_RSTATIC])
+
+
+def _hit(rating: str) -> float:
+    """P(one attack die scores at least one hit) at ``rating``."""
+    return 1.0 - float(attack_pool_pmf(1, rating)[0])
+
+
+def _z(p_hat: float, p: float, n: int) -> float:
+    return abs(p_hat - p) / math.sqrt(p * (1 - p) / n)
+
+
+# -- 1. the charger's supported / threatened are the retaliation's threatened / supported ------
+@pytest.mark.parametrize(
+    "situation, want",
+    [
+        ({}, (0, 0)),
+        ({"supported": True}, (1, -1)),  # the retaliation is threatened
+        ({"threatened": True}, (-1, 1)),  # the retaliation is supported
+        ({"supported": True, "threatened": True}, (0, 0)),
+        ({"defender_threatened": True}, (1, -1)),  # the charger is supported
+        ({"defender_supported": True}, (-1, 1)),  # the charger is threatened
+        ({"supported": True, "defender_threatened": False}, (1, 0)),  # explicit keys win
+        ({"threatened": True, "defender_supported": False}, (-1, 0)),
+        ({"supported": False, "defender_threatened": True}, (0, -1)),
+    ],
+)
+def test_supported_and_threatened_carry_over_to_the_retaliation(situation, want):
+    assert _statics(_duel(**situation)) == want
+
+
+def test_a_secondary_is_not_threatened_by_the_chargers_support():
+    """The charger's supporting unit is within 2" of the target, not of a secondary: only
+    the target's retaliation is threatened; the secondary's stays supported."""
+    a = Unit(
+        "a", side="attacker", models=2, defence=1, discipline=6, armaments=Armaments(melee=(1, 2))
+    )
+    t = Unit("t", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,)))
+    s2 = Unit("s2", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,)))
+    sit = Situation(supported=True, secondary=("s2",))
+    sc = ArmouredClashScenario((a, t, s2), (Attack("a", "t", kind="close", situation=sit),))
+    row = sc.arrays()["AT"][0]
+    # charger: supported - threatened = 0; target: supported - threatened = 0; secondary +1
+    assert (row[K.A_STATIC], row[K.A_RSTATIC], row[K.A_SST0]) == (0, 0, 1)
+
+
+def test_show_names_where_the_flags_come_from():
+    step = _duel(supported=True).resolved()["step 1: a → t (close quarters)"]
+    assert "threatened (derived: the charger is supported)" in step["retaliation: t (target)"]
+    assert step["retaliation: t (target)"].split("; ")[1].startswith("weakened")
+    assert (
+        "target's retaliation threatened yes (derived: the charger is supported)"
+        in (step["supported / threatened"])
+    )
+    step = _duel(threatened=True).resolved()["step 1: a → t (close quarters)"]
+    assert "supported (derived: the charger is threatened)" in step["retaliation: t (target)"]
+
+
+def test_the_flags_are_read_from_a_scenario_file():
+    d = {
+        "ruleset": "armoured-clash",
+        "units": {
+            "a": {"side": "attacker", "models": 1, "defence": 1, "discipline": 6, "melee": [1]},
+            "t": {"side": "defender", "models": 1, "defence": 1, "discipline": 6, "melee": [1]},
+        },
+        "attacks": [{"attacker": "a", "target": "t", "kind": "close", "supported": True}],
+    }
+    assert _statics(from_dict(d)) == (1, -1)
+    d["attacks"][0]["defender_threatened"] = False
+    assert _statics(from_dict(d)) == (1, 0)
+    d["units"]["a"]["ranged"] = [{"name": "gun", "dice": [1]}]
+    d["attacks"][0] = {"attacker": "a", "target": "t", "defender_threatened": True}
+    with pytest.raises(ScenarioError, match=r"attacks\[0\]\.defender_threatened"):
+        from_dict(d, source="bad.toml")
+
+
+@pytest.mark.parametrize("flag", ["supported", "threatened"])
+def test_close_quarters_duel_with_a_flag_matches_the_exact_odds(flag):
+    """One die each. Supported: the charger is improved, the retaliation threatened
+    (weakened); threatened: the charger weakened, the retaliation supported (improved).
+    P(charger wins) = p_c, P(target wins) = (1 - p_c) p_t, stalemate (1 - p_c)(1 - p_t).
+    Before the fix the retaliation stayed neutral (supported: 0.194 / 0.138 instead of 1/6)."""
+    r_c, r_t = ("improved", "weakened") if flag == "supported" else ("weakened", "improved")
+    p_c, p_t = _hit(r_c), _hit(r_t)
+    n = 400_000
+    out = simulate(_duel(**{flag: True}), trials=n, seed=61)
+    want = {
+        "attacker_won_close_quarters": p_c,
+        "defender_won_close_quarters": (1 - p_c) * p_t,
+        "close_quarters_stalemate": (1 - p_c) * (1 - p_t),
+    }
+    for name, p in want.items():
+        assert _z(out.prob(name), p, n) < Z_MAX, (name, out.prob(name), p)
+    # the old reading (retaliation neutral) is far outside the tolerance
+    old = (1 - p_c) * _hit("neutral")
+    assert _z(out.prob("defender_won_close_quarters"), old, n) > 20
+
+
+# -- 5. prioritising exposed models needs some, but not all, exposed -----------------------------
+def _ranged_file(models: int, **attack) -> dict:
+    return {
+        "ruleset": "armoured-clash",
+        "units": {
+            "a": {
+                "side": "attacker",
+                "models": 1,
+                "defence": 1,
+                "discipline": 6,
+                "ranged": [{"name": "gun", "dice": [2]}],
+            },
+            "t": {"side": "defender", "models": models, "defence": 2, "discipline": 6},
+        },
+        "attacks": [{"attacker": "a", "target": "t", **attack}],
+    }
+
+
+@pytest.mark.parametrize("models, exposed", [(5, 5), (5, 9), (1, 1)])
+def test_exposed_all_models_is_rejected(models, exposed):
+    d = _ranged_file(models, exposed=exposed, concealed=True)
+    with pytest.raises(ScenarioError, match=r"bad\.toml: attacks\[0\]\.exposed: .*some, but not"):
+        from_dict(d, source="bad.toml")
+
+
+def test_exposed_some_models_is_accepted():
+    sc = from_dict(_ranged_file(5, exposed=4, concealed=True))
+    assert sc.static_rating(0) == 1  # the concealed penalty does not apply
+
+
+def test_exposed_all_models_is_a_cli_input_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    path = tmp_path / "all-exposed.toml"
+    path.write_text(
+        'ruleset = "armoured-clash"\n'
+        '[units.a]\nside = "attacker"\nmodels = 1\ndefence = 1\ndiscipline = 6\n'
+        '[[units.a.ranged]]\nname = "gun"\ndice = [2]\n'
+        '[units.t]\nside = "defender"\nmodels = 5\ndefence = 2\ndiscipline = 6\n'
+        '[[attacks]]\nattacker = "a"\ntarget = "t"\nconcealed = true\nexposed = 5\n'
+    )
+    res = CliRunner().invoke(app, ["simulate", str(path), "-n", "100"])
+    assert res.exit_code == 2, res.output
+    assert "attacks[0].exposed" in res.output and "Traceback" not in res.output
+
+
+# -- 3. secondary combatants retaliate alongside the target --------------------------------------
+SURE = AttackDie(heroic=0, strike=1, glancing=0, miss=0, blank=0)
+
+
+def _tank_with_escort(rule: str) -> ArmouredClashScenario:
+    """Infantry charge a tank (no MELEE score, DEFENCE 50: no damage) with a 2-model infantry
+    escort in contact; every die strikes."""
+    att = Unit("att", side="attacker", models=4, defence=1, discipline=10,
+               armaments=Armaments(melee=(1, 2, 3, 4)))  # fmt: skip
+    tank = Unit("tank", type="armour", category="heavy", models=2, defence=50, discipline=10)
+    esc = Unit("esc", models=2, defence=1, discipline=10, armaments=Armaments(melee=(1, 2)))
+    sit = Situation(secondary=("esc",))
+    return ArmouredClashScenario(
+        (att, tank, esc),
+        (Attack("att", "tank", kind="close", situation=sit),),
+        die=SURE,
+        focus="att",
+        rules=Rules(secondary_retaliation=rule),
+    )
+
+
+def test_secondaries_do_not_retaliate_when_the_target_cannot():
+    """The tank makes no retaliatory attack, so the escort has none to join: nobody loses a
+    model, a stalemate. With secondary_retaliation = "always" the escort's 2 strikes kill 2
+    chargers and the defender side wins."""
+    out = simulate(_tank_with_escort("with_target"), trials=500, seed=71)
+    assert out.prob("close_quarters_stalemate") == 1
+    assert out.prob("attacker_models_lost", 0) == 1
+    assert "hits_on_attacker" not in out.counts  # nothing can strike the charger
+    old = simulate(_tank_with_escort("always"), trials=500, seed=71)
+    assert old.prob("defender_won_close_quarters") == 1
+    assert old.prob("attacker_models_lost", 2) == 1
+
+
+def test_show_says_the_secondary_has_no_retaliation_to_join():
+    step = _tank_with_escort("with_target").resolved()["step 1: att → tank (close quarters)"]
+    assert step["retaliation: esc (secondary combatant)"].startswith("none (the target has no")
+    step = _tank_with_escort("always").resolved()["step 1: att → tank (close quarters)"]
+    assert step["retaliation: esc (secondary combatant)"].startswith("dice 2")
+
+
+def test_secondary_retaliation_is_read_from_the_rules_table():
+    d = _ranged_file(5)
+    d["rules"] = {"secondary_retaliation": "always"}
+    assert from_dict(d).rules.secondary_retaliation == "always"
+    d["rules"] = {"secondary_retaliation": "never"}
+    with pytest.raises(ScenarioError, match=r"rules\.secondary_retaliation"):
+        from_dict(d, source="bad.toml")
+
+
+# -- 2. "cannot be suppressed": opportunity fire's target and aircraft ---------------------------
+def _opportunity_fire(rule: str, **target) -> ArmouredClashScenario:
+    """y's opportunity fire (one die that always strikes) kills one model of x; every card
+    of x's side is a 10, so any test it takes fails."""
+    kw = {"models": 6, "defence": 1, "discipline": 5, **target}
+    x = Unit("x", side="attacker", **kw)
+    y = Unit("y", models=1, defence=1, discipline=10,
+             armaments=Armaments(ranged=(RangedAttack("gun", dice=(1,), vs=CATEGORIES),)))  # fmt: skip
+    opp = Attack("y", "x", situation=Situation(opportunity_fire=True))
+    return ArmouredClashScenario(
+        (x, y),
+        (opp,),
+        die=SURE,
+        decks={"attacker": (10,)},
+        rules=Rules(cannot_be_suppressed=rule),
+    )
+
+
+def test_opportunity_fire_target_takes_no_test():
+    """Default reading: no suppression test, so a suppressed target cannot fall back and one
+    at its BREAK LIMIT cannot break."""
+    sc = _opportunity_fire("no_test", suppressed=True, fall_back_losses=1)
+    assert "attacker_fell_back" not in [s.name for s in sc.stats()]
+    out = simulate(sc, trials=300, seed=72)
+    assert out.prob("attacker_models_lost", 1) == 1
+    sc = _opportunity_fire("no_test", models=2, break_limit=1)
+    assert simulate(sc, trials=300, seed=72).prob("attacker_annihilated") == 0
+
+
+def test_opportunity_fire_target_tests_without_the_status():
+    """cannot_be_suppressed = "no_status": the failed test falls a suppressed unit back (one
+    more model lost), breaks a unit at its BREAK LIMIT, and leaves an unsuppressed one
+    unsuppressed."""
+    out = simulate(
+        _opportunity_fire("no_status", suppressed=True, fall_back_losses=1), trials=300, seed=73
+    )
+    assert out.prob("attacker_fell_back") == 1 and out.prob("attacker_models_lost", 2) == 1
+    out = simulate(_opportunity_fire("no_status", models=2, break_limit=1), trials=300, seed=73)
+    assert out.prob("attacker_broke") == 1
+    out = simulate(_opportunity_fire("no_status"), trials=300, seed=73)
+    assert out.prob("attacker_suppressed") == 0 and out.prob("attacker_models_lost", 1) == 1
+
+
+def test_aircraft_cannot_be_suppressed_either_way():
+    """An aircraft at its BREAK LIMIT: it never tests by default; with "no_status" it tests
+    (a fail breaks it) but is never suppressed."""
+    plane = {"type": "aircraft", "category": "aerial", "models": 2, "break_limit": 1}
+    sc = _opportunity_fire("no_test", **plane)
+    assert "attacker_broke" not in [s.name for s in sc.stats()]
+    assert simulate(sc, trials=300, seed=74).prob("attacker_annihilated") == 0
+    out = simulate(_opportunity_fire("no_status", **plane), trials=300, seed=74)
+    assert out.prob("attacker_broke") == 1
+
+
+def test_show_says_whether_opportunity_fire_tests():
+    step = "step 1: y → x (ranged attack)"
+    text = _opportunity_fire("no_test").resolved()[step]["suppression test"]
+    assert text.startswith("no (opportunity fire")
+    text = _opportunity_fire("no_status").resolved()[step]["suppression test"]
+    assert "does not suppress it" in text
+
+
+# -- 4. a reload weapon makes the unit reloading (assumption) ------------------------------------
+def test_second_reload_shot_is_rejected_as_reloading():
+    d = _ranged_file(4)
+    d["units"]["a"]["ranged"][0]["reload"] = True
+    d["attacks"].append({"attacker": "a", "target": "t", "new_activation": True})
+    with pytest.raises(ScenarioError, match=r"attacks\[1\]\.weapon: .*earlier in the sequence"):
+        from_dict(d, source="bad.toml")
+    d["attacks"].pop()
+    d["units"]["a"]["reloading"] = True
+    with pytest.raises(ScenarioError, match=r"attacks\[0\]\.weapon: 'a' is reloading"):
+        from_dict(d, source="bad.toml")
