@@ -42,13 +42,13 @@ def test_pass_faces_plain_and_natural(target):
 
 def test_pass_chances_every_modifier():
     f = Formation("f", command=5, units=4, suppressed=2, shock=1, enemy_within_8=True)
-    # the text's sentence: -1 suppressed; the rally test also takes it (default)
-    assert pass_chances(f, Rules()) == {"action": 4, "retain": 3, "rally": 3, "rally_broken": 1}
-    assert pass_chances(f, Rules(rally_action_penalty=False)) == {
+    # the text's sentence: -1 suppressed; the rally test takes only the rally table (default)
+    assert pass_chances(f, Rules()) == {"action": 4, "retain": 3, "rally": 4, "rally_broken": 2}
+    assert pass_chances(f, Rules(rally_action_penalty=True)) == {
         "action": 4,
         "retain": 3,
-        "rally": 4,
-        "rally_broken": 2,
+        "rally": 3,
+        "rally_broken": 1,
     }
     assert pass_chances(f, Rules(action_penalty="both"))["action"] == 3
     assert pass_chances(f, Rules(action_penalty="either"))["action"] == 4
@@ -320,15 +320,22 @@ def test_worked_examples_of_the_docs():
         suppressed=1,
         outside_shock=OutsideShock(table=(0.5, 0.3, 0.2)),
     )
-    assert pass_chances(f, Rules()) == {"action": 3, "retain": 2, "rally": 3, "rally_broken": 1}
+    assert pass_chances(f, Rules()) == {"action": 3, "retain": 2, "rally": 4, "rally_broken": 2}
     r = formation_chain(f, Rules(), 3)
-    assert np.allclose(r.shock[0][:5], [0.45, 0.325, 0.175, 0.05, 0.0], atol=1e-15)
-    assert abs(r.broken_by[0]) < 1e-15 and abs(r.broken_by[1] - 0.13125) < 1e-12
-    assert round(r.broken_by[2], 4) == 0.3235
+    turn1 = [
+        0.25 + 0.4 * 4 / 6,
+        0.4 * 2 / 6 + 0.25 * 4 / 6,
+        0.25 * 2 / 6 + 0.1 * 4 / 6,
+        0.1 * 2 / 6,
+    ]
+    assert np.allclose(r.shock[0][:5], [*turn1, 0.0], atol=1e-15)
+    assert abs(r.broken_by[0]) < 1e-15 and abs(r.broken_by[1] - 0.1075) < 1e-12
+    assert round(r.broken_by[2], 4) == 0.2637
     r = formation_chain(f, Rules(action_penalty="shock"), 3)
-    assert (round(r.broken_by[1], 4), round(r.broken_by[2], 4)) == (0.1075, 0.2811)
-    r = formation_chain(f, Rules(rally_action_penalty=False), 3)
-    assert (round(r.broken_by[1], 4), round(r.broken_by[2], 4)) == (0.1075, 0.2637)
+    assert (round(r.broken_by[1], 4), round(r.broken_by[2], 4)) == (0.0872, 0.2258)
+    r = formation_chain(f, Rules(rally_action_penalty=True), 3)
+    assert np.allclose(r.shock[0][:5], [0.45, 0.325, 0.175, 0.05, 0.0], atol=1e-15)
+    assert abs(r.broken_by[1] - 0.13125) < 1e-12 and round(r.broken_by[2], 4) == 0.3235
 
 
 def test_worked_example_files():

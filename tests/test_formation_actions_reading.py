@@ -40,7 +40,7 @@ def test_every_key_is_read():
         "action_penalty": "both",
         "natural_one_passes": True,
         "natural_six_fails": True,
-        "rally_action_penalty": False,
+        "rally_action_penalty": True,
         "retain_limit": "once-per-turn",
         "withdrawal": "removed",
         "break_check": "end-phase",

@@ -297,7 +297,8 @@ class Rules:
         A natural 1 always passes / a natural 6 always fails (default off: the text says only
         "roll under or equal to its command rating").
     rally_action_penalty : bool
-        The rally test, being "an action test", also takes the action test's -1 (default on).
+        The rally test also takes the action test's -1 (default off: the rally section gives
+        its own modifiers, and "an action test" names the roll, D6 <= command rating).
     retain_limit : {"in-a-row", "once-per-turn"}
         "The initiative cannot be retained twice": not twice in a row (default), or at most
         once per army per turn.
@@ -319,7 +320,7 @@ class Rules:
     action_penalty: str = "suppressed"
     natural_one_passes: bool = False
     natural_six_fails: bool = False
-    rally_action_penalty: bool = True
+    rally_action_penalty: bool = False
     retain_limit: str = "in-a-row"
     withdrawal: str = "stays-broken"
     break_check: str = "immediate"

@@ -143,7 +143,7 @@ def _read_rules(tbl: Table, army_keys: list[str]) -> Rules:
         action_penalty=tbl.str("action_penalty", "suppressed", choices=PENALTY_READINGS),
         natural_one_passes=tbl.bool("natural_one_passes", False),
         natural_six_fails=tbl.bool("natural_six_fails", False),
-        rally_action_penalty=tbl.bool("rally_action_penalty", True),
+        rally_action_penalty=tbl.bool("rally_action_penalty", False),
         retain_limit=tbl.str("retain_limit", "in-a-row", choices=RETAIN_LIMITS),
         withdrawal=tbl.str("withdrawal", "stays-broken", choices=WITHDRAWALS),
         break_check=tbl.str("break_check", "immediate", choices=BREAK_CHECKS),
