@@ -3,8 +3,9 @@
 Every test here failed on the code before its fix (except the guards, which check what a
 fix keeps):
 sweeping advances in multi-unit combats, supporting monstrous creatures, the two readings
-of "majority" and a WS with no majority type, and an independent character splitting his
-hits. Dice are scripted (``run_with_dice``), so nothing is statistical.
+of "majority" and a WS with no majority type, an independent character splitting his
+hits, and a force weapon in the sweeping advance. Dice are scripted (``run_with_dice``), so
+nothing is statistical.
 """
 
 from __future__ import annotations
@@ -247,3 +248,34 @@ def test_only_an_independent_character_may_split():
     del data["attacker"]["units"][0]["groups"][0]["split"]
     sc = scenario.from_dict(data, source="ok.toml")
     assert sc.attacker.units[0].groups[0].targets == ("B", "C")
+
+
+# -- force weapons: "a single psychic test ... you may not use another psychic power in the same
+# turn" --------------------------------------------------------------------------------------
+
+
+def _psyker(max_turns: int = 1, ld: int = 2) -> AssaultScenario:
+    lib = Unit("Lib", (ModelGroup("psyker", 1, ld=10, weapon="force-weapon"),))
+    dfn = Unit("D", (ModelGroup("big", 2, w=3, a=0, ld=ld),))
+    return AssaultScenario(Side("att", (lib,)), Side("def", (dfn,)), Rules(max_turns=max_turns))
+
+
+def test_force_weapon_makes_no_psychic_test_in_the_sweeping_advance():
+    """Two attacks hit (6, 6) and wound (6, 6); the test (1, 1) slays the wounded model. D
+    breaks (6, 6), falls back 2" (1, 1) and is swept (6, 6): the sweep's attack wounds (6)
+    the second model, which has three wounds and lives. The code before took a second
+    psychic test (1, 1) in the sweep and slew it too."""
+    r = _psyker().run_with_dice([6, 6, 6, 6, 1, 1, 6, 6, 1, 1, 6, 6, 6] + [1, 1])
+    assert r["defender_swept"] == 1
+    assert r["defender_models_lost"] == 1
+    assert r["defender_wounds_lost"] == 3  # two in the fight, one in the sweep
+    assert r["dice_used"] == 13  # no psychic test after the sweep's wound die
+
+
+def test_force_weapon_tests_once_in_each_turn():
+    """Guard: each turn of the combat is a new turn for the psyker. Turn 1 as above, D holds
+    (1, 1); turn 2 (no charge bonus): hit 6, wound 6, test 1, 1 slays the second model."""
+    r = _psyker(max_turns=2, ld=10).run_with_dice([6, 6, 6, 6, 1, 1, 1, 1] + [6, 6, 1, 1])
+    assert r["defender_models_lost"] == 2
+    assert r["defender_destroyed"] == 1
+    assert r["dice_used"] == 12

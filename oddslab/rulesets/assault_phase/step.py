@@ -139,7 +139,8 @@ def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
     """Every group striking at ``step`` attacks simultaneously; casualties applied after.
 
     In a sweeping advance (``sweep``) only groups with ``wk[W_SWEEPER, g] >= 0`` strike, at the
-    entities of unit ``wk[W_SWEEPER, g]``, every attack hitting automatically. ``redirect`` lets
+    entities of unit ``wk[W_SWEEPER, g]``, every attack hitting automatically (a force weapon
+    as a power weapon: no psychic test). ``redirect`` lets
     a group whose target has nobody left in reach strike another enemy (after piling in).
     An independent character with several aims (``G_NAIMS > 1``) rolls to hit against the
     first aim that has models in reach and deals his hits between them (:func:`_deal_split`).
@@ -203,7 +204,10 @@ def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
                 rend = gi[g, G_REND_C] != 0 and not sweep
                 poison = gi[g, G_POISON_C]
                 claw = gi[g, G_CLAW_C] != 0
-                force = gi[g, G_FORCE_C] != 0
+                # a force weapon's one psychic test a turn is taken in the fight, never in
+                # the sweeping advance ("you may not use another psychic power in the same
+                # turn"): there it strikes as the power weapon it is
+                force = gi[g, G_FORCE_C] != 0 and not sweep
             else:  # supporting: one attack, no special close combat attack forms
                 per = 1
                 if sweep and cx[CX_RULES + R_SWEEP_SUPPORT] != 0:
@@ -256,14 +260,12 @@ def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
             if force:
                 wk[W_FORCE_PEND, g] += wounds
                 any_force = True
-    # force weapons first (they ignore armour), one psychic test per group
+    # force weapons first (they ignore armour), one psychic test per group (never in a sweep)
     if any_force:
         for g in range(G):
             if wk[W_FORCE_PEND, g] == 0:
                 continue
-            e = pick_target(
-                gi, cx, g, wk, reach_unit, yes, wk[W_SWEEPER, g] if sweep else no_unit, yes
-            )
+            e = pick_target(gi, cx, g, wk, reach_unit, yes, no_unit, yes)
             if e < 0:
                 continue
             side = gi[g, G_SIDE]
