@@ -30,6 +30,7 @@ from oddslab.rulesets.assault_phase.layout import (
     R_REACH,
     R_TIE_SAVE,
     S_NFIXED,
+    W_ABSENT,
     W_ALIVE,
     W_CON,
     W_DMG,
@@ -371,16 +372,20 @@ def entity_has_targets(gi, ent, wk, reach_unit):
 
 @jit_inner
 def pick_target(gi, cx, g, wk, reach_unit, redirect, only_unit, live):
-    """Entity group ``g`` attacks: its first aim, else (if ``redirect``) another enemy entity.
+    """Entity group ``g`` attacks: its first aim, else (if ``redirect``, or if the aim's unit
+    never joined the fight) another enemy entity.
 
-    Redirection looks only at entities of ``only_unit`` when it is >= 0 (sweeping
-    advances). With ``live`` the danger-zone counts are recomputed; otherwise
-    ``wk[W_HIT_E]`` from the start of the step is used. Returns -1 when nobody is available.
+    Redirection takes the first enemy entity with models in reach, looking only at entities
+    of ``only_unit`` when it is >= 0 (sweeping advances). With ``live`` the danger-zone counts
+    are recomputed; otherwise ``wk[W_HIT_E]`` from the start of the step is used. Returns -1
+    when nobody is available.
     """
     e = gi[g, G_AIM]
     if entity_has_targets(gi, e, wk, reach_unit) if live else wk[W_HIT_E, e] > 0:
         return e
-    if not redirect:
+    # a group whose target unit failed its charge or to regroup was never engaged with it:
+    # "Models engaged with ... a single unit must attack that unit", so it attacks the others
+    if not redirect and wk[W_ABSENT, cx[CX_ENT + E_NCOLS * e + E_UNIT]] == 0:
         return -1
     enemy = 1 - gi[g, G_SIDE]
     for f in range(cx[CX_NENT]):

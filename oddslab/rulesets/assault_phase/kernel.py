@@ -16,6 +16,7 @@ from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.assault_phase.fight import d6 as _d6
 from oddslab.rulesets.assault_phase.fight import ld_test as _ld_test
+from oddslab.rulesets.assault_phase.fight import pick_target
 from oddslab.rulesets.assault_phase.layout import (
     COVER_STEP,
     CX_ENT,
@@ -44,6 +45,7 @@ from oddslab.rulesets.assault_phase.layout import (
     R_MAX_TURNS,
     R_PILE_IN,
     R_PLASMA,
+    R_REACH,
     S_CHARGE,
     S_DESTROYED,
     S_DRAW,
@@ -67,6 +69,7 @@ from oddslab.rulesets.assault_phase.layout import (
     U_GRENADES,
     U_SIDE,
     U_TRAPPED,
+    W_ABSENT,
     W_ALIVE,
     W_CHARGE_BONUS,
     W_CON,
@@ -158,9 +161,9 @@ def _record(hist, sel, res):
     vectorize=False,
     llvm_opt=1,
     no_cfunc_wrapper=True,
-    ints="active slain_by_att slain_by_def v winner",
+    ints="active f slain_by_att slain_by_def v winner",
     flags="all_fled any_charge any_fled any_sweep cover_on frag_any gone ok plasma_all "
-    "strikes_first",
+    "reach_unit strikes_first yes",
 )
 def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
     """``ntrials`` whole combats, serially: each fills ``res`` (``S_NFIXED + G`` values) and
@@ -186,6 +189,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
         double_one = cx[CX_RULES + R_DOUBLE_ONE] != 0
         # typed (not literal) constants: a literal argument compiles another specialisation
         zero = cx[CX_RULES + R_MAX_TURNS] * 0
+        yes = zero == 0
         for g in range(G):
             wk[W_ALIVE, g] = gi[g, G_COUNT]
             wk[W_CON, g] = gi[g, G_CONTACT]
@@ -198,6 +202,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
             wk[W_FLED, u] = 0
             wk[W_FB, u] = 0
             wk[W_IN_COMBAT, u] = 1
+            wk[W_ABSENT, u] = 0
             wk[W_CHARGE_BONUS, u + 1] = 0
             if ui[u, U_SIDE] == 0:
                 dist = ui[u, U_CHARGE_DIST]
@@ -211,6 +216,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                     wk[W_CHARGE_BONUS, u + 1] = 0 if ui[u, U_FIRED] != 0 else 1
                 else:
                     wk[W_IN_COMBAT, u] = 0
+                    wk[W_ABSENT, u] = 1
         if not any_charge:
             _record(hist, sel, res)
             continue
@@ -222,6 +228,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                 if not _ld_test(st, script, ld, double_one):
                     res[S_REGROUP_FAILED] = 1
                     wk[W_IN_COMBAT, u] = 0
+                    wk[W_ABSENT, u] = 1
                     for g in range(G):
                         if gi[g, G_UNIT] == u:
                             wk[W_ALIVE, g] = 0
@@ -235,6 +242,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
             if ui[u, U_SIDE] == 0 and wk[W_IN_COMBAT, u] != 0 and ui[u, U_GRENADES] != 2:
                 cover_on = True
         frag_any = cx[CX_RULES + R_FRAG] != 0
+        reach_unit = cx[CX_RULES + R_REACH] != 0
         plasma_all = cx[CX_RULES + R_PLASMA] != 0
         max_turns = cx[CX_RULES + R_MAX_TURNS]
         turns = max_turns + 1
@@ -247,6 +255,10 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                 wk[W_PRIO_S, g] = gi[g, G_I]
                 if first and cover_on:
                     v = cx[CX_ENT + E_NCOLS * gi[g, G_AIM] + E_UNIT]  # the unit g attacks
+                    if wk[W_ABSENT, v] != 0:  # never joined the fight: g attacks another
+                        f = pick_target(gi, cx, g, wk, reach_unit, yes, zero - 1, yes)
+                        if f >= 0:
+                            v = cx[CX_ENT + E_NCOLS * f + E_UNIT]
                     strikes_first = False
                     if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0:
                         # plasma grenades: their unit fights "in Initiative sequence" against

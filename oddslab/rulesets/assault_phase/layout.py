@@ -106,7 +106,8 @@ W_SPLIT_A = 17  # an independent character's split: rending hits dealt to each a
 W_SPLIT_H = 18  # ... and other hits dealt to each aim
 W_MIXED = 19  # an entity's living models have more than one WS or T (this step)
 W_PEND = 20  # W_PEND + k: wounds on each entity this step by save kind k (0 no armour, 1 heavy, 2 normal)
-W_NROWS = 23
+W_ABSENT = 23  # 1: the unit never joined the fight (its charge failed, it failed to regroup)
+W_NROWS = 24
 
 COVER_STEP = 11  # strikes before any Initiative value (1..10)
 

@@ -198,6 +198,13 @@ def _group_section(sc: AssaultScenario, side: int, unit: Unit, g: ModelGroup) ->
         )
     else:
         out["target"] = targets[0] + ("" if g.target else " (default: the first enemy unit)")
+    # a target unit that may never join the fight: the group attacks the others instead
+    aim = _target_unit(sc, side, g)
+    others = [u.name for u in (sc.attacker, sc.defender)[1 - side].units if u is not aim]
+    absent = "fails its charge" if aim.difficult_terrain_distance > 0 else ""
+    absent = "fails to regroup" if aim.falling_back else absent
+    if absent and others:
+        out["target"] += f"; if {aim.name} {absent}: {', '.join(others)} (the first in reach)"
     fist = g.weapon == "power-fist"
     s_c = min(2 * g.s, 10) if fist else g.s
     noarm = g.monstrous or g.weapon != "none"

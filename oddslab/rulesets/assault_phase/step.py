@@ -141,7 +141,8 @@ def fight_step(st, script, gi, cx, step, wk, redirect, sweep, res):
     In a sweeping advance (``sweep``) only groups with ``wk[W_SWEEPER, g] >= 0`` strike, at the
     entities of unit ``wk[W_SWEEPER, g]``, every attack hitting automatically (a force weapon
     as a power weapon: no psychic test). ``redirect`` lets
-    a group whose target has nobody left in reach strike another enemy (after piling in).
+    a group whose target has nobody left in reach strike another enemy (after piling in); a
+    group whose target unit never joined the fight always does (:func:`~.fight.pick_target`).
     An independent character with several aims (``G_NAIMS > 1``) rolls to hit against the
     first aim that has models in reach and deals his hits between them (:func:`_deal_split`).
     """
