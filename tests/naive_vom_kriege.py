@@ -145,6 +145,8 @@ class Trial:
                 s["hm"] += 2
                 s["retreats"] += 1
                 s["diso"] = True
+                if s["spec"].troop == "artillery":
+                    s["form"] = "limbered"  # "Artillery must limber when retreating"
         if s["removed"]:
             return
         nflags = 0 if square else flags
@@ -170,6 +172,8 @@ class Trial:
         s["hm"] += nflags
         s["retreats"] += 1
         s["diso"] = True
+        if s["spec"].troop == "artillery":
+            s["form"] = "limbered"
 
     # -- dice counts ---------------------------------------------------------------------
     def or_row(self, items):
