@@ -183,7 +183,7 @@ class Trial:
         return sum(items) if self.rules.or_rows == "stack" else min(items)
 
     def bonus(self, order, supp):
-        """'Order bonus, or for each support unit +1': one 'or' row, the larger counts."""
+        """'Order bonus, or for each support unit +1': +1 for the order, +1 per support."""
         if self.rules.order_support_row == "stack":
             return int(order) + supp
         return max(int(order), supp)

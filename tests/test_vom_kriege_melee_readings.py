@@ -146,9 +146,9 @@ def test_cavalry_disordered_by_rough_terrain():
 
 
 # -- the order bonus and supports row; skirmish targets --------------------------------------
-def test_order_bonus_or_supports_count_once_in_a_melee():
+def test_order_bonus_and_each_support_add_in_a_melee():
     """A flank attack (no battle back, no reaction) with the order bonus and 2 supports:
-    4 + max(1, 2) = 6 dice; stacked 7."""
+    4 + 1 + 2 = 7 dice; ``largest``: 4 + max(1, 2) = 6."""
 
     def sc(**rules):
         return VomKriegeScenario(
@@ -161,8 +161,8 @@ def test_order_bonus_or_supports_count_once_in_a_melee():
             rules=Rules(**rules),
         )
 
-    assert _run(sc()).counts["attacker_dice_rolled"][6] == N
-    assert _run(sc(order_support_row="stack")).counts["attacker_dice_rolled"][7] == N
+    assert _run(sc()).counts["attacker_dice_rolled"][7] == N
+    assert _run(sc(order_support_row="largest")).counts["attacker_dice_rolled"][6] == N
 
 
 def test_skirmish_target_exact():
@@ -268,7 +268,7 @@ CASES = {
         square_battle_back="extra_half",
         rough_charge="stopped",
         skirmish_target="either",
-        order_support_row="stack",
+        order_support_row="largest",
         blocked_retreat_disorders=True,
     ),
     "squares-half": lambda: _squares_and_woods(
