@@ -436,7 +436,8 @@ class Trial:
         a["meleed"] = True
         d_ret = d["retreats"]
         h, f = self.roll(na, A.side, dfd, mode)
-        self.apply(dfd, h, f)
+        sq_flags = mode == "saber" and r.cavalry_square_flags == "ignore"
+        self.apply(dfd, h, f, "ignore" if sq_flags else "normal")
         vac = d["removed"] or d["retreats"] != d_ret
         if d["form"] == "square" or D.terrain == "bua":
             flank = False  # no flank or rear: it faces every way

@@ -140,6 +140,7 @@ def test_melee_reading_switches():
         "retire_follow_up": "cavalry",
         "retiring_cavalry_disordered": False,
         "blocked_retreat_disorders": True,
+        "cavalry_square_flags": "ignore",
     }
     r = from_dict(data).rules
     assert (r.square_battle_back, r.rough_charge, r.skirmish_target) == (
@@ -149,6 +150,7 @@ def test_melee_reading_switches():
     )
     assert r.order_support_row == "largest" and r.retire_follow_up == "cavalry"
     assert not r.retiring_cavalry_disordered and r.blocked_retreat_disorders
+    assert r.cavalry_square_flags == "ignore"
     _bad(lambda d: d.update(rules={"square_battle_back": "full"}), "rules.square_battle_back")
     _bad(
         lambda d: d.update(rules={"retiring_cavalry_disordered": "yes"}),

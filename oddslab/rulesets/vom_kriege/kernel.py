@@ -309,7 +309,9 @@ def melee(st, T, W, a, att, dfd, follow):
         mode = MODE_SABER  # only sabers hit a retiring unit; flags do nothing
         fmode = FM_IGNORE
     elif ta == L.CAV and td == L.INF and W[dfd, L.S_FORM] == L.F_SQUARE:
-        mode = MODE_SABER
+        mode = MODE_SABER  # troop symbols do not hit; its flags are hits unless switched off
+        if T[0, L.R_SQ_CAV_FLAGS] == 1:
+            fmode = FM_IGNORE
     if first == att:
         n1 = melee_dice(
             T,

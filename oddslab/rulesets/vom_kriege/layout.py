@@ -134,21 +134,22 @@ R_ORDER_STACK = 17  # order bonus and supports both add (else only the larger co
 R_RETIRE_FU = 18  # any attacker (not only cavalry) may follow up after a retire
 R_RETIRE_DISO = 19  # retiring cavalry is disordered (step 7)
 R_BLOCKED_DISO = 20  # a blocked retreat also disorders
-R_NFACES = 21
+R_SQ_CAV_FLAGS = 21  # flags rolled by cavalry against a square do nothing (else 1 hit each)
+R_NFACES = 22
 # row offsets of the packed table T (units start at row 1) and of the state W
-R_OLD = 22
-R_OA = 23
-R_OHIT = 24
-R_OFLAG = 25
-R_OSYM = 26
-R_OFP = 27
-R_OF = 28
-R_NU = 29
-R_NL = 30
-R_NA = 31
-R_WLS = 32
-R_WDC = 33
-R_NCOLS = 34
+R_OLD = 23
+R_OA = 24
+R_OHIT = 25
+R_OFLAG = 26
+R_OSYM = 27
+R_OFP = 28
+R_OF = 29
+R_NU = 30
+R_NL = 31
+R_NA = 32
+R_WLS = 33
+R_WDC = 34
+R_NCOLS = 35
 #: ``square_battle_back`` readings (R_SQ_BB codes, in this order)
 SQ_BB_READINGS = ("at_least_half", "half", "extra_half")
 #: ``skirmish_target`` readings (R_SK_TARGET codes, in this order)

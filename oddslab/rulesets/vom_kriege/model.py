@@ -273,6 +273,7 @@ class Rules:
     retire_follow_up: str = "any"
     retiring_cavalry_disordered: bool = True
     blocked_retreat_disorders: bool = False
+    cavalry_square_flags: str = "hit"
 
     CHOICES = {
         "sabers": ("both", "melee"),
@@ -290,6 +291,7 @@ class Rules:
         "skirmish_target": SK_TARGET_READINGS,
         "order_support_row": ("stack", "largest"),
         "retire_follow_up": ("any", "cavalry"),
+        "cavalry_square_flags": ("hit", "ignore"),
     }
     #: the yes/no switches
     FLAGS = (
