@@ -145,6 +145,8 @@ class Trial:
                 s["hm"] += 2
                 s["retreats"] += 1
                 s["diso"] = True
+                if s["spec"].troop == "artillery":
+                    s["form"] = "limbered"  # "Artillery must limber when retreating"
         if s["removed"]:
             return
         nflags = 0 if square else flags
@@ -170,6 +172,8 @@ class Trial:
         s["hm"] += nflags
         s["retreats"] += 1
         s["diso"] = True
+        if s["spec"].troop == "artillery":
+            s["form"] = "limbered"
 
     # -- dice counts ---------------------------------------------------------------------
     def or_row(self, items):
@@ -179,7 +183,7 @@ class Trial:
         return sum(items) if self.rules.or_rows == "stack" else min(items)
 
     def bonus(self, order, supp):
-        """'Order bonus, or for each support unit +1': one 'or' row, the larger counts."""
+        """'Order bonus, or for each support unit +1': +1 for the order, +1 per support."""
         if self.rules.order_support_row == "stack":
             return int(order) + supp
         return max(int(order), supp)
@@ -432,7 +436,8 @@ class Trial:
         a["meleed"] = True
         d_ret = d["retreats"]
         h, f = self.roll(na, A.side, dfd, mode)
-        self.apply(dfd, h, f)
+        sq_flags = mode == "saber" and r.cavalry_square_flags == "ignore"
+        self.apply(dfd, h, f, "ignore" if sq_flags else "normal")
         vac = d["removed"] or d["retreats"] != d_ret
         if d["form"] == "square" or D.terrain == "bua":
             flank = False  # no flank or rear: it faces every way

@@ -45,7 +45,7 @@ RULESETS = [
     R0,
     Rules(or_rows="stack", artillery_rows="target", halving="before", min_dice=1),
     Rules(skirmish_dice="one", horse_artillery="heavy"),
-    Rules(order_support_row="stack", skirmish_target="open_order"),
+    Rules(order_support_row="largest", skirmish_target="open_order"),
     Rules(skirmish_target="either", artillery_rows="target"),
 ]
 
@@ -94,7 +94,7 @@ def _arrays(units, rules):
 
 
 @pytest.mark.parametrize(
-    "rules", RULESETS, ids=["default", "switched", "other", "stacked", "either"]
+    "rules", RULESETS, ids=["default", "switched", "other", "largest", "either"]
 )
 def test_kernel_shooting_dice_equal_tables(rules):
     for s, t in itertools.product(SHOOTERS, TARGETS):
@@ -129,7 +129,7 @@ OPPONENTS = TARGETS + [tgt(terrain="fieldworks", disordered=True), tgt(quality="
 
 
 @pytest.mark.parametrize(
-    "rules", RULESETS, ids=["default", "switched", "other", "stacked", "either"]
+    "rules", RULESETS, ids=["default", "switched", "other", "largest", "either"]
 )
 def test_kernel_melee_dice_equal_tables(rules):
     for u, o in itertools.product(FIGHTERS, OPPONENTS):

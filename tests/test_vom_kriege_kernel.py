@@ -20,7 +20,7 @@ import oddslab
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
-from oddslab.rulesets.vom_kriege.model import Action, Battery, Leader, Rules, Unit
+from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Leader, Rules, Unit
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -164,6 +164,49 @@ def test_blocked_retreat_is_one_hit():
     assert S[1, L.S_REMOVED] == 1
     S, _ = _hit(_sc(replace(t, hits=3)), 1, 0)  # reaching maximum: blocked full move
     assert S[1, L.S_REMOVED] == 1
+
+
+def test_a_retreating_battery_limbers():
+    """ "Artillery must limber when retreating": after a flag, and after the full-move retreat
+    at maximum hits. A blocked retreat is 1 hit and no move, so the guns stay unlimbered."""
+    bat = U_("t", "defender", "artillery")
+    S, _ = _hit(_sc(bat), 0, 1)
+    assert S[1, L.S_RETREAT_HM] == 1 and S[1, L.S_FORM] == L.F_LIMBERED
+    S, _ = _hit(_sc(replace(bat, hits=2)), 1, 0)  # 3 hits = maximum: a full move back
+    assert S[1, L.S_RETREAT_HM] == 2 and S[1, L.S_FORM] == L.F_LIMBERED
+    S, _ = _hit(_sc(replace(bat, retreat_blocked=True)), 0, 1)
+    assert S[1, L.S_HITS] == 1 and S[1, L.S_FORM] == L.F_UNLIMBERED
+
+
+def _battery_driven_back(faces=None, **rules):
+    """The attacker's guns fire at battery B, then hussars charge C with B's defensive fire
+    ("Only infantry and unlimbered artillery may shoot")."""
+    return VomKriegeScenario(
+        units=(
+            U_("gunsA", "attacker", "artillery", guns=8, kind="heavy"),
+            U_("hussars", "attacker", "cavalry"),
+            U_("B", "defender", "artillery", guns=8, kind="heavy"),
+            U_("C", "defender", "infantry"),
+        ),
+        actions=(
+            Action("shoot", "gunsA", "B", range=6),
+            Action("melee", "hussars", "C", reaction="none", batteries=(Battery("B", 3),)),
+        ),
+        dice=Dice(faces) if faces else Dice(),
+        rules=Rules(**rules),
+    )
+
+
+def test_a_battery_driven_back_cannot_fire_again():
+    """Every die a flag: B retreats from the first shot, limbered, so it gives no defensive
+    fire (unlimbered it would roll 5 - 2 disordered = 3 flags and stop the charge); the
+    hussars' 4 flags drive C back, so nobody on the defending side rolls a die."""
+    sc = _battery_driven_back(faces=("flag", "flag"))
+    out = oddslab.simulate(sc, trials=1_000, seed=1)
+    assert out.prob("attacker_reached_melee") == 1.0
+    assert out.counts["defender_dice_rolled"][0] == 1_000
+    ref = naive.simulate(sc, 50, seed=1)
+    assert ref["attacker_reached_melee"] == {1: 50} and ref["defender_dice_rolled"] == {0: 50}
 
 
 def test_leader_cascade():
@@ -316,6 +359,7 @@ CASES = {
     ),
     "counter-charge": lambda: _cavalry_fight(),
     "counter-charge-simultaneous": lambda: _cavalry_fight(counter_charge="simultaneous"),
+    "battery-driven-back": lambda: _battery_driven_back(),
 }
 
 

@@ -13,7 +13,7 @@ import oddslab
 from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
-from oddslab.rulesets.vom_kriege.model import Action, Battery, Rules, Unit
+from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Rules, Unit
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
 
@@ -120,6 +120,33 @@ def test_square_battle_back_drives_cavalry_back(reading, pmf):
         assert chisquare_pmf(counts, pmf) > P_MIN
 
 
+def _cavalry_at_square(faces=None, **rules):
+    return VomKriegeScenario(
+        units=(
+            Unit("hus", "attacker", "cavalry"),
+            Unit("sq", "defender", "infantry", formation="square"),
+        ),
+        actions=(Action("melee", "hus", "sq", reaction="none"),),
+        dice=Dice(faces) if faces else Dice(),
+        rules=Rules(**rules),
+    )
+
+
+def test_a_flag_rolled_by_cavalry_is_a_hit_on_a_square():
+    """The hussars' 1 die against a square: "only hit with a saber" (troop symbols score
+    nothing), and by default a flag is a hit too (squares "take 1 hit per flag");
+    ``cavalry_square_flags = "ignore"``: the flag does nothing. All-flag dice show it."""
+    flags = ("flag", "flag")
+    assert _run(_cavalry_at_square(flags)).counts["defender_hits"][1] == N
+    out = _run(_cavalry_at_square(flags, cavalry_square_flags="ignore"))
+    assert out.counts["defender_hits"][0] == N
+    assert out.prob("defender_retreated") == 0.0 and out.prob("attacker_retreated") == 1.0
+    # the text's die: saber or flag, 1/3; flags ignored, saber only, 1/6
+    for reading, p in (("hit", 1 / 3), ("ignore", 1 / 6)):
+        out = _run(_cavalry_at_square(cavalry_square_flags=reading), NS)
+        assert abs(z_prob(out.prob("defender_hits"), p, NS)) < Z_MAX
+
+
 # -- cavalry disordered by rough terrain -----------------------------------------------------
 def _cavalry_into_woods(**rules):
     return VomKriegeScenario(
@@ -146,9 +173,9 @@ def test_cavalry_disordered_by_rough_terrain():
 
 
 # -- the order bonus and supports row; skirmish targets --------------------------------------
-def test_order_bonus_or_supports_count_once_in_a_melee():
+def test_order_bonus_and_each_support_add_in_a_melee():
     """A flank attack (no battle back, no reaction) with the order bonus and 2 supports:
-    4 + max(1, 2) = 6 dice; stacked 7."""
+    4 + 1 + 2 = 7 dice; ``largest``: 4 + max(1, 2) = 6."""
 
     def sc(**rules):
         return VomKriegeScenario(
@@ -161,8 +188,8 @@ def test_order_bonus_or_supports_count_once_in_a_melee():
             rules=Rules(**rules),
         )
 
-    assert _run(sc()).counts["attacker_dice_rolled"][6] == N
-    assert _run(sc(order_support_row="stack")).counts["attacker_dice_rolled"][7] == N
+    assert _run(sc()).counts["attacker_dice_rolled"][7] == N
+    assert _run(sc(order_support_row="largest")).counts["attacker_dice_rolled"][6] == N
 
 
 def test_skirmish_target_exact():
@@ -268,8 +295,9 @@ CASES = {
         square_battle_back="extra_half",
         rough_charge="stopped",
         skirmish_target="either",
-        order_support_row="stack",
+        order_support_row="largest",
         blocked_retreat_disorders=True,
+        cavalry_square_flags="ignore",
     ),
     "squares-half": lambda: _squares_and_woods(
         square_battle_back="half", skirmish_target="open_order"

@@ -136,10 +136,11 @@ def test_melee_reading_switches():
         "square_battle_back": "extra_half",
         "rough_charge": "stopped",
         "skirmish_target": "either",
-        "order_support_row": "stack",
+        "order_support_row": "largest",
         "retire_follow_up": "cavalry",
         "retiring_cavalry_disordered": False,
         "blocked_retreat_disorders": True,
+        "cavalry_square_flags": "ignore",
     }
     r = from_dict(data).rules
     assert (r.square_battle_back, r.rough_charge, r.skirmish_target) == (
@@ -147,8 +148,9 @@ def test_melee_reading_switches():
         "stopped",
         "either",
     )
-    assert r.order_support_row == "stack" and r.retire_follow_up == "cavalry"
+    assert r.order_support_row == "largest" and r.retire_follow_up == "cavalry"
     assert not r.retiring_cavalry_disordered and r.blocked_retreat_disorders
+    assert r.cavalry_square_flags == "ignore"
     _bad(lambda d: d.update(rules={"square_battle_back": "full"}), "rules.square_battle_back")
     _bad(
         lambda d: d.update(rules={"retiring_cavalry_disordered": "yes"}),

@@ -148,18 +148,19 @@ def test_fire_points_artillery():
     assert fire(art(formation="limbered"), t) == -1
 
 
-STACK = Rules(order_support_row="stack")
+LARGEST = Rules(order_support_row="largest")
 
 
 def test_order_bonus_and_fire_support():
-    """ "Order bonus, or for each fire support unit: +1" is one row joined by "or": the
-    larger of the two counts (line 4 + max(1, 2) = 6); the switch stacks them (7)."""
+    """ "Order bonus, or for each fire support unit: +1": +1 for the order bonus and +1 for
+    each support (line 4 + 1 + 2 = 7); ``largest`` counts only the larger (4 + max(1, 2))."""
     assert fire(inf(), tgt(), order_bonus=True) == 5
     assert fire(inf(), tgt(), supports=2) == 6
-    assert fire(inf(), tgt(), order_bonus=True, supports=1) == 5
-    assert fire(inf(), tgt(), order_bonus=True, supports=2) == 6
-    assert fire(inf(), tgt(), rules=STACK, order_bonus=True, supports=2) == 7
-    assert fire(art(guns=8, kind="heavy"), tgt(), order_bonus=True, supports=1) == 6  # 5 + 1
+    assert fire(inf(), tgt(), order_bonus=True, supports=1) == 6
+    assert fire(inf(), tgt(), order_bonus=True, supports=2) == 7
+    assert fire(inf(), tgt(), rules=LARGEST, order_bonus=True, supports=1) == 5
+    assert fire(inf(), tgt(), rules=LARGEST, order_bonus=True, supports=2) == 6
+    assert fire(art(guns=8, kind="heavy"), tgt(), order_bonus=True, supports=1) == 7  # 5 + 2
 
 
 def test_two_rank_line_close():
@@ -258,10 +259,10 @@ def test_melee_strength_and_quality():
 def test_melee_order_and_supports():
     assert fight(inf(), tgt(), order_bonus=True) == 5
     assert fight(inf(), tgt(), supports=2) == 6
-    assert fight(inf(), tgt(), order_bonus=True, supports=2) == 6  # one "or" row
-    assert fight(inf(), tgt(), rules=STACK, order_bonus=True, supports=2) == 7
-    # the worked example's cuirassiers: 4 + 1 heavy + max(order 1, 1 support) = 6
-    assert fight(cav(kind="heavy"), tgt(), order_bonus=True, supports=1) == 6
+    assert fight(inf(), tgt(), order_bonus=True, supports=2) == 7  # +1 and +1 each
+    assert fight(inf(), tgt(), rules=LARGEST, order_bonus=True, supports=2) == 6
+    # the worked example's cuirassiers: 4 + 1 heavy + 1 order bonus + 1 support = 7
+    assert fight(cav(kind="heavy"), tgt(), order_bonus=True, supports=1) == 7
 
 
 def test_irregulars():

@@ -12,8 +12,8 @@ from oddslab.rulesets.vom_kriege import layout as L
 
 @jit_noalloc
 def order_support(T, order, supp):
-    """The row "Order bonus, or for each support unit: +1": joined by "or", it counts once
-    (the larger of the order bonus and the supports) unless the switch stacks the two."""
+    """The row "Order bonus, or for each support unit: +1": two sources, each adding (+1 for
+    the order bonus and +1 for each support) unless the switch counts only the larger."""
     if T[0, L.R_ORDER_STACK] == 1:
         return order + supp
     return max(order, supp)

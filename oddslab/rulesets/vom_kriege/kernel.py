@@ -1,5 +1,5 @@
-"""Numba kernels for Vom Kriege: shooting, the melee sequence (steps 1-7), retreats, the
-leader cascade, and command-dice rolls under a reroll policy table.
+"""Numba kernels for Vom Kriege combat: shooting, the melee sequence (steps 1-7), retreats and
+the leader cascade (command dice: :mod:`.command_kernel`).
 
 Everything static is packed into one ``int64`` table ``T`` (see :func:`.compile.pack`): row 0
 holds the rule switches and the row offsets of the other sections, rows ``1..nu`` the units
@@ -9,9 +9,8 @@ the artillery fire points and the focus row (``F_*``). Per-trial state lives in 
 rows (``S_*``), leader rows (``LS_*``) and a counter row (dice rolled by each side, the
 follow-up flag). One packed table and one state array keep every call cheap (few array
 arguments) and the compile small. One trial plays every action in order on a fresh copy of
-the starting state. Every die
-is one :func:`oddslab._kernels.rng.randint` call with the number of faces, so a trial draws
-exactly the dice a player would roll.
+the starting state. Every die is one :func:`oddslab._kernels.rng.randint` call with the number
+of faces, so a trial draws exactly the dice a player would roll.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ FM_IGNORE = np.int64(1)  # flags have no effect
 FM_MIN_ONE = np.int64(2)  # at least half a move of retreat (max(flags, 1) half moves)
 FM_ONE = np.int64(3)  # exactly half a move, whatever the flags
 FM_PLUS_ONE = np.int64(4)  # half a move more than the flags give
+FULL_MOVE = np.int64(2)  # half moves of the retreat at maximum hits
 # melee() results: the defender's position was vacated by a retreat/removal, or by a retire
 VAC_RETREAT = 1
 VAC_RETIRE = 2
@@ -105,6 +105,17 @@ def disorder(T, W, u):
         W[u, L.S_DISO] = 1
 
 
+@jit_inner
+def retreat(T, W, t, hm):
+    """``t`` retreats ``hm`` half moves and is disordered; a battery limbers ("Artillery must
+    limber when retreating"), so it cannot shoot again until it unlimbers."""
+    W[t, L.S_RETREAT_HM] += hm
+    W[t, L.S_RETREATS] += 1
+    W[t, L.S_DISO] = 1
+    if T[1 + t, L.U_TROOP] == L.ART:
+        W[t, L.S_FORM] = L.F_LIMBERED
+
+
 @jit_noalloc(ints="nf reached")
 def resolve(T, W, t, hits, flags, fmode):
     """Apply a roll's ``hits`` then its ``flags`` (retreats) to unit ``t``."""
@@ -130,9 +141,7 @@ def resolve(T, W, t, hits, flags, fmode):
             if T[1 + t, L.U_BLOCKED] == 1:
                 remove_unit(T, W, t)
                 return
-            W[t, L.S_RETREAT_HM] += 2
-            W[t, L.S_RETREATS] += 1
-            W[t, L.S_DISO] = 1
+            retreat(T, W, t, FULL_MOVE)
     if W[t, L.S_REMOVED] == 1:
         return
     nf = 0 if (square or fmode == FM_IGNORE) else flags
@@ -156,9 +165,7 @@ def resolve(T, W, t, hits, flags, fmode):
         elif T[0, L.R_BLOCKED_DISO] == 1:
             W[t, L.S_DISO] = 1  # switch: forced to retreat is enough to disorder
         return
-    W[t, L.S_RETREAT_HM] += nf
-    W[t, L.S_RETREATS] += 1
-    W[t, L.S_DISO] = 1
+    retreat(T, W, t, nf)
 
 
 @jit_inner
@@ -302,7 +309,9 @@ def melee(st, T, W, a, att, dfd, follow):
         mode = MODE_SABER  # only sabers hit a retiring unit; flags do nothing
         fmode = FM_IGNORE
     elif ta == L.CAV and td == L.INF and W[dfd, L.S_FORM] == L.F_SQUARE:
-        mode = MODE_SABER
+        mode = MODE_SABER  # troop symbols do not hit; its flags are hits unless switched off
+        if T[0, L.R_SQ_CAV_FLAGS] == 1:
+            fmode = FM_IGNORE
     if first == att:
         n1 = melee_dice(
             T,

@@ -269,10 +269,11 @@ class Rules:
     square_battle_back: str = "at_least_half"
     rough_charge: str = "disordered"
     skirmish_target: str = "sk"
-    order_support_row: str = "largest"
+    order_support_row: str = "stack"
     retire_follow_up: str = "any"
     retiring_cavalry_disordered: bool = True
     blocked_retreat_disorders: bool = False
+    cavalry_square_flags: str = "hit"
 
     CHOICES = {
         "sabers": ("both", "melee"),
@@ -288,8 +289,9 @@ class Rules:
         "square_battle_back": SQ_BB_READINGS,
         "rough_charge": ("disordered", "stopped"),
         "skirmish_target": SK_TARGET_READINGS,
-        "order_support_row": ("largest", "stack"),
+        "order_support_row": ("stack", "largest"),
         "retire_follow_up": ("any", "cavalry"),
+        "cavalry_square_flags": ("hit", "ignore"),
     }
     #: the yes/no switches
     FLAGS = (

@@ -103,6 +103,7 @@ RULE_TEXT: dict[str, str] = {
     "retire_follow_up": "melee follow-up after a retire by",
     "retiring_cavalry_disordered": "retiring cavalry is disordered (step 7)",
     "blocked_retreat_disorders": "a blocked retreat also disorders",
+    "cavalry_square_flags": "flags rolled by cavalry against a square",
 }
 
 

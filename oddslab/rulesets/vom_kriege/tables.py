@@ -100,8 +100,8 @@ def _shaken_row(shaken: bool, diso: bool, rules: Rules, diso_text: str) -> list[
 
 
 def _order_row(order: bool, supports: int, rules: Rules, what: str) -> list[tuple[int, str]]:
-    """ "Order bonus, or for each support unit: +1" — one row joined by "or", so the larger
-    of the two counts (``order_support_row = "stack"``: both)."""
+    """ "Order bonus, or for each support unit: +1" — two sources sharing one value, each
+    adding (``order_support_row = "largest"``: the larger of the two counts)."""
     if rules.order_support_row == "stack" or supports == 0:
         return [(1, "order bonus")] * order + [(1, what)] * supports
     note = " (the order bonus does not add: one row)" if order else ""
