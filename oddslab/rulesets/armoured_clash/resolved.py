@@ -29,8 +29,8 @@ __all__ = ["resolved"]
 
 _TIER = ("none (weakened)", "glancing strikes (neutral)", "glancing strikes and misses (improved)")
 _OFFICER = {
-    "first": "dies with the unit's first casualty (the model nearest the attacker)",
-    "last": "dies only with the last model (a back-rank model is removed instead)",
+    "first": "dies with the unit's first casualty (it stands nearest the attacker)",
+    "last": "dies only with the last model (its general removes the others first)",
     "random": "each destroyed model is the officer with probability 1/models",
 }
 
@@ -89,7 +89,7 @@ def _unit(sc: ArmouredClashScenario, u: Unit) -> dict[str, Any]:
     out["BREAK LIMIT"] = "none (cannot break)" if u.break_limit is None else u.break_limit
     vp = u.vp if isinstance(u.vp, int) else "/".join(map(str, u.vp))
     out["VP rating"] = f"{u.vp_value} ({u.reinforcement}; rating {vp})"
-    default = "" if u.officer is not None else f" (default for {u.formation} formation)"
+    default = "" if u.officer is not None else " (default)"
     out["officer"] = _OFFICER[u.officer_mode] + default
     statuses = [
         s
