@@ -1,5 +1,5 @@
-"""Armoured Clash: what one activation can hold (one manoeuvre), garrisons and their exit,
-aircraft sorties. Each impossible combination is an
+"""Armoured Clash: what one activation can hold (one manoeuvre, one attack step, one
+reaction), garrisons and their exit, aircraft sorties. Each impossible combination is an
 input error naming the key; the garrison's exit changes the odds of later steps."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from oddslab.rulesets.armoured_clash import (
     Unit,
 )
 from oddslab.rulesets.armoured_clash.resolved import resolved
+from oddslab.rulesets.armoured_clash.validate import activation_plan
 from oddslab.scenario import from_dict
 
 SURE = AttackDie(heroic=0, strike=1, glancing=0, miss=0, blank=0)
@@ -55,6 +56,12 @@ CHARGE = {"attacker": "a", "target": "t", "kind": "close"}
         (_base([CHARGE], a=GARRISON), r"attacks\[0\]\.charge"),
         # a garrison has a 360° front arc
         (_base([{**CHARGE, "outflanking": True}], t=GARRISON), r"attacks\[0\]\.outflanking"),
+        # one reaction step used per activation (not an aircraft)
+        (_base([OPP, SHOT, OPP]), r"attacks\[2\]\.opportunity_fire"),
+        (_base([OPP, OPP]), r"attacks\[1\]\.opportunity_fire"),
+        # one attack step per activation
+        (_base([SHOT, SHOT]), r"attacks\[1\]\.new_activation"),
+        (_base([SHOT, CHARGE]), r"attacks\[1\]\.new_activation"),
         # an aircraft's sortie: no movement step, a ranged attack
         (_base([CHARGE], a=AIRCRAFT), r"attacks\[0\]\.kind"),
         (_base([{**SHOT, "aiming": True}], a=AIRCRAFT), r"attacks\[0\]\.aiming"),
@@ -98,6 +105,27 @@ def test_impossible_combinations_are_rejected(d, key):
 )
 def test_possible_sequences_are_accepted(d):
     from_dict(d)
+
+
+def test_aircraft_gets_one_opportunity_fire_per_reaction_step_only():
+    d = _base([{**OPP}, {**OPP}, SHOT], a=AIRCRAFT)
+    with pytest.raises(ScenarioError, match=r"attacks\[1\]\.opportunity_fire"):
+        from_dict(d)
+
+
+def test_repeat_is_the_same_attack_in_later_activations():
+    d = _base([{**SHOT, "repeat": 3}], a={"suppressed": True})
+    sc = from_dict(d)
+    assert [s for _, s, _ in activation_plan(sc)] == [True, True, True]
+    # each repetition starts an activation of 'a' (its own rally test, statuses expiring)
+    shows = resolved(sc)
+    assert sum("starts a's activation" in str(v) for v in shows.values()) == 3
+
+
+def test_repeat_with_a_second_own_attack_is_reported_at_the_table():
+    d = _base([SHOT, {**SHOT}])
+    with pytest.raises(ScenarioError, match=r"bad\.toml: attacks\[1\]\.new_activation"):
+        from_dict(d, source="bad.toml")
 
 
 def test_a_garrison_charging_is_a_cli_input_error(tmp_path):

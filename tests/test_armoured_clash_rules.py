@@ -318,23 +318,23 @@ def _base() -> dict:
             r"attacks\[0\]\.defender_extra_rerolls",
         ),
         (
-            lambda d: d["attacks"].extend(
-                [
+            # the defender general's command to the opportunity fire, then to the retaliation
+            lambda d: (
+                d["units"]["foot"].update(
+                    melee=[1, 1, 1, 1, 1, 1], ranged=[{"name": "r", "dice": [1] * 6}]
+                ),
+                d["attacks"].insert(
+                    0,
                     {
-                        "attacker": "raiders",
-                        "target": "foot",
-                        "kind": "close",
+                        "attacker": "foot",
+                        "target": "raiders",
+                        "opportunity_fire": True,
                         "extra_rerolls": ["miss"],
                     },
-                    {
-                        "attacker": "raiders",
-                        "target": "foot",
-                        "kind": "close",
-                        "extra_rerolls": ["miss"],
-                    },
-                ]
+                ),
+                d["attacks"][1].update(defender_extra_rerolls=["miss"]),
             ),
-            r"attacks\[2\]\.extra_rerolls",
+            r"attacks\[1\]\.defender_extra_rerolls",
         ),
         (
             lambda d: (

@@ -342,11 +342,15 @@ def _misplaced_keys(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
 
 
 def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list[tuple[str, str]]:
-    """Commands: none to a disordered unit, one per general per activation."""
+    """Commands: none to a disordered unit, one per general per activation. Steps: one
+    attack step per activation, and opportunity fire in one of its two reaction steps (in
+    each of them for an aircraft's sortie: one before its attack, one after)."""
     out: list[tuple[str, str]] = []
     plan = activation_plan(sc)
     ended: set[str] = set()  # units whose first activation in the sequence is over
     issued: dict[str, int] = {}
+    attacked = False  # the active unit made its attack step in this activation
+    reactions = [0, 0]  # opportunity fire before / after that attack step
     for i, a in enumerate(sc.attacks):
         key = f"attacks[{i}]"
         s = a.situation
@@ -361,6 +365,35 @@ def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list
             )
         if start:
             issued = {}
+            attacked = False
+            reactions = [0, 0]
+        if a.kind == "ranged" and s.opportunity_fire:
+            reactions[int(attacked)] += 1
+            air = by[active].type == "aircraft"
+            if reactions[int(attacked)] > 1 or (not air and sum(reactions) > 1):
+                out.append(
+                    (
+                        f"{key}.opportunity_fire",
+                        f"'{active}''s activation already had opportunity fire "
+                        + (
+                            "in this reaction step (an aircraft's sortie allows one in each)"
+                            if air
+                            else "against it: the second reaction step is open only if the "
+                            "first was not used (only an aircraft's sortie allows one in each)"
+                        ),
+                    )
+                )
+        elif attacked:
+            out.append(
+                (
+                    f"{key}.new_activation",
+                    f"'{active}' already made its attack step in this activation (one ranged "
+                    "or close quarters attack per activation): set new_activation = true if "
+                    "this is a later activation of it",
+                )
+            )
+        else:
+            attacked = True
         orders = []
         if s.extra_rerolls and s.extra_rerolls_from == "command":
             orders.append(("extra_rerolls", a.attacker))
