@@ -186,6 +186,8 @@ class Trial:
 
     def ranged(self, a, att: U, tgt: U, rally_failed: bool) -> None:
         s = a.situation
+        if s.reforming:
+            att.garrisoned = False  # an exit manoeuvre sets the unit up outside the building
         conc = tgt.garrisoned or (s.concealed and s.exposed is None)
         aim = s.aiming and not rally_failed
         count = aim + s.short_range - s.opportunity_fire - s.reforming - conc - att.suppressed

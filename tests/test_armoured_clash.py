@@ -301,13 +301,20 @@ def test_close_quarters_winner_withdraw_and_defensive_advantage():
 
 
 def test_officer_loss_disorders_and_lowers_discipline():
-    """Open formation: the officer dies with the first casualty -> disordered (-1 DISCIPLINE);
-    DISCIPLINE 1 then fails every card (values 1..10)."""
-    tgt = Unit("foot", models=10, defence=1, discipline=1)
+    """``officer = "first"``: the officer dies with the first casualty -> disordered (-1
+    DISCIPLINE); DISCIPLINE 1 then fails every card (values 1..10). By default (both
+    formations) it dies only with the last model."""
+    tgt = Unit("foot", models=10, defence=1, discipline=1, officer="first")
     sc = ArmouredClashScenario((_shooter((1,), models=1), tgt), (Attack("guns", "foot"),), die=SURE)
     out = _one(sc, 500)
     assert out.prob("defender_officer_lost") == 1 and out.prob("defender_suppressed") == 1
-    near = Unit("foot", models=10, defence=1, discipline=1, commander_nearby=True)
+    default = Unit("foot", models=10, defence=1, discipline=1)
+    assert default.officer_mode == "last"
+    sc0 = ArmouredClashScenario(
+        (_shooter((1,), models=1), default), (Attack("guns", "foot"),), die=SURE
+    )
+    assert _one(sc0, 500).prob("defender_officer_lost") == 0
+    near = Unit("foot", models=10, defence=1, discipline=1, commander_nearby=True, officer="first")
     sc2 = ArmouredClashScenario(
         (_shooter((1,), models=1), near), (Attack("guns", "foot"),), die=SURE
     )
@@ -439,6 +446,7 @@ def test_cascade_matches_naive_reference():
         break_limit=2,
         fall_back_losses=1,
         vp=5,
+        officer="first",  # the reference loses the officer with the first casualty
     )
     sc = ArmouredClashScenario(
         (a, b, tgt),
@@ -551,7 +559,8 @@ def test_same_histograms_at_1_and_2_threads():
 
 def _naive_qc(rng: random.Random) -> dict[str, int]:
     """5 raiders (melee 1 die per model) charge 4 defenders (melee 1 per model); both
-    DEFENCE 2, DAMAGE LIMIT 1, DISCIPLINE 6, open formation; target BREAK LIMIT 1."""
+    DEFENCE 2, DAMAGE LIMIT 1, DISCIPLINE 6, officer lost with the first casualty; target
+    BREAK LIMIT 1."""
     decks = {side: list(default_deck()) for side in ("a", "d")}
     for d in decks.values():
         rng.shuffle(d)
@@ -599,11 +608,11 @@ def _naive_qc(rng: random.Random) -> dict[str, int]:
 
 def test_close_quarters_matches_naive_reference():
     att = Unit(
-        "raiders", side="attacker", models=5, defence=2, discipline=6,
+        "raiders", side="attacker", models=5, defence=2, discipline=6, officer="first",
         armaments=Armaments(melee=(1, 2, 3, 4, 5)),
     )  # fmt: skip
     tgt = Unit(
-        "foot", models=4, defence=2, discipline=6, break_limit=1,
+        "foot", models=4, defence=2, discipline=6, break_limit=1, officer="first",
         armaments=Armaments(melee=(1, 2, 3, 4)),
     )  # fmt: skip
     sc = ArmouredClashScenario((att, tgt), (Attack("raiders", "foot", kind="close"),))

@@ -173,3 +173,19 @@ def test_transport_garrison_and_random_officer():
 )
 def test_examples_match_the_reference(path):
     _compare(load(path), seed=107)
+
+
+def test_garrison_exit_and_repeated_activations():
+    """A garrison exits (reforming) and fires with all its models; return fire then finds it
+    outside the building; a suppressed unit fires in two activations (``repeat``), rallying
+    at the start of each."""
+    g = _unit("g", "attacker", 6, defence=2, discipline=6, garrisoned=True, vp=3)
+    t = _unit("t", "defender", 8, defence=1, discipline=6, break_limit=2, vp=4)
+    attacks = (
+        Attack("g", "t", situation=Situation(reforming=True)),
+        Attack("t", "g", situation=Situation(short_range=True)),
+    )
+    _compare(ArmouredClashScenario((g, t), attacks), seed=108)
+    s = _unit("s", "attacker", 4, defence=2, discipline=6, suppressed=True)
+    again = Attack("s", "t", situation=Situation(new_activation=True))
+    _compare(ArmouredClashScenario((s, t), (Attack("s", "t"), again)), seed=109)

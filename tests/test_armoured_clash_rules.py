@@ -230,13 +230,15 @@ def test_passengers_lost_to_capacity_keep_their_officer():
         discipline=10,
         capacity=5,
         carrying="foot",
+        officer="first",
     )
-    foot = Unit("foot", models=8, defence=2, discipline=10)
+    foot = Unit("foot", models=8, defence=2, discipline=10, officer="first")
     gun = _rifles("gun", "attacker", models=2)
     sc = ArmouredClashScenario((gun, truck, foot), (Attack("gun", "trucks"),), die=SURE)
     out = _run(sc, 200)
     assert out.prob("passengers_models_lost", 3) == 1
-    # the truck's own officer died (its first casualty); the passengers' did not
+    # the truck's own officer died (its first casualty); the passengers' did not, although
+    # theirs would die first to damage: their general chooses these models
     assert out.prob("defender_officer_lost") == 1
     sc2 = ArmouredClashScenario(
         (gun, truck, foot), (Attack("gun", "trucks"),), die=SURE, focus="foot"
@@ -316,23 +318,23 @@ def _base() -> dict:
             r"attacks\[0\]\.defender_extra_rerolls",
         ),
         (
-            lambda d: d["attacks"].extend(
-                [
+            # the defender general's command to the opportunity fire, then to the retaliation
+            lambda d: (
+                d["units"]["foot"].update(
+                    melee=[1, 1, 1, 1, 1, 1], ranged=[{"name": "r", "dice": [1] * 6}]
+                ),
+                d["attacks"].insert(
+                    0,
                     {
-                        "attacker": "raiders",
-                        "target": "foot",
-                        "kind": "close",
+                        "attacker": "foot",
+                        "target": "raiders",
+                        "opportunity_fire": True,
                         "extra_rerolls": ["miss"],
                     },
-                    {
-                        "attacker": "raiders",
-                        "target": "foot",
-                        "kind": "close",
-                        "extra_rerolls": ["miss"],
-                    },
-                ]
+                ),
+                d["attacks"][1].update(defender_extra_rerolls=["miss"]),
             ),
-            r"attacks\[2\]\.extra_rerolls",
+            r"attacks\[1\]\.defender_extra_rerolls",
         ),
         (
             lambda d: (
@@ -378,7 +380,7 @@ def test_command_rerolls_lost_when_the_unit_becomes_disordered():
     from math import comb
 
     die = AttackDie(heroic=0, strike=1, glancing=0, miss=0, blank=1)
-    raiders = _rifles("raiders", "attacker", models=4, discipline=10)
+    raiders = _rifles("raiders", "attacker", models=4, discipline=10, officer="first")
     foot = Unit("foot", models=50, defence=1, discipline=10,
                 armaments=Armaments(ranged=(RangedAttack("rifles", dice=(6,) * 50),)))  # fmt: skip
     opp = Attack("foot", "raiders", situation=Situation(opportunity_fire=True))

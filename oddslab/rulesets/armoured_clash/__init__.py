@@ -68,7 +68,7 @@ WARMUP: dict = {
     },
     "attacks": [
         {"attacker": "guns", "target": "foot"},
-        {"attacker": "guns", "target": "foot", "kind": "close"},
+        {"attacker": "guns", "target": "foot", "kind": "close", "new_activation": True},
     ],
 }
 

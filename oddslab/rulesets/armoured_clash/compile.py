@@ -27,6 +27,7 @@ from oddslab.rulesets.armoured_clash.model import (
 from oddslab.rulesets.armoured_clash.validate import (
     activation_plan,
     close_column,
+    garrisoned_at,
     ranged_row,
 )
 
@@ -248,7 +249,8 @@ def static_rating(sc: ArmouredClashScenario, i: int) -> int:
     att, tgt = by[a.attacker], by[a.target]
     live = -int(att.suppressed)
     if a.kind == "ranged":
-        live -= int(tgt.garrisoned or (a.situation.concealed and a.situation.exposed is None))
+        garr = garrisoned_at(sc, i, tgt.name)
+        live -= int(garr or (a.situation.concealed and a.situation.exposed is None))
     d = int(row[K.A_STATIC]) + live
     if a.kind == "ranged":
         d += int(a.situation.aiming)
@@ -262,7 +264,7 @@ def exact_pmfs(sc: ArmouredClashScenario) -> dict[str, np.ndarray]:
     att, tgt = by[a.attacker], by[a.target]
     row = ranged_row(a, att, tgt)
     assert row is not None
-    m = (att.models + 1) // 2 if att.garrisoned else att.models
+    m = (att.models + 1) // 2 if garrisoned_at(sc, 0, att.name) else att.models
     n = row.dice[m - 1]
     hits = attack_pool_pmf(n, static_rating(sc, 0), sc.die, a.situation.extra_rerolls)
     conc = tgt.garrisoned or (a.situation.concealed and a.situation.exposed is None)

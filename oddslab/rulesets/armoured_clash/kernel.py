@@ -249,6 +249,8 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
     """Resolve ranged attack ``a``."""
     att = AT[a, A_ATT]
     tgt = AT[a, A_TGT]
+    if AT[a, A_MANOEUVRE] != 0:
+        W[att, S_GARR] = 0  # an exit: it attacks, and is attacked, from outside the building
     garr = W[tgt, S_GARR]
     conc = 1 if (garr != 0 or (AT[a, A_CONC] != 0 and AT[a, A_EXPOSED] < 0)) else 0
     aim = 0 if rally_failed != 0 else AT[a, A_AIM]

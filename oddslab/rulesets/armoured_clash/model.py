@@ -256,9 +256,11 @@ class Unit:
     reinforcement : {"basic", "reinforced", "full"}
     formation : {"open", "close"}
     officer : {"first", "last", "random"} or None
-        When the officer dies: with the unit's first casualty (open formation, officer
-        nearest the attacker), only with the last model (close formation: another model is
-        removed from the back rank instead), or as a random model. Default by formation.
+        When the officer dies: with the unit's first casualty (it stands nearest the
+        attacker), only with the last model, or as a random model. Default ``"last"``: in
+        close formation the text removes another model from the back rank in its stead; in
+        open formation the closest model dies, and nothing in the text puts the officer (the
+        model the others keep within 3" of) closest, so its general keeps it back.
     commander_nearby : bool
         Within 6" of a friendly commander: cannot become disordered.
     suppressed, disordered, taking_cover, garrisoned, reloading : bool
@@ -374,9 +376,7 @@ class Unit:
 
     @property
     def officer_mode(self) -> str:
-        if self.officer is not None:
-            return self.officer
-        return "first" if self.formation == "open" else "last"
+        return "last" if self.officer is None else self.officer
 
     def column_length(self) -> int:
         """Entries a dice column needs: one per model count, or per damage for a behemoth."""

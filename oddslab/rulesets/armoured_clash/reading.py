@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from oddslab._schema import ScenarioError, Table
@@ -201,7 +202,10 @@ def from_table(root: Table) -> ArmouredClashScenario:
     attacks: list[Attack] = []
     for t in root.tables("attacks", min_len=1):
         a = _read_attack(t)
-        attacks += [a] * getattr(a, "_repeat", 1)
+        # one attack step per activation: each repetition is a later activation of its
+        # active unit (rally test, statuses expiring), e.g. the same fire in later rounds
+        again = replace(a, situation=replace(a.situation, new_activation=True))
+        attacks += [a] + [again] * (getattr(a, "_repeat", 1) - 1)
     rt = root.table("rules", {})
     rules = Rules(
         embarked_tests=rt.str("embarked_tests", "always", choices=("always", "on_fail")),

@@ -18,6 +18,7 @@ from oddslab.rulesets.armoured_clash.model import RATINGS, Situation, Unit, defa
 from oddslab.rulesets.armoured_clash.validate import (
     activation_plan,
     close_column,
+    garrisoned_at,
     ranged_row,
     retaliating,
 )
@@ -29,8 +30,8 @@ __all__ = ["resolved"]
 
 _TIER = ("none (weakened)", "glancing strikes (neutral)", "glancing strikes and misses (improved)")
 _OFFICER = {
-    "first": "dies with the unit's first casualty (the model nearest the attacker)",
-    "last": "dies only with the last model (a back-rank model is removed instead)",
+    "first": "dies with the unit's first casualty (it stands nearest the attacker)",
+    "last": "dies only with the last model (its general removes the others first)",
     "random": "each destroyed model is the officer with probability 1/models",
 }
 
@@ -89,7 +90,7 @@ def _unit(sc: ArmouredClashScenario, u: Unit) -> dict[str, Any]:
     out["BREAK LIMIT"] = "none (cannot break)" if u.break_limit is None else u.break_limit
     vp = u.vp if isinstance(u.vp, int) else "/".join(map(str, u.vp))
     out["VP rating"] = f"{u.vp_value} ({u.reinforcement}; rating {vp})"
-    default = "" if u.officer is not None else f" (default for {u.formation} formation)"
+    default = "" if u.officer is not None else " (default)"
     out["officer"] = _OFFICER[u.officer_mode] + default
     statuses = [
         s
@@ -135,13 +136,15 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
         row = ranged_row(a, att, tgt)
         assert row is not None
         out["weapon"] = row.name
-        out["attack dice"] = _dice_now(row.dice, att, att.garrisoned)
-        conc = tgt.garrisoned or (s.concealed and s.exposed is None)
+        # an exit (reforming) before this attack sets the unit up outside its building
+        a_garr, t_garr = garrisoned_at(sc, i, att.name), garrisoned_at(sc, i, tgt.name)
+        out["attack dice"] = _dice_now(row.dice, att, a_garr)
+        conc = t_garr or (s.concealed and s.exposed is None)
         bonuses = [n for n, on in (("aiming", s.aiming), ("short range", s.short_range)) if on]
         penalties = [
             n
             for n, on in (
-                ("concealed" + (" (garrisoned target)" if tgt.garrisoned else ""), conc),
+                ("concealed" + (" (garrisoned target)" if t_garr else ""), conc),
                 ("suppressed", att.suppressed),
                 ("opportunity fire", s.opportunity_fire),
                 ("reforming", s.reforming),
@@ -152,7 +155,7 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
         out["combat rating"] = _rating_text(d, s.rating, bonuses, penalties)
         out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
         cover = tgt.taking_cover and not (sc.rules.activations and s.opportunity_fire)
-        defence = tgt.defence + int(tgt.garrisoned) + int(conc and cover)
+        defence = tgt.defence + int(t_garr) + int(conc and cover)
         out["target DEFENCE"] = f"{defence} (statuses at the start of the sequence)"
         if s.exposed is not None:
             out["exposed models prioritised"] = f"{s.exposed} (only they can be destroyed)"
@@ -169,9 +172,9 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
         return out
     col = close_column(a, att)
     assert col is not None
-    storming = tgt.garrisoned
+    storming = garrisoned_at(sc, i, tgt.name)
     out["weapon"] = a.weapon or "melee"
-    out["attack dice"] = _dice_now(col, att, storming or att.garrisoned)
+    out["attack dice"] = _dice_now(col, att, storming or garrisoned_at(sc, i, att.name))
     out["charge"] = "yes (needs the movement step)" if s.charge else "no (already in contact)"
     flags = _close_flags(s)
     bonuses = [
@@ -237,7 +240,7 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
             if on
         ]
         d2 = retaliation_static(sc, i, name) - int(u.suppressed)
-        dice = _dice_now(u.armaments.melee, u, u.garrisoned)
+        dice = _dice_now(u.armaments.melee, u, garrisoned_at(sc, i, name))
         rr = s.defender_extra_rerolls
         if s.defender_extra_rerolls_from == "command" and name != a.target:
             rr = ()

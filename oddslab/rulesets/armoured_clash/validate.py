@@ -27,6 +27,7 @@ __all__ = [
     "retaliating",
     "active_unit",
     "activation_plan",
+    "garrisoned_at",
 ]
 
 
@@ -94,6 +95,7 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
         if a.kind not in ("ranged", "close"):
             out.append((f"{key}.kind", "expected ranged or close"))
             continue
+        out += _manoeuvre_problems(sc, i, att, tgt)
         for r in (s.rating, s.defender_rating):
             if r is not None and r not in RATINGS:
                 out.append((f"{key}.rating", f"expected one of {', '.join(RATINGS)}"))
@@ -206,6 +208,105 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
     return out
 
 
+def garrisoned_at(sc: ArmouredClashScenario, i: int, name: str) -> bool:
+    """Whether unit ``name`` garrisons its building as step ``i`` is resolved.
+
+    It started garrisoned and made no exit manoeuvre (a ranged attack with ``reforming``) at
+    step ``i`` or before: an exit sets the unit up outside the building, so it then counts
+    all its models and is no longer concealed by the building nor DEFENCE +1. A garrison that
+    falls back or loses a close quarters combat also exits, but only in some trials: the
+    kernel follows that, these checks and ``show`` do not.
+    """
+    u = next(u for u in sc.units if u.name == name)
+    return u.garrisoned and not any(
+        b.attacker == name and b.kind == "ranged" and b.situation.reforming
+        for b in sc.attacks[: i + 1]
+    )
+
+
+def _manoeuvre_problems(
+    sc: ArmouredClashScenario, i: int, att: Unit, tgt: Unit
+) -> list[tuple[str, str]]:
+    """Flags the movement step cannot produce: an active unit makes one manoeuvre (aim,
+    charge, disembark / exit), a garrison only exit, an aircraft none (its sortie is approach
+    and engage), and outflanking / defensive advantage are defined by a charge."""
+    a = sc.attacks[i]
+    s = a.situation
+    key = f"attacks[{i}]"
+    out: list[tuple[str, str]] = []
+    # before this step's own exit (if any): still in the building
+    garrison = garrisoned_at(sc, i - 1, att.name) if i > 0 else att.garrisoned
+    if a.kind == "ranged":
+        if att.type == "aircraft" and (s.aiming or s.reforming):
+            k = "aiming" if s.aiming else "reforming"
+            out.append(
+                (
+                    f"{key}.{k}",
+                    f"'{att.name}' is an aircraft: its sortie (approach, engage) has no "
+                    f"movement step, so no {'aim' if s.aiming else 'disembark or exit'} "
+                    "manoeuvre",
+                )
+            )
+        elif s.aiming and s.opportunity_fire:
+            out.append(
+                (
+                    f"{key}.aiming",
+                    "opportunity fire is made in the enemy's activation, and the firer made no "
+                    "aim manoeuvre this turn (the bonus needs one)",
+                )
+            )
+        elif s.aiming and s.reforming:
+            out.append(
+                (
+                    f"{key}.aiming",
+                    "a unit makes one manoeuvre in its movement step: aim, or disembark / exit "
+                    "(reforming), not both",
+                )
+            )
+        elif s.aiming and garrison:
+            out.append(
+                (
+                    f"{key}.aiming",
+                    f"'{att.name}' is garrisoning a building and cannot make any manoeuvres "
+                    "other than exit (no aim)",
+                )
+            )
+        return out
+    if att.type == "aircraft":
+        out.append(
+            (
+                f"{key}.kind",
+                f"'{att.name}' is an aircraft: its sortie engages with a ranged attack, it "
+                "cannot charge or fight a close quarters attack",
+            )
+        )
+    elif s.charge and garrison:
+        out.append(
+            (
+                f"{key}.charge",
+                f"'{att.name}' is garrisoning a building and cannot make any manoeuvres other "
+                "than exit (no charge; set charge = false if it is already in contact)",
+            )
+        )
+    for flag, what in (
+        ("outflanking", "the charger's officer outside the target's front arc before charging"),
+        ("defensive_advantage", "a model moving through difficult terrain while charging"),
+    ):
+        if getattr(s, flag) and not s.charge:
+            out.append(
+                (f"{key}.{flag}", f"{flag} comes from a charge ({what}): not with charge = false")
+            )
+    if s.outflanking and garrisoned_at(sc, i, tgt.name):
+        out.append(
+            (
+                f"{key}.outflanking",
+                f"'{tgt.name}' is garrisoning a building, which gives it a 360° front arc: it "
+                "cannot be outflanked",
+            )
+        )
+    return out
+
+
 _CLOSE_ONLY = {
     "outflanking": False,
     "supported": None,
@@ -241,11 +342,15 @@ def _misplaced_keys(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
 
 
 def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list[tuple[str, str]]:
-    """Commands: none to a disordered unit, one per general per activation."""
+    """Commands: none to a disordered unit, one per general per activation. Steps: one
+    attack step per activation, and opportunity fire in one of its two reaction steps (in
+    each of them for an aircraft's sortie: one before its attack, one after)."""
     out: list[tuple[str, str]] = []
     plan = activation_plan(sc)
     ended: set[str] = set()  # units whose first activation in the sequence is over
     issued: dict[str, int] = {}
+    attacked = False  # the active unit made its attack step in this activation
+    reactions = [0, 0]  # opportunity fire before / after that attack step
     for i, a in enumerate(sc.attacks):
         key = f"attacks[{i}]"
         s = a.situation
@@ -260,6 +365,35 @@ def _activation_problems(sc: ArmouredClashScenario, by: dict[str, Unit]) -> list
             )
         if start:
             issued = {}
+            attacked = False
+            reactions = [0, 0]
+        if a.kind == "ranged" and s.opportunity_fire:
+            reactions[int(attacked)] += 1
+            air = by[active].type == "aircraft"
+            if reactions[int(attacked)] > 1 or (not air and sum(reactions) > 1):
+                out.append(
+                    (
+                        f"{key}.opportunity_fire",
+                        f"'{active}''s activation already had opportunity fire "
+                        + (
+                            "in this reaction step (an aircraft's sortie allows one in each)"
+                            if air
+                            else "against it: the second reaction step is open only if the "
+                            "first was not used (only an aircraft's sortie allows one in each)"
+                        ),
+                    )
+                )
+        elif attacked:
+            out.append(
+                (
+                    f"{key}.new_activation",
+                    f"'{active}' already made its attack step in this activation (one ranged "
+                    "or close quarters attack per activation): set new_activation = true if "
+                    "this is a later activation of it",
+                )
+            )
+        else:
+            attacked = True
         orders = []
         if s.extra_rerolls and s.extra_rerolls_from == "command":
             orders.append(("extra_rerolls", a.attacker))

@@ -1,0 +1,181 @@
+"""Armoured Clash: what one activation can hold (one manoeuvre, one attack step, one
+reaction), garrisons and their exit, aircraft sorties. Each impossible combination is an
+input error naming the key; the garrison's exit changes the odds of later steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from oddslab._schema import ScenarioError
+from oddslab.engine import simulate
+from oddslab.rulesets.armoured_clash import (
+    Armaments,
+    ArmouredClashScenario,
+    Attack,
+    AttackDie,
+    RangedAttack,
+    Situation,
+    Unit,
+)
+from oddslab.rulesets.armoured_clash.resolved import resolved
+from oddslab.rulesets.armoured_clash.validate import activation_plan
+from oddslab.scenario import from_dict
+
+SURE = AttackDie(heroic=0, strike=1, glancing=0, miss=0, blank=0)
+
+
+def _unit(**kw) -> dict:
+    d = {"models": 4, "defence": 1, "discipline": 6, "melee": [1, 2, 3, 4]}
+    d["ranged"] = [{"name": "rifles", "dice": [1, 2, 3, 4], "vs": ["light", "heavy", "aerial"]}]
+    return {**d, **kw}
+
+
+def _base(attacks: list[dict], a: dict | None = None, t: dict | None = None) -> dict:
+    return {
+        "ruleset": "armoured-clash",
+        "units": {
+            "a": _unit(side="attacker", **(a or {})),
+            "t": _unit(side="defender", **(t or {})),
+        },
+        "attacks": attacks,
+    }
+
+
+AIRCRAFT = {"type": "aircraft", "category": "aerial"}
+GARRISON = {"garrisoned": True}
+OPP = {"attacker": "t", "target": "a", "opportunity_fire": True}
+SHOT = {"attacker": "a", "target": "t"}
+CHARGE = {"attacker": "a", "target": "t", "kind": "close"}
+
+
+@pytest.mark.parametrize(
+    "d, key",
+    [
+        # a garrison makes no manoeuvre but exit
+        (_base([{**SHOT, "aiming": True}], a=GARRISON), r"attacks\[0\]\.aiming"),
+        (_base([CHARGE], a=GARRISON), r"attacks\[0\]\.charge"),
+        # a garrison has a 360° front arc
+        (_base([{**CHARGE, "outflanking": True}], t=GARRISON), r"attacks\[0\]\.outflanking"),
+        # one reaction step used per activation (not an aircraft)
+        (_base([OPP, SHOT, OPP]), r"attacks\[2\]\.opportunity_fire"),
+        (_base([OPP, OPP]), r"attacks\[1\]\.opportunity_fire"),
+        # one attack step per activation
+        (_base([SHOT, SHOT]), r"attacks\[1\]\.new_activation"),
+        (_base([SHOT, CHARGE]), r"attacks\[1\]\.new_activation"),
+        # an aircraft's sortie: no movement step, a ranged attack
+        (_base([CHARGE], a=AIRCRAFT), r"attacks\[0\]\.kind"),
+        (_base([{**SHOT, "aiming": True}], a=AIRCRAFT), r"attacks\[0\]\.aiming"),
+        (_base([{**SHOT, "reforming": True}], a=AIRCRAFT), r"attacks\[0\]\.reforming"),
+        # one manoeuvre, made in the unit's own activation
+        (
+            _base([{**OPP, "aiming": True, "attacker": "a", "target": "t"}]),
+            r"attacks\[0\]\.aiming",
+        ),
+        (_base([{**SHOT, "aiming": True, "reforming": True}]), r"attacks\[0\]\.aiming"),
+        # both defined by a charge
+        (_base([{**CHARGE, "charge": False, "outflanking": True}]), r"attacks\[0\]\.outflanking"),
+        (
+            _base([{**CHARGE, "charge": False, "defensive_advantage": True}]),
+            r"attacks\[0\]\.defensive_advantage",
+        ),
+    ],
+)
+def test_impossible_combinations_are_rejected(d, key):
+    with pytest.raises(ScenarioError, match=key):
+        from_dict(d, source="bad.toml")
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        _base([OPP, SHOT]),  # first reaction step, then the attack step
+        _base([SHOT, {**OPP, "new_activation": True}, SHOT]),  # opp fire, later activation
+        _base([SHOT, {**SHOT, "new_activation": True}]),  # a later activation
+        _base([{**SHOT, "reforming": True}, {"attacker": "t", "target": "a"}], a=GARRISON),
+        _base([{**CHARGE, "charge": False}], a=GARRISON),  # already in contact
+        # a garrison that exited in an earlier activation can charge
+        _base([{**SHOT, "reforming": True}, {**CHARGE, "new_activation": True}], a=GARRISON),
+        # an aircraft's sortie has two reaction steps: one before its attack, one after
+        _base(
+            [{**OPP, "target": "a"}, SHOT, {**OPP, "target": "a"}],
+            a=AIRCRAFT,
+            t={"ranged": [{"name": "aa", "dice": [1, 2, 3, 4], "vs": ["aerial"]}]},
+        ),
+    ],
+)
+def test_possible_sequences_are_accepted(d):
+    from_dict(d)
+
+
+def test_aircraft_gets_one_opportunity_fire_per_reaction_step_only():
+    d = _base([{**OPP}, {**OPP}, SHOT], a=AIRCRAFT)
+    with pytest.raises(ScenarioError, match=r"attacks\[1\]\.opportunity_fire"):
+        from_dict(d)
+
+
+def test_repeat_is_the_same_attack_in_later_activations():
+    d = _base([{**SHOT, "repeat": 3}], a={"suppressed": True})
+    sc = from_dict(d)
+    assert [s for _, s, _ in activation_plan(sc)] == [True, True, True]
+    # each repetition starts an activation of 'a' (its own rally test, statuses expiring)
+    shows = resolved(sc)
+    assert sum("starts a's activation" in str(v) for v in shows.values()) == 3
+
+
+def test_repeat_with_a_second_own_attack_is_reported_at_the_table():
+    d = _base([SHOT, {**SHOT}])
+    with pytest.raises(ScenarioError, match=r"bad\.toml: attacks\[1\]\.new_activation"):
+        from_dict(d, source="bad.toml")
+
+
+def test_a_garrison_charging_is_a_cli_input_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    path = tmp_path / "garrison-charges.toml"
+    path.write_text(
+        'ruleset = "armoured-clash"\n'
+        '[units.a]\nside = "attacker"\nmodels = 4\ndefence = 1\ndiscipline = 6\n'
+        "garrisoned = true\nmelee = [1, 2, 3, 4]\n"
+        '[units.t]\nside = "defender"\nmodels = 4\ndefence = 1\ndiscipline = 6\n'
+        '[[attacks]]\nattacker = "a"\ntarget = "t"\nkind = "close"\n'
+    )
+    res = CliRunner().invoke(app, ["simulate", str(path), "-n", "100"])
+    assert res.exit_code == 2, res.output
+    assert "attacks[0].charge" in res.output and "Traceback" not in res.output
+
+
+def _garrison_exits(reforming: bool) -> ArmouredClashScenario:
+    dice = tuple(range(1, 7))
+    g = Unit("g", side="attacker", models=6, defence=2, discipline=10, garrisoned=True,
+             armaments=Armaments(ranged=(RangedAttack("rifles", dice=dice),)))  # fmt: skip
+    t = Unit("t", models=12, defence=1, discipline=10,
+             armaments=Armaments(ranged=(RangedAttack("rifles", dice=(4,) * 12),)))  # fmt: skip
+    return ArmouredClashScenario(
+        (g, t),
+        (
+            Attack("g", "t", situation=Situation(reforming=reforming)),
+            Attack("t", "g"),
+        ),
+        die=SURE,
+        focus="g",
+    )
+
+
+def test_an_exit_ends_the_garrison_effects():
+    """A sure die (every die one hit). Inside the building: 3 dice (half of 6), and the
+    return fire's 4 hits on DEFENCE 2 + 1 = 3 make 1 damage. After the exit: 6 dice, and 4
+    hits on DEFENCE 2 (not concealed by the building, no +1) make 2."""
+    stay = simulate(_garrison_exits(False), trials=100, seed=1)
+    out = simulate(_garrison_exits(True), trials=100, seed=1)
+    assert stay.prob("defender_models_lost", 3) == 1 and stay.prob("defender_models_lost", 4) == 0
+    assert out.prob("defender_models_lost", 6) == 1 and out.prob("defender_models_lost", 7) == 0
+    assert stay.prob("damage_on_attacker", 1) == 1 and stay.prob("damage_on_attacker", 2) == 0
+    assert out.prob("damage_on_attacker", 2) == 1 and out.prob("damage_on_attacker", 3) == 0
+
+
+def test_show_follows_the_exit():
+    shows = resolved(_garrison_exits(True))
+    text = " ".join(str(v) for v in shows.values())
+    assert "garrisoned target" not in text
