@@ -259,7 +259,7 @@ AIR_CONCEALED = ("all-units", "any-unit")
 IP_TIMING = ("before-saves", "after-saves")
 HQ_AGAIN = ("eliminated", "stays-reduced")
 CITY_BONUS = ("vs-armour-only", "always")
-HQ_ASSAULT = ("added", "as-fire")
+HQ_ASSAULT = ("as-fire", "added")
 MOVE_OPS = ("after-movement", "on-entering")
 HIT_LADDER = ("each-hit", "one-step-per-attack")
 AA_VS_HARD = ("ap-else-blue", "blue")
@@ -296,7 +296,7 @@ class Rules:
     hq_reduced_again: str = "eliminated"
     mortar_mission_roll: bool = True
     city_assault_bonus: str = "vs-armour-only"
-    hq_assault_bonus: str = "added"
+    hq_assault_bonus: str = "as-fire"  # the Additional Rule names no exception for assault
     hit_ladder: str = "each-hit"  # every hit after the disrupting one is a step down
     move_ops_complete: str = "after-movement"  # the marker comes when the movement is over
     mines_stop_movement: bool = True  # a unit disrupted/reduced by mines stops its stack
