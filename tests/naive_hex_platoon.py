@@ -120,9 +120,12 @@ class Trial:
             q, r = divmod(h, len(living))
             extra = set(self.rng.sample(living, r))
             excess = 0
+            ignoring = [n for n in living if self.u[n]["obj"].hard and q + (n in extra) > 0]
+            if self.r.artillery_hard_ignore == "per-attack" and ignoring:
+                ignoring = [self.rng.choice(ignoring)]  # one hit of the attack, not one each
             for n in living:
                 g = q + (n in extra)
-                if ign_hard and first and self.u[n]["obj"].hard and g > 0:
+                if ign_hard and first and n in ignoring:
                     g -= 1
                 prot = protect_any and self.u[n]["obj"].infantry and self.concealed(n)
                 excess += self.hit(n, g, prot)

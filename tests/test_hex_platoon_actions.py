@@ -56,3 +56,36 @@ def test_hq_leadership_in_an_assault(mode, hits):
     rules = None if mode is None else {"hq_assault_bonus": mode}
     out = _run(scenario(hexes, [step], rules))
     assert _pmf(out, "hits_on_defender")[hits] == 1.0
+
+
+# -- Mortars Artillery: "ignore first hit from artillery against Hard Target" --------------
+
+#: an AFV with no saves of its own
+AFV = dict(type="afv", ap=1, range=4, assault=1, armor=0, save=7)
+
+
+@pytest.mark.parametrize(
+    "mode,pmf",
+    [
+        (None, [4 / 9, 5 / 9, 0]),
+        ("per-hard-target", [4 / 9, 5 / 9, 0]),
+        ("per-attack", [1 / 6, 5 / 9, 5 / 18]),
+    ],
+    ids=["default", "per-hard-target", "per-attack"],
+)
+def test_artillery_ignores_the_first_hit_on_hard_targets(mode, pmf):
+    """Two AFVs in the open, a mission of 2 dice at 1+ (+1 die for 2 targets: 3 hits; one
+    save die at 5+ for the hard targets: 3 unsaved with 2/3, 2 with 1/3), failure 1/6.
+    Each AFV ignoring its first hit: 2-1 becomes 1-0, 1-1 becomes 0-0. One hit per attack:
+    2-1 becomes 1-1 or 2-0 (2 units hit, or 1), 1-1 becomes 1-0 (1 unit)."""
+    hexes = [{"name": "h", "units": [unit("t1", **AFV), unit("t2", **AFV)]}]
+    step = {"kind": "artillery", "hexes": ["h"], "firepower": 2, "to_hit": 1}
+    rules = None if mode is None else {"artillery_hard_ignore": mode}
+    sc = from_dict(scenario(hexes, [step], rules))
+    assert np.allclose(sc.exact_pmfs()["h_units_disrupted_or_worse"], pmf)
+    out = engine.simulate(sc, trials=200_000, seed=5)
+    got = _pmf(out, "h_units_disrupted_or_worse")
+    assert np.all(
+        np.abs(got - np.array(pmf))
+        < 5 * np.sqrt(np.array(pmf) * (1 - np.array(pmf)) / 200_000) + 1e-12
+    )

@@ -403,6 +403,7 @@ class HexPlatoonScenario:
         a[K.R_MOVE_OPS_ON_ENTER] = r.move_ops_complete == "on-entering"
         a[K.R_MINES_NO_STOP] = not r.mines_stop_movement
         a[K.R_MINES_NO_IP] = not r.mines_improved_position
+        a[K.R_ART_HARD_PER_ATTACK] = r.artillery_hard_ignore == "per-attack"
         return a
 
     # -- statistics, headlines, job -----------------------------------------------------------------

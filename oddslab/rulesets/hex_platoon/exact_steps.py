@@ -91,8 +91,16 @@ def _mode(sc) -> int:
     return int(sc.rules_array()[K.R_HQ_MODE])
 
 
+def _ign(sc) -> int:
+    """How the artillery's first hit against hard targets is ignored (see distribute_exact)."""
+    r = sc.rules
+    if not r.artillery_ignore_first_hard_hit:
+        return 0
+    return 2 if r.artillery_hard_ignore == "per-attack" else 1
+
+
 def _hex_joint(
-    sc, hex_name, unsaved: np.ndarray, protect_all: bool, ign: bool, weight=1.0, base=None
+    sc, hex_name, unsaved: np.ndarray, protect_all: bool, ign: int, weight=1.0, base=None
 ):
     """Joint (stack states + HQ) after ``unsaved`` hits (PMF) distributed in ``hex_name``."""
     from .compile import _conceal_base
@@ -246,11 +254,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
         }
         protect = r.concealed_infantry_not_reduced and r.concealed_infantry_scope == "all-fire"
         base = {c: fail * p for c, p in _unchanged(sc, s.target).items()}
-        res.groups.append(
-            _hex_joint(
-                sc, s.target, uns, protect, r.artillery_ignore_first_hard_hit, 1 - fail, base
-            )
-        )
+        res.groups.append(_hex_joint(sc, s.target, uns, protect, _ign(sc), 1 - fail, base))
     elif s.kind == "artillery":
         called = not s.spotter or can_call(sc.unit(s.spotter))
         fail = 1 / 6 if called else 1.0
@@ -272,9 +276,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
             res.rec[1 + 2 * m] = _mix(np.ones(1), hits, fail)
             res.rec[2 + 2 * m] = _mix(np.ones(1), uns, fail)
             base = {c: fail * p for c, p in _unchanged(sc, h).items()}
-            res.groups.append(
-                _hex_joint(sc, h, uns, protect, r.artillery_ignore_first_hard_hit, 1 - fail, base)
-            )
+            res.groups.append(_hex_joint(sc, h, uns, protect, _ign(sc), 1 - fail, base))
     elif s.kind == "move":
         # out of command, the hex "may only opportunity fire" (4.2): it does not move
         if any(u.out_of_command for u in sc.stack(s.stack)):

@@ -41,6 +41,7 @@ from .layout import (
     R_AIR_CONC_ANY,
     R_ART_EXTRA_DIE,
     R_ART_HARD_IGNORE,
+    R_ART_HARD_PER_ATTACK,
     R_ART_SOFT_EXTRA,
     R_CONC_ALL,
     R_CONC_INF,
@@ -177,7 +178,7 @@ def apply_hits(ws, u, h, protect, per_attack):
 
 
 @jit_inner(
-    ints="excess n",
+    ints="excess ign n nh",
     flags="first_round",
     signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1),
 )
@@ -187,7 +188,9 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
     Each living unit gets ``h // n``; the ``h % n`` odd hits go to distinct units drawn at
     random. With ``rules[R_EXCESS_PASS]`` hits a unit cannot absorb are distributed again
     between the units still alive. ``protect_any``: concealed infantry cannot be reduced.
-    ``ign_hard``: a hard target ignores the first hit it is given. ``pick`` is scratch.
+    ``ign_hard``: a hard target ignores the first hit it is given; with
+    ``rules[R_ART_HARD_PER_ATTACK]`` only one hit of the attack is ignored, that of one of
+    the hard targets given hits, drawn at random. ``pick`` is scratch.
     """
     first_round = True
     while h > 0:
@@ -207,11 +210,25 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
             pick[j] = pick[k]
             pick[k] = t
         excess = 0
+        ign = n  # position in pick of the one hard target ignoring a hit (per attack)
+        if ign_hard and first_round and rules[R_ART_HARD_PER_ATTACK]:
+            nh = 0
+            for j in range(n):
+                nh += ui[pick[j], U_HARD] != 0 and q + (1 if j < r else 0) > 0
+            if nh > 0:
+                nh = randint(st, nh)
+                for j in range(n):
+                    if ui[pick[j], U_HARD] != 0 and q + (1 if j < r else 0) > 0:
+                        if nh == 0:
+                            ign = j
+                            break
+                        nh -= 1
         for j in range(n):
             u = pick[j]
             g = q + (1 if j < r else 0)
             if ign_hard and first_round and ui[u, U_HARD] and g > 0:
-                g -= 1
+                if rules[R_ART_HARD_PER_ATTACK] == 0 or j == ign:
+                    g -= 1
             prot = protect_any and ui[u, U_INF] != 0 and _concealed(ui, ws, u)
             excess += apply_hits(ws, u, g, prot, rules[R_HIT_PER_ATTACK] != 0)
         first_round = False

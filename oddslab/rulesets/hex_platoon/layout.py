@@ -95,7 +95,8 @@ R_HIT_PER_ATTACK = 20  # one step down per attack beyond the disruption (else on
 R_MOVE_OPS_ON_ENTER = 21  # a moving stack is marked Ops Complete as it enters each hex
 R_MINES_NO_STOP = 22  # units disrupted or reduced by mines do not stop their stack
 R_MINES_NO_IP = 23  # an improved position does not nullify the first mines hit
-R_NCOLS = 24
+R_ART_HARD_PER_ATTACK = 24  # ... one hit per attack on the hex, not one per hard target
+R_NCOLS = 25
 
 # -- work rows (per unit) and record fields ---------------------------------------------------
 # hs[h], per hex: bit HS_STOPPED the stack there was stopped (moves no further, no assault);

@@ -263,6 +263,7 @@ HQ_ASSAULT = ("as-fire", "added")
 MOVE_OPS = ("after-movement", "on-entering")
 HIT_LADDER = ("each-hit", "one-step-per-attack")
 AA_VS_HARD = ("ap-else-blue", "blue")
+ART_HARD_IGNORE = ("per-hard-target", "per-attack")
 
 
 @dataclass(frozen=True)
@@ -303,6 +304,7 @@ class Rules:
     mines_improved_position: bool = True  # an improved position nullifies the first mines hit
     overrun_defender_augmented: bool = True  # a defender's "+" counts in an overrun
     aa_vs_hard: str = "ap-else-blue"  # AA at a hard target: AP if it has one, else blue
+    artillery_hard_ignore: str = "per-hard-target"  # each hard target ignores its first hit
 
     def __post_init__(self) -> None:
         for key, options in (
@@ -323,6 +325,7 @@ class Rules:
             ("hit_ladder", HIT_LADDER),
             ("move_ops_complete", MOVE_OPS),
             ("aa_vs_hard", AA_VS_HARD),
+            ("artillery_hard_ignore", ART_HARD_IGNORE),
         ):
             if getattr(self, key) not in options:
                 raise ValueError(f"{key} must be one of {', '.join(options)}")
@@ -347,4 +350,5 @@ RULE_CHOICES = {
     "hit_ladder": HIT_LADDER,
     "move_ops_complete": MOVE_OPS,
     "aa_vs_hard": AA_VS_HARD,
+    "artillery_hard_ignore": ART_HARD_IGNORE,
 }
