@@ -242,6 +242,33 @@ def test_artillery_on_hard_targets_matches_naive(mode):
 
 
 @pytest.mark.statistical
+@pytest.mark.parametrize(
+    "rules",
+    [None, {"ops_complete_bars": "fire"}, {"move_ops_complete": "on-entering"}],
+    ids=["default", "fire-only", "on-entering"],
+)
+def test_ops_complete_markers_match_naive(rules):
+    """Who a marker keeps from moving, overrunning, assaulting and clearing mines: tanks
+    overrun twice, a platoon fires then moves and assaults, an engineer marked at the start."""
+    hexes = [
+        {"name": "road", "units": [unit("tank", **TANK), unit("tank2", **TANK, ops_complete=True)]},
+        {"name": "f1", "units": [unit("s1", **RIFLES)]},
+        {"name": "f2", "units": [unit("s2", **RIFLES, disrupted=True)]},
+        {"name": "lane", "units": [unit("inf", **RIFLES), unit("eng", type="engineer", ops_complete=True)]},
+        {"name": "wood", "terrain": "wood", "units": [unit("def", **RIFLES)]},
+    ]  # fmt: skip
+    steps = [
+        {"kind": "overrun", "attacker": "road", "defender": "f1"},
+        {"kind": "overrun", "attacker": "road", "defender": "f2"},
+        {"kind": "clear-mines", "stack": "lane"},
+        {"kind": "fire", "firer": "inf", "target": "def"},
+        {"kind": "move", "stack": "lane"},
+        {"kind": "assault", "attacker": "lane", "defender": "wood"},
+    ]
+    _z_compare(scenario(hexes, steps, rules))
+
+
+@pytest.mark.statistical
 def test_air_strike_into_aa_matches_naive():
     sc, out = _z_compare(air_case())
     assert out.prob("aircraft_fate", 4) > 0  # shot down sometimes

@@ -53,6 +53,7 @@ from .layout import (
     R_HQ_AGAIN_STAYS,
     R_HQ_MODE,
     R_IP_AFTER_SAVES,
+    R_OPS_FIRE_ONLY,
     S_AUG,
     S_DICE,
     S_HQ,
@@ -73,6 +74,7 @@ from .layout import (
     W_DIS,
     W_HIT,
     W_KILL,
+    W_MV,
     W_OOC,
     W_OPS,
     W_SIDE,
@@ -276,6 +278,25 @@ def _stack_alive(hx, hexu, ws, h):
     return n
 
 
+@jit_noalloc(inline="always")
+def barred(ws, rules, u):
+    """Unit ``u`` may not move, assault, overrun or clear mines for its Ops Complete marker
+    (6.1, 11.2: the marker ends a unit's actions), unless the marker came from the movement
+    it is in the middle of (``W_MV``: marked on entering a hex, or by its own overrun)."""
+    return rules[R_OPS_FIRE_ONLY] == 0 and ws[W_OPS, u] != 0 and ws[W_MV, u] == 0
+
+
+@jit_noalloc(inline="always")
+def stack_barred(hx, hexu, ws, rules, h):
+    """Living units of hex ``h``'s stack that an Ops Complete marker keeps in place."""
+    n = 0
+    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+        u = hexu[i]
+        if ws[W_SIDE, u] < 2 and barred(ws, rules, u):
+            n += 1
+    return n
+
+
 @jit_inner(ints="n", signature_or_function=sig("int64", I2, I1, I2, INT))
 def stack_out_of_command(hx, hexu, ws, h):
     """Living units of hex ``h``'s stack that are out of command."""
@@ -289,11 +310,14 @@ def stack_out_of_command(hx, hexu, ws, h):
 
 @jit_inner(signature_or_function=sig("void", I2, I1, I2, INT))
 def mark_moved(hx, hexu, ws, h):
-    """Ops Complete markers on the stack of hex ``h`` (and its (s)HQ) after its movement."""
+    """Ops Complete markers on the stack of hex ``h`` (and its (s)HQ) from its movement
+    (``W_MV``: they do not stop the movement they come from)."""
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
         ws[W_OPS, hexu[i]] = 1
+        ws[W_MV, hexu[i]] = 1
     if hx[h, H_HQ] >= 0:
         ws[W_OPS, hx[h, H_HQ]] = 1
+        ws[W_MV, hx[h, H_HQ]] = 1
 
 
 @jit_inner(ints="any_hit", signature_or_function=sig("int64", I2, I1, I2, INT))

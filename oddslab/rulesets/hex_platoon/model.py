@@ -264,6 +264,7 @@ MOVE_OPS = ("after-movement", "on-entering")
 HIT_LADDER = ("each-hit", "one-step-per-attack")
 AA_VS_HARD = ("ap-else-blue", "blue")
 ART_HARD_IGNORE = ("per-hard-target", "per-attack")
+OPS_BARS = ("every-action", "fire")
 
 
 @dataclass(frozen=True)
@@ -305,6 +306,7 @@ class Rules:
     overrun_defender_augmented: bool = True  # a defender's "+" counts in an overrun
     aa_vs_hard: str = "ap-else-blue"  # AA at a hard target: AP if it has one, else blue
     artillery_hard_ignore: str = "per-hard-target"  # each hard target ignores its first hit
+    ops_complete_bars: str = "every-action"  # a marked unit no longer moves, assaults, clears
 
     def __post_init__(self) -> None:
         for key, options in (
@@ -326,6 +328,7 @@ class Rules:
             ("move_ops_complete", MOVE_OPS),
             ("aa_vs_hard", AA_VS_HARD),
             ("artillery_hard_ignore", ART_HARD_IGNORE),
+            ("ops_complete_bars", OPS_BARS),
         ):
             if getattr(self, key) not in options:
                 raise ValueError(f"{key} must be one of {', '.join(options)}")
@@ -351,4 +354,5 @@ RULE_CHOICES = {
     "move_ops_complete": MOVE_OPS,
     "aa_vs_hard": AA_VS_HARD,
     "artillery_hard_ignore": ART_HARD_IGNORE,
+    "ops_complete_bars": OPS_BARS,
 }
