@@ -167,8 +167,10 @@ def orders_case(rules=None):
         {"kind": "command", "stack": "wood", "morale": 8},
         {"kind": "move", "stack": "wood", "mines": True},
         {"kind": "fire", "firer": "mg", "target": "grens", "opportunity": True},
-        {"kind": "fire", "firer": "recon", "target": "grens"},
+        # the assault right after the movement: a step in between would end the movement
+        # and its Ops Complete markers would keep the stack from assaulting
         {"kind": "assault", "attacker": "wood", "defender": "farm"},
+        {"kind": "fire", "firer": "recon", "target": "grens"},
         {"kind": "clear-mines", "stack": "lane"},
         {"kind": "rally", "stack": "wood"},
     ]

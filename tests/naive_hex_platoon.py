@@ -42,10 +42,11 @@ class Trial:
                 self.u[x.name] = dict(
                     side=1 if x.reduced else 0, dis=int(x.disrupted), ops=int(x.ops_complete),
                     ooc=int(x.out_of_command), clost=0, gone=0, hit=0, kill=0, hex=h.name, obj=x,
-                    conc=_conceal_base(x, h),
+                    conc=_conceal_base(x, h), mv=0,
                 )  # fmt: skip
         self.stopped = set()
         self.moving = None  # hex of the stack whose movement goes on (no marker yet)
+        self.going = None  # hex of the stack in the middle of its movement (either mode)
         self.rec = np.zeros((len(sc.steps), K.NREC), dtype=np.int64)
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -120,9 +121,12 @@ class Trial:
             q, r = divmod(h, len(living))
             extra = set(self.rng.sample(living, r))
             excess = 0
+            ignoring = [n for n in living if self.u[n]["obj"].hard and q + (n in extra) > 0]
+            if self.r.artillery_hard_ignore == "per-attack" and ignoring:
+                ignoring = [self.rng.choice(ignoring)]  # one hit of the attack, not one each
             for n in living:
                 g = q + (n in extra)
-                if ign_hard and first and self.u[n]["obj"].hard and g > 0:
+                if ign_hard and first and n in ignoring:
                     g -= 1
                 prot = protect_any and self.u[n]["obj"].infantry and self.concealed(n)
                 excess += self.hit(n, g, prot)
@@ -183,6 +187,30 @@ class Trial:
         x = self.u[n]
         return x["side"] < 2 and not x["dis"] and not x["ooc"] and not x["ops"]
 
+    def mark(self, n, moving=False):
+        """Ops Complete on ``n``; ``moving``: from the movement it is in the middle of."""
+        self.u[n]["ops"] = 1
+        self.u[n]["mv"] = self.u[n]["mv"] or int(moving)
+
+    def done(self, n):
+        """An Ops Complete marker from before its stack's current movement: ``n`` may not
+        move, assault, overrun or clear mines (unless the marker bars fire only)."""
+        x = self.u[n]
+        return self.r.ops_complete_bars == "every-action" and x["ops"] and not x["mv"]
+
+    def forget_movement(self, s):
+        """A step that does not carry on the current movement ends it for these rules."""
+        h = self.going
+        if h is None:
+            return
+        if (s.kind == "fire" and s.opportunity) or (
+            s.kind in ("move", "assault", "overrun") and h in (s.stack, s.attacker)
+        ):
+            return
+        for n in self.u:
+            self.u[n]["mv"] = 0
+        self.going = None
+
     def end_movement(self, s):
         """The moving stack gets its Ops Complete markers once a step is not part of its
         movement (a further move, opportunity fire at it, its assault or overrun)."""
@@ -201,6 +229,7 @@ class Trial:
         rec = self.rec[k]
         rng = self.rng
         self.end_movement(s)
+        self.forget_movement(s)
         if s.kind == "fire":
             f, t = self.u[s.firer], self.u[s.target]
             if f["side"] >= 2 or f["dis"] or f["ops"] or t["side"] >= 2:
@@ -272,10 +301,13 @@ class Trial:
                 return
             if any(self.alive(n) and self.u[n]["ooc"] for n in names):
                 return
+            if any(self.alive(n) and self.done(n) for n in names):
+                return
             rec[1] = 1
+            self.going = s.stack
             if self.r.move_ops_complete == "on-entering":
                 for x in self.sc.hex(s.stack).units:
-                    self.u[x.name]["ops"] = 1
+                    self.mark(x.name, moving=True)
             else:
                 self.moving = s.stack
             if s.mines:
@@ -294,7 +326,7 @@ class Trial:
                 x.name for x in self.sc.stack(s.stack) if x.infantry or x.type == "engineer"
             ]
             for n in names:
-                if not self.alive(n) or self.u[n]["ooc"]:
+                if not self.alive(n) or self.u[n]["ooc"] or self.done(n):
                     continue
                 self.u[n]["ops"] = 1
                 dice = [d6(rng) for _ in range(2 if self.u[n]["obj"].type == "engineer" else 1)]
@@ -341,10 +373,12 @@ class Trial:
             u.name for (u, side, *_r) in mem
             if side == 0 and self.alive(u.name) and not self.u[u.name]["dis"]
             and not self.u[u.name]["ooc"] and not (over and self.u[u.name]["gone"])
+            and not self.done(u.name)
         ]  # fmt: skip
         if not any(dice > 0 for (u, side, dice, *_r) in mem if u.name in part):
             return
         rec[4] = 1
+        self.going = s.attacker
         hq_a, hq_d = self.sc.hq_of(s.attacker), self.sc.hq_of(s.defender)
         la = self.lead(hq_a.name if hq_a else "")
         ld = self.lead(hq_d.name if hq_d else "")
@@ -370,14 +404,14 @@ class Trial:
         self.share(part, dfd)
         if over:
             for n in part:
-                self.u[n]["ops"] = 1
+                self.mark(n, moving=True)
             back = [n for n in part if self.u[n]["hit"]]
             for n in back:
                 self.u[n]["gone"] = 1
             rec[3] = len(back)
             return
         for n in part:
-            self.u[n]["ops"] = 1
+            self.mark(n, moving=True)
         if not any(self.alive(n) for n in part):
             return
         if not any(self.alive(n) for n in self.stack(s.defender)):

@@ -61,6 +61,15 @@ _HEXES = [
     },
 ]
 
+#: two hard targets and a soft one in a hex (the artillery's ignored hits)
+_PARK = [
+    {
+        "name": "park",
+        "defence": 1,
+        "units": [unit("t1", **TANK), unit("t2", **TANK), unit("r", **RIFLES, disrupted=True)],
+    }
+]
+
 STATIC = {
     "fire-soft-concealed": fire_case(),
     "fire-hq-augmented": fire_case(hq=True),
@@ -97,6 +106,11 @@ STATIC = {
         _HEXES,
         [{"kind": "artillery", "hexes": ["woods", "n2"], "firepower": 7, "to_hit": 3}],
         rules={"excess_hits": "passed-on", "hit_ladder": "one-step-per-attack"},
+    ),  # fmt: skip
+    "artillery-hard-per-attack": scenario(
+        _PARK,
+        [{"kind": "artillery", "hexes": ["park"], "firepower": 5, "to_hit": 3}],
+        rules={"artillery_hard_ignore": "per-attack", "excess_hits": "passed-on"},
     ),  # fmt: skip
     "fire-per-attack-fast-path": fire_case(
         firer_kw={"he": 4, "to_hit": 3},
@@ -218,6 +232,40 @@ def test_assault_switches_match_naive():
             can_retreat=False,
         )
     )
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mode", ["per-hard-target", "per-attack"])
+def test_artillery_on_hard_targets_matches_naive(mode):
+    steps = [{"kind": "artillery", "hexes": ["park"], "firepower": 5, "to_hit": 3}]
+    _z_compare(scenario(_PARK, steps, rules={"artillery_hard_ignore": mode}))
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(
+    "rules",
+    [None, {"ops_complete_bars": "fire"}, {"move_ops_complete": "on-entering"}],
+    ids=["default", "fire-only", "on-entering"],
+)
+def test_ops_complete_markers_match_naive(rules):
+    """Who a marker keeps from moving, overrunning, assaulting and clearing mines: tanks
+    overrun twice, a platoon fires then moves and assaults, an engineer marked at the start."""
+    hexes = [
+        {"name": "road", "units": [unit("tank", **TANK), unit("tank2", **TANK, ops_complete=True)]},
+        {"name": "f1", "units": [unit("s1", **RIFLES)]},
+        {"name": "f2", "units": [unit("s2", **RIFLES, disrupted=True)]},
+        {"name": "lane", "units": [unit("inf", **RIFLES), unit("eng", type="engineer", ops_complete=True)]},
+        {"name": "wood", "terrain": "wood", "units": [unit("def", **RIFLES)]},
+    ]  # fmt: skip
+    steps = [
+        {"kind": "overrun", "attacker": "road", "defender": "f1"},
+        {"kind": "overrun", "attacker": "road", "defender": "f2"},
+        {"kind": "clear-mines", "stack": "lane"},
+        {"kind": "fire", "firer": "inf", "target": "def"},
+        {"kind": "move", "stack": "lane"},
+        {"kind": "assault", "attacker": "lane", "defender": "wood"},
+    ]
+    _z_compare(scenario(hexes, steps, rules))
 
 
 @pytest.mark.statistical

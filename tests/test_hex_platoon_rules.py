@@ -331,5 +331,5 @@ def test_orders_sequence_matches_naive(rules):
             z = (c[v] / n_naive - k / n_k) / se
             assert abs(z) < Z_MAX, (name, v, z)
     # the sequence reaches every branch: out of command or not, called or not, stopped or not
-    for name in ("recon_called_mission_step2", "wood_entered_hex_step4", "assault_made_step7"):
+    for name in ("recon_called_mission_step2", "wood_entered_hex_step4", "assault_made_step6"):
         assert 0 < out.prob(name, 1) < 1, name

@@ -250,10 +250,12 @@ class HexPlatoonScenario:
         mb = np.zeros((len(self.steps), n_mem, K.M_NCOLS), dtype=np.int64)
         last_move = -1
         ends = self.movement_ends()
+        conts = self.movement_continues()
         for k, s in enumerate(self.steps):
             row = sp[k]
             row[K.S_KIND] = KIND_CODE[s.kind]
             row[K.S_MARK] = ends[k]
+            row[K.S_CONT] = conts[k]
             row[K.S_HEX2] = -1
             row[K.S_HQ] = -1
             row[K.S_OPP] = -1
@@ -358,6 +360,32 @@ class HexPlatoonScenario:
                 moving = s.stack
         return out
 
+    def movement_continues(self) -> list[int]:
+        """Per step: the hex whose stack may be in the middle of its movement (-1 none);
+        the kernel forgets every other stack's movement at that step.
+
+        A ``move``, ``assault`` or ``overrun`` step continues the movement of its stack when
+        the steps since that stack last moved are its own ``move``, ``assault`` or
+        ``overrun`` steps and opportunity fire. The Ops Complete markers the stack got from
+        that movement (marked on entering, or by its own overruns: "a Good Order AFV may
+        conduct as many overruns as its MF allows") do not stop it; markers from before it
+        do (:attr:`Rules.ops_complete_bars`).
+        """
+        out = [-1] * len(self.steps)
+        moving = ""
+        for k, s in enumerate(self.steps):
+            if s.kind == "fire" and s.opportunity:  # answers the movement, does not end it
+                out[k] = self.hex_index()[moving] if moving else -1
+                continue
+            mover = s.stack if s.kind == "move" else s.attacker
+            if s.kind in ("move", "assault", "overrun"):
+                if mover == moving:
+                    out[k] = self.hex_index()[mover]
+                moving = mover
+            else:
+                moving = ""
+        return out
+
     def command_morale(self, k: int) -> int:
         s = self.steps[k]
         if s.morale is not None:
@@ -403,6 +431,8 @@ class HexPlatoonScenario:
         a[K.R_MOVE_OPS_ON_ENTER] = r.move_ops_complete == "on-entering"
         a[K.R_MINES_NO_STOP] = not r.mines_stop_movement
         a[K.R_MINES_NO_IP] = not r.mines_improved_position
+        a[K.R_ART_HARD_PER_ATTACK] = r.artillery_hard_ignore == "per-attack"
+        a[K.R_OPS_FIRE_ONLY] = r.ops_complete_bars == "fire"
         return a
 
     # -- statistics, headlines, job -----------------------------------------------------------------

@@ -140,12 +140,14 @@ def distribute_exact(
     units: list[tuple[int, int, bool, bool]],
     h: int,
     passed_on: bool,
-    ign_hard: bool,
+    ign_hard: int,
     per_attack: bool = False,
 ) -> dict[tuple[tuple[int, int], ...], float]:
     """Joint distribution of ``(side, dis)`` per unit after fairly distributing ``h`` hits.
 
     ``units`` = (side, dis, hard, protect) each; mirrors :func:`.kernel.distribute`.
+    ``ign_hard``: 0 no hit ignored, 1 each hard target ignores its first hit, 2 one hit of
+    the attack is ignored, that of one hard target given hits (each equally likely).
     """
     out: dict[tuple[tuple[int, int], ...], float] = {}
 
@@ -159,21 +161,30 @@ def distribute_exact(
         q, r = divmod(h, n)
         subsets = list(combinations(alive, r))
         for sub in subsets:
-            new = list(states)
-            excess = 0
-            for i in alive:
-                g = q + (1 if i in sub else 0)
-                if ign_hard and first and units[i][2] and g > 0:
-                    g -= 1
-                s0, d0, x0 = new[i]
-                s, d, e = apply_hits(s0, d0, g, units[i][3], per_attack, x0)
-                new[i] = (s, d, x0 or s != s0)
-                excess += e
-            if passed_on and excess > 0:
-                go(new, excess, False, p / len(subsets))
+            given = {i: q + (1 if i in sub else 0) for i in alive}
+            hard_hit = [i for i in alive if units[i][2] and given[i] > 0]
+            # which hard targets ignore a hit: all of them, or one drawn at random
+            if not (ign_hard and first):
+                choices = [()]
+            elif ign_hard == 2 and hard_hit:
+                choices = [(i,) for i in hard_hit]
             else:
-                key = tuple((s, d) for s, d, _x in new)
-                out[key] = out.get(key, 0.0) + p / len(subsets)
+                choices = [tuple(hard_hit)]
+            for ignoring in choices:
+                new = list(states)
+                excess = 0
+                for i in alive:
+                    g = given[i] - (1 if i in ignoring else 0)
+                    s0, d0, x0 = new[i]
+                    s, d, e = apply_hits(s0, d0, g, units[i][3], per_attack, x0)
+                    new[i] = (s, d, x0 or s != s0)
+                    excess += e
+                w = p / len(subsets) / len(choices)
+                if passed_on and excess > 0:
+                    go(new, excess, False, w)
+                else:
+                    key = tuple((s, d) for s, d, _x in new)
+                    out[key] = out.get(key, 0.0) + w
 
     go([(s, d, False) for s, d, _h, _p in units], h, True, 1.0)
     return out

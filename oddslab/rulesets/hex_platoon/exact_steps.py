@@ -76,6 +76,11 @@ def _lead(sc, name: str) -> int:
     return u.leadership_reduced if u.reduced else u.leadership
 
 
+def _marked(sc, u) -> bool:
+    """``u`` starts with an Ops Complete marker that bars moving and clearing mines."""
+    return u.ops_complete and sc.rules.ops_complete_bars == "every-action"
+
+
 def _per_attack(sc) -> bool:
     return sc.rules.hit_ladder == "one-step-per-attack"
 
@@ -91,8 +96,16 @@ def _mode(sc) -> int:
     return int(sc.rules_array()[K.R_HQ_MODE])
 
 
+def _ign(sc) -> int:
+    """How the artillery's first hit against hard targets is ignored (see distribute_exact)."""
+    r = sc.rules
+    if not r.artillery_ignore_first_hard_hit:
+        return 0
+    return 2 if r.artillery_hard_ignore == "per-attack" else 1
+
+
 def _hex_joint(
-    sc, hex_name, unsaved: np.ndarray, protect_all: bool, ign: bool, weight=1.0, base=None
+    sc, hex_name, unsaved: np.ndarray, protect_all: bool, ign: int, weight=1.0, base=None
 ):
     """Joint (stack states + HQ) after ``unsaved`` hits (PMF) distributed in ``hex_name``."""
     from .compile import _conceal_base
@@ -246,11 +259,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
         }
         protect = r.concealed_infantry_not_reduced and r.concealed_infantry_scope == "all-fire"
         base = {c: fail * p for c, p in _unchanged(sc, s.target).items()}
-        res.groups.append(
-            _hex_joint(
-                sc, s.target, uns, protect, r.artillery_ignore_first_hard_hit, 1 - fail, base
-            )
-        )
+        res.groups.append(_hex_joint(sc, s.target, uns, protect, _ign(sc), 1 - fail, base))
     elif s.kind == "artillery":
         called = not s.spotter or can_call(sc.unit(s.spotter))
         fail = 1 / 6 if called else 1.0
@@ -272,12 +281,11 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
             res.rec[1 + 2 * m] = _mix(np.ones(1), hits, fail)
             res.rec[2 + 2 * m] = _mix(np.ones(1), uns, fail)
             base = {c: fail * p for c, p in _unchanged(sc, h).items()}
-            res.groups.append(
-                _hex_joint(sc, h, uns, protect, r.artillery_ignore_first_hard_hit, 1 - fail, base)
-            )
+            res.groups.append(_hex_joint(sc, h, uns, protect, _ign(sc), 1 - fail, base))
     elif s.kind == "move":
-        # out of command, the hex "may only opportunity fire" (4.2): it does not move
-        if any(u.out_of_command for u in sc.stack(s.stack)):
+        # out of command, the hex "may only opportunity fire" (4.2): it does not move; nor
+        # does a stack with a unit marked Ops Complete (r.ops_complete_bars)
+        if any(u.out_of_command or _marked(sc, u) for u in sc.stack(s.stack)):
             res.rec = {0: np.ones(1), 1: np.array([1.0, 0.0])}
             res.groups.append(
                 (_hex_joint(sc, s.stack, np.ones(1), False, False)[0], _unchanged(sc, s.stack))
@@ -311,7 +319,11 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
         p = morale_pass(sc.command_morale(k))
         res.rec[0] = np.array([p, 1 - p])
     elif s.kind == "clear-mines":
-        able = [n for n in sc.step_units(k) if not sc.unit(n).out_of_command]
+        able = [
+            n
+            for n in sc.step_units(k)
+            if not sc.unit(n).out_of_command and not _marked(sc, sc.unit(n))
+        ]
         dice = [2 if sc.unit(n).type == "engineer" else 1 for n in able]
         p = clear_prob(dice, r.clear_roll)
         res.rec[0] = np.array([1 - p, p])

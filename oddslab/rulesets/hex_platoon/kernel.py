@@ -41,6 +41,7 @@ from .layout import (
     R_AIR_CONC_ANY,
     R_ART_EXTRA_DIE,
     R_ART_HARD_IGNORE,
+    R_ART_HARD_PER_ATTACK,
     R_ART_SOFT_EXTRA,
     R_CONC_ALL,
     R_CONC_INF,
@@ -52,6 +53,7 @@ from .layout import (
     R_HQ_AGAIN_STAYS,
     R_HQ_MODE,
     R_IP_AFTER_SAVES,
+    R_OPS_FIRE_ONLY,
     S_AUG,
     S_DICE,
     S_HQ,
@@ -72,6 +74,7 @@ from .layout import (
     W_DIS,
     W_HIT,
     W_KILL,
+    W_MV,
     W_OOC,
     W_OPS,
     W_SIDE,
@@ -177,7 +180,7 @@ def apply_hits(ws, u, h, protect, per_attack):
 
 
 @jit_inner(
-    ints="excess n",
+    ints="excess ign n nh",
     flags="first_round",
     signature_or_function=sig("void", U1, I2, I2, I1, I1, INT, INT, INT, BOOL, BOOL, I1),
 )
@@ -187,7 +190,9 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
     Each living unit gets ``h // n``; the ``h % n`` odd hits go to distinct units drawn at
     random. With ``rules[R_EXCESS_PASS]`` hits a unit cannot absorb are distributed again
     between the units still alive. ``protect_any``: concealed infantry cannot be reduced.
-    ``ign_hard``: a hard target ignores the first hit it is given. ``pick`` is scratch.
+    ``ign_hard``: a hard target ignores the first hit it is given; with
+    ``rules[R_ART_HARD_PER_ATTACK]`` only one hit of the attack is ignored, that of one of
+    the hard targets given hits, drawn at random. ``pick`` is scratch.
     """
     first_round = True
     while h > 0:
@@ -207,11 +212,25 @@ def distribute(st, ui, ws, rules, idx, first, count, h, protect_any, ign_hard, p
             pick[j] = pick[k]
             pick[k] = t
         excess = 0
+        ign = n  # position in pick of the one hard target ignoring a hit (per attack)
+        if ign_hard and first_round and rules[R_ART_HARD_PER_ATTACK]:
+            nh = 0
+            for j in range(n):
+                nh += ui[pick[j], U_HARD] != 0 and q + (1 if j < r else 0) > 0
+            if nh > 0:
+                nh = randint(st, nh)
+                for j in range(n):
+                    if ui[pick[j], U_HARD] != 0 and q + (1 if j < r else 0) > 0:
+                        if nh == 0:
+                            ign = j
+                            break
+                        nh -= 1
         for j in range(n):
             u = pick[j]
             g = q + (1 if j < r else 0)
             if ign_hard and first_round and ui[u, U_HARD] and g > 0:
-                g -= 1
+                if rules[R_ART_HARD_PER_ATTACK] == 0 or j == ign:
+                    g -= 1
             prot = protect_any and ui[u, U_INF] != 0 and _concealed(ui, ws, u)
             excess += apply_hits(ws, u, g, prot, rules[R_HIT_PER_ATTACK] != 0)
         first_round = False
@@ -259,6 +278,25 @@ def _stack_alive(hx, hexu, ws, h):
     return n
 
 
+@jit_noalloc(inline="always")
+def barred(ws, rules, u):
+    """Unit ``u`` may not move, assault, overrun or clear mines for its Ops Complete marker
+    (6.1, 11.2: the marker ends a unit's actions), unless the marker came from the movement
+    it is in the middle of (``W_MV``: marked on entering a hex, or by its own overrun)."""
+    return rules[R_OPS_FIRE_ONLY] == 0 and ws[W_OPS, u] != 0 and ws[W_MV, u] == 0
+
+
+@jit_noalloc(inline="always")
+def stack_barred(hx, hexu, ws, rules, h):
+    """Living units of hex ``h``'s stack that an Ops Complete marker keeps in place."""
+    n = 0
+    for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
+        u = hexu[i]
+        if ws[W_SIDE, u] < 2 and barred(ws, rules, u):
+            n += 1
+    return n
+
+
 @jit_inner(ints="n", signature_or_function=sig("int64", I2, I1, I2, INT))
 def stack_out_of_command(hx, hexu, ws, h):
     """Living units of hex ``h``'s stack that are out of command."""
@@ -272,11 +310,14 @@ def stack_out_of_command(hx, hexu, ws, h):
 
 @jit_inner(signature_or_function=sig("void", I2, I1, I2, INT))
 def mark_moved(hx, hexu, ws, h):
-    """Ops Complete markers on the stack of hex ``h`` (and its (s)HQ) after its movement."""
+    """Ops Complete markers on the stack of hex ``h`` (and its (s)HQ) from its movement
+    (``W_MV``: they do not stop the movement they come from)."""
     for i in range(hx[h, H_FIRST], hx[h, H_FIRST] + hx[h, H_COUNT]):
         ws[W_OPS, hexu[i]] = 1
+        ws[W_MV, hexu[i]] = 1
     if hx[h, H_HQ] >= 0:
         ws[W_OPS, hx[h, H_HQ]] = 1
+        ws[W_MV, hx[h, H_HQ]] = 1
 
 
 @jit_inner(ints="any_hit", signature_or_function=sig("int64", I2, I1, I2, INT))

@@ -13,6 +13,7 @@ from .kernel import (
     _count,
     _lead,
     _stack_alive,
+    barred,
     distribute,
     hex_attack,
 )
@@ -55,6 +56,7 @@ from .layout import (  # noqa: F401
     W_GONE,
     W_HIT,
     W_KILL,
+    W_MV,
     W_OOC,
     W_OPS,
     W_SIDE,
@@ -86,6 +88,8 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         if mb[k, m, M_SIDE] == 0 and ws[W_SIDE, u] < 2:
             if ws[W_DIS, u] or ws[W_OOC, u] or (kind == K_OVERRUN and ws[W_GONE, u]):
                 continue
+            if barred(ws, rules, u):
+                continue  # an Ops Complete marker from before this movement: it has acted
             tmp[na] = u
             na += 1
             if mb[k, m, M_DICE] > 0:
@@ -102,6 +106,8 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         if mb[k, m, M_SIDE] == 0:
             if ws[W_DIS, u] or ws[W_OOC, u] or (kind == K_OVERRUN and ws[W_GONE, u]):
                 continue  # disrupted units may not attack
+            if barred(ws, rules, u):
+                continue
             lead = lead_a if mb[k, m, M_HQ] else 0
             att += _attack_dice(st, mb[k, m, M_DICE], mb[k, m, M_AUG], mb[k, m, M_TH], lead, mode)
         else:
@@ -124,7 +130,8 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         back = 0
         for i in range(na):
             u = tmp[i]
-            ws[W_OPS, u] = 1  # moved and fought
+            ws[W_OPS, u] = 1  # moved and fought; it may overrun again (6.4)
+            ws[W_MV, u] = 1
             if ws[W_HIT, u]:
                 ws[W_GONE, u] = 1
                 back += 1
@@ -132,6 +139,7 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
         return
     for i in range(na):
         ws[W_OPS, tmp[i]] = 1
+        ws[W_MV, tmp[i]] = 1
     alive_a = 0
     for i in range(na):
         alive_a += ws[W_SIDE, tmp[i]] < 2

@@ -18,11 +18,13 @@ from .kernel import (
     _lead,
     _stack_alive,
     _stack_hit,
+    barred,
     distribute,
     fire,
     hex_attack,
     hq_check,
     mark_moved,
+    stack_barred,
     stack_out_of_command,
     state_of,
 )
@@ -55,6 +57,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
         ws[K.W_KILL, u] = 0
         ws[K.W_GONE, u] = 0
         ws[K.W_STEP, u] = 0
+        ws[K.W_MV, u] = 0
     for h in range(hx.shape[0]):
         hs[h] = 0
     for k in range(rec.shape[0]):
@@ -67,6 +70,9 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
         if h >= 0 and hs[h] & K.HS_MOVED:  # the stack's movement is over
             hs[h] -= K.HS_MOVED
             mark_moved(hx, hexu, ws, h)
+        for u in range(n_units):  # only the stack this step may continue is still moving
+            if ws[K.W_MV, u] and ui[u, K.U_HEX] != sp[k, K.S_CONT]:
+                ws[K.W_MV, u] = 0
         if kind == K.K_FIRE:
             fire(st, ui, hx, ws, rules, sp, k, rec)
             if sp[k, K.S_OPP] >= 0:
@@ -109,11 +115,13 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                         rec[k, 2 + 2 * m] = uns
         elif kind == K.K_MOVE:
             h = sp[k, K.S_TARGET]
-            # a stopped stack moves no further; out of command it "may only opportunity fire"
+            # a stopped stack moves no further; out of command it "may only opportunity fire";
+            # a unit with an Ops Complete marker (from before this movement) has done its part
             if (
                 (hs[h] & K.HS_STOPPED) == 0
                 and _stack_alive(hx, hexu, ws, h) > 0
                 and stack_out_of_command(hx, hexu, ws, h) == 0
+                and stack_barred(hx, hexu, ws, rules, h) == 0
             ):
                 rec[k, 1] = 1
                 if rules[K.R_MOVE_OPS_ON_ENTER]:
@@ -150,6 +158,8 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                     u = mb[k, m, K.M_UNIT]
                     if ws[K.W_SIDE, u] >= 2 or ws[K.W_OOC, u]:
                         continue  # out of command: "may only opportunity fire"
+                    if barred(ws, rules, u):
+                        continue  # its Ops Complete marker: it has acted already
                     ws[K.W_OPS, u] = 1
                     even = 0
                     total = 0

@@ -59,7 +59,8 @@ S_FLAG = 10  # move: mines; assault: defender can retreat; mortar: mission roll;
 S_NMEM = 11
 S_SPOT = 12  # mortar fire observed by this (s)HQ / recon unit (-1: own line of sight)
 S_MARK = 13  # hex whose moving stack gets its Ops Complete marker before this step (-1 none)
-S_NCOLS = 14
+S_CONT = 14  # hex whose stack this step may continue to move (move, assault, overrun; -1 none)
+S_NCOLS = 15
 
 M_UNIT = 0  # unit (or hex for artillery)
 M_DICE = 1
@@ -95,7 +96,9 @@ R_HIT_PER_ATTACK = 20  # one step down per attack beyond the disruption (else on
 R_MOVE_OPS_ON_ENTER = 21  # a moving stack is marked Ops Complete as it enters each hex
 R_MINES_NO_STOP = 22  # units disrupted or reduced by mines do not stop their stack
 R_MINES_NO_IP = 23  # an improved position does not nullify the first mines hit
-R_NCOLS = 24
+R_ART_HARD_PER_ATTACK = 24  # ... one hit per attack on the hex, not one per hard target
+R_OPS_FIRE_ONLY = 25  # an Ops Complete marker bars fire only, not moving, assaulting, clearing
+R_NCOLS = 26
 
 # -- work rows (per unit) and record fields ---------------------------------------------------
 # hs[h], per hex: bit HS_STOPPED the stack there was stopped (moves no further, no assault);
@@ -111,7 +114,8 @@ W_HIT = 5  # worsened in the current step
 W_KILL = 6  # eliminated in the current step
 W_GONE = 7  # AFV that retreated from an overrun
 W_STEP = 8  # stepped down (reduced or eliminated) by the current attack
-W_NROWS = 9
+W_MV = 9  # its Ops Complete marker came from the movement it is in the middle of
+W_NROWS = 10
 
 NREC = 16
 

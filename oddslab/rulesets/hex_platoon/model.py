@@ -259,10 +259,12 @@ AIR_CONCEALED = ("all-units", "any-unit")
 IP_TIMING = ("before-saves", "after-saves")
 HQ_AGAIN = ("eliminated", "stays-reduced")
 CITY_BONUS = ("vs-armour-only", "always")
-HQ_ASSAULT = ("added", "as-fire")
+HQ_ASSAULT = ("as-fire", "added")
 MOVE_OPS = ("after-movement", "on-entering")
 HIT_LADDER = ("each-hit", "one-step-per-attack")
 AA_VS_HARD = ("ap-else-blue", "blue")
+ART_HARD_IGNORE = ("per-hard-target", "per-attack")
+OPS_BARS = ("every-action", "fire")
 
 
 @dataclass(frozen=True)
@@ -296,13 +298,15 @@ class Rules:
     hq_reduced_again: str = "eliminated"
     mortar_mission_roll: bool = True
     city_assault_bonus: str = "vs-armour-only"
-    hq_assault_bonus: str = "added"
+    hq_assault_bonus: str = "as-fire"  # the Additional Rule names no exception for assault
     hit_ladder: str = "each-hit"  # every hit after the disrupting one is a step down
     move_ops_complete: str = "after-movement"  # the marker comes when the movement is over
     mines_stop_movement: bool = True  # a unit disrupted/reduced by mines stops its stack
     mines_improved_position: bool = True  # an improved position nullifies the first mines hit
     overrun_defender_augmented: bool = True  # a defender's "+" counts in an overrun
     aa_vs_hard: str = "ap-else-blue"  # AA at a hard target: AP if it has one, else blue
+    artillery_hard_ignore: str = "per-hard-target"  # each hard target ignores its first hit
+    ops_complete_bars: str = "every-action"  # a marked unit no longer moves, assaults, clears
 
     def __post_init__(self) -> None:
         for key, options in (
@@ -323,6 +327,8 @@ class Rules:
             ("hit_ladder", HIT_LADDER),
             ("move_ops_complete", MOVE_OPS),
             ("aa_vs_hard", AA_VS_HARD),
+            ("artillery_hard_ignore", ART_HARD_IGNORE),
+            ("ops_complete_bars", OPS_BARS),
         ):
             if getattr(self, key) not in options:
                 raise ValueError(f"{key} must be one of {', '.join(options)}")
@@ -347,4 +353,6 @@ RULE_CHOICES = {
     "hit_ladder": HIT_LADDER,
     "move_ops_complete": MOVE_OPS,
     "aa_vs_hard": AA_VS_HARD,
+    "artillery_hard_ignore": ART_HARD_IGNORE,
+    "ops_complete_bars": OPS_BARS,
 }

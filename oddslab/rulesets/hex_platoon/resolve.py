@@ -115,7 +115,11 @@ def _step_text(sc: HexPlatoonScenario, k: int) -> dict[str, Any]:
                 "calling gives no Ops Complete)"
             )
     elif s.kind == "move":
-        d["moving stack"] = s.stack + " (does not move if out of command)"
+        d["moving stack"] = s.stack + (
+            " (does not move if out of command or marked Ops Complete before this movement)"
+            if sc.rules.ops_complete_bars == "every-action"
+            else " (does not move if out of command)"
+        )
         d["mines"] = f"yes: {sc.rules.mine_roll}" if s.mines else "no"
         if s.mines and sc.hex(s.stack).improved_position:
             d["improved position"] = (

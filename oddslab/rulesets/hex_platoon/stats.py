@@ -175,7 +175,7 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
                 first_primary = first_primary or n
             movers = sc.stack(s.stack)
             if (later and ({u.name for u in movers} & touched)) or any(
-                u.out_of_command for u in movers
+                u.out_of_command or _marked(sc, u) for u in movers
             ):
                 n = rec(k, 1, f"{_s(s.stack)}_entered_hex", 2, f"{s.stack} entered the hex", True)
                 heads.append(Headline(f"P({stats[-1].label})", n, 1))
@@ -206,7 +206,9 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             )
             n1 = rec(k, 1, "hits_on_defender", top_a, "hits on the defender")
             rec(k, 2, "hits_on_attacker", top_d, "hits on the attacker")
-            unable = any(u.disrupted or u.out_of_command for u in sc.stack(s.attacker))
+            unable = any(
+                u.disrupted or u.out_of_command or _marked(sc, u) for u in sc.stack(s.attacker)
+            )
             if unable or (
                 later and ({u.name for u in sc.stack(s.attacker) + sc.stack(s.defender)} & touched)
             ):
@@ -324,6 +326,11 @@ def _can_call(sc: HexPlatoonScenario, name: str) -> bool:
     from .exact_steps import can_call
 
     return not name or can_call(sc.unit(name))
+
+
+def _marked(sc: HexPlatoonScenario, u) -> bool:
+    """``u`` starts with an Ops Complete marker that keeps it from moving and assaulting."""
+    return u.ops_complete and sc.rules.ops_complete_bars == "every-action"
 
 
 def _s(name: str) -> str:
