@@ -179,19 +179,15 @@ def _shown(df):
 def _check_files(out: Path | None, plot: Path | None) -> Path | None:
     """Check that ``--out`` and ``--plot`` can be written, before any cell runs (exit 2
     naming the option if not); returns the plot's file (``.png`` added to a bare name)."""
-    from oddslab.plotting import check_output_file, check_plot_path
+    from oddslab.cli import _check_plot  # the simulate command's check, same message
+    from oddslab.plotting import check_output_file
 
     if out is not None:
         try:
             check_output_file(out.expanduser(), str(out))
         except ValueError as exc:
             raise _fail(f"--out {exc}") from None
-    if plot is None:
-        return None
-    try:
-        return check_plot_path(plot)
-    except ValueError as exc:
-        raise _fail(f"--plot {exc}") from None
+    return _check_plot(plot)
 
 
 def _save_plot(ax, path: Path) -> None:
