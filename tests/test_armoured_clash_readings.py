@@ -33,7 +33,7 @@ from oddslab.scenario import from_dict
 
 
 def _duel(**situation) -> ArmouredClashScenario:
-    """Two one-model units (DEFENCE 1, one melee die) in close quarters: the audit's c3."""
+    """Two one-model units (DEFENCE 1, one melee die) in close quarters."""
     a = Unit(
         "a", side="attacker", models=1, defence=1, discipline=6, armaments=Armaments(melee=(1,))
     )
