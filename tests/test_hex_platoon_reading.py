@@ -76,6 +76,18 @@ def test_hq_must_share_the_hex_and_lend_once():
     bad(d, "steps[0].hq", "not in the hex")
 
 
+def test_hq_lends_once_across_fire_and_assault():
+    # 1.3.2: leadership goes to "1 only unit"; a fire step then an assault may not both use it
+    d = assault_case(defender_hq_unit="")
+    d["steps"].insert(
+        0, {"kind": "fire", "firer": "2nd", "target": "def", "band": "normal", "hq": "A hq"}
+    )
+    bad(d, "steps[1].attacker_hq_unit", "already lent its leadership in step 1")
+    d = assault_case()
+    d["steps"].append(dict(d["steps"][0], defender_hq_unit=""))
+    bad(d, "steps[1].attacker_hq_unit", "already lent")
+
+
 def test_two_hqs_in_a_hex():
     d = fire_case(hq=True)
     d["hexes"][0]["units"].append(unit("second hq", **HQ))

@@ -52,6 +52,17 @@ def check(sc: HexPlatoonScenario) -> None:
             )
         steps.append(k)
 
+    def lend(k: int, key: str, hq: str) -> None:
+        # 1.3.2: an (s)HQ adds its leadership "to the firepower/Assault factor of 1 only unit",
+        # so fire, mortar, assault and overrun steps share the one loan
+        if hq in hq_used:
+            raise BadInput(
+                f"steps[{k}].{key}",
+                f"{hq} already lent its leadership in step {hq_used[hq] + 1} "
+                "(to 1 unit only, rule 1.3.2)",
+            )
+        hq_used[hq] = k
+
     def unit(k: int, key: str, name: str, types: tuple[str, ...] = ()) -> None:
         if not name:
             raise BadInput(f"steps[{k}].{key}", "required key is missing")
@@ -113,13 +124,7 @@ def check(sc: HexPlatoonScenario) -> None:
                 unit(k, "hq", s.hq, ("hq",))
                 if hex_of[s.hq] != hex_of[s.firer]:
                     raise BadInput(f"{key}.hq", f"{s.hq} is not in the hex of {s.firer}")
-                if s.hq in hq_used:
-                    raise BadInput(
-                        f"{key}.hq",
-                        f"{s.hq} already lent its leadership in step {hq_used[s.hq] + 1} "
-                        "(to 1 unit only)",
-                    )
-                hq_used[s.hq] = k
+                lend(k, "hq", s.hq)
             if s.opportunity:
                 if s.kind != "fire":
                     raise BadInput(f"{key}.opportunity", "mortars may not opportunity fire")
@@ -209,10 +214,12 @@ def check(sc: HexPlatoonScenario) -> None:
                 ):
                     name = getattr(s, side_key)
                     if name:
-                        if sc.hq_of(hx_name) is None:
+                        hq = sc.hq_of(hx_name)
+                        if hq is None:
                             raise BadInput(f"{key}.{side_key}", f"hex '{hx_name}' has no (s)HQ")
                         if name not in {u.name for u in stack}:
                             raise BadInput(f"{key}.{side_key}", f"{name} is not in hex '{hx_name}'")
+                        lend(k, side_key, hq.name)
         elif s.kind == "air-strike":
             unit(k, "aircraft", s.aircraft, ("aircraft",))
             hexn(k, "target", s.target)
