@@ -94,6 +94,14 @@ def test_two_hqs_in_a_hex():
     bad(d, "hexes[0].units", "no more than 1 HQ")
 
 
+def test_hq_alone_in_a_hex():
+    # 1.3.2: an (s)HQ "must remain/move with 1+ unit of its formation"
+    d = fire_case()
+    d["hexes"][1]["units"] = [unit("lonely hq", **HQ)]
+    d["steps"] = [{"kind": "mortar", "firer": "mg", "target": "woods"}]
+    bad(d, "hexes[1].units", "1+ unit of its formation")
+
+
 def test_rules_key_and_value():
     d = fire_case(rules={"assault_result": "sideways"})
     bad(d, "rules.assault_result", "expected one of")

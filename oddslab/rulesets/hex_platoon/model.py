@@ -199,6 +199,11 @@ class Hex:
             object.__setattr__(self, "defence_hard", self.defence)
         if sum(u.is_hq for u in self.units) > 1:
             raise ValueError("no more than 1 HQ/sHQ per hex")
+        if any(u.is_hq for u in self.units) and not any(
+            u.type not in ("hq", "aircraft") for u in self.units
+        ):
+            # 1.3.2: an (s)HQ "must remain/move with 1+ unit of its formation"
+            raise ValueError("an (s)HQ must be stacked with 1+ unit of its formation")
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,9 @@ def _read_hex(tbl: Table, index: int) -> Hex:
     tbl.finish()
     if sum(u.is_hq for u in units) > 1:
         raise tbl.error("units", "no more than 1 HQ/sHQ per hex")
+    if any(u.is_hq for u in units) and not any(u.type not in ("hq", "aircraft") for u in units):
+        # 1.3.2: an (s)HQ "must remain/move with 1+ unit of its formation"
+        raise tbl.error("units", "an (s)HQ must be stacked with 1+ unit of its formation")
     return Hex(name, units=units, **kw)
 
 
