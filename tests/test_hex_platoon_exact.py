@@ -232,3 +232,60 @@ def test_scenario_pmfs_cover_the_static_parts():
     ex = from_dict(scenario(hexes, [{"kind": "rally", "stack": "w"}])).exact_pmfs()
     assert ex["a_state"][0] == pytest.approx(E.morale_pass(8, -1))
     _ = MG
+
+
+def _sw_case(firer_kw, sw, target_kw, distance):
+    firer = unit("rifles", type="infantry", **firer_kw, support=[sw])
+    return scenario(
+        [
+            {"name": "a", "units": [firer]},
+            {"name": "b", "units": [unit("target", **target_kw)]},
+        ],
+        [{"kind": "fire", "firer": "rifles", "target": "target", "distance": distance}],
+    )
+
+
+def test_support_weapon_without_firepower_lends_no_range():
+    """1.3.4: a weapon adds firepower *and* range when employed; an HMG with no AP is not.
+
+    Rifles AP 1, range 2, To Hit 5 with an HMG (HE 2, AP 0, range 2) at an unarmoured tank 4
+    hexes away: range 2, so 4 hexes is extended range, 1 die on 6+ (not 1 on 5+ at range 4).
+    """
+    d = _sw_case(
+        dict(he=2, ap=1, to_hit=5, range=2),
+        dict(name="HMG", he=2, ap=0, range=2),
+        dict(type="afv", armor=0),
+        4,
+    )
+    sc = from_dict(d)
+    fn = sc.step_fire(0)
+    assert (fn.dice, fn.aug, fn.to_hit, fn.band) == (1, 0, 6, "extended")
+    assert "not employed" in fn.text
+    assert np.allclose(sc.exact_pmfs()["hits_on_target"], [5 / 6, 1 / 6])
+    # against a soft target the HMG fires: range 4, 4 hexes is normal range, 4 dice on 5+
+    d = _sw_case(
+        dict(he=2, ap=1, to_hit=5, range=2),
+        dict(name="HMG", he=2, ap=0, range=2),
+        dict(type="infantry"),
+        4,
+    )
+    fn = from_dict(d).step_fire(0)
+    assert (fn.dice, fn.to_hit, fn.band) == (4, 5, "normal")
+
+
+def test_extended_range_counts_support_weapon_firepower():
+    """6.1 "if unmodified firepower is > 1, sub -1": the firepower the attack rolls.
+
+    Rifles HE 1 To Hit 6 range 2 with an HMG (HE 1, range 2): 2 dice, range 4; 7 hexes is
+    extended, To Hit already 6, so −1 firepower: 1 die on 6+.
+    """
+    d = _sw_case(
+        dict(he=1, to_hit=6, range=2),
+        dict(name="HMG", he=1, range=2),
+        dict(type="infantry"),
+        7,
+    )
+    sc = from_dict(d)
+    fn = sc.step_fire(0)
+    assert (fn.dice, fn.to_hit, fn.band) == (1, 6, "extended")
+    assert np.allclose(sc.exact_pmfs()["hits_on_target"], [5 / 6, 1 / 6])

@@ -44,9 +44,10 @@ def fire_numbers(
     """Firepower, augmentation and To Hit of ``unit`` firing (rule 6.1, 1.3.4, 11.1).
 
     AP against hard targets, HE against soft ones (mortars: HE against both); support
-    weapons add their firepower and range, or an augmentation die; reduced range −1 To Hit;
-    extended range +1 To Hit if the unmodified To Hit is below 6, else −1 firepower if the
-    unmodified firepower is above 1 (``rules.extended_range``: or the better of the two).
+    weapons with firepower against the target add it and their range, or an augmentation
+    die; reduced range −1 To Hit; extended range +1 To Hit if the unmodified To Hit is below
+    6, else −1 firepower if the unmodified firepower (support weapons included) is above 1
+    (``rules.extended_range``: or the better of the two).
     """
     aa_vs_hard = unit.type == "aa" and vs_hard and not mortar
     use_ap = vs_hard and not mortar
@@ -69,9 +70,15 @@ def fire_numbers(
             parts.append(f"{sw.name} +")
         else:
             add = sw.ap if use_ap else sw.he
-            dice += add
-            rng += sw.range
-            parts.append(f"{sw.name} +{add}")
+            if add > 0:
+                # 1.3.4: a weapon adds "firepower and range to the platoon that employs it
+                # when firing"; one with no firepower against this target is not employed,
+                # so it lends no range either
+                dice += add
+                rng += sw.range
+                parts.append(f"{sw.name} +{add}")
+            else:
+                parts.append(f"{sw.name} no {'AP' if use_ap else 'HE'}: not employed")
     if rules.augment == "once":
         aug = min(aug, 1)
     if distance is not None:
@@ -98,7 +105,9 @@ def fire_numbers(
         options = []
         if th < 6:
             options.append(("th", th + 1, dice))
-        if fp > 1:
+        # "unmodified firepower": the dice the attack rolls before the range modifier,
+        # support weapons included, the same dice the −1 comes off
+        if dice > 1:
             options.append(("fp", th, dice - 1))
         if not options:
             raise _bad(
