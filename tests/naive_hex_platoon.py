@@ -354,6 +354,9 @@ class Trial:
                 rec[0] = 1
                 for n in self.stack(s.stack):
                     self.u[n]["ooc"] = 1
+                hq = self.sc.hq_of(s.stack)
+                if hq is not None:  # 4.2: the hex is out of command, its (s)HQ too
+                    self.u[hq.name]["ooc"] = 1
             return
         elif s.kind in ("assault", "overrun"):
             self.melee(k)

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import naive_hex_platoon as N  # noqa: E402
-from hex_platoon_cases import RIFLES, orders_case, scenario, unit  # noqa: E402
+from hex_platoon_cases import HQ, RIFLES, orders_case, scenario, unit  # noqa: E402
 from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
 
 from oddslab import engine  # noqa: E402
@@ -91,6 +91,29 @@ def test_failed_command_check_stops_the_assault():
     out = _run(scenario(hexes, steps), n=n)
     assert _near(out.prob("assault_made_step2", 1), 1 / 36, n)
     assert _near(out.prob("attacker_took_hex_step2", 1), 1 / 36, n)
+
+
+def test_failed_command_check_puts_the_shq_out_of_command():
+    """4.2 "if failed, hex is Out Of Command": the sHQ in the hex too, so it calls its
+    mission (11.2, Good Order, in command) only when the check passes: P = 1/36 at morale 2
+    (before, the sHQ always called)."""
+    hexes = [
+        {"name": "ridge", "units": [unit("rifles", **RIFLES), unit("shq", **HQ)]},
+        {"name": "target", "units": [unit("enemy", he=2)]},
+    ]
+    steps = [
+        {"kind": "command", "stack": "ridge", "morale": 2},
+        {"kind": "artillery", "spotter": "shq", "hexes": ["target"], "firepower": 2, "to_hit": 4},
+    ]
+    sc = from_dict(scenario(hexes, steps))
+    # the mission depends on the check: no static (exact) answer is claimed for it
+    assert "shq_called_mission_step2" not in sc.exact_pmfs()
+    n = 200_000
+    out = engine.simulate(sc, trials=n, seed=6)
+    assert _near(out.prob("shq_called_mission_step2", 1), 1 / 36, n)
+    assert _near(out.prob("ridge_out_of_command_step1", 1), 35 / 36, n)
+    ref = N.simulate(sc, 20_000, seed=6)
+    assert _near(ref["shq_called_mission_step2"][1] / 20_000, 1 / 36, 20_000)
 
 
 # -- 6.1.7 Disrupted units "may not attack" ----------------------------------------------------

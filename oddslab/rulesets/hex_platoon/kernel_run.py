@@ -189,6 +189,10 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                     rec[k, 0] = 1
                     for i in range(hx[h, K.H_FIRST], hx[h, K.H_FIRST] + hx[h, K.H_COUNT]):
                         ws[K.W_OOC, hexu[i]] = 1
+                    # 4.2 "hex is Out Of Command": the (s)HQ in it too (it then calls no
+                    # artillery mission, 11.2)
+                    if hx[h, K.H_HQ] >= 0:
+                        ws[K.W_OOC, hx[h, K.H_HQ]] = 1
         if attack:
             for h in range(hx.shape[0]):
                 if hx[h, K.H_HQ] >= 0 and _stack_hit(hx, hexu, ws, h):

@@ -69,7 +69,11 @@ def affects(sc: HexPlatoonScenario, k: int) -> set[str]:
     if s.kind in ("clear-mines",):
         out |= set(sc.step_units(k))
     if s.kind == "command":
+        # a failed check puts the whole hex out of command, its (s)HQ included (4.2)
         out |= {u.name for u in sc.stack(s.stack)}
+        hq = sc.hq_of(s.stack)
+        if hq is not None:
+            out.add(hq.name)
     if s.kind == "air-strike":
         out |= set(s.aa)
     return out
