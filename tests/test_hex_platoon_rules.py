@@ -356,3 +356,33 @@ def test_orders_sequence_matches_naive(rules):
     # the sequence reaches every branch: out of command or not, called or not, stopped or not
     for name in ("recon_called_mission_step2", "wood_entered_hex_step4", "assault_made_step6"):
         assert 0 < out.prob(name, 1) < 1, name
+
+
+# -- 6.1 / 11.2 mortar and artillery saves in a hex with a hard target -------------------------
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_mixed_hex_saves_one_extra_die_by_default(extra):
+    """6.1 "(infantry Defensive Bonus +1 if there is at least 1 Hard Target) D6 >= 5"; the
+    Additional Rule "Soft target in hex with Hard Target get 1 extra defence dice" restates it
+    (default): rifles and a tank in the open (bonus 0) roll 1 save die, not 2. A mortar of 1
+    die on 1+ (+1 die, 2 targets) scores 2 hits: unsaved 2 with P 2/3 (switch on: 4/9)."""
+    hexes = [
+        {"name": "guns", "units": [unit("mortar", type="mortar", he=1, range=10, to_hit=1)]},
+        {
+            "name": "field",
+            "units": [unit("rifles", type="infantry", he=1), unit("tank", type="afv", ap=1)],
+        },
+    ]
+    steps = [{"kind": "mortar", "firer": "mortar", "target": "field", "band": "normal"}]
+    rules = {"artillery_soft_extra_defence": True} if extra else None
+    sc = from_dict(scenario(hexes, steps, rules))
+    want = [1 / 9, 4 / 9, 4 / 9] if extra else [0, 1 / 3, 2 / 3]
+    assert np.allclose(sc.exact_pmfs()["unsaved_hits_on_field"], want)
+    n = 100_000
+    out = engine.simulate(sc, trials=n, seed=9)
+    for k in (1, 2):  # P(>= k)
+        assert _near(out.prob("unsaved_hits_on_field", k), sum(want[k:]), n)
+    ref = N.simulate(sc, 20_000, seed=9)["unsaved_hits_on_field"] / 20_000
+    for k in range(3):
+        assert _near(ref[k], want[k], 20_000)

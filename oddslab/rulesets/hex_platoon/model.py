@@ -290,7 +290,10 @@ class Rules:
     armor_bonus_cover_5plus: bool = False  # Additional Rule "Armor Bonus for cover ????"
     artillery_extra_die: bool = True  # Additional Rule (mortars and artillery)
     artillery_ignore_first_hard_hit: bool = True  # Additional Rule
-    artillery_soft_extra_defence: bool = True  # Additional Rule
+    # Additional Rule "Soft target in hex with Hard Target get 1 extra defence dice": read as a
+    # restatement of 6.1/11.2's "+1 if there is at least 1 Hard Target" (one die in all);
+    # True: a second die on top of it when soft and hard targets share the hex
+    artillery_soft_extra_defence: bool = False
     infantry_assault_armour_adjacent: bool = True  # Additional Rule
     excess_hits: str = "lost"
     assault_result: str = "fewer-hits-scored"

@@ -99,7 +99,11 @@ def _step_text(sc: HexPlatoonScenario, k: int) -> dict[str, Any]:
             else:
                 d["saves"] = f"{hexo.defence} defensive dice (+1 if concealed) on 5+"
         else:
-            d["saves"] = "terrain infantry defensive bonus +1 if a hard target is present, on 5+"
+            d["saves"] = (
+                "terrain infantry defensive bonus +1 if a hard target is present"
+                + (", +1 more if soft targets too" if sc.rules.artillery_soft_extra_defence else "")
+                + ", on 5+"
+            )
             if s.spotter:
                 d["observed by"] = (
                     f"{s.spotter} (artillery mission: 1D6 = 1 fails)"
