@@ -321,3 +321,68 @@ def fill_block(bs, raw, buf, sides):
             buf[k] = np.int64(m >> _SHIFT16)
             k += np.int64((m & _U16) >= thresh)
     return k
+
+
+# -- counter streams: one per trial, any position readable directly ------------------------------
+#
+# SplitMix64 (Steele, Lea & Flood 2014): position ``k`` of a stream with state ``s`` is
+# ``mix64(s + k * GOLDEN)``. A kernel that plays many trials in lock-step gives each its own
+# stream (a per-trial state, :func:`stream_state`) and reads a trial's dice at positions it
+# can compute, in whatever order the lanes are processed, with no state to gather or select.
+
+#: the SplitMix64 increment (2**64 / golden ratio, odd)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_M32 = np.uint64(0xFFFFFFFF)
+_THIRTY = np.uint64(30)
+_TWENTYSEVEN = np.uint64(27)
+_THIRTYONE = np.uint64(31)
+_ELEVEN = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@jit_noalloc(inline="always")
+def mix64(z):
+    """SplitMix64's output function: a bijection of uint64 whose outputs at ``s + k * GOLDEN``
+    (k = 1, 2, ...) pass BigCrush."""
+    z = (z ^ (z >> _THIRTY)) * _MIX1
+    z = (z ^ (z >> _TWENTYSEVEN)) * _MIX2
+    return z ^ (z >> _THIRTYONE)
+
+
+@jit_noalloc(inline="always")
+def stream_state(seed_words, j):
+    """The stream state of trial ``j`` (int) of a chunk with seed words ``seed_words``
+    (uint64[4]): distinct trials get unrelated states."""
+    return mix64(seed_words[0] + np.uint64(j + 1) * GOLDEN) ^ seed_words[1]
+
+
+@jit_noalloc(inline="always")
+def stream_face(x, n):
+    """Lemire's map of the 64 bits ``x`` to a face ``0..n-1`` (``n`` uint64, 1..2**32) from its
+    top 32 bits: ``(-1, face)`` when the product's low bits fall below ``2**32 % n`` (the
+    value must be redrawn, about 1 in 10**9 for a d6), else ``(0, face)``."""
+    m = (x >> np.uint64(32)) * n
+    thresh = (_M32 - n + np.uint64(1)) % n
+    return -np.int64((m & _M32) < thresh), np.int64(m >> np.uint64(32))
+
+
+@jit_noalloc
+def stream_randint(s, n):
+    """A uniform integer in ``[0, n)`` (``n`` int, 1..2**32) from stream position ``s`` (its
+    uint64 counter value): exactly unbiased. A rejected value is redrawn from
+    ``mix64(x + GOLDEN)`` of the rejected bits ``x``, so it still takes one position."""
+    un = np.uint64(n)
+    x = mix64(s)
+    while True:
+        bad, face = stream_face(x, un)
+        if bad == 0:
+            return face
+        x = mix64(x + GOLDEN)
+
+
+@jit_noalloc(inline="always")
+def stream_unit(s):
+    """A float64 in ``[0, 1)`` (53 random bits) from stream position ``s``."""
+    return np.float64(mix64(s) >> _ELEVEN) * _INV53

@@ -2,8 +2,10 @@
 
 The game reads and writes one packed ``int64`` array ``G`` (layout: :mod:`.layout`). ``cdf``
 float64[F, 22] holds cumulative outside-Shock probabilities for formations whose outside
-Shock is a table. ``st`` is the generator state (uint64[6]); a scripted state carries word
-6 = index of the next scripted die and D6 results from word 7 on (:func:`play_scripted`).
+Shock is a table. ``st`` is the game's generator state (uint64[6]): word 0 is its counter
+stream (:mod:`oddslab._kernels.rng`; each game has its own, so the lock-step kernel of
+:mod:`.kernel_block` plays exactly the same games); a scripted state carries word 6 = index
+of the next scripted die and D6 results from word 7 on (:func:`play_scripted`).
 The dice, tests and choices the game is made of are in :mod:`.kernel_rolls`. (numba's own
 cache keys a compiled kernel on its file alone; oddslab caches under a digest of every source
 file, :func:`oddslab._jit.cache_dir`, so an edit to either file recompiles both.)
@@ -16,7 +18,7 @@ import numpy as np
 from oddslab._jit import jit, jit_inner, jit_noalloc
 from oddslab._kernels.bits import lowest_bit, popcount
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_state, seed_state
+from oddslab._kernels.rng import stream_state
 from oddslab.rulesets.formation_actions.kernel_rolls import (
     best_faces,
     d6,
@@ -400,13 +402,16 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
     G[ro : ro + nslots] = 0
     rest = (ro + np.nonzero(unreported)[0]).astype(np.int64)
     hist = np.zeros(offs[ns] + int(np.diff(offs).max()), dtype=np.int64)
-    return (seed_state(seed_words), n, out_c, G, cdf, offs, at, first, hist, rest)
+    st = np.zeros(6, dtype=np.uint64)
+    return (seed_words.copy(), st, n, out_c, G, cdf, offs, at, first, hist, rest)
 
 
 @jit_noalloc(vectorize=False, llvm_opt=2)
-def run_games(st, n, out_c, G, cdf, offs, at, first, hist, rest):
+def run_games(seed, st, n, out_c, G, cdf, offs, at, first, hist, rest):
     """``n`` games; histogram every reported statistic into ``out_c[s, value]`` (the arrays
-    after ``offs`` come from :func:`_prologue`; allocates nothing).
+    after ``offs`` come from :func:`_prologue`; allocates nothing). Game ``j`` draws from its
+    own counter stream (:func:`~oddslab._kernels.rng.stream_state` of the chunk's seed words
+    ``seed`` and ``j``), held in ``st[0]``.
 
     Counts go first to a compact histogram (statistic ``s`` at ``offs[s]..offs[s+1]``), small
     enough to stay in the L1 cache, and are copied into ``out_c`` at the end. The game counts
@@ -415,7 +420,8 @@ def run_games(st, n, out_c, G, cdf, offs, at, first, hist, rest):
     """
     ntot = at.shape[0]
     broken0, rok, any_outside = game_constants(G)
-    for _ in range(n):
+    for j in range(n):
+        st[0] = stream_state(seed, j)
         play_game(st, G, cdf, broken0, rok, any_outside, hist)
         for k in range(ntot):
             # unsigned indices: no negative-index wraparound on these accesses
@@ -447,11 +453,9 @@ def play_scripted(G0, cdf, dice, seed_words, hist):
     Returns ``(statistics row int64[n_slots] (game totals; zero in the turn statistics'
     slots), number of scripted dice used)``.
     """
-    base = new_state(seed_words)
     k = dice.shape[0]
-    st = np.empty(7 + k, dtype=np.uint64)
-    for i in range(6):
-        st[i] = base[i]
+    st = np.zeros(7 + k, dtype=np.uint64)
+    st[0] = stream_state(seed_words, 0)
     st[6] = np.uint64(7)
     for i in range(k):
         st[7 + i] = np.uint64(dice[i])

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from oddslab._jit import jit_inner, jit_noalloc
-from oddslab._kernels.rng import d6 as roll_d6
-from oddslab._kernels.rng import next_u64, randint
+from oddslab._kernels.rng import GOLDEN, stream_randint, stream_unit
 from oddslab.rulesets.formation_actions.layout import (
     A_MINFACES,
     A_NCOLS,
@@ -44,23 +43,28 @@ __all__ = [
     "game_constants",
 ]
 
-_INV53 = 1.0 / 9007199254740992.0
-_ELEVEN = np.uint64(11)
 _ONE = np.uint64(1)
 
 
 @jit_noalloc(inline="always")
-def d6(st):
-    """One D6 (1-6): the next scripted result if any are left, else from the generator.
+def next_position(st):
+    """Advance the game's stream (``st[0]``, :mod:`oddslab._kernels.rng` counter streams) to
+    its next position and return that position's counter value."""
+    s = st[0] + GOLDEN
+    st[0] = s
+    return s
 
-    Draws the same lanes as ``randint(st, 6) + 1`` (exactly uniform).
-    """
+
+@jit_noalloc(inline="always")
+def d6(st):
+    """One D6 (1-6): the next scripted result if any are left, else the game stream's next
+    position (exactly uniform)."""
     if st.shape[0] > 6:
         i = st[6]
         if i < st.shape[0]:
             st[6] = i + _ONE
             return np.int64(st[i])
-    return roll_d6(st)
+    return stream_randint(next_position(st), 6) + 1
 
 
 @jit_inner
@@ -105,9 +109,9 @@ def outside_draw(st, G, cdf, row, f):
     if kind == 2:
         k = G[row + F_OS_ADD]
         for _ in range(G[row + F_OS_N]):
-            k += randint(st, G[row + F_OS_SIDES]) + 1
+            k += stream_randint(next_position(st), G[row + F_OS_SIDES]) + 1
         return k if k > 0 else 0
-    u = np.float64(next_u64(st) >> _ELEVEN) * _INV53
+    u = stream_unit(next_position(st))
     k = 0
     while k < cdf.shape[1] - 1 and u >= cdf[f, k]:
         k += 1

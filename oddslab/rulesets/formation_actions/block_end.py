@@ -1,0 +1,300 @@
+"""The end of a formation-actions turn over a block of games in lock-step: outside Shock, the
+end phase, rallies and the turn's statistics (helpers of :mod:`.kernel_block`; the lane
+state is described in :mod:`.block_steps`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from oddslab._jit import jit_inner
+from oddslab._kernels.bits import popcount
+from oddslab._kernels.rng import GOLDEN, mix64, stream_face, stream_randint
+from oddslab.rulesets.formation_actions.block_steps import (
+    L_ACT,
+    L_BROKEN,
+    L_DIE,
+    L_DIE2,
+    L_EVER,
+    L_FIRST,
+    L_GONE,
+    L_HELD,
+    L_K,
+    L_NEED,
+    L_NROWS,
+    L_OVER,
+    L_PASSF,
+    L_SOME,
+    count_values,
+    outside_lanes,
+)
+from oddslab.rulesets.formation_actions.layout import (
+    A_NCOLS,
+    A_STAT0,
+    AS_WITHDRAWALS,
+    F_COMMAND,
+    F_NCOLS,
+    F_NEAR,
+    F_OS_KIND,
+    F_STAT0,
+    F_SUPP,
+    F_THRESH,
+    F_UNITS,
+    FS_ACTIONS,
+    FS_HOLDS,
+    FS_RALLIED,
+    FS_WITHDRAWALS,
+    H_AOFF,
+    H_FOFF,
+    H_NF,
+    T_ACTION,
+    T_BROKEN,
+    T_NCOLS,
+    T_SHOCK,
+    TA_ACTIONS,
+    TA_BROKEN,
+    TA_HOLDS,
+    TA_NCOLS,
+)
+
+__all__ = ["outside_start", "end_phase", "end_phase_outside", "rally", "turn_statistics"]
+
+
+@jit_inner
+def outside_start(W, SM, G, cdf, nb, immediate):
+    """Outside Shock at the start of the turn (``R_OS_TIMING`` 1), formation by formation."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    A = W[L_ACT]
+    K = W[L_K]
+    BR = W[L_BROKEN]
+    EV = W[L_EVER]
+    for f in range(nf):
+        row = fo + f * F_NCOLS
+        if G[row + F_OS_KIND] == 0:
+            continue
+        for g in range(nb):
+            A[g] = 1 - ((W[L_GONE, g] >> f) & 1)
+        outside_lanes(SM, A, K, W[L_DIE], nb, G, cdf, f)
+        thresh = G[row + F_THRESH]
+        S = W[L_NROWS + f]
+        for g in range(nb):
+            k = K[g]
+            s = S[g] + k
+            S[g] = s
+            nb_ = immediate & np.int64(k > 0) & (1 - ((BR[g] >> f) & 1)) & np.int64(s >= thresh)
+            BR[g] |= nb_ << f
+            EV[g] |= nb_ << f
+
+
+@jit_inner
+def end_phase(W, G, nb, immediate):
+    """The end phase with no outside Shock drawn now: +1 Shock for a Hold, breaking, and
+    who must rally (``W[L_NEED]``)."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    HE = W[L_HELD]
+    OV = W[L_OVER]
+    SO = W[L_SOME]
+    for g in range(nb):
+        OV[g] = 0
+        SO[g] = 0
+    for f in range(nf):
+        thresh = G[fo + f * F_NCOLS + F_THRESH]
+        S = W[L_NROWS + f]
+        for g in range(nb):
+            s = S[g] + ((HE[g] >> f) & 1)
+            S[g] = s
+            OV[g] |= np.int64(s >= thresh) << f
+            SO[g] |= np.int64(s > 0) << f
+    imm = -immediate
+    for g in range(nb):
+        here = ~W[L_GONE, g]
+        over = OV[g]
+        bk = W[L_BROKEN, g] | (HE[g] & over & imm)
+        bk |= here & ~bk & over & ~imm
+        W[L_BROKEN, g] = bk
+        W[L_EVER, g] |= bk
+        W[L_NEED, g] = here & (SO[g] | bk)
+
+
+@jit_inner
+def end_phase_outside(W, SM, G, cdf, nb, immediate):
+    """The end phase with outside Shock drawn before the break check (``R_OS_TIMING`` 0)."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    A = W[L_ACT]
+    K = W[L_K]
+    HE = W[L_HELD]
+    BR = W[L_BROKEN]
+    EV = W[L_EVER]
+    NE = W[L_NEED]
+    GO = W[L_GONE]
+    for g in range(nb):
+        NE[g] = 0
+    for f in range(nf):
+        row = fo + f * F_NCOLS
+        thresh = G[row + F_THRESH]
+        kind = G[row + F_OS_KIND]
+        for g in range(nb):
+            A[g] = 1 - ((GO[g] >> f) & 1)
+            K[g] = 0
+        if kind != 0:
+            outside_lanes(SM, A, K, W[L_DIE], nb, G, cdf, f)
+        S = W[L_NROWS + f]
+        for g in range(nb):
+            here = A[g]
+            hb = (HE[g] >> f) & 1
+            s = S[g] + hb
+            bk = ((BR[g] >> f) & 1) | (hb & immediate & np.int64(s >= thresh))
+            k = K[g]
+            s += k
+            S[g] = s
+            nb_ = here & (1 - bk) & np.int64(s >= thresh)
+            bk |= nb_ & (np.int64(k > 0) | (1 - immediate))
+            BR[g] |= bk << f
+            EV[g] |= bk << f
+            NE[g] |= (here & (np.int64(s > 0) | bk)) << f
+
+
+@jit_inner
+def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
+    """Every lane's rallies. They are rolled one at a time, alternating between the armies
+    from ``W[L_FIRST]`` (as :func:`~.kernel.play_game` does); here each formation in turn
+    reads the die at its place in that order, then the streams skip past all of them."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    ao = G[H_AOFF]
+    NE = W[L_NEED]
+    FI = W[L_FIRST]
+    A = W[L_ACT]
+    D = W[L_DIE]
+    BR = W[L_BROKEN]
+    GO = W[L_GONE]
+    Q0 = W[L_OVER]  # each army's rallies so far, in formation order
+    Q1 = W[L_SOME]
+    C0 = W[L_K]  # each army's rallies this turn
+    C1 = W[L_DIE2]
+    for g in range(nb):
+        Q0[g] = 0
+        Q1[g] = 0
+        C0[g] = popcount(NE[g] & m0)
+        C1[g] = popcount(NE[g] & ~m0)
+    for f in range(nf):
+        army = np.int64(f >= start1)
+        QA = Q1 if army else Q0
+        CO = C0 if army else C1
+        n = 0
+        nbad = 0
+        for g in range(nb):
+            need = NE[g]
+            a = (need >> f) & 1
+            q = QA[g]  # this army's rallies before f
+            QA[g] = q + a
+            c = CO[g]  # the other army's rallies
+            first = np.int64(FI[g] == army)
+            k = (2 * q if q <= c else q + c) if first else (2 * q + 1 if q < c else q + c)
+            s = SM[g] + np.uint64(k + 1) * GOLDEN
+            bad, face = stream_face(mix64(s), np.uint64(6))
+            D[g] = face + 1
+            A[g] = a
+            n += a
+            nbad += bad & a
+        if n == 0:
+            continue
+        for g in range(nb if nbad != 0 else 0):  # about 1 die in 10**9 is redrawn
+            if A[g] != 0:
+                q = QA[g] - 1
+                c = CO[g]
+                first = np.int64(FI[g] == army)
+                k = (2 * q if q <= c else q + c) if first else (2 * q + 1 if q < c else q + c)
+                s = SM[g] + np.uint64(k + 1) * GOLDEN
+                bad, face = stream_face(mix64(s), np.uint64(6))
+                if bad:
+                    D[g] = stream_randint(s, 6) + 1
+        row = fo + f * F_NCOLS
+        cmd = G[row + F_COMMAND] - G[row + F_NEAR]
+        sup = np.int64(G[row + F_SUPP] != 0)
+        units = G[row + F_UNITS]
+        fs = G[row + F_STAT0]
+        sa = G[ao + army * A_NCOLS + A_STAT0] + AS_WITHDRAWALS
+        S = W[L_NROWS + f]
+        for g in range(nb):
+            a = A[g]
+            bk = (BR[g] >> f) & 1
+            s0 = S[g]
+            target = cmd - 2 * bk
+            if rally_pen:
+                sh = np.int64(s0 > 0)
+                if mode == 0:
+                    target -= sup
+                elif mode == 1:
+                    target -= sh
+                elif mode == 2:
+                    target -= sup | sh
+                else:
+                    target -= sup + sh
+            r = D[g]
+            ok = np.int64(r <= target) | (nat1 & np.int64(r == 1))
+            ok &= (1 - (nat6 & np.int64(r == 6))) & a
+            # a pass halves the Shock (a broken formation first counts as having Shock equal
+            # to its units and is no longer broken); a broken formation that fails withdraws
+            s = s0 + bk * (units - s0)
+            half = s >> 1
+            halved = s - (half if half > 1 else 1)
+            S[g] = s0 + ok * (halved - s0)
+            BR[g] &= ~((bk & ok) << f)
+            RT[fs + FS_RALLIED, g] += bk & ok
+            wd = bk & (1 - ok) & a
+            RT[fs + FS_WITHDRAWALS, g] += wd
+            RT[sa, g] += wd
+            GO[g] |= (wd & removed) << f
+    for g in range(nb):
+        SM[g] += np.uint64(popcount(NE[g])) * GOLDEN
+
+
+@jit_inner
+def turn_statistics(W, RT, hist, G, tb, nb, m0, m1):
+    """Count the turn's statistics of every lane (``tb``: the turn's block of ``G[H_TOFF:]``)
+    and add each formation's action and Hold to its totals."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    PF = W[L_PASSF]
+    HE = W[L_HELD]
+    EV = W[L_EVER]
+    for f in range(nf):
+        fs = G[fo + f * F_NCOLS + F_STAT0]
+        e = tb + T_NCOLS * f
+        cp = 0
+        ch = 0
+        ce = 0
+        for g in range(nb):
+            pb = (PF[g] >> f) & 1
+            hb = (HE[g] >> f) & 1
+            RT[fs + FS_ACTIONS, g] += pb
+            RT[fs + FS_HOLDS, g] += hb
+            cp += pb
+            ch += hb
+            ce += (EV[g] >> f) & 1
+        b = G[e + T_BROKEN]
+        hist[b + 1] += ce
+        hist[b] += nb - ce
+        b = G[e + T_ACTION]  # 0 no action, 1 action, 2 Hold
+        hist[b + 1] += cp
+        hist[b + 2] += ch
+        hist[b] += nb - cp - ch
+        count_values(hist, G[e + T_SHOCK], W[L_NROWS + f], nb)
+    ta = tb + T_NCOLS * nf
+    V = W[L_K]
+    for a in range(2):
+        m = m0 if a == 0 else m1
+        e = ta + a * TA_NCOLS
+        for g in range(nb):
+            V[g] = popcount(PF[g] & m)
+        count_values(hist, G[e + TA_ACTIONS], V, nb)
+        for g in range(nb):
+            V[g] = popcount(HE[g] & m)
+        count_values(hist, G[e + TA_HOLDS], V, nb)
+        for g in range(nb):
+            V[g] = popcount((W[L_BROKEN, g] | W[L_GONE, g]) & m)
+        count_values(hist, G[e + TA_BROKEN], V, nb)
