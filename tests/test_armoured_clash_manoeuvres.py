@@ -95,16 +95,26 @@ def test_impossible_combinations_are_rejected(d, key):
         _base([{**CHARGE, "charge": False}], a=GARRISON),  # already in contact
         # a garrison that exited in an earlier activation can charge
         _base([{**SHOT, "reforming": True}, {**CHARGE, "new_activation": True}], a=GARRISON),
-        # an aircraft's sortie has two reaction steps: one before its attack, one after
-        _base(
-            [{**OPP, "target": "a"}, SHOT, {**OPP, "target": "a"}],
-            a=AIRCRAFT,
-            t={"ranged": [{"name": "aa", "dice": [1, 2, 3, 4], "vs": ["aerial"]}]},
-        ),
     ],
 )
 def test_possible_sequences_are_accepted(d):
     from_dict(d)
+
+
+def _sortie_with_two_lookouts(second: str) -> dict:
+    """An aircraft's sortie: opportunity fire by 't', its attack, opportunity fire by
+    ``second`` (each unit on lookout fires once: it loses the status when it fires)."""
+    aa = {"ranged": [{"name": "aa", "dice": [1, 2, 3, 4], "vs": ["aerial"]}]}
+    d = _base([OPP, SHOT, {**OPP, "attacker": second}], a=AIRCRAFT, t=aa)
+    d["units"]["t2"] = _unit(side="defender", **aa)
+    return d
+
+
+def test_aircraft_sortie_has_a_reaction_step_before_and_after_its_attack():
+    from_dict(_sortie_with_two_lookouts("t2"))  # one before its attack, one after
+    # the same unit twice: it lost on lookout with its first opportunity fire
+    with pytest.raises(ScenarioError, match=r"bad\.toml: attacks\[2\]\.opportunity_fire: 't'"):
+        from_dict(_sortie_with_two_lookouts("t"), source="bad.toml")
 
 
 def test_aircraft_gets_one_opportunity_fire_per_reaction_step_only():

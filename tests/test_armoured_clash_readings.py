@@ -315,3 +315,51 @@ def test_second_reload_shot_is_rejected_as_reloading():
     d["units"]["a"]["reloading"] = True
     with pytest.raises(ScenarioError, match=r"attacks\[0\]\.weapon: 'a' is reloading"):
         from_dict(d, source="bad.toml")
+
+
+# -- 5. on lookout is used once: opportunity fire ends it ----------------------------------------
+def _two_opportunity_fires(second: dict) -> dict:
+    d = _ranged_file(4)
+    d["units"]["t"]["ranged"] = [{"name": "rifles", "dice": [1, 2, 3, 4]}]
+    d["attacks"] = [
+        {"attacker": "t", "target": "a", "opportunity_fire": True},
+        {"attacker": "a", "target": "t"},
+        {"new_activation": True, **second},
+    ]
+    return d
+
+
+def test_second_opportunity_fire_by_one_unit_is_rejected():
+    """'t' loses on lookout when it opportunity fires; going on lookout again is a special
+    action instead of an attack, which a sequence does not hold (as for re-arm)."""
+    d = _two_opportunity_fires({"attacker": "t", "target": "a", "opportunity_fire": True})
+    want = r"bad\.toml: attacks\[2\]\.opportunity_fire: 't' made opportunity fire earlier"
+    with pytest.raises(ScenarioError, match=want):
+        from_dict(d, source="bad.toml")
+    # its own later attack, or another unit's opportunity fire, is fine
+    from_dict(_two_opportunity_fires({"attacker": "t", "target": "a"}))
+    d = _two_opportunity_fires({"attacker": "u", "target": "a", "opportunity_fire": True})
+    d["units"]["u"] = {**d["units"]["t"]}
+    from_dict(d)
+
+
+def test_second_opportunity_fire_is_a_cli_input_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    path = tmp_path / "lookout-twice.toml"
+    path.write_text(
+        'ruleset = "armoured-clash"\n'
+        '[units.a]\nside = "attacker"\nmodels = 4\ndefence = 1\ndiscipline = 6\n'
+        '[[units.a.ranged]]\nname = "rifles"\ndice = [1, 2, 3, 4]\n'
+        '[units.t]\nside = "defender"\nmodels = 4\ndefence = 1\ndiscipline = 6\n'
+        '[[units.t.ranged]]\nname = "rifles"\ndice = [1, 2, 3, 4]\n'
+        '[[attacks]]\nattacker = "t"\ntarget = "a"\nopportunity_fire = true\nrepeat = 2\n'
+    )
+    res = CliRunner().invoke(app, ["simulate", str(path), "-n", "100"])
+    assert res.exit_code == 2, res.output
+    assert "lookout-twice.toml: attacks[0].opportunity_fire: 't' made opportunity fire" in (
+        " ".join(res.output.split())
+    )
+    assert "Traceback" not in res.output

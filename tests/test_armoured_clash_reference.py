@@ -140,14 +140,15 @@ def test_opportunity_fire_and_aircraft_under_either_reading(rule):
     flak = _unit("flak", "defender", 4, defence=1, discipline=6,
                  armaments=Armaments(ranged=(RangedAttack("gun", dice=(2, 3, 4, 5),
                                                           vs=("heavy", "aerial")),)))  # fmt: skip
+    flak2 = Unit("flak2", **{k: getattr(flak, k) for k in ("models", "defence", "discipline")},
+                 armaments=flak.armaments)  # fmt: skip
     opp = Situation(opportunity_fire=True)
-    attacks = (Attack("flak", "truck", situation=opp), Attack("flak", "plane", situation=opp))
+    # one unit on lookout each: opportunity fire ends the status
+    attacks = (Attack("flak", "truck", situation=opp), Attack("flak2", "plane", situation=opp))
     rules = Rules(cannot_be_suppressed=rule)
-    _compare(ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules), seed=111)
-    _compare(
-        ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules, focus="plane"),
-        seed=112,
-    )
+    units = (truck, foot, plane, flak, flak2)
+    _compare(ArmouredClashScenario(units, attacks, rules=rules), seed=111)
+    _compare(ArmouredClashScenario(units, attacks, rules=rules, focus="plane"), seed=112)
 
 
 def test_transport_garrison_and_random_officer():
