@@ -3,7 +3,7 @@
 Plain integer constants (no numba here): the column of every value in the unit table
 ``UI`` / packed table ``W``, the attack table ``AT``, the rule switches ``R``, the
 per-trial result vector ``res`` and the packed face table ``FT``. ``compile.py`` writes these
-arrays and ``kernel.py`` / ``casualties.py`` read them.
+arrays and ``kernel.py`` / ``strikes.py`` / ``casualties.py`` read them.
 """
 
 from __future__ import annotations
