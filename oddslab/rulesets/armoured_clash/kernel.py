@@ -51,8 +51,10 @@ from oddslab.rulesets.armoured_clash.layout import (
     N_STATS,
     R_ACT,
     R_FOCUS,
+    R_MOST_KILLS,
     R_NOSTATUS,
     R_RALLY,
+    R_SEC_AFTER,
     S_BRK,
     S_COVER,
     S_DISO,
@@ -150,7 +152,7 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
         suppression_test(st, tgt, W, nu, deck, R, AT[a, A_OPP])
 
 
-@jit_inner(ints="killed_a killed_t rally_failed", flags="ended")
+@jit_inner(ints="killed_a killed_t rally_failed first second third who struck", flags="ended")
 def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     """Resolve attack ``a``.
 
@@ -180,12 +182,23 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     killed_t = 0  # models of the target destroyed (passengers included)
     killed_a = 0
     nsec = AT[a, A_NSEC]
+    # the strikes in order: 0 the charger, 1 the target and the secondaries, 2 the target
+    # alone, 3 the secondaries alone, -1 none; the target first under a defensive advantage
+    # (the secondaries with it, or with R_SEC_AFTER after the charger)
+    first = 0
+    second = 1
+    third = -1
+    if defadv:
+        sec_after = R[R_SEC_AFTER] != 0
+        first = 2 if sec_after else 1
+        second = 0
+        third = 3 if sec_after else -1
     ended = False
-    for phase in range(2):
-        if (phase == 0) != defadv:  # the attacker's strike
-            if W[att, S_GONE] != 0:
-                ended = True
-                break
+    for phase in range(3):
+        who = first if phase == 0 else (second if phase == 1 else third)
+        if who < 0:
+            break
+        if who == 0:  # the charger's strike
             killed_t += strike(
                 st,
                 att,
@@ -200,17 +213,15 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
                 DC,
                 FT,
             )
-            if W[tgt, S_GONE] != 0:
-                ended = True  # the action ends when the target is annihilated
-                break
-        else:  # the target and any secondary combatants retaliate (or strike first)
-            if W[tgt, S_GONE] != 0:
-                ended = True
-                break
-            killed_a += retaliate(st, a, AT, W, nu, DC, FT, R)
-            if W[att, S_GONE] != 0:
-                ended = True
-                break
+            struck = tgt
+        else:  # the target and / or the secondary combatants retaliate (or strike first)
+            killed_a += retaliate(st, a, AT, W, nu, DC, FT, R, who != 3, who == 1 or who == 3)
+            struck = att
+        # "The action ends if the target unit is annihilated"; with R_MOST_KILLS only at the
+        # first strike: a later one (a retaliation) is followed by step 4 all the same
+        if W[struck, S_GONE] != 0 and (phase == 0 or R[R_MOST_KILLS] == 0):
+            ended = True
+            break
     # entering contact ends taking cover (the charger, the target, the secondaries)
     W[att, S_COVER] = 0
     W[tgt, S_COVER] = 0
@@ -219,12 +230,8 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     side_att = W[att, U_SIDE]
     att_wins = 1 + side_att  # result code when the charger wins (1 attacker side, 2 defender)
     tgt_wins = 2 - side_att
-    if ended:
-        if W[tgt, S_GONE] != 0 and W[att, S_GONE] == 0:
-            return att_wins
-        if W[att, S_GONE] != 0 and W[tgt, S_GONE] == 0:
-            return tgt_wins
-        return att_wins if killed_t > killed_a else (tgt_wins if killed_a > killed_t else 3)
+    if ended:  # no step 4: the unit left on the table counts as the winner (no withdrawal)
+        return att_wins if W[tgt, S_GONE] != 0 else tgt_wins
     if killed_t > killed_a:
         # the target loses: it withdraws (a garrison exits instead) and tests
         if W[tgt, S_GARR] != 0:

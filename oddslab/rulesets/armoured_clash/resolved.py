@@ -211,7 +211,14 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
     out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
     out["target DEFENCE"] = tgt.defence
     first = "the target (defensive advantage" + (": storming)" if storming else ")")
-    out["strikes first"] = first if (s.defensive_advantage or storming) else "the charger"
+    defadv = s.defensive_advantage or storming
+    out["strikes first"] = first if defadv else "the charger"
+    if defadv and s.secondary:
+        out["secondary combatants strike"] = (
+            "with the target, first"
+            if sc.rules.secondaries_with_advantage == "with_target"
+            else "after the charger (the defensive advantage is the target's)"
+        )
     strikers = retaliating(sc, a)
     for name in (a.target, *s.secondary):
         u = by[name]
@@ -342,6 +349,16 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
             "take no suppression test"
             if r.cannot_be_suppressed == "no_test"
             else "test; a failure cannot suppress them, but they can fall back or break"
+        ),
+        "a retaliation annihilates the unit it strikes": (
+            "the action ends: the unit left counts as the winner, no withdrawal, no test"
+            if r.retaliation_annihilates == "action_ends"
+            else "step 4 all the same: the unit that destroyed more models wins"
+        ),
+        "secondary combatants under a defensive advantage": (
+            "strike with the target, first"
+            if r.secondaries_with_advantage == "with_target"
+            else "strike after the charger"
         ),
     }
     out["C&C decks (drawn without replacement)"] = {

@@ -116,32 +116,36 @@ def strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
 
 
 @jit_inner
-def retaliate(st, a, AT, W, nu, DC, FT, R):
-    """The charge target and every secondary combatant strike the charger (at the same time).
+def retaliate(st, a, AT, W, nu, DC, FT, R, with_tgt, with_sec):
+    """The charge target (``with_tgt``) and / or every secondary combatant (``with_sec``)
+    strike the charger, at the same time; returns the charger's models destroyed.
 
     Secondary combatants strike only alongside the target's retaliation (it has a MELEE
-    score), unless ``R[R_SEC_ALWAYS]``. Returns the charger's models destroyed.
+    score), unless ``R[R_SEC_ALWAYS]``; under a defensive advantage with ``R[R_SEC_AFTER]``
+    they strike apart, after the charger.
     """
     att = AT[a, A_ATT]
     tgt = AT[a, A_TGT]
     cmd = AT[a, A_RRRCMD]
     if W[tgt, U_MELEE] < 0 and R[R_SEC_ALWAYS] == 0:
         return 0  # no retaliatory attack for the secondaries to join
-    killed = strike(
-        st,
-        tgt,
-        att,
-        W[tgt, U_MELEE],
-        W[tgt, S_GARR] != 0,
-        AT[a, A_RSTATIC],
-        AT[a, A_RFORCE],
-        extra_mask(AT[a, A_RRR], cmd, tgt, W),
-        W,
-        nu,
-        DC,
-        FT,
-    )
-    for i in range(AT[a, A_NSEC]):
+    killed = 0
+    if with_tgt:
+        killed += strike(
+            st,
+            tgt,
+            att,
+            W[tgt, U_MELEE],
+            W[tgt, S_GARR] != 0,
+            AT[a, A_RSTATIC],
+            AT[a, A_RFORCE],
+            extra_mask(AT[a, A_RRR], cmd, tgt, W),
+            W,
+            nu,
+            DC,
+            FT,
+        )
+    for i in range(AT[a, A_NSEC] if with_sec else 0):
         s2 = AT[a, A_SEC0 + i]
         # a command is issued to one unit (the charge target); a special rule helps them all
         killed += strike(
