@@ -189,3 +189,47 @@ def test_show_follows_the_exit():
     shows = resolved(_garrison_exits(True))
     text = " ".join(str(v) for v in shows.values())
     assert "garrisoned target" not in text
+
+
+def _stormed_then_shot() -> ArmouredClashScenario:
+    """Every die strikes. The garrison (4 models, counted as 2: one melee die) strikes first:
+    1 of 6 stormers lost; the 5 left (counted as 3) strike: 3 of the garrison lost. It loses
+    the combat and exits (its test passes: every card a 1). Then 'guns' shoot it (2 hits):
+    outside it is DEFENCE 1, 2 damage (inside DEFENCE 2, 1 damage)."""
+    c = Unit("c", side="attacker", models=6, defence=1, discipline=10,
+             armaments=Armaments(melee=(1, 2, 3, 4, 5, 6)))  # fmt: skip
+    g = Unit("g", models=4, defence=1, discipline=10, garrisoned=True,
+             armaments=Armaments(melee=(1, 1, 1, 1)))  # fmt: skip
+    guns = Unit("guns", side="attacker", models=1, defence=1, discipline=10,
+                armaments=Armaments(ranged=(RangedAttack("gun", dice=(2,)),)))  # fmt: skip
+    return ArmouredClashScenario(
+        (c, g, guns),
+        (Attack("c", "g", kind="close"), Attack("guns", "g")),
+        die=SURE,
+        decks={"defender": (1,)},
+    )
+
+
+def test_a_garrison_forced_out_is_noted_by_show():
+    sc = _stormed_then_shot()
+    out = simulate(sc, trials=100, seed=1)
+    assert out.prob("attacker_won_close_quarters") == 1
+    assert out.prob("damage_on_defender", 5) == 1  # 3 in the combat, 2 outside the building
+    shows = resolved(sc)
+    assert not any(k.startswith("garrison:") for k in shows["step 1: c → g (close quarters)"])
+    note = shows["step 2: guns → g (ranged attack)"]["garrison: g"]
+    assert "step 1 or a later one forced it out" in note and "DEFENCE +1" in note
+
+
+def test_show_notes_a_garrison_only_once_a_fall_back_is_possible():
+    """Shot three times: the first failed test only suppresses it, so from the third shot
+    on (after the second, which may find it suppressed) it may have fallen back."""
+    g = Unit("g", models=8, defence=1, discipline=5, garrisoned=True)
+    guns = Unit("guns", side="attacker", models=1, defence=1, discipline=10,
+                armaments=Armaments(ranged=(RangedAttack("gun", dice=(2,)),)))  # fmt: skip
+    again = Situation(new_activation=True)
+    shots = (Attack("guns", "g"),) + (Attack("guns", "g", situation=again),) * 2
+    shows = resolved(ArmouredClashScenario((g, guns), shots))
+    noted = ["garrison: g" in v for k, v in shows.items() if k.startswith("step")]
+    assert noted == [False, False, True]
+    assert "step 2 or a later one" in shows["step 3: guns → g (ranged attack)"]["garrison: g"]

@@ -258,6 +258,50 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
     return out
 
 
+def _forced_out_after(sc: ArmouredClashScenario, i: int, name: str) -> int | None:
+    """The first step before ``i`` that may force garrison ``name`` out of its building in
+    some trials (None if none can, or it is not garrisoned at step ``i``).
+
+    A garrison that loses a close quarters combat exits instead of withdrawing, and one that
+    falls back (a failed suppression test while suppressed) exits: both only in some trials.
+    """
+    if not garrisoned_at(sc, i, name):
+        return None
+    suppressed = next(u for u in sc.units if u.name == name).suppressed
+    for j, b in enumerate(sc.attacks[:i]):
+        s = b.situation
+        if b.kind == "close" and name in (b.target, *s.secondary):
+            return j
+        opp = b.kind == "ranged" and s.opportunity_fire
+        if (b.kind == "close" and b.attacker == name) or (
+            b.kind == "ranged"
+            and b.target == name
+            and (not opp or sc.rules.cannot_be_suppressed == "no_status")
+        ):
+            if suppressed:
+                return j
+            suppressed = not opp  # a failed test may suppress it
+    return None
+
+
+def _garrison_notes(sc: ArmouredClashScenario, i: int) -> dict[str, str]:
+    """A note for each garrison of step ``i`` that an earlier step may have forced out: the
+    values above assume it is still inside; the kernel follows each trial."""
+    a = sc.attacks[i]
+    names = (a.attacker, a.target, *(a.situation.secondary if a.kind == "close" else ()))
+    out = {}
+    for name in dict.fromkeys(names):
+        j = _forced_out_after(sc, i, name)
+        if j is not None:
+            out[f"garrison: {name}"] = (
+                f"shown inside its building; in trials where step {j + 1} or a later one "
+                "forced it out (it fell back, or lost a close quarters combat) it has "
+                "exited: all its models count, and it is neither concealed by the building "
+                "nor DEFENCE +1"
+            )
+    return out
+
+
 def _named(flag: str, source: str) -> str:
     """``flag`` with where its value came from, unless the scenario gave it."""
     return flag if source == "given" else f"{flag} ({source})"
@@ -329,7 +373,8 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
         out[f"unit: {u.name}"] = _unit(sc, u)
     for i, a in enumerate(sc.attacks):
         kind = "ranged attack" if a.kind == "ranged" else "close quarters"
-        out[f"step {i + 1}: {a.attacker} → {a.target} ({kind})"] = _attack(sc, i, plan)
+        step = {**_attack(sc, i, plan), **_garrison_notes(sc, i)}
+        out[f"step {i + 1}: {a.attacker} → {a.target} ({kind})"] = step
     r = sc.rules
     out["rules"] = {
         "embarked unit tests": (

@@ -229,7 +229,8 @@ def garrisoned_at(sc: ArmouredClashScenario, i: int, name: str) -> bool:
     step ``i`` or before: an exit sets the unit up outside the building, so it then counts
     all its models and is no longer concealed by the building nor DEFENCE +1. A garrison that
     falls back or loses a close quarters combat also exits, but only in some trials: the
-    kernel follows that, these checks and ``show`` do not.
+    kernel follows that; these checks do not (they cannot: in other trials it is still
+    inside), and ``show`` notes it.
     """
     u = next(u for u in sc.units if u.name == name)
     return u.garrisoned and not any(
