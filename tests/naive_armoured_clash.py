@@ -227,28 +227,30 @@ class Trial:
         first_target = s.defensive_advantage or storming
         k_t = k_a = 0
         ended = False
-        for phase in ("target", "charger") if first_target else ("charger", "target"):
+        rules = self.sc.rules
+        if not first_target:
+            order = ("charger", "target and secondaries")
+        elif rules.secondaries_with_advantage == "after_charger":
+            order = ("target", "charger", "secondaries")
+        else:
+            order = ("target and secondaries", "charger")
+        for n, phase in enumerate(order):
             if phase == "charger":
-                if att.gone:
-                    ended = True
-                    break
                 extra = self.extra(att, s.extra_rerolls, s.extra_rerolls_from)
                 col = close_column(a, att.p)
                 k_t += self.strike(
                     att, tgt, col, storming or att.garrisoned, count_a, s.rating, extra
                 )
-                if tgt.gone:
-                    ended = True
-                    break
+                struck = tgt
             else:
-                if tgt.gone:
-                    ended = True
-                    break
                 # secondaries strike "at the same time that the target ... does": not when the
                 # target has no MELEE score (unless the rule switch says always)
                 joins = tgt.p.armaments.melee is not None
-                joins = joins or self.sc.rules.secondary_retaliation == "always"
-                for r in [tgt, *secs] if joins else [tgt]:
+                joins = joins or rules.secondary_retaliation == "always"
+                strikers = [] if phase == "secondaries" else [tgt]
+                if phase != "target" and joins:
+                    strikers += secs
+                for r in strikers:
                     is_target = r is tgt
                     if s.defender_supported is not None:
                         sup = s.defender_supported
@@ -272,20 +274,19 @@ class Trial:
                         s.defender_rating,
                         extra,
                     )
-                if att.gone:
-                    ended = True
-                    break
+                struck = att
+            # "The action ends if the target unit is annihilated" (with "most_kills" only at
+            # the first strike: a retaliation continues to step 4)
+            if struck.gone and (n == 0 or rules.retaliation_annihilates == "action_ends"):
+                ended = True
+                break
         for u in (att, tgt, *secs):
             u.cover = False
         a_side = att.p.side
         att_wins = 1 if a_side == "attacker" else 2
         tgt_wins = 3 - att_wins
-        if ended:
-            if tgt.gone and not att.gone:
-                return att_wins
-            if att.gone and not tgt.gone:
-                return tgt_wins
-            return att_wins if k_t > k_a else (tgt_wins if k_a > k_t else 3)
+        if ended:  # no step 4: the unit left on the table won
+            return att_wins if tgt.gone else tgt_wins
         if k_t > k_a:
             for u in (tgt, *secs):
                 if u.garrisoned:

@@ -95,16 +95,26 @@ def test_impossible_combinations_are_rejected(d, key):
         _base([{**CHARGE, "charge": False}], a=GARRISON),  # already in contact
         # a garrison that exited in an earlier activation can charge
         _base([{**SHOT, "reforming": True}, {**CHARGE, "new_activation": True}], a=GARRISON),
-        # an aircraft's sortie has two reaction steps: one before its attack, one after
-        _base(
-            [{**OPP, "target": "a"}, SHOT, {**OPP, "target": "a"}],
-            a=AIRCRAFT,
-            t={"ranged": [{"name": "aa", "dice": [1, 2, 3, 4], "vs": ["aerial"]}]},
-        ),
     ],
 )
 def test_possible_sequences_are_accepted(d):
     from_dict(d)
+
+
+def _sortie_with_two_lookouts(second: str) -> dict:
+    """An aircraft's sortie: opportunity fire by 't', its attack, opportunity fire by
+    ``second`` (each unit on lookout fires once: it loses the status when it fires)."""
+    aa = {"ranged": [{"name": "aa", "dice": [1, 2, 3, 4], "vs": ["aerial"]}]}
+    d = _base([OPP, SHOT, {**OPP, "attacker": second}], a=AIRCRAFT, t=aa)
+    d["units"]["t2"] = _unit(side="defender", **aa)
+    return d
+
+
+def test_aircraft_sortie_has_a_reaction_step_before_and_after_its_attack():
+    from_dict(_sortie_with_two_lookouts("t2"))  # one before its attack, one after
+    # the same unit twice: it lost on lookout with its first opportunity fire
+    with pytest.raises(ScenarioError, match=r"bad\.toml: attacks\[2\]\.opportunity_fire: 't'"):
+        from_dict(_sortie_with_two_lookouts("t"), source="bad.toml")
 
 
 def test_aircraft_gets_one_opportunity_fire_per_reaction_step_only():
@@ -179,3 +189,47 @@ def test_show_follows_the_exit():
     shows = resolved(_garrison_exits(True))
     text = " ".join(str(v) for v in shows.values())
     assert "garrisoned target" not in text
+
+
+def _stormed_then_shot() -> ArmouredClashScenario:
+    """Every die strikes. The garrison (4 models, counted as 2: one melee die) strikes first:
+    1 of 6 stormers lost; the 5 left (counted as 3) strike: 3 of the garrison lost. It loses
+    the combat and exits (its test passes: every card a 1). Then 'guns' shoot it (2 hits):
+    outside it is DEFENCE 1, 2 damage (inside DEFENCE 2, 1 damage)."""
+    c = Unit("c", side="attacker", models=6, defence=1, discipline=10,
+             armaments=Armaments(melee=(1, 2, 3, 4, 5, 6)))  # fmt: skip
+    g = Unit("g", models=4, defence=1, discipline=10, garrisoned=True,
+             armaments=Armaments(melee=(1, 1, 1, 1)))  # fmt: skip
+    guns = Unit("guns", side="attacker", models=1, defence=1, discipline=10,
+                armaments=Armaments(ranged=(RangedAttack("gun", dice=(2,)),)))  # fmt: skip
+    return ArmouredClashScenario(
+        (c, g, guns),
+        (Attack("c", "g", kind="close"), Attack("guns", "g")),
+        die=SURE,
+        decks={"defender": (1,)},
+    )
+
+
+def test_a_garrison_forced_out_is_noted_by_show():
+    sc = _stormed_then_shot()
+    out = simulate(sc, trials=100, seed=1)
+    assert out.prob("attacker_won_close_quarters") == 1
+    assert out.prob("damage_on_defender", 5) == 1  # 3 in the combat, 2 outside the building
+    shows = resolved(sc)
+    assert not any(k.startswith("garrison:") for k in shows["step 1: c → g (close quarters)"])
+    note = shows["step 2: guns → g (ranged attack)"]["garrison: g"]
+    assert "step 1 or a later one forced it out" in note and "DEFENCE +1" in note
+
+
+def test_show_notes_a_garrison_only_once_a_fall_back_is_possible():
+    """Shot three times: the first failed test only suppresses it, so from the third shot
+    on (after the second, which may find it suppressed) it may have fallen back."""
+    g = Unit("g", models=8, defence=1, discipline=5, garrisoned=True)
+    guns = Unit("guns", side="attacker", models=1, defence=1, discipline=10,
+                armaments=Armaments(ranged=(RangedAttack("gun", dice=(2,)),)))  # fmt: skip
+    again = Situation(new_activation=True)
+    shots = (Attack("guns", "g"),) + (Attack("guns", "g", situation=again),) * 2
+    shows = resolved(ArmouredClashScenario((g, guns), shots))
+    noted = ["garrison: g" in v for k, v in shows.items() if k.startswith("step")]
+    assert noted == [False, False, True]
+    assert "step 2 or a later one" in shows["step 3: guns → g (ranged attack)"]["garrison: g"]

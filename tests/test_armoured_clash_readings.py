@@ -1,8 +1,10 @@
 """Armoured Clash readings of the close quarters and suppression texts: the charger's
 *supported* / *threatened* flags carried over to the retaliation, secondary combatants
-retaliating only with the target, opportunity fire and aircraft that cannot be suppressed,
-reload weapons, and prioritised exposed models. Each case is worked from the rule text; the
-switched-off reading is shown to differ.
+retaliating only with the target (and, under a defensive advantage, striking with it),
+a retaliation that annihilates (the action ends, or step 4 all the same), opportunity fire
+and aircraft that cannot be suppressed, reload weapons and on lookout used once, and
+prioritised exposed models. Each case is worked from the rule text; the switched-off
+reading is shown to differ.
 
 Tolerances: |z| < 5 (tests/stats.py) against exact probabilities.
 """
@@ -315,3 +317,190 @@ def test_second_reload_shot_is_rejected_as_reloading():
     d["units"]["a"]["reloading"] = True
     with pytest.raises(ScenarioError, match=r"attacks\[0\]\.weapon: 'a' is reloading"):
         from_dict(d, source="bad.toml")
+
+
+# -- 5. on lookout is used once: opportunity fire ends it ----------------------------------------
+def _two_opportunity_fires(second: dict) -> dict:
+    d = _ranged_file(4)
+    d["units"]["t"]["ranged"] = [{"name": "rifles", "dice": [1, 2, 3, 4]}]
+    d["attacks"] = [
+        {"attacker": "t", "target": "a", "opportunity_fire": True},
+        {"attacker": "a", "target": "t"},
+        {"new_activation": True, **second},
+    ]
+    return d
+
+
+def test_second_opportunity_fire_by_one_unit_is_rejected():
+    """'t' loses on lookout when it opportunity fires; going on lookout again is a special
+    action instead of an attack, which a sequence does not hold (as for re-arm)."""
+    d = _two_opportunity_fires({"attacker": "t", "target": "a", "opportunity_fire": True})
+    want = r"bad\.toml: attacks\[2\]\.opportunity_fire: 't' made opportunity fire earlier"
+    with pytest.raises(ScenarioError, match=want):
+        from_dict(d, source="bad.toml")
+    # its own later attack, or another unit's opportunity fire, is fine
+    from_dict(_two_opportunity_fires({"attacker": "t", "target": "a"}))
+    d = _two_opportunity_fires({"attacker": "u", "target": "a", "opportunity_fire": True})
+    d["units"]["u"] = {**d["units"]["t"]}
+    from_dict(d)
+
+
+def test_second_opportunity_fire_is_a_cli_input_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    path = tmp_path / "lookout-twice.toml"
+    path.write_text(
+        'ruleset = "armoured-clash"\n'
+        '[units.a]\nside = "attacker"\nmodels = 4\ndefence = 1\ndiscipline = 6\n'
+        '[[units.a.ranged]]\nname = "rifles"\ndice = [1, 2, 3, 4]\n'
+        '[units.t]\nside = "defender"\nmodels = 4\ndefence = 1\ndiscipline = 6\n'
+        '[[units.t.ranged]]\nname = "rifles"\ndice = [1, 2, 3, 4]\n'
+        '[[attacks]]\nattacker = "t"\ntarget = "a"\nopportunity_fire = true\nrepeat = 2\n'
+    )
+    res = CliRunner().invoke(app, ["simulate", str(path), "-n", "100"])
+    assert res.exit_code == 2, res.output
+    assert "lookout-twice.toml: attacks[0].opportunity_fire: 't' made opportunity fire" in (
+        " ".join(res.output.split())
+    )
+    assert "Traceback" not in res.output
+
+
+# -- 6. a retaliation that annihilates: the action ends, or step 4 all the same ------------------
+def _pyrrhic(rule: str, **charger) -> ArmouredClashScenario:
+    """Worked by hand with a die that always strikes: a 3-model charger (DEFENCE 1,
+    DISCIPLINE 0, one melee die per model) crosses difficult terrain into a 1-model target
+    (two melee dice). The target strikes first: 2 hits, 2 chargers lost; the last one
+    strikes: 1 hit, the target is annihilated. Models destroyed: 1 by the charger, 2 by the
+    target."""
+    c = Unit("c", side="attacker", models=3, defence=1, discipline=0, vp=4,
+             armaments=Armaments(melee=(1, 2, 3)), **charger)  # fmt: skip
+    t = Unit("t", models=1, defence=1, discipline=10, vp=3, armaments=Armaments(melee=(2,)))
+    sit = Situation(defensive_advantage=True)
+    return ArmouredClashScenario(
+        (c, t),
+        (Attack("c", "t", kind="close", situation=sit),),
+        die=SURE,
+        focus="c",
+        rules=Rules(retaliation_annihilates=rule),
+    )
+
+
+def test_charger_annihilating_the_target_ends_the_action():
+    """Default: "The action ends if the target unit is annihilated": no step 4, so the
+    charger, the unit left, counts as the winner; it neither withdraws nor tests."""
+    out = simulate(_pyrrhic("action_ends"), trials=300, seed=81)
+    assert out.prob("attacker_won_close_quarters") == 1
+    assert out.prob("attacker_models_lost", 2) == 1 and out.prob("attacker_models_lost", 3) == 0
+    assert out.prob("attacker_suppressed") == 0
+    assert out.mean("attacker_vp") == 3
+
+
+@pytest.mark.parametrize("break_limit", [None, 1])
+def test_charger_annihilating_the_target_can_still_lose(break_limit):
+    """retaliation_annihilates = "most_kills": step 4 decides by models destroyed (1 < 2),
+    so the target's side wins; the charger withdraws and tests at DISCIPLINE 0 - 1 (it lost
+    at least half its models): every card fails. It becomes suppressed, or at its BREAK
+    LIMIT of 1 it breaks (and the defender scores its 4 VPs)."""
+    out = simulate(_pyrrhic("most_kills", break_limit=break_limit), trials=300, seed=82)
+    assert out.prob("defender_won_close_quarters") == 1
+    assert out.mean("attacker_vp") == 3  # the target is annihilated all the same
+    if break_limit is None:
+        assert out.prob("attacker_suppressed") == 1 and out.prob("attacker_annihilated") == 0
+        assert out.prob("attacker_models_lost", 2) == 1 and out.prob("attacker_models_lost", 3) == 0
+    else:
+        assert out.prob("attacker_broke") == 1 and out.mean("defender_vp") == 4
+
+
+def _charger_wiped_out(rule: str) -> ArmouredClashScenario:
+    """No defensive advantage: a 2-model charger (3 dice) destroys 3 of a 5-model target
+    (DISCIPLINE 0, 1 model lost on withdrawing); the 2 left retaliate with 4 dice and
+    annihilate the charger. Models destroyed: 3 by the charger, 2 by the target."""
+    c = Unit("c", side="attacker", models=2, defence=1, discipline=10,
+             armaments=Armaments(melee=(2, 3)))  # fmt: skip
+    t = Unit("t", models=5, defence=1, discipline=0, withdraw_losses=1,
+             armaments=Armaments(melee=(2, 4, 4, 4, 4)))  # fmt: skip
+    return ArmouredClashScenario(
+        (c, t),
+        (Attack("c", "t", kind="close"),),
+        die=SURE,
+        rules=Rules(retaliation_annihilates=rule),
+    )
+
+
+def test_retaliation_annihilating_the_charger_under_either_reading():
+    """The same reading applies to the target's retaliation: by default the action ends
+    (the target wins, untested); with "most_kills" the charger's side wins on models
+    destroyed, and the target withdraws (one more model lost) and fails its test."""
+    out = simulate(_charger_wiped_out("action_ends"), trials=300, seed=83)
+    assert out.prob("defender_won_close_quarters") == 1
+    assert out.prob("defender_models_lost", 3) == 1 and out.prob("defender_models_lost", 4) == 0
+    assert out.prob("defender_suppressed") == 0
+    out = simulate(_charger_wiped_out("most_kills"), trials=300, seed=83)
+    assert out.prob("attacker_won_close_quarters") == 1
+    assert out.prob("defender_models_lost", 4) == 1 and out.prob("defender_models_lost", 5) == 0
+    assert out.prob("defender_suppressed") == 1
+
+
+# -- 7. secondary combatants under a defensive advantage -----------------------------------------
+def _advantage_with_secondary(rule: str) -> ArmouredClashScenario:
+    """A 4-model charger (DEFENCE 1, one melee die per model) crosses difficult terrain into
+    a 4-model target (DEFENCE 2, one melee die) with a secondary combatant (two melee dice).
+    Every die strikes."""
+    c = Unit("c", side="attacker", models=4, defence=1, discipline=10,
+             armaments=Armaments(melee=(1, 2, 3, 4)))  # fmt: skip
+    t = Unit("t", models=4, defence=2, discipline=10, armaments=Armaments(melee=(1, 1, 1, 1)))
+    s = Unit("s", models=2, defence=1, discipline=10, armaments=Armaments(melee=(2, 2)))
+    sit = Situation(defensive_advantage=True, secondary=("s",))
+    return ArmouredClashScenario(
+        (c, t, s),
+        (Attack("c", "t", kind="close", situation=sit),),
+        die=SURE,
+        focus="t",
+        rules=Rules(secondaries_with_advantage=rule),
+    )
+
+
+def test_secondaries_strike_with_the_target_under_a_defensive_advantage():
+    """Default: they strike "at the same time that the target of the charge does", first:
+    1 + 2 hits, 3 chargers lost; the last one's 1 hit on DEFENCE 2 does nothing."""
+    out = simulate(_advantage_with_secondary("with_target"), trials=300, seed=84)
+    assert out.prob("attacker_models_lost", 3) == 1 and out.prob("attacker_models_lost", 4) == 0
+    assert out.prob("defender_models_lost", 0) == 1
+    assert out.prob("defender_won_close_quarters") == 1
+
+
+def test_secondaries_strike_after_the_charger_under_the_other_reading():
+    """secondaries_with_advantage = "after_charger": the target strikes alone (1 charger
+    lost), the 3 chargers left strike (3 hits on DEFENCE 2: 1 of the target lost), then the
+    secondary (2 hits: 2 more chargers lost)."""
+    out = simulate(_advantage_with_secondary("after_charger"), trials=300, seed=84)
+    assert out.prob("attacker_models_lost", 3) == 1 and out.prob("attacker_models_lost", 4) == 0
+    assert out.prob("defender_models_lost", 1) == 1 and out.prob("defender_models_lost", 2) == 0
+    assert out.prob("defender_won_close_quarters") == 1
+
+
+def test_show_and_file_name_the_close_quarters_readings():
+    step = "step 1: c → t (close quarters)"
+    shown = _advantage_with_secondary("with_target").resolved()
+    assert shown[step]["secondary combatants strike"] == "with the target, first"
+    assert shown["rules"]["a retaliation annihilates the unit it strikes"].startswith(
+        "the action ends"
+    )
+    shown = _advantage_with_secondary("after_charger").resolved()
+    assert shown[step]["secondary combatants strike"].startswith("after the charger")
+    d = _ranged_file(5)
+    d["rules"] = {
+        "retaliation_annihilates": "most_kills",
+        "secondaries_with_advantage": "after_charger",
+    }
+    rules = from_dict(d).rules
+    assert (rules.retaliation_annihilates, rules.secondaries_with_advantage) == (
+        "most_kills",
+        "after_charger",
+    )
+    for key in ("retaliation_annihilates", "secondaries_with_advantage"):
+        d["rules"] = {key: "sometimes"}
+        with pytest.raises(ScenarioError, match=rf"bad\.toml: rules\.{key}: "):
+            from_dict(d, source="bad.toml")

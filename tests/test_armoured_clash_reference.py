@@ -93,6 +93,30 @@ def test_close_quarters_with_secondary_and_defensive_advantage():
     _compare(sc_a, seed=104)
 
 
+@pytest.mark.parametrize(
+    "annihilates, secondaries",
+    [
+        ("most_kills", "with_target"),
+        ("action_ends", "after_charger"),
+        ("most_kills", "after_charger"),
+    ],
+)
+def test_close_quarters_under_the_other_readings(annihilates, secondaries):
+    """Small units, so that a retaliation often annihilates: with and without a defensive
+    advantage, a secondary combatant striking with the target or after the charger."""
+    att = _unit("att", "attacker", 3, defence=1, discipline=5, break_limit=1, vp=6,
+                withdraw_losses=1)  # fmt: skip
+    tgt = _unit("tgt", "defender", 2, defence=1, discipline=4, vp=4, withdraw_losses=1)
+    sec = _unit("sec", "defender", 2, defence=1, discipline=5, vp=2)
+    rules = Rules(retaliation_annihilates=annihilates, secondaries_with_advantage=secondaries)
+    for i, adv in enumerate((True, False)):
+        sit = Situation(secondary=("sec",), defensive_advantage=adv)
+        attacks = (Attack("att", "tgt", kind="close", situation=sit),)
+        _compare(ArmouredClashScenario((att, tgt, sec), attacks, rules=rules), seed=120 + i)
+        sc = ArmouredClashScenario((att, tgt, sec), attacks, rules=rules, focus="att")
+        _compare(sc, seed=122 + i)
+
+
 def test_close_quarters_flags_carried_to_the_retaliation():
     """The charger supported (so the target's retaliation is threatened, a secondary's not);
     then a retaliation said to be supported (so the charger is threatened)."""
@@ -140,14 +164,15 @@ def test_opportunity_fire_and_aircraft_under_either_reading(rule):
     flak = _unit("flak", "defender", 4, defence=1, discipline=6,
                  armaments=Armaments(ranged=(RangedAttack("gun", dice=(2, 3, 4, 5),
                                                           vs=("heavy", "aerial")),)))  # fmt: skip
+    flak2 = Unit("flak2", **{k: getattr(flak, k) for k in ("models", "defence", "discipline")},
+                 armaments=flak.armaments)  # fmt: skip
     opp = Situation(opportunity_fire=True)
-    attacks = (Attack("flak", "truck", situation=opp), Attack("flak", "plane", situation=opp))
+    # one unit on lookout each: opportunity fire ends the status
+    attacks = (Attack("flak", "truck", situation=opp), Attack("flak2", "plane", situation=opp))
     rules = Rules(cannot_be_suppressed=rule)
-    _compare(ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules), seed=111)
-    _compare(
-        ArmouredClashScenario((truck, foot, plane, flak), attacks, rules=rules, focus="plane"),
-        seed=112,
-    )
+    units = (truck, foot, plane, flak, flak2)
+    _compare(ArmouredClashScenario(units, attacks, rules=rules), seed=111)
+    _compare(ArmouredClashScenario(units, attacks, rules=rules, focus="plane"), seed=112)
 
 
 def test_transport_garrison_and_random_officer():

@@ -177,6 +177,8 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     R[K.R_EXPIRE_ALL] = sc.rules.status_expiry == "all"
     R[K.R_SEC_ALWAYS] = sc.rules.secondary_retaliation == "always"
     R[K.R_NOSTATUS] = sc.rules.cannot_be_suppressed == "no_status"
+    R[K.R_MOST_KILLS] = sc.rules.retaliation_annihilates == "most_kills"
+    R[K.R_SEC_AFTER] = sc.rules.secondaries_with_advantage == "after_charger"
     decks = [tuple(sc.decks.get(side, default_deck())) for side in SIDES]
     deck = np.zeros((2, max(len(d) for d in decks)), dtype=np.int64)
     for j, d in enumerate(decks):

@@ -1,6 +1,8 @@
 """Armoured Clash kernel: a sequence of ranged / close quarters attacks in one trial.
 
-numba, and the per-chunk Python prologue. The compiler (:mod:`oddslab.rulesets.armoured_clash.compile`) turns units and
+numba, and the per-chunk Python prologue; the attack pool and the close quarters strikes are
+in :mod:`oddslab.rulesets.armoured_clash.strikes`, the casualty cascade in
+:mod:`oddslab.rulesets.armoured_clash.casualties`. The compiler (:mod:`oddslab.rulesets.armoured_clash.compile`) turns units and
 attacks into integer tables (layouts in :mod:`oddslab.rulesets.armoured_clash.layout`); this
 module only reads them. Every unit taking part has one row of the packed array ``W`` (built
 per chunk by :func:`pack_units`): static values ``W[u, U_*]`` followed by its per-trial
@@ -17,7 +19,6 @@ import numpy as np
 
 from oddslab._jit import jit, jit_inner, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.pools import roll_pool
 from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.armoured_clash.casualties import (
     apply_damage,
@@ -42,28 +43,18 @@ from oddslab.rulesets.armoured_clash.layout import (
     A_NEWACT,
     A_NSEC,
     A_OPP,
-    A_RFORCE,
     A_RR,
     A_RRCMD,
-    A_RRR,
-    A_RRRCMD,
-    A_RSTATIC,
     A_SEC0,
-    A_SST0,
     A_STATIC,
     A_TGT,
-    F_EXPL,
-    F_KIND,
-    F_NROWS,
-    F_RM,
-    F_RR0,
-    F_SCORE,
     N_STATS,
     R_ACT,
     R_FOCUS,
+    R_MOST_KILLS,
     R_NOSTATUS,
     R_RALLY,
-    R_SEC_ALWAYS,
+    R_SEC_AFTER,
     S_BRK,
     S_COVER,
     S_DISO,
@@ -99,14 +90,12 @@ from oddslab.rulesets.armoured_clash.layout import (
     ST_SUPP,
     ST_VP_O,
     ST_VP_S,
-    U_BYDMG,
     U_CARRYING,
     U_COVER,
     U_DEF,
     U_DISC,
     U_DISO,
     U_GARR,
-    U_MELEE,
     U_MODELS,
     U_NCOLS,
     U_SIDE,
@@ -117,6 +106,15 @@ from oddslab.rulesets.armoured_clash.layout import (
     X_DN,
     X_PTR,
     X_VP,
+)
+from oddslab.rulesets.armoured_clash.strikes import (
+    dice_for,
+    extra_mask,
+    pack_faces,
+    pool_hits,
+    rating_of,
+    retaliate,
+    strike,
 )
 
 __all__ = [
@@ -129,121 +127,6 @@ __all__ = [
 ]
 
 
-def pack_faces(face_score, explode, rr_tiers, kinds):
-    """``FT`` int64[F_NROWS, faces]: every per-face table of the attack die in one array
-    (numpy, per chunk: each chunk gets its own, since :func:`pool_hits` writes its row
-    ``F_RM``)."""
-    FT = np.zeros((F_NROWS, face_score.shape[0]), dtype=np.int64)
-    FT[F_SCORE] = face_score
-    FT[F_EXPL] = explode != 0
-    FT[F_KIND] = kinds
-    for r in range(3):
-        FT[F_RR0 + r] = rr_tiers[r] != 0
-    return FT
-
-
-@jit_inner
-def pool_hits(st, n, rating, rr_extra, FT):
-    """Hits of one attack pool of ``n`` dice at ``rating`` (0 weakened, 1 neutral, 2 improved).
-
-    The shared primitive :func:`oddslab._kernels.pools.roll_pool` with ``explode_depth=1``
-    (heroic strikes add one die; added dice add none), no re-rolled explosions and no keep.
-    Its re-roll mask is the rating's tier plus ``rr_extra``, a bitmask over face kinds that a
-    special rule or command adds; it is written into the scratch row ``FT[F_RM]``.
-    """
-    k = FT.shape[1]
-    rrow = F_RR0 + rating
-    for f in range(k):
-        FT[F_RM, f] = FT[rrow, f] | ((rr_extra >> FT[F_KIND, f]) & 1)
-    return roll_pool(st, n, FT[F_SCORE], FT[F_EXPL], 1, FT[F_RM], False, 0, True, FT[F_RM])
-
-
-@jit_inner
-def _rating(static, live, force):
-    if force >= 0:
-        return force
-    d = static + live
-    return 2 if d > 0 else (1 if d == 0 else 0)
-
-
-@jit_inner
-def _dice_for(u, col, half, W, DC):
-    if col < 0 or W[u, S_GONE] != 0:
-        return 0
-    if W[u, U_BYDMG] != 0:
-        return DC[col, W[u, S_T]]
-    m = W[u, S_M]
-    if half:
-        m = (m + 1) // 2
-    return DC[col, m]
-
-
-@jit_inner
-def _extra(rr, cmd, u, W):
-    """Extra re-roll mask of unit ``u``: none if it comes from a command and ``u`` is disordered."""
-    if cmd != 0 and W[u, S_DISO] != 0:
-        return 0
-    return rr
-
-
-@jit_inner
-def _strike(st, u, t, col, half, static, force, rr_extra, W, nu, DC, FT):
-    """Close quarters attack pool of ``u`` against ``t``; returns models of ``t`` destroyed."""
-    n = _dice_for(u, col, half, W, DC)
-    if n <= 0 or W[t, S_GONE] != 0:
-        return 0
-    rating = _rating(static, -W[u, S_SUPP], force)
-    hits = pool_hits(st, n, rating, rr_extra, FT)
-    W[t, S_HITS] += hits
-    return apply_damage(st, t, hits // W[t, U_DEF], -1, W, nu)
-
-
-@jit_inner
-def _retaliate(st, a, AT, W, nu, DC, FT, R):
-    """The charge target and every secondary combatant strike the charger (at the same time).
-
-    Secondary combatants strike only alongside the target's retaliation (it has a MELEE
-    score), unless ``R[R_SEC_ALWAYS]``. Returns the charger's models destroyed.
-    """
-    att = AT[a, A_ATT]
-    tgt = AT[a, A_TGT]
-    cmd = AT[a, A_RRRCMD]
-    if W[tgt, U_MELEE] < 0 and R[R_SEC_ALWAYS] == 0:
-        return 0  # no retaliatory attack for the secondaries to join
-    killed = _strike(
-        st,
-        tgt,
-        att,
-        W[tgt, U_MELEE],
-        W[tgt, S_GARR] != 0,
-        AT[a, A_RSTATIC],
-        AT[a, A_RFORCE],
-        _extra(AT[a, A_RRR], cmd, tgt, W),
-        W,
-        nu,
-        DC,
-        FT,
-    )
-    for i in range(AT[a, A_NSEC]):
-        s2 = AT[a, A_SEC0 + i]
-        # a command is issued to one unit (the charge target); a special rule helps them all
-        killed += _strike(
-            st,
-            s2,
-            att,
-            W[s2, U_MELEE],
-            W[s2, S_GARR] != 0,
-            AT[a, A_SST0 + i],
-            AT[a, A_RFORCE],
-            0 if cmd != 0 else AT[a, A_RRR],
-            W,
-            nu,
-            DC,
-            FT,
-        )
-    return killed
-
-
 @jit(inline="always")
 def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
     """Resolve ranged attack ``a``."""
@@ -254,9 +137,9 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
     garr = W[tgt, S_GARR]
     conc = 1 if (garr != 0 or (AT[a, A_CONC] != 0 and AT[a, A_EXPOSED] < 0)) else 0
     aim = 0 if rally_failed != 0 else AT[a, A_AIM]
-    rating = _rating(AT[a, A_STATIC] + aim, -conc - W[att, S_SUPP], AT[a, A_FORCE])
-    n = _dice_for(att, AT[a, A_COL], W[att, S_GARR] != 0, W, DC)
-    hits = pool_hits(st, n, rating, _extra(AT[a, A_RR], AT[a, A_RRCMD], att, W), FT)
+    rating = rating_of(AT[a, A_STATIC] + aim, -conc - W[att, S_SUPP], AT[a, A_FORCE])
+    n = dice_for(att, AT[a, A_COL], W[att, S_GARR] != 0, W, DC)
+    hits = pool_hits(st, n, rating, extra_mask(AT[a, A_RR], AT[a, A_RRCMD], att, W), FT)
     W[tgt, S_HITS] += hits
     defence = W[tgt, U_DEF] + garr + (conc & W[tgt, S_COVER])
     dmg = hits // defence
@@ -269,7 +152,7 @@ def _ranged(st, a, AT, W, nu, DC, deck, R, FT, rally_failed):
         suppression_test(st, tgt, W, nu, deck, R, AT[a, A_OPP])
 
 
-@jit_inner(ints="killed_a killed_t rally_failed", flags="ended")
+@jit_inner(ints="killed_a killed_t rally_failed first second third who struck", flags="ended")
 def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     """Resolve attack ``a``.
 
@@ -299,13 +182,24 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     killed_t = 0  # models of the target destroyed (passengers included)
     killed_a = 0
     nsec = AT[a, A_NSEC]
+    # the strikes in order: 0 the charger, 1 the target and the secondaries, 2 the target
+    # alone, 3 the secondaries alone, -1 none; the target first under a defensive advantage
+    # (the secondaries with it, or with R_SEC_AFTER after the charger)
+    first = 0
+    second = 1
+    third = -1
+    if defadv:
+        sec_after = R[R_SEC_AFTER] != 0
+        first = 2 if sec_after else 1
+        second = 0
+        third = 3 if sec_after else -1
     ended = False
-    for phase in range(2):
-        if (phase == 0) != defadv:  # the attacker's strike
-            if W[att, S_GONE] != 0:
-                ended = True
-                break
-            killed_t += _strike(
+    for phase in range(3):
+        who = first if phase == 0 else (second if phase == 1 else third)
+        if who < 0:
+            break
+        if who == 0:  # the charger's strike
+            killed_t += strike(
                 st,
                 att,
                 tgt,
@@ -313,23 +207,21 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
                 half_att,
                 AT[a, A_STATIC],
                 AT[a, A_FORCE],
-                _extra(AT[a, A_RR], AT[a, A_RRCMD], att, W),
+                extra_mask(AT[a, A_RR], AT[a, A_RRCMD], att, W),
                 W,
                 nu,
                 DC,
                 FT,
             )
-            if W[tgt, S_GONE] != 0:
-                ended = True  # the action ends when the target is annihilated
-                break
-        else:  # the target and any secondary combatants retaliate (or strike first)
-            if W[tgt, S_GONE] != 0:
-                ended = True
-                break
-            killed_a += _retaliate(st, a, AT, W, nu, DC, FT, R)
-            if W[att, S_GONE] != 0:
-                ended = True
-                break
+            struck = tgt
+        else:  # the target and / or the secondary combatants retaliate (or strike first)
+            killed_a += retaliate(st, a, AT, W, nu, DC, FT, R, who != 3, who == 1 or who == 3)
+            struck = att
+        # "The action ends if the target unit is annihilated"; with R_MOST_KILLS only at the
+        # first strike: a later one (a retaliation) is followed by step 4 all the same
+        if W[struck, S_GONE] != 0 and (phase == 0 or R[R_MOST_KILLS] == 0):
+            ended = True
+            break
     # entering contact ends taking cover (the charger, the target, the secondaries)
     W[att, S_COVER] = 0
     W[tgt, S_COVER] = 0
@@ -338,12 +230,8 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
     side_att = W[att, U_SIDE]
     att_wins = 1 + side_att  # result code when the charger wins (1 attacker side, 2 defender)
     tgt_wins = 2 - side_att
-    if ended:
-        if W[tgt, S_GONE] != 0 and W[att, S_GONE] == 0:
-            return att_wins
-        if W[att, S_GONE] != 0 and W[tgt, S_GONE] == 0:
-            return tgt_wins
-        return att_wins if killed_t > killed_a else (tgt_wins if killed_a > killed_t else 3)
+    if ended:  # no step 4: the unit left on the table counts as the winner (no withdrawal)
+        return att_wins if W[tgt, S_GONE] != 0 else tgt_wins
     if killed_t > killed_a:
         # the target loses: it withdraws (a garrison exits instead) and tests
         if W[tgt, S_GARR] != 0:

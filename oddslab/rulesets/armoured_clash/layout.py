@@ -3,7 +3,7 @@
 Plain integer constants (no numba here): the column of every value in the unit table
 ``UI`` / packed table ``W``, the attack table ``AT``, the rule switches ``R``, the
 per-trial result vector ``res`` and the packed face table ``FT``. ``compile.py`` writes these
-arrays and ``kernel.py`` / ``casualties.py`` read them.
+arrays and ``kernel.py`` / ``strikes.py`` / ``casualties.py`` read them.
 """
 
 from __future__ import annotations
@@ -98,7 +98,9 @@ R_ACT = 3  # 1: activations modelled (statuses expire, rally tests in the sequen
 R_EXPIRE_ALL = 4  # 1: statuses gained during an activation are also lost at its end
 R_SEC_ALWAYS = 5  # 1: secondary combatants retaliate even when the target has no MELEE score
 R_NOSTATUS = 6  # 1: opportunity fire's target / aircraft test, a failure gives no suppressed
-R_NCOLS = 7
+R_MOST_KILLS = 7  # 1: a strike after the first that annihilates still goes to step 4 (kills)
+R_SEC_AFTER = 8  # 1: under a defensive advantage the secondaries strike after the charger
+R_NCOLS = 9
 
 # -- statistics res[:] (the focus unit's side S, the other side O) -----------------------------
 ST_HITS = 0  # hits on the focus unit

@@ -30,7 +30,12 @@ from oddslab.rulesets.armoured_clash.model import (
     Unit,
 )
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
-from oddslab.rulesets.armoured_clash.situation import CANNOT_BE_SUPPRESSED, SECONDARY_RETALIATION
+from oddslab.rulesets.armoured_clash.situation import (
+    CANNOT_BE_SUPPRESSED,
+    RETALIATION_ANNIHILATES,
+    SECONDARIES_WITH_ADVANTAGE,
+    SECONDARY_RETALIATION,
+)
 
 __all__ = ["from_table"]
 
@@ -217,6 +222,12 @@ def from_table(root: Table) -> ArmouredClashScenario:
         ),
         cannot_be_suppressed=rt.str(
             "cannot_be_suppressed", "no_test", choices=CANNOT_BE_SUPPRESSED
+        ),
+        retaliation_annihilates=rt.str(
+            "retaliation_annihilates", "action_ends", choices=RETALIATION_ANNIHILATES
+        ),
+        secondaries_with_advantage=rt.str(
+            "secondaries_with_advantage", "with_target", choices=SECONDARIES_WITH_ADVANTAGE
         ),
     )
     rt.finish()

@@ -211,7 +211,14 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
     out["re-rolls"] = _tier(d, s.rating, s.extra_rerolls, s.extra_rerolls_from)
     out["target DEFENCE"] = tgt.defence
     first = "the target (defensive advantage" + (": storming)" if storming else ")")
-    out["strikes first"] = first if (s.defensive_advantage or storming) else "the charger"
+    defadv = s.defensive_advantage or storming
+    out["strikes first"] = first if defadv else "the charger"
+    if defadv and s.secondary:
+        out["secondary combatants strike"] = (
+            "with the target, first"
+            if sc.rules.secondaries_with_advantage == "with_target"
+            else "after the charger (the defensive advantage is the target's)"
+        )
     strikers = retaliating(sc, a)
     for name in (a.target, *s.secondary):
         u = by[name]
@@ -248,6 +255,50 @@ def _attack(sc: ArmouredClashScenario, i: int, plan: list[tuple[str, bool, bool]
             f"dice {dice}; {_rating_text(d2, s.defender_rating, b2, p2)}; re-rolls "
             f"{_tier(d2, s.defender_rating, rr, s.defender_extra_rerolls_from)}"
         )
+    return out
+
+
+def _forced_out_after(sc: ArmouredClashScenario, i: int, name: str) -> int | None:
+    """The first step before ``i`` that may force garrison ``name`` out of its building in
+    some trials (None if none can, or it is not garrisoned at step ``i``).
+
+    A garrison that loses a close quarters combat exits instead of withdrawing, and one that
+    falls back (a failed suppression test while suppressed) exits: both only in some trials.
+    """
+    if not garrisoned_at(sc, i, name):
+        return None
+    suppressed = next(u for u in sc.units if u.name == name).suppressed
+    for j, b in enumerate(sc.attacks[:i]):
+        s = b.situation
+        if b.kind == "close" and name in (b.target, *s.secondary):
+            return j
+        opp = b.kind == "ranged" and s.opportunity_fire
+        if (b.kind == "close" and b.attacker == name) or (
+            b.kind == "ranged"
+            and b.target == name
+            and (not opp or sc.rules.cannot_be_suppressed == "no_status")
+        ):
+            if suppressed:
+                return j
+            suppressed = not opp  # a failed test may suppress it
+    return None
+
+
+def _garrison_notes(sc: ArmouredClashScenario, i: int) -> dict[str, str]:
+    """A note for each garrison of step ``i`` that an earlier step may have forced out: the
+    values above assume it is still inside; the kernel follows each trial."""
+    a = sc.attacks[i]
+    names = (a.attacker, a.target, *(a.situation.secondary if a.kind == "close" else ()))
+    out = {}
+    for name in dict.fromkeys(names):
+        j = _forced_out_after(sc, i, name)
+        if j is not None:
+            out[f"garrison: {name}"] = (
+                f"shown inside its building; in trials where step {j + 1} or a later one "
+                "forced it out (it fell back, or lost a close quarters combat) it has "
+                "exited: all its models count, and it is neither concealed by the building "
+                "nor DEFENCE +1"
+            )
     return out
 
 
@@ -322,7 +373,8 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
         out[f"unit: {u.name}"] = _unit(sc, u)
     for i, a in enumerate(sc.attacks):
         kind = "ranged attack" if a.kind == "ranged" else "close quarters"
-        out[f"step {i + 1}: {a.attacker} → {a.target} ({kind})"] = _attack(sc, i, plan)
+        step = {**_attack(sc, i, plan), **_garrison_notes(sc, i)}
+        out[f"step {i + 1}: {a.attacker} → {a.target} ({kind})"] = step
     r = sc.rules
     out["rules"] = {
         "embarked unit tests": (
@@ -342,6 +394,16 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
             "take no suppression test"
             if r.cannot_be_suppressed == "no_test"
             else "test; a failure cannot suppress them, but they can fall back or break"
+        ),
+        "a retaliation annihilates the unit it strikes": (
+            "the action ends: the unit left counts as the winner, no withdrawal, no test"
+            if r.retaliation_annihilates == "action_ends"
+            else "step 4 all the same: the unit that destroyed more models wins"
+        ),
+        "secondary combatants under a defensive advantage": (
+            "strike with the target, first"
+            if r.secondaries_with_advantage == "with_target"
+            else "strike after the charger"
         ),
     }
     out["C&C decks (drawn without replacement)"] = {

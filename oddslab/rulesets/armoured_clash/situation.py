@@ -17,6 +17,8 @@ __all__ = [
     "EXPIRY",
     "SECONDARY_RETALIATION",
     "CANNOT_BE_SUPPRESSED",
+    "RETALIATION_ANNIHILATES",
+    "SECONDARIES_WITH_ADVANTAGE",
 ]
 
 #: where extra re-rolls come from (a command cannot be issued to a disordered unit)
@@ -27,6 +29,12 @@ SECONDARY_RETALIATION = ("with_target", "always")
 #: what "cannot be suppressed" (opportunity fire's target, aircraft) removes: the test, or
 #: only the suppressed status a failed test gives
 CANNOT_BE_SUPPRESSED = ("no_test", "no_status")
+#: a strike after the first (a retaliation) that annihilates the unit it strikes: the action
+#: ends there, or the combat is resolved by models destroyed all the same (step 4)
+RETALIATION_ANNIHILATES = ("action_ends", "most_kills")
+#: under a defensive advantage, secondary combatants strike with the target (first) or after
+#: the charger
+SECONDARIES_WITH_ADVANTAGE = ("with_target", "after_charger")
 
 
 @dataclass(frozen=True)
@@ -187,6 +195,19 @@ class Rules:
         a standard ranged attack" refers to), so they never fall back or break from it;
         ``"no_status"``: they take the test and a failure does not make them suppressed, but
         one already suppressed falls back and one at its BREAK LIMIT breaks.
+    retaliation_annihilates : {"action_ends", "most_kills"}
+        A strike after the first (the target's retaliation, or the charger's after a
+        defensive advantage's first strike) annihilates the unit it strikes.
+        ``"action_ends"`` (default): "The action ends if the target unit is annihilated": no
+        step 4, the unit left on the table counts as the winner and neither withdraws nor
+        tests; ``"most_kills"``: step 4 all the same ("Then continue to step 4"): the unit
+        that destroyed more models wins, so a survivor that destroyed fewer loses, withdraws
+        and tests.
+    secondaries_with_advantage : {"with_target", "after_charger"}
+        Under a defensive advantage: ``"with_target"`` (default): secondary combatants strike
+        "at the same time that the target of the charge does", first;
+        ``"after_charger"``: the advantage is the target's, so they strike after the
+        charger, as a retaliation.
     """
 
     embarked_tests: str = "always"
@@ -195,6 +216,8 @@ class Rules:
     status_expiry: str = "held_at_start"
     secondary_retaliation: str = "with_target"
     cannot_be_suppressed: str = "no_test"
+    retaliation_annihilates: str = "action_ends"
+    secondaries_with_advantage: str = "with_target"
 
     def __post_init__(self) -> None:
         if self.embarked_tests not in ("always", "on_fail"):
@@ -204,6 +227,8 @@ class Rules:
         for key, choices in (
             ("secondary_retaliation", SECONDARY_RETALIATION),
             ("cannot_be_suppressed", CANNOT_BE_SUPPRESSED),
+            ("retaliation_annihilates", RETALIATION_ANNIHILATES),
+            ("secondaries_with_advantage", SECONDARIES_WITH_ADVANTAGE),
         ):
             if getattr(self, key) not in choices:
                 raise ValueError(f"{key}: expected one of {', '.join(choices)}")

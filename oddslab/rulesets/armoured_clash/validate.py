@@ -72,6 +72,7 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
     if sc.focus is not None and sc.focus not in by:
         out.append(("focus", f"no unit named '{sc.focus}'"))
     fired_reload: set[str] = set()
+    fired_opp: set[str] = set()  # units that used their on lookout status (opportunity fire)
     for i, a in enumerate(sc.attacks):
         key = f"attacks[{i}]"
         s = a.situation
@@ -140,6 +141,19 @@ def problems(sc: ArmouredClashScenario) -> list[tuple[str, str]]:
                     )
                 if row.reload:
                     fired_reload.add(att.name)
+            if s.opportunity_fire and att.name in fired_opp:
+                # it loses on lookout when it opportunity fires, and a sequence holds no go on
+                # lookout action (a special action instead of an attack), as for re-arm
+                out.append(
+                    (
+                        f"{key}.opportunity_fire",
+                        f"'{att.name}' made opportunity fire earlier in the sequence, so it is "
+                        "no longer on lookout (going on lookout again is a special action, "
+                        "made instead of an attack, which a sequence of attacks does not hold)",
+                    )
+                )
+            if s.opportunity_fire:
+                fired_opp.add(att.name)
             if tgt.type == "aircraft" and not s.opportunity_fire:
                 out.append(
                     (
@@ -215,7 +229,8 @@ def garrisoned_at(sc: ArmouredClashScenario, i: int, name: str) -> bool:
     step ``i`` or before: an exit sets the unit up outside the building, so it then counts
     all its models and is no longer concealed by the building nor DEFENCE +1. A garrison that
     falls back or loses a close quarters combat also exits, but only in some trials: the
-    kernel follows that, these checks and ``show`` do not.
+    kernel follows that; these checks do not (they cannot: in other trials it is still
+    inside), and ``show`` notes it.
     """
     u = next(u for u in sc.units if u.name == name)
     return u.garrisoned and not any(
