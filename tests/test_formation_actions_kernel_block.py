@@ -129,20 +129,27 @@ def test_the_engine_picks_the_lock_step_kernel_only_for_fixed_orders():
     assert engine._as_job(picked)[0].kernel is K.run_formation_actions
 
 
-def test_step_constants_pack_commands_by_activation_position():
+def test_step_constants_pack_targets_by_activation_position():
     formations = tuple(
         Formation(f"f{i}", command=i % 11, units=2, suppressed=i % 3 == 0) for i in range(20)
     )
     sc = FormationActionsScenario(
-        (Army("a", formations), Army("b", formations[:18])), 2, Rules(action_penalty="both")
+        (Army("a", formations, retain="always"), Army("b", formations[:18])),
+        2,
+        Rules(action_penalty="either"),
     )
     G = sc.arrays()["G"]
     P = KB.step_constants(G)
     fo, po, nf = G[L.H_FOFF], G[L.H_POFF], G[L.H_NF]
     for i in range(nf):
         f = G[po + i]
-        assert (int(P[i // 16]) >> (4 * (i % 16))) & 15 == G[fo + f * L.F_NCOLS + L.F_COMMAND]
-        assert (int(P[3]) >> i) & 1 == int(G[fo + f * L.F_NCOLS + L.F_SUPP] != 0)
-    assert list(P[4:7]) == [1, 1, 0]
-    assert P[14] == nf - 1
+        cmd = G[fo + f * L.F_NCOLS + L.F_COMMAND]
+        sup = int(G[fo + f * L.F_NCOLS + L.F_SUPP] != 0)
+        # "either": -1 for a suppressed unit or Shock
+        assert (int(P[i // 16]) >> (4 * (i % 16))) & 15 == cmd - sup + 2
+        assert (int(P[3]) >> i) & 1 == 1 - sup
+        ok = [min(max(cmd - pen - 1, 0), 6) >= 3 for pen in (sup, 1)]  # retain at 50%
+        if i < len(formations):
+            assert [(int(P[4]) >> i) & 1, (int(P[5]) >> i) & 1] == ok
+    assert P[11] == nf - 1
     _assert_same_games(sc, 700)

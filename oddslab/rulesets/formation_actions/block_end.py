@@ -24,6 +24,8 @@ from oddslab.rulesets.formation_actions.block_steps import (
     L_NROWS,
     L_OVER,
     L_PASSF,
+    L_PT0,
+    L_PT1,
     L_SOME,
     count_values,
     outside_lanes,
@@ -56,6 +58,9 @@ from oddslab.rulesets.formation_actions.layout import (
     TA_HOLDS,
     TA_NCOLS,
 )
+
+_ZERO = np.uint64(0)
+_SIX = np.uint64(6)
 
 __all__ = ["outside_start", "end_phase", "end_phase_outside", "rally", "turn_statistics"]
 
@@ -171,50 +176,72 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
     D = W[L_DIE]
     BR = W[L_BROKEN]
     GO = W[L_GONE]
-    Q0 = W[L_OVER]  # each army's rallies so far, in formation order
+    # per army: the stream position (as a counter value) of its next rally die, its rallies
+    # so far and the other army's count this turn. The army rolling first has its q-th die at
+    # place 2q while the other has dice left, then at the next places; the second army at
+    # 2q + 1, likewise: each die is 2 places after the last while the other army has one in
+    # between, else 1.
+    PT0 = W[L_PT0]
+    PT1 = W[L_PT1]
+    Q0 = W[L_OVER]
     Q1 = W[L_SOME]
-    C0 = W[L_K]  # each army's rallies this turn
-    C1 = W[L_DIE2]
+    C0 = W[L_K]  # army 1's count, for army 0's spacing
+    C1 = W[L_DIE2]  # army 0's count
+    two = GOLDEN + GOLDEN
     for g in range(nb):
+        need = NE[g]
+        c0 = popcount(need & m0)
+        c1 = popcount(need & ~m0)
+        first1 = FI[g]
+        cf = c1 if first1 else c0
+        s1 = SM[g] + GOLDEN
+        s2 = s1 + (GOLDEN & (_ZERO - np.uint64(cf > 0)))  # the second army's first place
+        PT0[g] = np.int64(s2 if first1 else s1)
+        PT1[g] = np.int64(s1 if first1 else s2)
         Q0[g] = 0
         Q1[g] = 0
-        C0[g] = popcount(NE[g] & m0)
-        C1[g] = popcount(NE[g] & ~m0)
+        C0[g] = c1
+        C1[g] = c0
     for f in range(nf):
         army = np.int64(f >= start1)
+        PT = PT1 if army else PT0
         QA = Q1 if army else Q0
-        CO = C0 if army else C1
+        CO = C1 if army else C0
         n = 0
         nbad = 0
         for g in range(nb):
-            need = NE[g]
-            a = (need >> f) & 1
-            q = QA[g]  # this army's rallies before f
-            QA[g] = q + a
-            c = CO[g]  # the other army's rallies
-            first = np.int64(FI[g] == army)
-            k = (2 * q if q <= c else q + c) if first else (2 * q + 1 if q < c else q + c)
-            s = SM[g] + np.uint64(k + 1) * GOLDEN
-            bad, face = stream_face(mix64(s), np.uint64(6))
+            a = (NE[g] >> f) & 1
+            s = np.uint64(PT[g])
+            bad, face = stream_face(mix64(s), _SIX)
             D[g] = face + 1
             A[g] = a
             n += a
             nbad += bad & a
+            q = QA[g]
+            QA[g] = q + a
+            first = np.int64(FI[g] == army)
+            step = two if q + 1 - first < CO[g] else GOLDEN
+            PT[g] = np.int64(s + (step & (_ZERO - np.uint64(a))))
         if n == 0:
             continue
-        for g in range(nb if nbad != 0 else 0):  # about 1 die in 10**9 is redrawn
-            if A[g] != 0:
-                q = QA[g] - 1
-                c = CO[g]
-                first = np.int64(FI[g] == army)
-                k = (2 * q if q <= c else q + c) if first else (2 * q + 1 if q < c else q + c)
-                s = SM[g] + np.uint64(k + 1) * GOLDEN
-                bad, face = stream_face(mix64(s), np.uint64(6))
-                if bad:
+        if nbad != 0:  # about 1 die in 10**9 is redrawn
+            for g in range(nb):
+                if A[g] != 0:
+                    q = QA[g] - 1
+                    first = np.int64(FI[g] == army)
+                    step = two if q + 1 - first < CO[g] else GOLDEN
+                    s = np.uint64(PT[g]) - step
                     D[g] = stream_randint(s, 6) + 1
         row = fo + f * F_NCOLS
-        cmd = G[row + F_COMMAND] - G[row + F_NEAR]
         sup = np.int64(G[row + F_SUPP] != 0)
+        # the rally test's target, and 1 less with Shock, when it takes the action test's -1
+        base = G[row + F_COMMAND] - G[row + F_NEAR]
+        dsh = np.int64(0)
+        if rally_pen:
+            p0 = sup if mode == 0 or mode == 2 or mode == 3 else 0
+            p1 = sup if mode == 0 else (1 if mode == 1 or mode == 2 else sup + 1)
+            base -= p0
+            dsh = p1 - p0
         units = G[row + F_UNITS]
         fs = G[row + F_STAT0]
         sa = G[ao + army * A_NCOLS + A_STAT0] + AS_WITHDRAWALS
@@ -223,17 +250,7 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             a = A[g]
             bk = (BR[g] >> f) & 1
             s0 = S[g]
-            target = cmd - 2 * bk
-            if rally_pen:
-                sh = np.int64(s0 > 0)
-                if mode == 0:
-                    target -= sup
-                elif mode == 1:
-                    target -= sh
-                elif mode == 2:
-                    target -= sup | sh
-                else:
-                    target -= sup + sh
+            target = base - dsh * np.int64(s0 > 0) - 2 * bk
             r = D[g]
             ok = np.int64(r <= target) | (nat1 & np.int64(r == 1))
             ok &= (1 - (nat6 & np.int64(r == 6))) & a

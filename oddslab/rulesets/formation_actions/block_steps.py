@@ -71,7 +71,9 @@ L_PASSF = 19  # passed tests (formations)
 L_OVER = 20
 L_SOME = 21
 L_FIRST = 22  # the army that rallies first
-L_NROWS = 23
+L_PT0 = 23  # each army's next rally die (stream counter values, as int64)
+L_PT1 = 24
+L_NROWS = 25
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -256,16 +258,15 @@ def action_step(W, SM, nb, P):
     A = W[L_ACT]
     D = W[L_DIE]
     roll(SM, A, D, nb, 6)
-    c0, c1, c2, sup = P[0], P[1], P[2], P[3]
-    ksup, ksh, kand = P[4], P[5], P[6]
-    nat1, nat6, per_turn = P[7], P[8], P[9]
-    pol0, pol1, minf0, minf1, top = P[10], P[11], P[12], P[13], P[14]
+    c0, c1, c2, extra, rok0, rok1 = P[0], P[1], P[2], P[3], P[4], P[5]
+    nat1, nat6, per_turn = P[6], P[7], P[8]
+    pol0, pol1, top = P[9], P[10], P[11]
     SD = W[L_SIDE]
     RET = W[L_RET]
     PS = W[L_PASS]
-    n = 0
     TR = W[L_TRIES]
     SHP = W[L_SHP]
+    n = 0
     for g in range(nb):
         f0 = F0[g]
         f1 = F1[g]
@@ -277,26 +278,15 @@ def action_step(W, SM, nb, P):
         mine = f1 if sd else f0
         other = f0 if sd else f1
         pol = pol1 if sd else pol0
-        minf = minf1 if sd else minf0
         p = min(lowest_bit(mine), top)
         mine &= mine - 1
         q = min(lowest_bit(mine), top)
         shp = SHP[g]
-        # command at positions p and q: 4-bit fields, 16 positions a word
+        # whether the next formation's retaining test passes often enough to try
+        ok_next = (((rok1 & shp) | (rok0 & ~shp)) >> q) & 1
+        # the target at position p: a 4-bit field, 16 positions a word, less 1 for Shock
         wp = c0 if p < 16 else (c1 if p < 32 else c2)
-        wq = c0 if q < 16 else (c1 if q < 32 else c2)
-        cp = (wp >> (4 * (p & 15))) & 15
-        cq = (wq >> (4 * (q & 15))) & 15
-        sp = (sup >> p) & 1
-        hp = (shp >> p) & 1
-        sq = (sup >> q) & 1
-        hq = (shp >> q) & 1
-        # the next formation's retaining chance (passing faces with the -1)
-        nq = cq - (ksup * sq + ksh * hq - kand * (sq & hq)) - 1
-        nq = min(max(nq, 0), 6)
-        nq = min(max(nq, nat1), 6 - nat6)
-        ok_next = np.int64(nq >= minf)
-        target = cp - (ksup * sp + ksh * hp - kand * (sp & hp)) - rt
+        target = ((wp >> (4 * (p & 15))) & 15) - 2 - (((extra & shp) >> p) & 1) - rt
         r = D[g]
         ok = np.int64(r <= target) | (nat1 & np.int64(r == 1))
         ok &= (1 - (nat6 & np.int64(r == 6))) & A[g]

@@ -90,33 +90,58 @@ __all__ = ["BLOCK", "run_block_games", "run_formation_actions_block", "step_cons
 #: the benchmark game; a block's state is about 40 rows of 2 KiB, within the L2 cache)
 BLOCK = 256
 
-#: the action test's modifier under each ``R_PENALTY`` reading as ``ksup * suppressed +
-#: ksh * shocked - kand * (both)``: suppressed, shock, either, both
-_PENALTY_TERMS = ((1, 0, 0), (0, 1, 0), (1, 1, 1), (1, 1, 0))
+#: the action test's modifier under each ``R_PENALTY`` reading (suppressed, shock, either,
+#: both) for a formation (with a suppressed unit, with Shock)
+_PENALTY = (
+    lambda sup, sh: sup,
+    lambda sup, sh: sh,
+    lambda sup, sh: sup | sh,
+    lambda sup, sh: sup + sh,
+)
+
+
+def _faces(target: int, nat1: bool, nat6: bool) -> int:
+    """Passing faces of a D6 test against ``target`` (as :func:`.kernel_rolls.faces`)."""
+    n = min(max(target, 0), 6)
+    if nat1:
+        n = max(n, 1)
+    if nat6:
+        n = min(n, 5)
+    return n
 
 
 def step_constants(G: np.ndarray) -> np.ndarray:
-    """What :func:`~.block_steps.action_step` reads of ``G``, packed (int64[16]): the
-    command of the formation at each activation position in 4-bit fields (positions 0-15,
-    16-31, 32-47), the positions whose formation has a suppressed unit, the modifier terms,
-    the naturals, the retain limit, both armies' retain policies and minimum faces, and the
-    last position."""
+    """What :func:`~.block_steps.action_step` reads of ``G``, packed (int64[16]), by
+    activation position ``i``: ``P[0:3]`` the test's target for a formation with no Shock,
+    plus 2, in 4-bit fields (positions 0-15, 16-31, 32-47); ``P[3]`` the positions where Shock
+    takes 1 more off it; ``P[4]``, ``P[5]`` the positions whose retaining test (with its -1)
+    passes often enough for the army to try, without and with Shock; then the naturals, the
+    retain limit, both armies' retain policies and the last position."""
     nf = int(G[H_NF])
     fo = int(G[H_FOFF])
     po = int(G[H_POFF])
     ao = int(G[H_AOFF])
+    a1 = ao + A_NCOLS
+    pen = _PENALTY[int(G[R_PENALTY])]
+    nat1 = bool(G[R_NAT1])
+    nat6 = bool(G[R_NAT6])
     words = [0, 0, 0]
-    sup = 0
+    extra = rok0 = rok1 = 0
     for i in range(nf):
         row = fo + int(G[po + i]) * F_NCOLS
-        words[i // 16] |= int(G[row + F_COMMAND]) << (4 * (i % 16))
-        sup |= int(G[row + F_SUPP] != 0) << i
-    a1 = ao + A_NCOLS
+        cmd = int(G[row + F_COMMAND])
+        sup = int(G[row + F_SUPP] != 0)
+        t0 = cmd - pen(sup, 0)
+        t1 = cmd - pen(sup, 1)
+        words[i // 16] |= (t0 + 2) << (4 * (i % 16))
+        extra |= (t0 - t1) << i
+        minf = int(G[(ao if i < int(G[ao + A_STOP]) else a1) + A_MINFACES])
+        rok0 |= int(_faces(t0 - 1, nat1, nat6) >= minf) << i
+        rok1 |= int(_faces(t1 - 1, nat1, nat6) >= minf) << i
     P = np.zeros(16, dtype=np.int64)
-    P[:4] = [*words, sup]
-    P[4:7] = _PENALTY_TERMS[int(G[R_PENALTY])]
-    P[7:10] = [G[R_NAT1] != 0, G[R_NAT6] != 0, G[R_RETAIN_LIMIT] != 0]
-    P[10:15] = [G[ao + A_RETAIN], G[a1 + A_RETAIN], G[ao + A_MINFACES], G[a1 + A_MINFACES], nf - 1]
+    P[:6] = [*words, extra, rok0, rok1]
+    P[6:9] = [nat1, nat6, G[R_RETAIN_LIMIT] != 0]
+    P[9:12] = [G[ao + A_RETAIN], G[a1 + A_RETAIN], nf - 1]
     return P
 
 
