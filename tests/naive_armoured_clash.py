@@ -295,10 +295,15 @@ class Trial:
                     self.destroy(u, u.p.withdraw_losses, False)
             self.suppression(tgt)
             return att_wins
-        self.destroy(att, att.p.withdraw_losses, False)
         if k_a > k_t:
+            # a garrison attacking from inside exits instead of withdrawing (by default)
+            if att.garrisoned and rules.garrison_exit == "any_loss":
+                att.garrisoned = False
+            else:
+                self.destroy(att, att.p.withdraw_losses, False)
             self.suppression(att)
             return tgt_wins
+        self.destroy(att, att.p.withdraw_losses, False)  # a stalemate: the attacker withdraws
         return 3
 
     # -- the sequence -----------------------------------------------------------------------

@@ -193,6 +193,21 @@ def test_transport_garrison_and_random_officer():
     )
 
 
+@pytest.mark.parametrize("rule", ["any_loss", "when_charged"])
+def test_garrison_attacking_from_inside_then_shot(rule):
+    """A garrison attacks the unit in contact from inside its building and often loses (it
+    exits, or under "when_charged" withdraws), then that unit fires at it."""
+    g = _unit("g", "attacker", 6, defence=1, discipline=5, garrisoned=True, withdraw_losses=1,
+              break_limit=1, vp=3)  # fmt: skip
+    t = _unit("t", "defender", 6, defence=1, discipline=6, vp=4, withdraw_losses=1)
+    attacks = (
+        Attack("g", "t", kind="close", situation=Situation(charge=False)),
+        Attack("t", "g"),
+    )
+    rules = Rules(garrison_exit=rule)
+    _compare(ArmouredClashScenario((g, t), attacks, focus="g", rules=rules), seed=130)
+
+
 @pytest.mark.parametrize(
     "path", sorted(ROOT.glob("examples/armoured-clash-*.toml")), ids=lambda p: p.stem
 )

@@ -179,6 +179,7 @@ def arrays(sc: ArmouredClashScenario) -> dict[str, Any]:
     R[K.R_NOSTATUS] = sc.rules.cannot_be_suppressed == "no_status"
     R[K.R_MOST_KILLS] = sc.rules.retaliation_annihilates == "most_kills"
     R[K.R_SEC_AFTER] = sc.rules.secondaries_with_advantage == "after_charger"
+    R[K.R_GARR_CHARGED] = sc.rules.garrison_exit == "when_charged"
     decks = [tuple(sc.decks.get(side, default_deck())) for side in SIDES]
     deck = np.zeros((2, max(len(d) for d in decks)), dtype=np.int64)
     for j, d in enumerate(decks):

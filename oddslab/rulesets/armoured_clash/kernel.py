@@ -51,6 +51,7 @@ from oddslab.rulesets.armoured_clash.layout import (
     N_STATS,
     R_ACT,
     R_FOCUS,
+    R_GARR_CHARGED,
     R_MOST_KILLS,
     R_NOSTATUS,
     R_RALLY,
@@ -246,10 +247,16 @@ def run_attack(st, a, AT, W, nu, DC, deck, R, FT):
                 destroy(st, s2, W[s2, U_WD_LOSS], W, nu, np.int64(0))
         suppression_test(st, tgt, W, nu, deck, R, np.int64(0))
         return att_wins
-    destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))  # the attacker withdraws either way
     if killed_a > killed_t:
+        # the charger loses: it withdraws (a garrison attacking from inside its building exits
+        # instead, unless R_GARR_CHARGED) and tests
+        if W[att, S_GARR] != 0 and R[R_GARR_CHARGED] == 0:
+            W[att, S_GARR] = 0
+        else:
+            destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))
         suppression_test(st, att, W, nu, deck, R, np.int64(0))
         return tgt_wins
+    destroy(st, att, W[att, U_WD_LOSS], W, nu, np.int64(0))  # a stalemate: the attacker withdraws
     return 3
 
 

@@ -100,7 +100,8 @@ R_SEC_ALWAYS = 5  # 1: secondary combatants retaliate even when the target has n
 R_NOSTATUS = 6  # 1: opportunity fire's target / aircraft test, a failure gives no suppressed
 R_MOST_KILLS = 7  # 1: a strike after the first that annihilates still goes to step 4 (kills)
 R_SEC_AFTER = 8  # 1: under a defensive advantage the secondaries strike after the charger
-R_NCOLS = 9
+R_GARR_CHARGED = 9  # 1: only a charged garrison exits on losing (an attacking one withdraws)
+R_NCOLS = 10
 
 # -- statistics res[:] (the focus unit's side S, the other side O) -----------------------------
 ST_HITS = 0  # hits on the focus unit

@@ -32,6 +32,7 @@ from oddslab.rulesets.armoured_clash.model import (
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
 from oddslab.rulesets.armoured_clash.situation import (
     CANNOT_BE_SUPPRESSED,
+    GARRISON_EXIT,
     RETALIATION_ANNIHILATES,
     SECONDARIES_WITH_ADVANTAGE,
     SECONDARY_RETALIATION,
@@ -229,6 +230,7 @@ def from_table(root: Table) -> ArmouredClashScenario:
         secondaries_with_advantage=rt.str(
             "secondaries_with_advantage", "with_target", choices=SECONDARIES_WITH_ADVANTAGE
         ),
+        garrison_exit=rt.str("garrison_exit", "any_loss", choices=GARRISON_EXIT),
     )
     rt.finish()
     focus = root.str("focus", None)

@@ -262,15 +262,19 @@ def _forced_out_after(sc: ArmouredClashScenario, i: int, name: str) -> int | Non
     """The first step before ``i`` that may force garrison ``name`` out of its building in
     some trials (None if none can, or it is not garrisoned at step ``i``).
 
-    A garrison that loses a close quarters combat exits instead of withdrawing, and one that
-    falls back (a failed suppression test while suppressed) exits: both only in some trials.
+    A garrison that loses a close quarters combat exits instead of withdrawing (charged, or
+    attacking from inside unless ``garrison_exit = "when_charged"``), and one that falls back
+    (a failed suppression test while suppressed) exits: both only in some trials.
     """
     if not garrisoned_at(sc, i, name):
         return None
     suppressed = next(u for u in sc.units if u.name == name).suppressed
+    any_loss = sc.rules.garrison_exit == "any_loss"
     for j, b in enumerate(sc.attacks[:i]):
         s = b.situation
         if b.kind == "close" and name in (b.target, *s.secondary):
+            return j
+        if b.kind == "close" and b.attacker == name and any_loss:
             return j
         opp = b.kind == "ranged" and s.opportunity_fire
         if (b.kind == "close" and b.attacker == name) or (
@@ -404,6 +408,11 @@ def resolved(sc: ArmouredClashScenario) -> dict[str, dict[str, Any]]:
             "strike with the target, first"
             if r.secondaries_with_advantage == "with_target"
             else "strike after the charger"
+        ),
+        "a garrison that loses a close quarters combat": (
+            "exits its building instead of withdrawing (charged, or attacking from inside)"
+            if r.garrison_exit == "any_loss"
+            else "exits if it was charged; attacking from inside, it withdraws and stays in"
         ),
     }
     out["C&C decks (drawn without replacement)"] = {

@@ -19,6 +19,7 @@ __all__ = [
     "CANNOT_BE_SUPPRESSED",
     "RETALIATION_ANNIHILATES",
     "SECONDARIES_WITH_ADVANTAGE",
+    "GARRISON_EXIT",
 ]
 
 #: where extra re-rolls come from (a command cannot be issued to a disordered unit)
@@ -35,6 +36,9 @@ RETALIATION_ANNIHILATES = ("action_ends", "most_kills")
 #: under a defensive advantage, secondary combatants strike with the target (first) or after
 #: the charger
 SECONDARIES_WITH_ADVANTAGE = ("with_target", "after_charger")
+#: which garrison that loses a close quarters combat exits instead of withdrawing: any, or
+#: only one that was charged (the target or a secondary combatant)
+GARRISON_EXIT = ("any_loss", "when_charged")
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,14 @@ class Rules:
         "at the same time that the target of the charge does", first;
         ``"after_charger"``: the advantage is the target's, so they strike after the
         charger, as a retaliation.
+    garrison_exit : {"any_loss", "when_charged"}
+        A garrison that loses a close quarters combat "immediately makes an exit manoeuvre
+        instead of withdrawing": it takes no withdrawal losses, still takes the loser's
+        suppression test, and is outside its building from then on. ``"any_loss"``
+        (default): every garrison that loses, including one attacking from inside its
+        building; ``"when_charged"``: only a charged garrison (the target or a secondary
+        combatant; the sentence stands under *Storming a building*), so one that attacks
+        from inside and loses withdraws as any unit and stays in its building.
     """
 
     embarked_tests: str = "always"
@@ -218,6 +230,7 @@ class Rules:
     cannot_be_suppressed: str = "no_test"
     retaliation_annihilates: str = "action_ends"
     secondaries_with_advantage: str = "with_target"
+    garrison_exit: str = "any_loss"
 
     def __post_init__(self) -> None:
         if self.embarked_tests not in ("always", "on_fail"):
@@ -229,6 +242,7 @@ class Rules:
             ("cannot_be_suppressed", CANNOT_BE_SUPPRESSED),
             ("retaliation_annihilates", RETALIATION_ANNIHILATES),
             ("secondaries_with_advantage", SECONDARIES_WITH_ADVANTAGE),
+            ("garrison_exit", GARRISON_EXIT),
         ):
             if getattr(self, key) not in choices:
                 raise ValueError(f"{key}: expected one of {', '.join(choices)}")
