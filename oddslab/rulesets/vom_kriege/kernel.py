@@ -312,6 +312,22 @@ def melee(st, T, W, a, att, dfd, follow):
         mode = MODE_SABER  # troop symbols do not hit; its flags are hits unless switched off
         if T[0, L.R_SQ_CAV_FLAGS] == 1:
             fmode = FM_IGNORE
+    nd = 0  # a counter-charging defender's dice: its first blow, or its simultaneous one
+    if counter:
+        nd = melee_dice(
+            T,
+            W,
+            dfd,
+            att,
+            YES,
+            NO,
+            NO,
+            NO,
+            d_hits0 if before else W[dfd, L.S_HITS],
+            d_diso0,
+            W[att, L.S_DISO],
+        )
+    n1 = nd
     if first == att:
         n1 = melee_dice(
             T,
@@ -326,41 +342,14 @@ def melee(st, T, W, a, att, dfd, follow):
             a_diso0 if before else W[att, L.S_DISO],
             W[dfd, L.S_DISO],
         )
-    else:
-        n1 = melee_dice(
-            T,
-            W,
-            dfd,
-            att,
-            YES,
-            NO,
-            NO,
-            NO,
-            d_hits0 if before else W[dfd, L.S_HITS],
-            d_diso0,
-            W[att, L.S_DISO],
-        )
     wdc = T[0, L.R_WDC]
     W[wdc, T[1 + first, L.U_SIDE]] += n1
     h1, f1 = roll_battle(st, n1, mode, T[1 + second, L.U_TROOP], T)
     h2 = 0
     f2 = 0
     if simul:  # both strike at once
-        n2 = melee_dice(
-            T,
-            W,
-            dfd,
-            att,
-            YES,
-            NO,
-            NO,
-            NO,
-            d_hits0 if before else W[dfd, L.S_HITS],
-            d_diso0,
-            W[att, L.S_DISO],
-        )
-        W[wdc, T[1 + dfd, L.U_SIDE]] += n2
-        h2, f2 = roll_battle(st, n2, MODE_MELEE, ta, T)
+        W[wdc, T[1 + dfd, L.U_SIDE]] += nd
+        h2, f2 = roll_battle(st, nd, MODE_MELEE, ta, T)
     W[second, L.S_HITS_ROLLED] += h1
     W[second, L.S_FLAGS_ROLLED] += f1
     ret2 = W[second, L.S_RETREATS]
