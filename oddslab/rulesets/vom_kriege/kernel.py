@@ -385,10 +385,15 @@ def melee(st, T, W, a, att, dfd, follow):
                 db = W[second, L.S_DISO]
             nb = melee_dice(T, W, second, first, NO, NO, bb, NO, hb, db, W[first, L.S_DISO])
             fm = FM_NORMAL
+            mb = MODE_MELEE
             if W[second, L.S_FORM] == L.F_SQUARE and T[1 + first, L.U_TROOP] == L.CAV:
                 fm = FM_MIN_ONE + T[0, L.R_SQ_BB]  # a square battling back drives cavalry back
+            elif t2 == L.CAV and W[first, L.S_FORM] == L.F_SQUARE and T[0, L.R_SQ_SABERS] == 1:
+                mb = MODE_SABER  # cavalry v a square that attacked it: only sabers hit
+                if T[0, L.R_SQ_CAV_FLAGS] == 1:
+                    fm = FM_IGNORE
             r1 = W[first, L.S_RETREATS]
-            attack_roll(st, T, W, second, first, nb, MODE_MELEE, fm)
+            attack_roll(st, T, W, second, first, nb, mb, fm)
             if first == att and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == r1:
                 W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
     if td == L.CAV:
