@@ -447,9 +447,13 @@ class Trial:
             dd = snap["dd"] if before else d["diso"]
             nd = self.melee_count(dfd, att, False, False, bb, False, dh, dd)
             a_ret1 = a["retreats"]
-            h, f = self.roll(nd, D.side, att, "melee")
+            # cavalry v a square that attacked it: "only hit with a saber" too (switch)
+            sabers = D.troop == "cavalry" and a["form"] == "square"
+            sabers = sabers and r.cavalry_square_sabers == "always"
+            h, f = self.roll(nd, D.side, att, "saber" if sabers else "melee")
             sq = d["form"] == "square" and A.troop == "cavalry"
-            self.apply(att, h, f, r.square_battle_back if sq else "normal")
+            ign = "ignore" if sabers and r.cavalry_square_flags == "ignore" else "normal"
+            self.apply(att, h, f, r.square_battle_back if sq else ign)
             if not a["removed"] and a["retreats"] == a_ret1:
                 a["fellback"] = True
         if D.troop == "cavalry":

@@ -1,10 +1,13 @@
 """Vom Kriege melee readings by hand-worked answers: retire (a blocked retreat forbids it,
 batteries still fire at the charger, the attacker's follow-up, retiring cavalry disordered),
-a square's battle back against cavalry, cavalry disordered by rough terrain, the order bonus
-and supports row, skirmish targets and blocked retreats; then the kernel against the
-pure-Python reference (tests/naive_vom_kriege.py) under every one of these switches."""
+a square's battle back against cavalry, cavalry battling back against a square that attacked
+it, cavalry disordered by rough terrain, the order bonus and supports row, skirmish targets
+and blocked retreats; then the kernel against the pure-Python reference
+(tests/naive_vom_kriege.py) under every one of these switches."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 from test_vom_kriege_kernel import _compare
@@ -147,6 +150,61 @@ def test_a_flag_rolled_by_cavalry_is_a_hit_on_a_square():
         assert abs(z_prob(out.prob("defender_hits"), p, NS)) < Z_MAX
 
 
+# -- a square that attacks cavalry -----------------------------------------------------------
+def _square_at_cavalry(faces=None, **rules):
+    """A square (1 die, strength 1) attacks hussars, which stand (no reaction) and battle
+    back with 4 dice unless the square's die is a flag (they retreat ½ move)."""
+    return VomKriegeScenario(
+        units=(
+            Unit("sq", "attacker", "infantry", formation="square"),
+            Unit("hus", "defender", "cavalry"),
+        ),
+        actions=(Action("melee", "sq", "hus", reaction="none"),),
+        dice=Dice(faces) if faces else Dice(),
+        rules=Rules(**rules),
+    )
+
+
+def test_cavalry_battling_back_hits_a_square_only_with_sabers():
+    """ "Cavalry v Infantry in square only hit with a saber", whoever attacked: all-infantry
+    dice (the square's die hits no cavalry) give the hussars' 4 battle-back dice no hit on
+    the square; ``cavalry_square_sabers = "attacking"`` scores them as usual, 4 hits, the
+    square's maximum (it retreats a full move)."""
+    inf = ("infantry", "infantry")
+    out = _run(_square_at_cavalry(inf))
+    assert out.counts["attacker_dice_rolled"][1] == N
+    assert out.counts["defender_dice_rolled"][4] == N
+    assert out.counts["attacker_hits"][0] == N
+    assert out.counts["hits_on_attacker"][0] == N
+    assert out.prob("attacker_fell_back") == 1.0  # still adjacent after the battle back
+    old = _run(_square_at_cavalry(inf, cavalry_square_sabers="attacking"))
+    assert old.counts["attacker_hits"][4] == N
+    assert old.prob("attacker_at_max_hits") == 1.0
+    assert old.counts["attacker_retreat_half_moves"][2] == N
+
+
+def _binom(n, p):
+    return [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+
+
+@pytest.mark.parametrize(
+    ("rules", "p"),
+    [
+        ({}, 2 / 6),  # saber, or a flag (1 hit on a square)
+        ({"cavalry_square_flags": "ignore"}, 1 / 6),  # saber only
+        ({"cavalry_square_sabers": "attacking"}, 4 / 6),  # infantry x2, saber, flag
+    ],
+    ids=["default", "flags-ignored", "attacking-only"],
+)
+def test_square_hits_from_cavalry_battle_back(rules, p):
+    """The text's die: the square's die is a flag with 1/6 (the hussars retreat, no battle
+    back); otherwise 4 dice each putting a hit on the square with ``p``."""
+    out = _run(_square_at_cavalry(**rules), NS)
+    pmf = [5 / 6 * q for q in _binom(4, p)]
+    pmf[0] += 1 / 6
+    assert chisquare_pmf(out.counts["attacker_hits"], pmf) > P_MIN
+
+
 # -- cavalry disordered by rough terrain -----------------------------------------------------
 def _cavalry_into_woods(**rules):
     return VomKriegeScenario(
@@ -285,6 +343,24 @@ def _squares_and_woods(**rules):
     )
 
 
+def _squares_attack(**rules):
+    """Two squares attack cavalry: an elite one (2 dice) hussars, a shaken one heavy cavalry
+    with 1 hit (the battle back: 4 + 1 heavy dice)."""
+    return VomKriegeScenario(
+        units=(
+            Unit("gren", "attacker", "infantry", formation="square", quality="elite"),
+            Unit("sq", "attacker", "infantry", formation="square", hits=2),
+            Unit("hus", "defender", "cavalry"),
+            Unit("cuir", "defender", "cavalry", kind="heavy", hits=1),
+        ),
+        actions=(
+            Action("melee", "gren", "hus", order_bonus=True),
+            Action("melee", "sq", "cuir", reaction="none"),
+        ),
+        rules=Rules(**rules),
+    )
+
+
 CASES = {
     "retires": lambda: _retires(retire_vs_cavalry=True),
     "retires-switched": lambda: _retires(
@@ -302,6 +378,9 @@ CASES = {
     "squares-half": lambda: _squares_and_woods(
         square_battle_back="half", skirmish_target="open_order"
     ),
+    "squares-attack": lambda: _squares_attack(),
+    "squares-attack-flags-ignored": lambda: _squares_attack(cavalry_square_flags="ignore"),
+    "squares-attack-attacking-only": lambda: _squares_attack(cavalry_square_sabers="attacking"),
 }
 
 

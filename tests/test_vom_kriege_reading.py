@@ -141,6 +141,7 @@ def test_melee_reading_switches():
         "retiring_cavalry_disordered": False,
         "blocked_retreat_disorders": True,
         "cavalry_square_flags": "ignore",
+        "cavalry_square_sabers": "attacking",
     }
     r = from_dict(data).rules
     assert (r.square_battle_back, r.rough_charge, r.skirmish_target) == (
@@ -150,8 +151,13 @@ def test_melee_reading_switches():
     )
     assert r.order_support_row == "largest" and r.retire_follow_up == "cavalry"
     assert not r.retiring_cavalry_disordered and r.blocked_retreat_disorders
-    assert r.cavalry_square_flags == "ignore"
+    assert r.cavalry_square_flags == "ignore" and r.cavalry_square_sabers == "attacking"
     _bad(lambda d: d.update(rules={"square_battle_back": "full"}), "rules.square_battle_back")
+    _bad(
+        lambda d: d.update(rules={"cavalry_square_sabers": "never"}),
+        "rules.cavalry_square_sabers",
+        "always, attacking",
+    )
     _bad(
         lambda d: d.update(rules={"retiring_cavalry_disordered": "yes"}),
         "rules.retiring_cavalry_disordered",
@@ -253,3 +259,16 @@ def test_unit_library_entries_are_valid_units():
             data["name"] = data["name"].format(attacker=att, target=tgt)
             sc = from_dict(data)
             assert isinstance(sc, VomKriegeScenario)
+
+
+def test_a_square_may_initiate_melee():
+    """The text bars only artillery and disordered units from initiating melee ("Squares in
+    melee - unit has a strength of 1"), so a square attacking cavalry in contact is read."""
+    data = copy.deepcopy(WARMUP)
+    data["units"]["line"].update(side="attacker", formation="square")
+    data["units"]["hussars"].update(side="defender")
+    data["actions"] = [{"kind": "melee", "actor": "line", "target": "hussars"}]
+    sc = from_dict(data)
+    assert sc.resolved()["action 1: line melees hussars"][
+        "attacker's melee dice (before reactions)"
+    ]

@@ -73,3 +73,32 @@ def test_resolved_shows_derived_dice():
     assert line.startswith("6 = 4 fire points") and "+1 order bonus" in line
     assert res["unit: t"]["formation"] == "column"
     assert "rules" in res and "dice" in res
+
+
+def _square_at_cavalry(**rules):
+    return VomKriegeScenario(
+        units=(
+            Unit("sq", "attacker", "infantry", formation="square"),
+            Unit("hus", "defender", "cavalry"),
+        ),
+        actions=(Action("melee", "sq", "hus", reaction="none"),),
+        rules=Rules(**rules),
+    )
+
+
+def test_show_says_how_cavalry_battles_back_against_a_square():
+    """A square attacking cavalry: ``show`` says how the cavalry's battle back scores, and
+    lists the switch with the others."""
+    key = "defender's battle back against the square"
+
+    def shown(**rules):
+        return _square_at_cavalry(**rules).resolved()
+
+    res = shown()
+    assert res["action 1: sq melees hus"][key].startswith("only sabers hit")
+    assert "1 hit each" in res["action 1: sq melees hus"][key]
+    assert res["rules"]["cavalry hits a square only with sabers"] == "always (default)"
+    assert "do nothing" in shown(cavalry_square_flags="ignore")["action 1: sq melees hus"][key]
+    res = shown(cavalry_square_sabers="attacking")
+    assert res["action 1: sq melees hus"][key].startswith("ordinary scoring")
+    assert res["rules"]["cavalry hits a square only with sabers"] == "attacking"

@@ -169,6 +169,7 @@ class VomKriegeScenario:
         R[L.R_RETIRE_DISO] = int(r.retiring_cavalry_disordered)
         R[L.R_BLOCKED_DISO] = int(r.blocked_retreat_disorders)
         R[L.R_SQ_CAV_FLAGS] = int(r.cavalry_square_flags == "ignore")
+        R[L.R_SQ_SABERS] = int(r.cavalry_square_sabers == "always")
         R[L.R_NFACES] = len(self.dice.faces)
         HIT, FLAG, SYM = face_tables(self.dice, r)
         FP = np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64)

@@ -312,6 +312,22 @@ def melee(st, T, W, a, att, dfd, follow):
         mode = MODE_SABER  # troop symbols do not hit; its flags are hits unless switched off
         if T[0, L.R_SQ_CAV_FLAGS] == 1:
             fmode = FM_IGNORE
+    nd = 0  # a counter-charging defender's dice: its first blow, or its simultaneous one
+    if counter:
+        nd = melee_dice(
+            T,
+            W,
+            dfd,
+            att,
+            YES,
+            NO,
+            NO,
+            NO,
+            d_hits0 if before else W[dfd, L.S_HITS],
+            d_diso0,
+            W[att, L.S_DISO],
+        )
+    n1 = nd
     if first == att:
         n1 = melee_dice(
             T,
@@ -326,41 +342,14 @@ def melee(st, T, W, a, att, dfd, follow):
             a_diso0 if before else W[att, L.S_DISO],
             W[dfd, L.S_DISO],
         )
-    else:
-        n1 = melee_dice(
-            T,
-            W,
-            dfd,
-            att,
-            YES,
-            NO,
-            NO,
-            NO,
-            d_hits0 if before else W[dfd, L.S_HITS],
-            d_diso0,
-            W[att, L.S_DISO],
-        )
     wdc = T[0, L.R_WDC]
     W[wdc, T[1 + first, L.U_SIDE]] += n1
     h1, f1 = roll_battle(st, n1, mode, T[1 + second, L.U_TROOP], T)
     h2 = 0
     f2 = 0
     if simul:  # both strike at once
-        n2 = melee_dice(
-            T,
-            W,
-            dfd,
-            att,
-            YES,
-            NO,
-            NO,
-            NO,
-            d_hits0 if before else W[dfd, L.S_HITS],
-            d_diso0,
-            W[att, L.S_DISO],
-        )
-        W[wdc, T[1 + dfd, L.U_SIDE]] += n2
-        h2, f2 = roll_battle(st, n2, MODE_MELEE, ta, T)
+        W[wdc, T[1 + dfd, L.U_SIDE]] += nd
+        h2, f2 = roll_battle(st, nd, MODE_MELEE, ta, T)
     W[second, L.S_HITS_ROLLED] += h1
     W[second, L.S_FLAGS_ROLLED] += f1
     ret2 = W[second, L.S_RETREATS]
@@ -396,10 +385,15 @@ def melee(st, T, W, a, att, dfd, follow):
                 db = W[second, L.S_DISO]
             nb = melee_dice(T, W, second, first, NO, NO, bb, NO, hb, db, W[first, L.S_DISO])
             fm = FM_NORMAL
+            mb = MODE_MELEE
             if W[second, L.S_FORM] == L.F_SQUARE and T[1 + first, L.U_TROOP] == L.CAV:
                 fm = FM_MIN_ONE + T[0, L.R_SQ_BB]  # a square battling back drives cavalry back
+            elif t2 == L.CAV and W[first, L.S_FORM] == L.F_SQUARE and T[0, L.R_SQ_SABERS] == 1:
+                mb = MODE_SABER  # cavalry v a square that attacked it: only sabers hit
+                if T[0, L.R_SQ_CAV_FLAGS] == 1:
+                    fm = FM_IGNORE
             r1 = W[first, L.S_RETREATS]
-            attack_roll(st, T, W, second, first, nb, MODE_MELEE, fm)
+            attack_roll(st, T, W, second, first, nb, mb, fm)
             if first == att and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == r1:
                 W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
     if td == L.CAV:

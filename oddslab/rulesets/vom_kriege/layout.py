@@ -149,7 +149,8 @@ R_NL = 31
 R_NA = 32
 R_WLS = 33
 R_WDC = 34
-R_NCOLS = 35
+R_SQ_SABERS = 35  # cavalry battling back against a square hits only with sabers too
+R_NCOLS = 36
 #: ``square_battle_back`` readings (R_SQ_BB codes, in this order)
 SQ_BB_READINGS = ("at_least_half", "half", "extra_half")
 #: ``skirmish_target`` readings (R_SK_TARGET codes, in this order)

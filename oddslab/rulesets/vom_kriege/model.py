@@ -274,6 +274,7 @@ class Rules:
     retiring_cavalry_disordered: bool = True
     blocked_retreat_disorders: bool = False
     cavalry_square_flags: str = "hit"
+    cavalry_square_sabers: str = "always"
 
     CHOICES = {
         "sabers": ("both", "melee"),
@@ -292,6 +293,7 @@ class Rules:
         "order_support_row": ("stack", "largest"),
         "retire_follow_up": ("any", "cavalry"),
         "cavalry_square_flags": ("hit", "ignore"),
+        "cavalry_square_sabers": ("always", "attacking"),
     }
     #: the yes/no switches
     FLAGS = (

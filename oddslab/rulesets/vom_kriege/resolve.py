@@ -104,6 +104,7 @@ RULE_TEXT: dict[str, str] = {
     "retiring_cavalry_disordered": "retiring cavalry is disordered (step 7)",
     "blocked_retreat_disorders": "a blocked retreat also disorders",
     "cavalry_square_flags": "flags rolled by cavalry against a square",
+    "cavalry_square_sabers": "cavalry hits a square only with sabers",
 }
 
 
@@ -141,6 +142,17 @@ def _unit_section(u: Unit, rules: Rules) -> dict[str, Any]:
         "leader": u.leader or "none",
         "retreat blocked (1 hit instead)": u.retreat_blocked,
     }
+
+
+def _cavalry_v_square(r: Rules) -> str:
+    """How cavalry battling back against a square that attacked it scores."""
+    if r.cavalry_square_sabers == "attacking":
+        return (
+            "ordinary scoring: infantry symbols and sabers hit, each flag is 1 hit on the "
+            'square (cavalry_square_sabers = "attacking")'
+        )
+    flags = "do nothing" if r.cavalry_square_flags == "ignore" else "are 1 hit each"
+    return f"only sabers hit (cavalry v infantry in square); its flags {flags}"
 
 
 def _dice_line(n: int, lines: list[str]) -> str:
@@ -243,6 +255,8 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             bb = a.defender_supports if r.battle_back_supports else 0
             n, lines = melee_dice(tgt, att, False, r, supports=bb)
             sec["defender's battle back dice (if it holds, before hits)"] = _dice_line(n, lines)
+            if tgt.troop == "cavalry" and att.form == "square":
+                sec["defender's battle back against the square"] = _cavalry_v_square(r)
         else:
             sec["battle back"] = "none (" + ("flank/rear attack)" if a.flank else "artillery)")
         if a.follow_up:
