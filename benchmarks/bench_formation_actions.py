@@ -5,6 +5,8 @@ excluded):
 
 - a 6-formations-a-side, 6-turn game (blue retains when the odds are even, best formation
   first; red never retains), against the pure-Python reference ``tests/naive_formation_actions.py``;
+- the same game under the Shock reading of the action test's -1, where blue's best-first
+  order changes with Shock and is picked at each activation;
 - the exact Shock/broken Markov chain of one formation over 10 turns (per-turn distributions).
 
 Rates are wall-clock; the note also gives games per CPU-second (all threads), which stays
@@ -16,6 +18,7 @@ Run: ``PYTHONPATH=. python benchmarks/bench_formation_actions.py [--quick]``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 import sys
@@ -109,6 +112,28 @@ def run(quick: bool = False) -> list[dict]:
             ),
         }
     ]
+    # the same game under the Shock reading of the -1: blue's best-first order changes with
+    # Shock, so it is picked at each activation (its own lock-step kernel)
+    sc_pick = dataclasses.replace(sc, rules=Rules(action_penalty="shock"))
+    engine.simulate(sc_pick, trials=65536, seed=1)
+    p_wall, p_cpu, _ = best_of_both(lambda: engine.simulate(sc_pick, trials=games, seed=2), repeat)
+    py_pick, _, _ = best_of_both(lambda: [play_game(sc_pick, rng) for _ in range(py_games)], 1)
+    rows.append(
+        {
+            "ruleset": "formation-actions",
+            "job": "the same, Shock reading of the -1 (best-first order picked at each activation)",
+            "unit": "games",
+            "oddslab_per_s": games / p_wall,
+            "python_per_s": py_games / py_pick,
+            "numpy_per_s": None,
+            "dice_per_trial": None,
+            "threads": threads,
+            "note": (
+                f"{fmt_rate(games / p_cpu)} games per CPU-second; "
+                f"{(games / p_wall) / (py_games / py_pick):.0f}x pure Python"
+            ),
+        }
+    )
     f = Formation(
         "rifles",
         command=4,

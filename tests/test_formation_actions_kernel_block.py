@@ -1,6 +1,7 @@
-"""The lock-step kernel (:mod:`oddslab.rulesets.formation_actions.kernel_block`) plays exactly
+"""The lock-step kernels (:mod:`oddslab.rulesets.formation_actions.kernel_block`) play exactly
 the games of the per-game kernel: the same histograms, bit for bit, for the same chunk seed,
-over the examples and every rule switch the lock-step kernel reads; partial blocks included.
+over the examples, every rule switch they read and every activation order (fixed, and picked
+at each activation); partial blocks included.
 """
 
 from __future__ import annotations
@@ -87,18 +88,15 @@ def _histograms(kernel, prologue, sc, n: int, seed: int = 5) -> np.ndarray:
 
 
 def _assert_same_games(sc, n: int = 3 * KB.BLOCK + 77) -> None:
-    assert sc.lock_step()
     a = _histograms(K.run_games, K._prologue, sc, n)
-    b = _histograms(KB.run_block_games, KB._prologue, sc, n)
+    b = _histograms(engine._as_job(sc)[0].kernel.chunk, KB._prologue, sc, n)
     assert a[:, 0].sum() > 0
     np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_block_kernel_plays_the_examples_exactly(path):
-    sc = load(path)
-    if sc.lock_step():
-        _assert_same_games(sc)
+    _assert_same_games(load(path))
 
 
 @pytest.mark.parametrize(
@@ -115,18 +113,51 @@ def test_partial_and_single_blocks():
         _assert_same_games(sc, n)
 
 
-def test_the_engine_picks_the_lock_step_kernel_only_for_fixed_orders():
+@pytest.mark.parametrize(
+    "orders",
+    [
+        ("best-first", "listed"),
+        ("worst-first", "best-first"),
+        ("listed", "worst-first"),
+        ("best-first", "best-first"),
+    ],
+    ids="-".join,
+)
+@pytest.mark.parametrize("penalty", ["suppressed", "shock", "either", "both"])
+def test_block_kernel_picks_orders_at_each_activation_exactly(orders, penalty):
+    sc = _mixed()
+    blue, red = sc.armies
+    blue = dataclasses.replace(blue, order=orders[0], retain="if-chance", retain_chance=0.5)
+    red = dataclasses.replace(red, order=orders[1], retain="always")
+    rules = dataclasses.replace(sc.rules, action_penalty=penalty, natural_six_fails=True)
+    _assert_same_games(dataclasses.replace(sc, armies=(blue, red), rules=rules))
+
+
+def test_retaining_reorders_a_best_first_army():
+    # commands 7 and 6 both pass on 6 faces, retaining on 6 and 5: the order is picked at each
+    # activation even under the "suppressed" reading
+    blue = Army(
+        "blue",
+        (Formation("a", command=6, units=2), Formation("b", command=7, units=2)),
+        retain="always",
+        order="best-first",
+    )
+    red = Army("red", (Formation("x", command=4, units=3),))
+    sc = FormationActionsScenario((blue, red), 3, Rules())
+    assert engine._as_job(sc)[0].kernel is KB.run_formation_actions_picking
+    _assert_same_games(sc)
+
+
+def test_the_engine_runs_fixed_orders_on_the_kernel_without_picking():
     sc = _mixed()
     assert engine._as_job(sc)[0].kernel is KB.run_formation_actions_block
     blue, red = sc.armies
-    # best-first with the Shock reading: the order changes during the game
     picked = dataclasses.replace(
         sc,
         armies=(dataclasses.replace(blue, order="best-first"), red),
         rules=dataclasses.replace(sc.rules, action_penalty="shock"),
     )
-    assert not picked.lock_step()
-    assert engine._as_job(picked)[0].kernel is K.run_formation_actions
+    assert engine._as_job(picked)[0].kernel is KB.run_formation_actions_picking
 
 
 def test_step_constants_pack_targets_by_activation_position():
@@ -152,4 +183,12 @@ def test_step_constants_pack_targets_by_activation_position():
         if i < len(formations):
             assert [(int(P[4]) >> i) & 1, (int(P[5]) >> i) & 1] == ok
     assert P[11] == nf - 1
+    assert list(P[12:16]) == [0, 0, 0, 0]  # listed orders: fixed
+    for i in range(nf):  # passing on k faces or more, without / with Shock, with no -1
+        f = G[po + i]
+        cmd = G[fo + f * L.F_NCOLS + L.F_COMMAND]
+        sup = int(G[fo + f * L.F_NCOLS + L.F_SUPP] != 0)
+        for k in range(1, 7):
+            bits = [(int(P[16 + 2 * (k - 1) + s]) >> i) & 1 for s in (0, 1)]
+            assert bits == [int(min(max(cmd - pen, 0), 6) >= k) for pen in (sup, 1)]
     _assert_same_games(sc, 700)

@@ -12,6 +12,7 @@ reads, at the same stream positions.
 from __future__ import annotations
 
 import numpy as np
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from oddslab._jit import jit_inner
 from oddslab._kernels.bits import lowest_bit
@@ -44,6 +45,7 @@ __all__ = [
     "strategy",
     "action_setup",
     "action_step",
+    "action_step_picking",
     "action_finish",
 ]
 
@@ -247,71 +249,147 @@ def action_setup(W, G, nb, m0, m1, shock_bits):
     return n
 
 
+@jit_inner(always_inline=True)
+def _at_least(P, k, rt, shp):
+    """Positions whose test passes on ``k`` faces or more (:func:`.kernel_block.step_constants`
+    ``P[16:40]``), with 1 more off when ``rt`` (retaining), for a lane whose positions with
+    Shock are ``shp``."""
+    o = 16 + 2 * k - 2
+    # both loaded, then selected: a load under a condition keeps the loop from vectorising
+    u0 = P[o]
+    v0 = P[o + 1]
+    u1 = P[o + 12]
+    v1 = P[o + 13]
+    u = u1 if rt else u0
+    v = v1 if rt else v0
+    return (u & ~shp) | (v & shp)
+
+
+@jit_inner(always_inline=True)
+def _lane_state(W, P, g):
+    """Lane ``g`` before its activation: ``(free0, free1, side, retaining, mine, other,
+    policy, Shock positions, retain-worthy positions)``; the side to act passes to the other
+    army when it has no formation left (and that test is not a retaining one)."""
+    rok0, rok1, pol0, pol1 = P[4], P[5], P[9], P[10]
+    f0 = W[L_FREE0, g]
+    f1 = W[L_FREE1, g]
+    sd = W[L_SIDE, g]
+    rt = W[L_RET, g]
+    empty = np.int64((f1 if sd else f0) == 0)
+    sd ^= empty
+    rt &= 1 - empty
+    mine = f1 if sd else f0
+    other = f0 if sd else f1
+    pol = pol1 if sd else pol0
+    shp = W[L_SHP, g]
+    rok = (rok1 & shp) | (rok0 & ~shp)  # retaining passes often enough to try
+    return f0, f1, sd, rt, mine, other, pol, shp, rok
+
+
+@jit_inner(always_inline=True)
+def _lane_test(W, P, D, g, f0, f1, sd, rt, mine, other, pol, shp, p, ok_next):
+    """Lane ``g`` activates position ``p`` (``mine``: its army's positions left after it)
+    with the die ``D[g]``; updates the lane and returns 1 if it takes part in the next step."""
+    c0, c1, c2, extra = P[0], P[1], P[2], P[3]
+    nat1, nat6, per_turn = P[6], P[7], P[8]
+    # the target at position p: a 4-bit field, 16 positions a word, less 1 for Shock
+    wp = c0 if p < 16 else (c1 if p < 32 else c2)
+    target = ((wp >> (4 * (p & 15))) & 15) - 2 - (((extra & shp) >> p) & 1) - rt
+    r = D[g]
+    ok = np.int64(r <= target) | (nat1 & np.int64(r == 1))
+    ok &= (1 - (nat6 & np.int64(r == 6))) & W[L_ACT, g]
+    W[L_PASS, g] |= ok << p
+    tr = W[L_TRIES, g]
+    sh = 16 * sd
+    # retain after a passed test that was not itself retaining, while both sides still have
+    # formations to activate, if the army's policy and the limit allow
+    again = (
+        ok
+        & (1 - rt)
+        & np.int64(pol != 0)
+        & np.int64(mine != 0)
+        & np.int64(other != 0)
+        & (np.int64(per_turn == 0) | np.int64(((tr >> sh) & 0xFFFF) == 0))
+        & (np.int64(pol == 2) | ok_next)
+    )
+    W[L_TRIES, g] = tr + (again << sh) + ((ok & rt) << (32 + sh))
+    f0 = f0 if sd else mine
+    f1 = mine if sd else f1
+    W[L_FREE0, g] = f0
+    W[L_FREE1, g] = f1
+    W[L_RET, g] = again
+    W[L_SIDE, g] = sd ^ (1 - again)  # after any other test the initiative passes
+    a = np.int64((f0 | f1) != 0)
+    W[L_ACT, g] = a
+    return a
+
+
 @jit_inner
 def action_step(W, SM, nb, P):
-    """One activation in every lane with ``W[L_ACT]`` 1 (a formation left to activate);
-    sets ``W[L_ACT]`` for the next step and returns how many lanes take part in it.
-
-    ``P`` int64[16]: the army constants (:func:`~.kernel_block.step_constants`)."""
-    F0 = W[L_FREE0]
-    F1 = W[L_FREE1]
-    A = W[L_ACT]
+    """One activation in every lane with ``W[L_ACT]`` 1 (a formation left to activate),
+    both armies' orders fixed; sets ``W[L_ACT]`` for the next step and returns how many lanes
+    take part in it. ``P`` int64[40]: the army constants
+    (:func:`~.kernel_block.step_constants`)."""
     D = W[L_DIE]
-    roll(SM, A, D, nb, 6)
-    c0, c1, c2, extra, rok0, rok1 = P[0], P[1], P[2], P[3], P[4], P[5]
-    nat1, nat6, per_turn = P[6], P[7], P[8]
-    pol0, pol1, top = P[9], P[10], P[11]
-    SD = W[L_SIDE]
-    RET = W[L_RET]
-    PS = W[L_PASS]
-    TR = W[L_TRIES]
-    SHP = W[L_SHP]
+    roll(SM, W[L_ACT], D, nb, 6)
+    top = P[11]
     n = 0
     for g in range(nb):
-        f0 = F0[g]
-        f1 = F1[g]
-        sd = SD[g]
-        rt = RET[g]
-        empty = np.int64((f1 if sd else f0) == 0)  # the side to act has none left
-        sd ^= empty
-        rt &= 1 - empty
-        mine = f1 if sd else f0
-        other = f0 if sd else f1
-        pol = pol1 if sd else pol0
+        f0, f1, sd, rt, mine, other, pol, shp, rok = _lane_state(W, P, g)
+        # the army's next position, and whether the one after it would retain
         p = min(lowest_bit(mine), top)
         mine &= mine - 1
-        q = min(lowest_bit(mine), top)
-        shp = SHP[g]
-        # whether the next formation's retaining test passes often enough to try
-        ok_next = (((rok1 & shp) | (rok0 & ~shp)) >> q) & 1
-        # the target at position p: a 4-bit field, 16 positions a word, less 1 for Shock
-        wp = c0 if p < 16 else (c1 if p < 32 else c2)
-        target = ((wp >> (4 * (p & 15))) & 15) - 2 - (((extra & shp) >> p) & 1) - rt
-        r = D[g]
-        ok = np.int64(r <= target) | (nat1 & np.int64(r == 1))
-        ok &= (1 - (nat6 & np.int64(r == 6))) & A[g]
-        PS[g] |= ok << p
-        tr = TR[g]
-        sh = 16 * sd
-        again = (
-            ok
-            & (1 - rt)
-            & np.int64(pol != 0)
-            & np.int64(mine != 0)
-            & np.int64(other != 0)
-            & (np.int64(per_turn == 0) | np.int64(((tr >> sh) & 0xFFFF) == 0))
-            & (np.int64(pol == 2) | ok_next)
-        )
-        TR[g] = tr + (again << sh) + ((ok & rt) << (32 + sh))
-        f0 = f0 if sd else mine
-        f1 = mine if sd else f1
-        F0[g] = f0
-        F1[g] = f1
-        RET[g] = again
-        SD[g] = sd ^ (1 - again)
-        a = np.int64((f0 | f1) != 0)  # takes part in the next step
-        A[g] = a
-        n += a
+        ok_next = (rok >> min(lowest_bit(mine), top)) & 1
+        n += _lane_test(W, P, D, g, f0, f1, sd, rt, mine, other, pol, shp, p, ok_next)
+    return n
+
+
+@jit_inner
+def action_step_picking(W, SM, nb, P):
+    """:func:`action_step` when an army picks its order at each activation (its positions
+    are its formations' indices): the first listed of those passing on the most faces
+    (best-first) or fewest (worst-first), with this test's -1, from masks of the positions
+    passing on k faces or more (1-6)."""
+    D = W[L_DIE]
+    roll(SM, W[L_ACT], D, nb, 6)
+    # the constants as a tuple: values in registers, where loads from P inside the loop
+    # need run-time checks that P and W do not overlap (too many for the vectoriser)
+    C = to_fixed_tuple(P, 40)
+    top, pick0, pick1, ord0, ord1 = C[11], C[12], C[13], C[14], C[15]
+    n = 0
+    for g in range(nb):
+        f0, f1, sd, rt, mine, other, pol, shp, rok = _lane_state(W, C, g)
+        best = (ord1 if sd else ord0) == 1
+        a1 = _at_least(C, 1, rt, shp)
+        a2 = _at_least(C, 2, rt, shp)
+        a3 = _at_least(C, 3, rt, shp)
+        a4 = _at_least(C, 4, rt, shp)
+        a5 = _at_least(C, 5, rt, shp)
+        a6 = _at_least(C, 6, rt, shp)
+        # the first non-empty of (best-first) 6+, 5+, ... 1+ faces, (worst-first) 0, 1 or
+        # fewer, ... 5 or fewer; all of them when none is
+        sel = mine
+        c = mine & (a1 if best else ~a6)
+        sel = c if c != 0 else sel
+        c = mine & (a2 if best else ~a5)
+        sel = c if c != 0 else sel
+        c = mine & (a3 if best else ~a4)
+        sel = c if c != 0 else sel
+        c = mine & (a4 if best else ~a3)
+        sel = c if c != 0 else sel
+        c = mine & (a5 if best else ~a2)
+        sel = c if c != 0 else sel
+        c = mine & (a6 if best else ~a1)
+        sel = c if c != 0 else sel
+        pick = (pick1 if sd else pick0) != 0
+        p = min(lowest_bit(sel if pick else mine), top)
+        mine &= ~(np.int64(1) << p)
+        # would the next retain? a fixed order: the next position; picking: the best
+        # passes often enough if any does, the worst if all do
+        ok_fixed = (rok >> min(lowest_bit(mine), top)) & 1
+        ok_pick = np.int64((mine & rok) != 0) if best else np.int64((mine & ~rok) == 0)
+        ok_next = ok_pick if pick else ok_fixed
+        n += _lane_test(W, C, D, g, f0, f1, sd, rt, mine, other, pol, shp, p, ok_next)
     return n
 
 

@@ -304,14 +304,6 @@ class FormationActionsScenario:
         a = self.arrays()
         return (a["G"], a["cdf"], a["slots"], a["offs"])
 
-    def lock_step(self) -> bool:
-        """Whether the games run on the lock-step kernel (:mod:`.kernel_block`): both armies'
-        activation orders are fixed before the game. Otherwise each game runs on its own
-        (:func:`.kernel.run_games`); both kernels give the same games for the same seed."""
-        G = self.arrays()["G"]
-        ao = int(G[L.H_AOFF])
-        return bool(G[ao + L.A_FIXED] and G[ao + L.A_NCOLS + L.A_FIXED])
-
     # -- job ------------------------------------------------------------------------------------
     def headlines(self) -> tuple[Headline, ...]:
         n = self.turns
@@ -370,15 +362,15 @@ class FormationActionsScenario:
         primary = self.primary or f"{self.armies[0].key}_actions_turn_1"
         names = {a.key: a.name for a in self.armies}
         fnames = {(a.key, f.key): f.name for _i, a, f in self.formations()}
-        if self.lock_step():
-            from oddslab.rulesets.formation_actions.kernel_block import (
-                run_formation_actions_block as kernel,
-            )
-        else:
-            kernel = K.run_formation_actions
+        # the lock-step kernels play the same games as K.run_formation_actions, faster
+        from oddslab.rulesets.formation_actions import kernel_block as KB
+
+        G = self.arrays()["G"]
+        ao = int(G[L.H_AOFF])
+        picking = not (G[ao + L.A_FIXED] and G[ao + L.A_NCOLS + L.A_FIXED])
         return Job(
             self.name,
-            kernel,
+            KB.run_formation_actions_picking if picking else KB.run_formation_actions_block,
             self._params(),
             self.stats(),
             self.headlines(),
