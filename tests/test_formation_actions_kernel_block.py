@@ -183,6 +183,7 @@ def test_step_constants_pack_targets_by_activation_position():
         if i < len(formations):
             assert [(int(P[4]) >> i) & 1, (int(P[5]) >> i) & 1] == ok
     assert P[11] == nf - 1
+    assert P[40] == 0 and P[41] == 0  # none broken, no outside Shock
     assert list(P[12:16]) == [0, 0, 0, 0]  # listed orders: fixed
     for i in range(nf):  # passing on k faces or more, without / with Shock, with no -1
         f = G[po + i]

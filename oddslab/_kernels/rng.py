@@ -29,6 +29,10 @@ _ZERO = np.uint64(0)
 _THIRTYTWO = np.uint64(32)
 _FORTYEIGHT = np.uint64(48)
 
+#: a D6's faces, typed int64: a kernel that passes a literal 6 (``randint(st, 6)``) makes numba
+#: compile the callee once more, for the literal's own type
+D6 = np.int64(6)
+
 
 @jit
 def _rotl(x, k):

@@ -9,7 +9,7 @@ import numpy as np
 
 from oddslab._jit import jit_inner
 from oddslab._kernels.bits import popcount
-from oddslab._kernels.rng import GOLDEN, mix64, stream_face, stream_randint
+from oddslab._kernels.rng import D6, GOLDEN, mix64, stream_face, stream_randint
 from oddslab.rulesets.formation_actions.block_steps import (
     L_ACT,
     L_BROKEN,
@@ -231,7 +231,7 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
                     first = np.int64(FI[g] == army)
                     step = two if q + 1 - first < CO[g] else GOLDEN
                     s = np.uint64(PT[g]) - step
-                    D[g] = stream_randint(s, 6) + 1
+                    D[g] = stream_randint(s, D6) + 1
         row = fo + f * F_NCOLS
         sup = np.int64(G[row + F_SUPP] != 0)
         # the rally test's target, and 1 less with Shock, when it takes the action test's -1

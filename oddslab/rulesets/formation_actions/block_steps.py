@@ -16,7 +16,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from oddslab._jit import jit_inner
 from oddslab._kernels.bits import lowest_bit
-from oddslab._kernels.rng import GOLDEN, mix64, stream_face, stream_randint, stream_unit
+from oddslab._kernels.rng import D6, GOLDEN, mix64, stream_face, stream_randint, stream_unit
 from oddslab.rulesets.formation_actions.layout import (
     A_CHOOSE,
     A_NCOLS,
@@ -169,8 +169,8 @@ def strategy(W, SM, RT, hist, G, ta, nb):
     for g in range(nb):
         A[g] = 1
     while True:
-        roll(SM, A, D, nb, 6)  # army 0's die, then army 1's
-        roll(SM, A, D2, nb, 6)
+        roll(SM, A, D, nb, D6)  # army 0's die, then army 1's
+        roll(SM, A, D2, nb, D6)
         again = 0
         for g in range(nb):
             r0 = D[g] + s0
@@ -328,10 +328,10 @@ def _lane_test(W, P, D, g, f0, f1, sd, rt, mine, other, pol, shp, p, ok_next):
 def action_step(W, SM, nb, P):
     """One activation in every lane with ``W[L_ACT]`` 1 (a formation left to activate),
     both armies' orders fixed; sets ``W[L_ACT]`` for the next step and returns how many lanes
-    take part in it. ``P`` int64[40]: the army constants
+    take part in it. ``P`` int64[42]: the army constants
     (:func:`~.kernel_block.step_constants`)."""
     D = W[L_DIE]
-    roll(SM, W[L_ACT], D, nb, 6)
+    roll(SM, W[L_ACT], D, nb, D6)
     top = P[11]
     n = 0
     for g in range(nb):
@@ -351,7 +351,7 @@ def action_step_picking(W, SM, nb, P):
     (best-first) or fewest (worst-first), with this test's -1, from masks of the positions
     passing on k faces or more (1-6)."""
     D = W[L_DIE]
-    roll(SM, W[L_ACT], D, nb, 6)
+    roll(SM, W[L_ACT], D, nb, D6)
     # the constants as a tuple: values in registers, where loads from P inside the loop
     # need run-time checks that P and W do not overlap (too many for the vectoriser)
     C = to_fixed_tuple(P, 40)

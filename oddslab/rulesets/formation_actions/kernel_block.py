@@ -51,7 +51,6 @@ from oddslab.rulesets.formation_actions.block_steps import (
     count_values,
     strategy,
 )
-from oddslab.rulesets.formation_actions.kernel_rolls import game_constants
 from oddslab.rulesets.formation_actions.layout import (
     A_FIXED,
     A_MINFACES,
@@ -63,8 +62,10 @@ from oddslab.rulesets.formation_actions.layout import (
     A_STOP,
     A_STRAT,
     AS_TURNS,
+    F_BROKEN0,
     F_COMMAND,
     F_NCOLS,
+    F_OS_KIND,
     F_SHOCK0,
     F_SUPP,
     H_AOFF,
@@ -121,7 +122,7 @@ def _faces(target: int, nat1: bool, nat6: bool) -> int:
 
 
 def step_constants(G: np.ndarray) -> np.ndarray:
-    """What :func:`~.block_steps.action_step` reads of ``G``, packed (int64[40]), by
+    """What :func:`~.block_steps.action_step` reads of ``G``, packed (int64[42]), by
     activation position ``i`` (for an army whose order is picked at each activation, the
     position is the formation's index: :func:`_prologue`): ``P[0:3]`` the test's target for a
     formation with no Shock, plus 2, in 4-bit fields (positions 0-15, 16-31, 32-47); ``P[3]``
@@ -131,7 +132,8 @@ def step_constants(G: np.ndarray) -> np.ndarray:
     last position; ``P[12:16]`` whether each army picks its order at each activation and
     which (1 best-first, 2 worst-first); ``P[16 + 2 * (6 * m + k - 1) + s]`` the positions
     whose test less ``m`` (0 or 1) passes on ``k`` (1-6) faces or more, without Shock
-    (``s`` 0) and with it (``s`` 1)."""
+    (``s`` 0) and with it (``s`` 1); ``P[40]`` the formations broken at the start, ``P[41]``
+    whether any formation gains outside Shock."""
     nf = int(G[H_NF])
     fo = int(G[H_FOFF])
     po = int(G[H_POFF])
@@ -140,7 +142,7 @@ def step_constants(G: np.ndarray) -> np.ndarray:
     pen = _PENALTY[int(G[R_PENALTY])]
     nat1 = bool(G[R_NAT1])
     nat6 = bool(G[R_NAT6])
-    P = np.zeros(40, dtype=np.int64)
+    P = np.zeros(42, dtype=np.int64)
     words = [0, 0, 0]
     extra = rok0 = rok1 = 0
     faces = [0] * 24
@@ -164,6 +166,9 @@ def step_constants(G: np.ndarray) -> np.ndarray:
     P[9:12] = [G[ao + A_RETAIN], G[a1 + A_RETAIN], nf - 1]
     P[12:16] = [G[ao + A_FIXED] == 0, G[a1 + A_FIXED] == 0, G[ao + A_ORDER], G[a1 + A_ORDER]]
     P[16:40] = faces
+    rows = fo + F_NCOLS * np.arange(nf)
+    P[40] = int((G[rows + F_BROKEN0] << np.arange(nf)).sum())  # broken at the start
+    P[41] = bool((G[rows + F_OS_KIND] != 0).any())  # any outside Shock
     return P
 
 
@@ -218,12 +223,12 @@ def _armies(G):
 
 
 @jit_inner
-def _block_start(seed, j0, nb, W, SM, RT, G, at, rest):
+def _block_start(seed, j0, nb, W, SM, RT, G, P, at, rest):
     """Lanes ``0..nb-1`` start games ``j0..j0+nb-1``: their streams, the formations' starting
     Shock and flags, and zeroed statistics rows."""
     nf = G[H_NF]
     fo = G[H_FOFF]
-    broken0, _rok, _any = game_constants(G)
+    broken0 = P[40]
     for g in range(nb):
         SM[g] = stream_state(seed, j0 + g)
         W[L_BROKEN, g] = broken0
@@ -243,13 +248,13 @@ def _block_start(seed, j0, nb, W, SM, RT, G, at, rest):
 
 
 @jit_inner
-def _turn_start(W, SM, RT, hist, G, cdf, t, nb):
+def _turn_start(W, SM, RT, hist, G, P, cdf, t, nb):
     """Turn ``t`` up to the action phase (outside Shock at its start when that is the
     timing, the strategy roll, who may act); returns how many lanes have a formation to
     activate."""
     nf = G[H_NF]
     m0, m1, _s1 = _armies(G)
-    _b, _rok, any_outside = game_constants(G)
+    any_outside = P[41] != 0
     if any_outside and G[R_OS_TIMING] == 1:
         outside_start(W, SM, G, cdf, nb, np.int64(G[R_BREAK] == 0))
     tb = G[H_TOFF] + t * (T_NCOLS * nf + TA_NCOLS * 2)
@@ -258,7 +263,7 @@ def _turn_start(W, SM, RT, hist, G, cdf, t, nb):
 
 
 @jit_inner
-def _turn_end(W, SM, RT, hist, G, cdf, t, nb):
+def _turn_end(W, SM, RT, hist, G, P, cdf, t, nb):
     """Turn ``t`` after the action phase: retain counts, the end phase, rallies and the
     turn's statistics."""
     nf = G[H_NF]
@@ -275,7 +280,7 @@ def _turn_end(W, SM, RT, hist, G, cdf, t, nb):
         G[a0 + A_STAT0] + AS_TURNS + 3 * nt,
         G[a1 + A_STAT0] + AS_TURNS + 3 * nt,
     )
-    _b, _rok, any_outside = game_constants(G)
+    any_outside = P[41] != 0
     if any_outside and G[R_OS_TIMING] == 0:
         end_phase_outside(W, SM, G, cdf, nb, immediate)
     else:
@@ -326,12 +331,12 @@ def run_block_games(seed, n, out_c, G, cdf, offs, at, first, hist, rest, W, SM, 
     B = W.shape[1]
     for j0 in range(0, n, B):
         nb = min(B, n - j0)
-        _block_start(seed, j0, nb, W, SM, RT, G, at, rest)
+        _block_start(seed, j0, nb, W, SM, RT, G, P, at, rest)
         for t in range(G[R_TURNS]):
-            n_act = _turn_start(W, SM, RT, hist, G, cdf, t, nb)
+            n_act = _turn_start(W, SM, RT, hist, G, P, cdf, t, nb)
             while n_act > 0:
                 n_act = action_step(W, SM, nb, P)
-            _turn_end(W, SM, RT, hist, G, cdf, t, nb)
+            _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
         _block_end(hist, first, RT, at, nb)
     _copy_out(hist, offs, out_c)
 
@@ -344,12 +349,12 @@ def run_block_games_picking(seed, n, out_c, G, cdf, offs, at, first, hist, rest,
     B = W.shape[1]
     for j0 in range(0, n, B):
         nb = min(B, n - j0)
-        _block_start(seed, j0, nb, W, SM, RT, G, at, rest)
+        _block_start(seed, j0, nb, W, SM, RT, G, P, at, rest)
         for t in range(G[R_TURNS]):
-            n_act = _turn_start(W, SM, RT, hist, G, cdf, t, nb)
+            n_act = _turn_start(W, SM, RT, hist, G, P, cdf, t, nb)
             while n_act > 0:
                 n_act = action_step_picking(W, SM, nb, P)
-            _turn_end(W, SM, RT, hist, G, cdf, t, nb)
+            _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
         _block_end(hist, first, RT, at, nb)
     _copy_out(hist, offs, out_c)
 

@@ -25,7 +25,7 @@ attack, against 70 ns without. Allocation happens only in the Python per-chunk p
 from __future__ import annotations
 
 from oddslab._jit import jit_inner, jit_noalloc
-from oddslab._kernels.rng import count_d6, randint
+from oddslab._kernels.rng import D6, count_d6, randint
 
 from .layout import (
     BOOL,
@@ -261,7 +261,7 @@ def hq_check(st, ui, hx, hexu, ws, rules, h):
             ws[W_KILL, hq] = 1
         return
     if hit:
-        d = randint(st, 6) + 1 - (2 if kill else 0)
+        d = randint(st, D6) + 1 - (2 if kill else 0)
         if d <= 1:
             if ws[W_SIDE, hq] == 1 and rules[R_HQ_AGAIN_STAYS] != 0:
                 return

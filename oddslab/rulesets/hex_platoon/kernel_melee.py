@@ -6,7 +6,7 @@ Layouts and conventions are those of :mod:`.kernel`.
 from __future__ import annotations
 
 from oddslab._jit import jit_inner
-from oddslab._kernels.rng import randint
+from oddslab._kernels.rng import D6, randint
 
 from .kernel import (
     _attack_dice,
@@ -191,9 +191,9 @@ def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
     if acc >= 2:
         fate = 4
     elif acc == 1:
-        fate = 3 if randint(st, 6) < 3 else 2
+        fate = 3 if randint(st, D6) < 3 else 2
     if acc == 0 or (acc == 1 and rules[R_DIS_AIR_STRIKES]):
-        a = randint(st, 6) + 1
+        a = randint(st, D6) + 1
         rec[k, 2] = 1 if a == 1 else (2 if a == 2 else 3)
         tgt = sp[k, S_TARGET] if a >= 2 else sp[k, S_HEX2]
         dice = sp[k, S_DICE] - (1 if a == 2 else 0)
@@ -208,6 +208,6 @@ def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
         rec[k, 4] = uns
         if acc == 0:
             ret = 0 if (a == 1 and rules[R_AIR_FAIL_ZERO]) else hits
-            fate = 0 if randint(st, 6) + 1 >= ret else 1
+            fate = 0 if randint(st, D6) + 1 >= ret else 1
     rec[k, 1] = fate
     rec[k, 5] = 1 if (fate == 0 or fate == 2) else 0

@@ -11,7 +11,7 @@ import numpy as np
 
 from oddslab._jit import jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import randint, seed_state
+from oddslab._kernels.rng import D6, randint, seed_state
 
 from . import layout as K
 from .kernel import (
@@ -89,7 +89,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
             if ok:
                 ws[K.W_OPS, f] = 1
                 rec[k, 3] = 1
-                if spot >= 0 and sp[k, K.S_FLAG] and randint(st, 6) == 0:
+                if spot >= 0 and sp[k, K.S_FLAG] and randint(st, D6) == 0:
                     rec[k, 2] = 1
                 else:
                     lead = _lead(ui, ws, sp[k, K.S_HQ])
@@ -103,7 +103,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
             spot = sp[k, K.S_SPOT]
             if spot < 0 or can_call(ws, spot):
                 rec[k, 15] = 1
-                if randint(st, 6) == 0:
+                if randint(st, D6) == 0:
                     rec[k, 0] = 1
                 else:
                     for m in range(sp[k, K.S_NMEM]):
@@ -129,8 +129,8 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                 else:  # marked when its movement is over (sp[., S_MARK])
                     hs[h] |= K.HS_MOVED
                 if sp[k, K.S_FLAG]:
-                    a = randint(st, 6) + 1
-                    b = randint(st, 6) + 1
+                    a = randint(st, D6) + 1
+                    b = randint(st, D6) + 1
                     if rules[K.R_MINES_SUM]:
                         hits = 1 if a + b >= 5 else 0
                     else:
@@ -164,7 +164,7 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                     even = 0
                     total = 0
                     for _ in range(mb[k, m, K.M_DICE]):
-                        d = randint(st, 6) + 1
+                        d = randint(st, D6) + 1
                         even |= (d & 1) == 0
                         total += d
                     if rules[K.R_CLEAR_SUM]:
@@ -178,14 +178,14 @@ def play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp):
                     if ws[K.W_SIDE, u] >= 2 or ws[K.W_DIS, u] == 0:
                         continue
                     lead = _lead(ui, ws, hx[ui[u, K.U_HEX], K.H_HQ])
-                    roll = randint(st, 6) + randint(st, 6) + 2 + ws[K.W_OOC, u] - lead
+                    roll = randint(st, D6) + randint(st, D6) + 2 + ws[K.W_OOC, u] - lead
                     if roll <= ui[u, K.U_MORALE]:
                         ws[K.W_DIS, u] = 0
                         rallied += 1
                 rec[k, 0] = rallied
             elif kind == K.K_COMMAND:
                 h = sp[k, K.S_TARGET]
-                if randint(st, 6) + randint(st, 6) + 2 > sp[k, K.S_FLAG]:
+                if randint(st, D6) + randint(st, D6) + 2 > sp[k, K.S_FLAG]:
                     rec[k, 0] = 1
                     for i in range(hx[h, K.H_FIRST], hx[h, K.H_FIRST] + hx[h, K.H_COUNT]):
                         ws[K.W_OOC, hexu[i]] = 1
