@@ -142,7 +142,7 @@ def _sides_in_combat(gi, wk):
     return n_att, n_def
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def _roll_distance(st, script, fast):
     """2D6 (3D6 for fast units) inches."""
     total = _d6(st, script) + _d6(st, script)
@@ -419,7 +419,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
         _record(hist, sel, res)
 
 
-@jit_noalloc(inline="always")
+@jit_inner
 def _any_cover(ui, wk):
     for u in range(ui.shape[0]):
         if ui[u, U_SIDE] == 1 and ui[u, U_COVER] != 0 and wk[W_IN_COMBAT, u] != 0:
