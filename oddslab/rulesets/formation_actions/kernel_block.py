@@ -1,4 +1,4 @@
-"""The lock-step kernel of formation actions: a block of games played together, one step at a
+"""The lock-step kernels of formation actions: a block of games played together, one step at a
 time, each game in its own lane.
 
 :func:`~.kernel.play_game` plays one game at a time: each activation's formation, test and
@@ -12,13 +12,16 @@ from 4-bit fields of three words, its flags from bit masks.
 
 Same games, same dice: game ``j`` of a chunk draws from its own counter stream
 (:func:`~oddslab._kernels.rng.stream_state`), the same positions in the same order as
-:func:`~.kernel.play_game` draws them, so both kernels give bit-identical histograms (the tests
-check it on every example). Rallies, rolled one at a time alternating between the armies,
+:func:`~.kernel.play_game` draws them, so these kernels and that one give bit-identical
+histograms (tests/test_formation_actions_kernel_block.py). Rallies, rolled one at a time alternating between the armies,
 are processed here formation by formation, each reading the die at its place in that order
 (:func:`.block_end.rally`).
 
-Used when both armies' activation orders are fixed (``A_FIXED``); a best/worst-first order
-that must be picked at each activation runs on :func:`~.kernel.run_games`.
+:func:`run_block_games` plays games whose activation orders are both fixed (``A_FIXED``);
+:func:`run_block_games_picking` those in which an army picks its next formation at each
+activation (best/worst-first when the chances change, see
+:func:`~.block_steps.action_step_picking`). The engine runs every simulation on one of them;
+:func:`~.kernel.play_game` replays scripted dice and is the tests' reference.
 """
 
 from __future__ import annotations
