@@ -441,7 +441,9 @@ def run_games(seed, st, n, out_c, G, cdf, offs, at, first, hist, rest):
 #: (:class:`~oddslab._kernels.chunks.ChunkKernel`). ``slots``
 #: int64[n_stats] maps each reported statistic to its slot of the per-trial row (the retain
 #: slots of an army that cannot retain are not reported); ``offs`` int64[n_stats + 1] are the
-#: cumulative bin counts of the statistics.
+#: cumulative bin counts of the statistics. Simulations run on the lock-step kernels of
+#: :mod:`.kernel_block`, which give the same histograms; this one is their reference (and a
+#: drop-in ``Job.kernel`` for comparing the two).
 run_formation_actions = ChunkKernel(run_games, "run_formation_actions", prologue=_prologue)
 
 
