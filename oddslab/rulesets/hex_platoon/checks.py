@@ -39,6 +39,7 @@ def check(sc: HexPlatoonScenario) -> None:
     last_move = -1
     opp_done: set[int] = set()
     missions: dict[str, list[int]] = {}
+    overruns: dict[tuple[str, str], int] = {}
 
     def called(k: int, name: str) -> None:
         # 11.2: "a Good Order (s)HQ/Reconnaissance Unit may call up to 2 fire missions";
@@ -190,6 +191,15 @@ def check(sc: HexPlatoonScenario) -> None:
                     raise BadInput(f"{key}.defender", "only soft targets can be overrun")
                 if dhex.terrain not in ("open", "hill"):
                     raise BadInput(f"{key}.defender", "overruns only in open or hill terrain")
+                # 6.4: "as many overruns as its MF allows, but on different hexes"
+                if (s.attacker, s.defender) in overruns:
+                    raise BadInput(
+                        f"{key}.defender",
+                        f"'{s.attacker}' already overran '{s.defender}' in step "
+                        f"{overruns[s.attacker, s.defender] + 1}; further overruns must be on "
+                        "different hexes (rule 6.4)",
+                    )
+                overruns[s.attacker, s.defender] = k
             else:
                 if not any(u.assault and not u.assault_counter_only for u in att):
                     raise BadInput(
