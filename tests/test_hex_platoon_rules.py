@@ -445,3 +445,19 @@ def test_second_overrun_of_the_same_hex_is_an_input_error():
     steps = [{"kind": "overrun", "attacker": "road", "defender": "field"}] * 2
     with pytest.raises(ValueError, match="different hexes"):
         from_dict(scenario(hexes, steps))
+
+
+def test_no_opportunity_fire_after_the_stacks_assault():
+    """6.2: opportunity fire "for each new hex (not the assault one)": a fire step answering
+    a move but placed after that stack's assault would fire at it in the assault hex."""
+    hexes = [
+        {"name": "a", "units": [unit("x", type="infantry", assault=2)]},
+        {"name": "b", "units": [unit("y", type="infantry", assault=1)]},
+        {"name": "c", "units": [unit("f", **RIFLES)]},
+    ]
+    opp = {"kind": "fire", "firer": "f", "target": "x", "opportunity": True}
+    move = {"kind": "move", "stack": "a"}
+    assault = {"kind": "assault", "attacker": "a", "defender": "b"}
+    from_dict(scenario(hexes, [move, opp, assault]))
+    with pytest.raises(ValueError, match="not the assault one|assault hex"):
+        from_dict(scenario(hexes, [move, assault, opp]))

@@ -136,6 +136,18 @@ def check(sc: HexPlatoonScenario) -> None:
                     raise BadInput(
                         f"{key}.target", f"opportunity fire must target the moving stack ({mover})"
                     )
+                went_in = [
+                    j
+                    for j in range(last_move + 1, k)
+                    if sc.steps[j].kind in ("assault", "overrun") and sc.steps[j].attacker == mover
+                ]
+                if went_in:
+                    raise BadInput(
+                        f"{key}.opportunity",
+                        f"{mover} has made its {sc.steps[went_in[0]].kind} (step {went_in[0] + 1}) "
+                        "since the move this fire would answer: no opportunity fire at the "
+                        "assault hex (rule 6.2); put the fire right after the move step",
+                    )
                 if last_move in opp_done:
                     raise BadInput(
                         f"{key}.opportunity", "only 1 unit may opportunity fire per hex entered"
