@@ -222,7 +222,7 @@ def check(sc: HexPlatoonScenario) -> None:
                 if (
                     sc.rules.infantry_assault_armour_adjacent
                     and armour_open
-                    and any(u.infantry for u in att)
+                    and any(u.infantry for u in sc.melee_attackers(k))
                     and not s.adjacent_at_start
                 ):
                     raise BadInput(
