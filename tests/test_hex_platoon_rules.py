@@ -386,3 +386,78 @@ def test_mixed_hex_saves_one_extra_die_by_default(extra):
     ref = N.simulate(sc, 20_000, seed=9)["unsaved_hits_on_field"] / 20_000
     for k in range(3):
         assert _near(ref[k], want[k], 20_000)
+
+
+# -- 6.3 "units without an Assault factor may not attack or counter-attack during assault
+# combat"; "units assault enemy units by moving into their hex" ------------------------------
+
+
+def test_attacker_without_assault_factor_stays_behind():
+    """A platoon (Assault 1, never hits) assaults with a mortar (no Assault factor) in its
+    hex; the defender scores 2 sure hits. The mortar may not attack, so it does not go in:
+    both hits fall on the platoon (reduced), none on the mortar, which neither rolls nor is
+    changed (no statistic of its own)."""
+    hexes = [
+        {"name": "att", "units": [unit("inf", **BLANK), unit("mtr", type="mortar", he=2, range=8)]},
+        {"name": "def", "units": [unit("d", type="infantry", assault=2, assault_to_hit=1)]},
+    ]
+    for kind_rules in ({}, {"hit_ladder": "one-step-per-attack"}):
+        sc = from_dict(
+            scenario(hexes, [{"kind": "assault", "attacker": "att", "defender": "def"}], kind_rules)
+        )
+        out = engine.simulate(sc, trials=5_000, seed=3)
+        assert out.prob("inf_state", 2) == 1.0
+        assert "mtr_state" not in out.stat_names
+        assert out.prob("attacker_retreated", 1) == 1.0
+        assert "stays behind" in sc.resolved()["step 1: assault"]["attacker mtr"]
+
+
+def test_afv_without_assault_factor_does_not_overrun():
+    """Two AFVs overrun a platoon whose 1 sure hit must land on the one AFV that goes in
+    (Assault 1): the other, with no Assault factor, stays behind untouched."""
+    hexes = [
+        {
+            "name": "road",
+            "units": [
+                unit("t1", type="afv", assault=1, assault_to_hit=7),
+                unit("t2", type="afv", ap=2, range=4),
+            ],
+        },
+        {"name": "field", "units": [unit("p", type="infantry", assault=1, assault_to_hit=1)]},
+    ]
+    out = _run(
+        scenario(hexes, [{"kind": "overrun", "attacker": "road", "defender": "field"}]), n=5_000
+    )
+    assert out.prob("t1_state", 1) == 1.0
+    assert "t2_state" not in out.stat_names
+    assert (
+        out.prob("attacker_afvs_forced_back", 1) == 1.0
+        and out.prob("attacker_afvs_forced_back", 2) == 0.0
+    )
+
+
+def test_second_overrun_of_the_same_hex_is_an_input_error():
+    """6.4: "as many overruns as its MF allows, but on different hexes"."""
+    hexes = [
+        {"name": "road", "units": [unit("t", type="afv", assault=1)]},
+        {"name": "field", "units": [unit("p", type="infantry", assault=1)]},
+    ]
+    steps = [{"kind": "overrun", "attacker": "road", "defender": "field"}] * 2
+    with pytest.raises(ValueError, match="different hexes"):
+        from_dict(scenario(hexes, steps))
+
+
+def test_no_opportunity_fire_after_the_stacks_assault():
+    """6.2: opportunity fire "for each new hex (not the assault one)": a fire step answering
+    a move but placed after that stack's assault would fire at it in the assault hex."""
+    hexes = [
+        {"name": "a", "units": [unit("x", type="infantry", assault=2)]},
+        {"name": "b", "units": [unit("y", type="infantry", assault=1)]},
+        {"name": "c", "units": [unit("f", **RIFLES)]},
+    ]
+    opp = {"kind": "fire", "firer": "f", "target": "x", "opportunity": True}
+    move = {"kind": "move", "stack": "a"}
+    assault = {"kind": "assault", "attacker": "a", "defender": "b"}
+    from_dict(scenario(hexes, [move, opp, assault]))
+    with pytest.raises(ValueError, match="not the assault one|assault hex"):
+        from_dict(scenario(hexes, [move, assault, opp]))

@@ -39,6 +39,7 @@ def check(sc: HexPlatoonScenario) -> None:
     last_move = -1
     opp_done: set[int] = set()
     missions: dict[str, list[int]] = {}
+    overruns: dict[tuple[str, str], int] = {}
 
     def called(k: int, name: str) -> None:
         # 11.2: "a Good Order (s)HQ/Reconnaissance Unit may call up to 2 fire missions";
@@ -135,6 +136,18 @@ def check(sc: HexPlatoonScenario) -> None:
                     raise BadInput(
                         f"{key}.target", f"opportunity fire must target the moving stack ({mover})"
                     )
+                went_in = [
+                    j
+                    for j in range(last_move + 1, k)
+                    if sc.steps[j].kind in ("assault", "overrun") and sc.steps[j].attacker == mover
+                ]
+                if went_in:
+                    raise BadInput(
+                        f"{key}.opportunity",
+                        f"{mover} has made its {sc.steps[went_in[0]].kind} (step {went_in[0] + 1}) "
+                        "since the move this fire would answer: no opportunity fire at the "
+                        "assault hex (rule 6.2); put the fire right after the move step",
+                    )
                 if last_move in opp_done:
                     raise BadInput(
                         f"{key}.opportunity", "only 1 unit may opportunity fire per hex entered"
@@ -190,6 +203,15 @@ def check(sc: HexPlatoonScenario) -> None:
                     raise BadInput(f"{key}.defender", "only soft targets can be overrun")
                 if dhex.terrain not in ("open", "hill"):
                     raise BadInput(f"{key}.defender", "overruns only in open or hill terrain")
+                # 6.4: "as many overruns as its MF allows, but on different hexes"
+                if (s.attacker, s.defender) in overruns:
+                    raise BadInput(
+                        f"{key}.defender",
+                        f"'{s.attacker}' already overran '{s.defender}' in step "
+                        f"{overruns[s.attacker, s.defender] + 1}; further overruns must be on "
+                        "different hexes (rule 6.4)",
+                    )
+                overruns[s.attacker, s.defender] = k
             else:
                 if not any(u.assault and not u.assault_counter_only for u in att):
                     raise BadInput(
@@ -200,7 +222,7 @@ def check(sc: HexPlatoonScenario) -> None:
                 if (
                     sc.rules.infantry_assault_armour_adjacent
                     and armour_open
-                    and any(u.infantry for u in att)
+                    and any(u.infantry for u in sc.melee_attackers(k))
                     and not s.adjacent_at_start
                 ):
                     raise BadInput(

@@ -127,10 +127,17 @@ class HexPlatoonScenario:
             )
         return fire_numbers(self.unit(s.firer), False, s.band, s.distance, self.rules, key, True)
 
+    def melee_attackers(self, k: int) -> list[Unit]:
+        """Units of the attacking stack that go in (assault, overrun): those with an Assault
+        factor. 6.3: "units without an Assault factor may not attack or counter-attack during
+        assault combat", and "units assault enemy units by moving into their hex": a unit
+        that may not attack stays behind, neither rolling nor sharing the defender's hits."""
+        return [u for u in self.stack(self.steps[k].attacker) if u.assault is not None]
+
     def melee_members(self, k: int) -> list[tuple[Unit, int, int, int, int, bool, int, str]]:
         """(unit, side, dice, aug, to_hit, gets HQ, dice if disrupted, text) of an assault/overrun."""
         s = self.steps[k]
-        att = self.stack(s.attacker)
+        att = self.melee_attackers(k)
         dfd = self.stack(s.defender)
         city = self.hex(s.defender).terrain == "city"
         out = []
@@ -399,7 +406,7 @@ class HexPlatoonScenario:
         if s.kind in ("clear-mines", "rally"):
             return len(self.step_units(k))
         if s.kind in ("assault", "overrun"):
-            return len(self.stack(s.attacker)) + len(self.stack(s.defender))
+            return len(self.melee_attackers(k)) + len(self.stack(s.defender))
         if s.kind == "air-strike":
             return len(s.aa)
         return 0

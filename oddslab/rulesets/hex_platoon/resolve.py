@@ -149,6 +149,10 @@ def _step_text(sc: HexPlatoonScenario, k: int) -> dict[str, Any]:
         d["defender"] = s.defender
         for u, side, _d, _a, _t, _g, _dd, text in sc.melee_members(k):
             d[f"{'attacker' if side == 0 else 'defender'} {u.name}"] = text
+        going = {u.name for u in sc.melee_attackers(k)}
+        for u in sc.stack(s.attacker):
+            if u.name not in going:
+                d[f"attacker {u.name}"] = "no Assault factor: stays behind (6.3)"
         if s.kind == "assault":
             d["defender can retreat"] = s.can_retreat
             d["result"] = sc.rules.assault_result

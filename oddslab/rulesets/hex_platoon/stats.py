@@ -55,6 +55,9 @@ def state_steps(sc: HexPlatoonScenario, k: int) -> set[str]:
         hq = sc.hq_of(h)
         if hq is not None:
             out.add(hq.name)
+    if s.kind in ("assault", "overrun"):
+        # attackers without an Assault factor stay behind (6.3): nothing changes them
+        out -= {u.name for u in sc.stack(s.attacker)} - {u.name for u in sc.melee_attackers(k)}
     return out
 
 
