@@ -272,7 +272,9 @@ def stat_rows(sc: AssaultScenario) -> list[tuple[Stat, int]]:
             (
                 f"unsaved_wounds_on_{enemy}",
                 f"unsaved wounds on the {enemy}",
-                f"wounds on the {enemy} not saved (excess and out-of-reach ones included)",
+                f"wounds on the {enemy} not saved (wounds left when nobody is in reach are "
+                "discarded before any save is rolled and not counted: equals the wounds "
+                "inflicted)",
                 LY.S_UNSAVED,
             ),
         ):
