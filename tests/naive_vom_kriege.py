@@ -441,7 +441,8 @@ class Trial:
         vac = d["removed"] or d["retreats"] != d_ret
         if d["form"] == "square" or D.terrain == "bua":
             flank = False  # no flank or rear: it faces every way
-        if not vac and D.troop in ("infantry", "cavalry") and not flank:
+        # a unit at maximum hits faces away from the enemy, so it does not battle back
+        if not vac and D.troop in ("infantry", "cavalry") and not flank and not self.at_max(dfd):
             bb = dsupp if r.battle_back_supports else 0
             dh = snap["dh"] if before else d["hits"]
             dd = snap["dd"] if before else d["diso"]

@@ -371,9 +371,11 @@ def melee(st, T, W, a, att, dfd, follow):
         if vac == 0 and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == a_ret0:
             W[att, L.S_FELLBACK] = 1
     else:
-        # step 5: battle back by the unit struck first, if it holds and faces its enemy
+        # step 5: battle back by the unit struck first, if it holds and faces its enemy (a
+        # unit at maximum hits faces away from the enemy: no battle back)
         t2 = T[1 + second, L.U_TROOP]
-        if vac == 0 and (t2 == L.INF or t2 == L.CAV) and (second == att or flank == 0):
+        faces = (second == att or flank == 0) and W[second, L.S_HITS] < T[1 + second, L.U_STR]
+        if vac == 0 and (t2 == L.INF or t2 == L.CAV) and faces:
             bb = 0
             if T[0, L.R_BB_BONUS] == 1:
                 bb = dsupp if second == dfd else supp

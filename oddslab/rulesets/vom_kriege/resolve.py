@@ -251,6 +251,8 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
         )
         if retires:
             sec["battle back"] = "none (it retires: the attacker's dice hit only with sabers)"
+        elif tgt.hits >= tgt.max_hits:
+            sec["battle back"] = "none (at maximum hits: it faces away from the enemy)"
         elif tgt.troop in ("infantry", "cavalry") and faces:
             bb = a.defender_supports if r.battle_back_supports else 0
             n, lines = melee_dice(tgt, att, False, r, supports=bb)
