@@ -365,13 +365,14 @@ class FormationActionsScenario:
         # the lock-step kernels play the same games as K.run_formation_actions, faster
         from oddslab.rulesets.formation_actions import kernel_block as KB
 
-        G = self.arrays()["G"]
+        params = self._params()
+        G = params[0]
         ao = int(G[L.H_AOFF])
         picking = not (G[ao + L.A_FIXED] and G[ao + L.A_NCOLS + L.A_FIXED])
         return Job(
             self.name,
             KB.run_formation_actions_picking if picking else KB.run_formation_actions_block,
-            self._params(),
+            params,
             self.stats(),
             self.headlines(),
             exact=self.exact_pmfs,

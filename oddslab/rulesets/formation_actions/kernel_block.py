@@ -90,6 +90,7 @@ from oddslab.rulesets.formation_actions.layout import (
     T_NCOLS,
     TA_NCOLS,
 )
+from oddslab.rulesets.formation_actions.model import pass_faces
 
 __all__ = [
     "BLOCK",
@@ -112,16 +113,6 @@ _PENALTY = (
     lambda sup, sh: sup | sh,
     lambda sup, sh: sup + sh,
 )
-
-
-def _faces(target: int, nat1: bool, nat6: bool) -> int:
-    """Passing faces of a D6 test against ``target`` (as :func:`.kernel_rolls.faces`)."""
-    n = min(max(target, 0), 6)
-    if nat1:
-        n = max(n, 1)
-    if nat6:
-        n = min(n, 5)
-    return n
 
 
 def step_constants(G: np.ndarray) -> np.ndarray:
@@ -158,12 +149,12 @@ def step_constants(G: np.ndarray) -> np.ndarray:
         words[i // 16] |= (t0 + 2) << (4 * (i % 16))
         extra |= (t0 - t1) << i
         minf = int(G[(ao if i < int(G[ao + A_STOP]) else a1) + A_MINFACES])
-        rok0 |= int(_faces(t0 - 1, nat1, nat6) >= minf) << i
-        rok1 |= int(_faces(t1 - 1, nat1, nat6) >= minf) << i
+        rok0 |= int(pass_faces(t0 - 1, nat1, nat6) >= minf) << i
+        rok1 |= int(pass_faces(t1 - 1, nat1, nat6) >= minf) << i
         for m in range(2):
             for k in range(1, 7):
                 for sh, t in enumerate((t0, t1)):
-                    faces[2 * (6 * m + k - 1) + sh] |= int(_faces(t - m, nat1, nat6) >= k) << i
+                    faces[2 * (6 * m + k - 1) + sh] |= int(pass_faces(t - m, nat1, nat6) >= k) << i
     P[:6] = [*words, extra, rok0, rok1]
     P[6:9] = [nat1, nat6, G[R_RETAIN_LIMIT] != 0]
     P[9:12] = [G[ao + A_RETAIN], G[a1 + A_RETAIN], nf - 1]
