@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 
 from oddslab import _jit
 from oddslab._jit import cache_dir, jit, jit_inner, jit_noalloc, source_digest
+from oddslab._kernels.rng import count_d6
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -266,3 +268,76 @@ def test_declared_locals_are_passed_to_numba():
     f = jit(lambda n: n, ints="a b", flags="c", cache=False)
     assert f.locals == {"a": numba.int64, "b": numba.int64, "c": numba.boolean}
     assert jit(lambda n: n, cache=False).locals == {}
+
+
+def _kernel_like(a, out, k):
+    """Loops, 2-D indexing, a tuple from an inner function, a numba-inlined RNG helper."""
+    st = np.zeros(6, dtype=np.uint64)
+    st[0] = np.uint64(k + 1)
+    for i in range(a.shape[0]):
+        lo, hi = _low_high(a, i)
+        out[i, 0] = lo * 3 + hi
+        out[i, 1] = count_d6(st, k, 4)[0]
+
+
+@jit_inner(ints="lo hi")
+def _low_high(a, i):
+    lo = a[i]
+    hi = a[i]
+    for j in range(i):
+        lo = a[j] if a[j] < lo else lo
+        hi = a[j] if a[j] > hi else hi
+    return lo, hi
+
+
+def _asm(dispatcher) -> str:
+    (sig,) = dispatcher.signatures
+    # (mangled names carry each dispatcher's own id, and .size gives their lengths)
+    asm = re.sub(r"_ZN\w+", "SYMBOL", dispatcher.inspect_asm(sig))
+    return "\n".join(line for line in asm.splitlines() if not line.startswith("\t.size"))
+
+
+def test_lean_compiler_leaves_out_its_passes_and_makes_the_same_machine_code():
+    from numba.core.compiler import Compiler
+
+    lean = jit(_kernel_like, cache=False)
+    full = numba.njit(_kernel_like, cache=False, nogil=True, pipeline_class=Compiler)
+    a = np.array([5, 3, 8, 1, 9, 2], dtype=np.int64)
+    out_lean, out_full = np.zeros((6, 2), dtype=np.int64), np.zeros((6, 2), dtype=np.int64)
+    lean(a, out_lean, 7)
+    full(a, out_full, 7)
+    assert np.array_equal(out_lean, out_full)
+    assert list(out_lean[:, 0]) == [20, 14, 17, 11, 12, 12]
+    (ov,) = lean.overloads.values()
+    passes = {k.split("_", 1)[1] for p in ov.metadata["pipeline_times"].values() for k in p}
+    assert "nopython_type_inference" in passes and "native_lowering" in passes
+    for skipped in ("inline_closure_likes", "with_lifting", "nopython_rewrites"):
+        assert skipped not in passes
+    (inner,) = _low_high.overloads.values()  # inner functions compile the same way
+    inner_passes = {
+        k.split("_", 1)[1] for p in inner.metadata["pipeline_times"].values() for k in p
+    }
+    assert "inline_closure_likes" not in inner_passes
+    assert _asm(lean) == _asm(full)
+    # the comparison sees a pass that does change the code: without numba's inlining of
+    # ``inline="always"`` functions, count_d6 stays a call
+    from numba.core.untyped_passes import InlineInlinables
+
+    class Leaner(_jit.LeanCompiler):
+        SKIPPED = (*_jit.LeanCompiler.SKIPPED, InlineInlinables)
+
+    leaner = numba.njit(_kernel_like, cache=False, nogil=True, pipeline_class=Leaner)
+    out_leaner = np.zeros((6, 2), dtype=np.int64)
+    leaner(a, out_leaner, 7)
+    assert np.array_equal(out_leaner, out_full) and _asm(leaner) != _asm(full)
+
+
+def test_a_closure_in_a_kernel_fails_to_compile_rather_than_compiling_differently():
+    def with_closure(a):
+        def plus_one(x):
+            return x + 1
+
+        return plus_one(a[0])
+
+    with pytest.raises(numba.core.errors.TypingError, match="make_function"):
+        jit(with_closure, cache=False)(np.arange(3))
