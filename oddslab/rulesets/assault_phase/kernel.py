@@ -458,8 +458,8 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
 
 def _prologue(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, sel):
     """Per-chunk setup (Python): the arguments of :func:`run_trials` (the RNG state from the
-    seed words, uint64[4], an empty script, the result row and the chunk's arrays)."""
-    script = np.ones(1, dtype=np.int64)  # nothing scripted: position 1 == length
+    seed words, uint64[4], no script, the result row and the chunk's arrays)."""
+    script = None  # nothing scripted: compiled without the scripted-dice branches
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
     return (seed_state(seed_words), ntrials, hist, script, gi, ui, cx, res, wk, sel)
