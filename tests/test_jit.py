@@ -297,6 +297,12 @@ def _asm(dispatcher) -> str:
     return "\n".join(line for line in asm.splitlines() if not line.startswith("\t.size"))
 
 
+def _passes(dispatcher) -> set[str]:
+    """The names of the passes numba ran to compile the dispatcher's one signature."""
+    (ov,) = dispatcher.overloads.values()
+    return {k.split("_", 1)[1] for p in ov.metadata["pipeline_times"].values() for k in p}
+
+
 def test_lean_compiler_leaves_out_its_passes_and_makes_the_same_machine_code():
     from numba.core.compiler import Compiler
 
@@ -308,16 +314,11 @@ def test_lean_compiler_leaves_out_its_passes_and_makes_the_same_machine_code():
     full(a, out_full, 7)
     assert np.array_equal(out_lean, out_full)
     assert list(out_lean[:, 0]) == [20, 14, 17, 11, 12, 12]
-    (ov,) = lean.overloads.values()
-    passes = {k.split("_", 1)[1] for p in ov.metadata["pipeline_times"].values() for k in p}
+    passes = _passes(lean)
     assert "nopython_type_inference" in passes and "native_lowering" in passes
     for skipped in ("inline_closure_likes", "with_lifting", "nopython_rewrites"):
         assert skipped not in passes
-    (inner,) = _low_high.overloads.values()  # inner functions compile the same way
-    inner_passes = {
-        k.split("_", 1)[1] for p in inner.metadata["pipeline_times"].values() for k in p
-    }
-    assert "inline_closure_likes" not in inner_passes
+    assert "inline_closure_likes" not in _passes(_low_high)  # inner functions: the same way
     assert _asm(lean) == _asm(full)
     # the comparison sees a pass that does change the code: without numba's inlining of
     # ``inline="always"`` functions, count_d6 stays a call
