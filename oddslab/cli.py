@@ -472,8 +472,9 @@ def warmup(
     ] = None,
 ) -> None:
     """Compile the kernels ahead of time (e.g. after installing), so first runs are quick."""
-    from oddslab.warmup import ALL, warm
+    from oddslab.warmup import everything, warm
 
+    ALL = everything()  # the built-in rulesets, installed plugins, and the dice pools
     names = list(rulesets or ALL)
     unknown = [n for n in names if n not in ALL]
     if unknown:
@@ -541,3 +542,6 @@ def main() -> None:  # pragma: no cover - entry point
 from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
 
 _register_analysis(app)
+from oddslab.cli_rulesets import register as _register_rulesets  # noqa: E402 (issue 26)
+
+_register_rulesets(app)

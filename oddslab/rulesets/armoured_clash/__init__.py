@@ -23,6 +23,8 @@ Example
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.armoured_clash.model import (
     CATEGORIES,
     RATINGS,
@@ -73,6 +75,7 @@ WARMUP: dict = {
 }
 
 __all__ = [
+    "RULESET",
     "WARMUP",
     "AttackDie",
     "RangedAttack",
@@ -90,3 +93,18 @@ __all__ = [
     "CATEGORIES",
     "RATINGS",
 ]
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``armoured-clash``.
+RULESET = _BasicRuleset(
+    name="armoured-clash",
+    title="Armoured Clash",
+    doc="armoured-clash.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="armoured-clash-*.toml",
+    library_path=_shipped("libraries/armoured-clash.toml"),
+)

@@ -17,6 +17,8 @@ kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative st
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.assault_phase.model import (
     GRENADES,
     WEAPONS,
@@ -40,6 +42,7 @@ WARMUP: dict = {
 }
 
 __all__ = [
+    "RULESET",
     "WARMUP",
     "AssaultScenario",
     "ModelGroup",
@@ -52,3 +55,18 @@ __all__ = [
     "to_wound",
     "from_table",
 ]
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``assault-phase``.
+RULESET = _BasicRuleset(
+    name="assault-phase",
+    title="Assault phase",
+    doc="assault-phase.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="assault-*.toml",
+    library_path=_shipped("libraries/assault-phase.toml"),
+)

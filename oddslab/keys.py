@@ -1,0 +1,336 @@
+"""Declarative scenario schemas: every key of a ruleset declared once.
+
+A ruleset lists its keys as :class:`Key` and :class:`Section` declarations (type, allowed
+range or choices, default, unit, one line of plain-words help, and whether the key is a rule
+switch). Everything else derives from that one declaration:
+
+- reading and validation (:meth:`Schema.read`), through :class:`oddslab._schema.Table`, so
+  the messages are the ones every scenario file gets (file, key, problem, did-you-mean);
+- the JSON Schema (draft 2020-12) that ``oddslab schema RULESET`` prints for editors
+  (:meth:`Schema.json_schema`);
+- the key tables of the docs (:meth:`Schema.markdown`), which a test compares with the page.
+
+Example
+-------
+>>> from oddslab.keys import Key, Schema, Section
+>>> schema = Schema(
+...     "duel",
+...     Section("", (Key("ruleset", "str", "duel", "the game"),
+...                  Key("dice", "int", 2, "dice each side rolls", min=1, max=20))),
+... )
+>>> schema.json_schema()["properties"]["dice"]["maximum"]
+20
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from oddslab._schema import _MISSING as _MISSING_T
+from oddslab._schema import ScenarioError, Table
+
+__all__ = ["KINDS", "REQUIRED", "Key", "Schema", "Section", "run_keys"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: The default of a key that must be given.
+REQUIRED: Any = _Required()
+
+#: Value kinds a key can have, with the JSON Schema fragment each becomes.
+KINDS: dict[str, dict[str, Any]] = {
+    "int": {"type": "integer"},
+    "float": {"type": "number"},
+    "bool": {"type": "boolean"},
+    "str": {"type": "string"},
+    # a dice expression: 3, "D6", "2D6", "D3+1"
+    "dice": {
+        "anyOf": [
+            {"type": "integer", "minimum": 0},
+            {"type": "string", "pattern": r"^\s*(\d*[dD]\d+)?\s*([+-]?\s*\d+)?\s*$"},
+        ]
+    },
+    "int_list": {"type": "array", "items": {"type": "integer"}},
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One scenario key.
+
+    Parameters
+    ----------
+    name : str
+        The key as written in files.
+    kind : str
+        One of :data:`KINDS`.
+    default : object
+        The value when the key is absent, or :data:`REQUIRED`.
+    help : str
+        One line of plain words (the docs and the web form show it).
+    min, max : number, optional
+        Allowed range (inclusive) of an ``int``/``float`` (or of each item of an ``int_list``).
+    choices : tuple of str, optional
+        Allowed values of a ``str``.
+    unit : str
+        The unit of the value (``"inches"``, ``"dice"``), shown beside it.
+    switch : bool
+        True for a rule switch: a documented reading of the rule text that a scenario may
+        change.
+    """
+
+    name: str
+    kind: str
+    default: Any = REQUIRED
+    help: str = ""
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[str, ...] | None = None
+    unit: str = ""
+    switch: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"key '{self.name}': unknown kind '{self.kind}'")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def read(self, table: Table) -> Any:
+        """The key's validated value from ``table`` (its default when absent)."""
+        default = self.default if not self.required else _MISSING_T
+        if self.kind == "int":
+            lo = None if self.min is None else int(self.min)
+            hi = None if self.max is None else int(self.max)
+            return table.int(self.name, default, min=lo, max=hi)
+        if self.kind == "float":
+            return table.float(self.name, default, min=self.min, max=self.max)
+        if self.kind == "bool":
+            return table.bool(self.name, default)
+        if self.kind == "str":
+            return table.str(self.name, default, choices=self.choices)
+        if self.kind == "dice":
+            return table.dice(self.name, default)
+        lo = None if self.min is None else int(self.min)
+        hi = None if self.max is None else int(self.max)
+        return table.int_list(self.name, default, min=lo, max=hi)
+
+    def json_schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(KINDS[self.kind])
+        if self.kind == "int_list":
+            out["items"] = dict(out["items"])
+            target = out["items"]
+        else:
+            target = out
+        if self.min is not None and self.kind != "dice":
+            target["minimum"] = self.min
+        if self.max is not None and self.kind != "dice":
+            target["maximum"] = self.max
+        if self.choices is not None:
+            out["enum"] = list(self.choices)
+        desc = self.help + (f" ({self.unit})" if self.unit else "")
+        if self.switch:
+            desc += " [rule switch]"
+        if desc:
+            out["description"] = desc
+        if not self.required and self.default is not None:
+            out["default"] = self.default
+        return out
+
+
+@dataclass(frozen=True)
+class Section:
+    """A table (``[name]``) or an array of tables (``[[name]]``) of keys.
+
+    Parameters
+    ----------
+    name : str
+        The table's key ("" for a file's root).
+    items : tuple of Key or Section
+        Its keys and sub-tables, in the order the docs list them.
+    help : str
+        One line of plain words.
+    array : bool
+        True for an array of tables.
+    required : bool
+        True when the table must be present.
+    min_len : int
+        Fewest entries of an array of tables.
+    """
+
+    name: str
+    items: tuple[Key | Section, ...]
+    help: str = ""
+    array: bool = False
+    required: bool = False
+    min_len: int = 0
+
+    def read(self, table: Table) -> Any:
+        """Every key of this section read from ``table`` (then unknown keys are refused).
+
+        Returns a dict ``{key: value}`` (sub-sections nested; an array section a list of
+        dicts).
+        """
+        out: dict[str, Any] = {}
+        for item in self.items:
+            if isinstance(item, Key):
+                out[item.name] = item.read(table)
+            elif item.array:
+                if not table.has(item.name) and not item.required:
+                    table.raw(item.name, None)  # mark it known
+                    out[item.name] = []
+                    continue
+                default = _MISSING_T if item.required else []
+                out[item.name] = [
+                    item.read(t) for t in table.tables(item.name, default, min_len=item.min_len)
+                ]
+            else:
+                if not table.has(item.name) and not item.required:
+                    table.raw(item.name, None)
+                    out[item.name] = item.read(Table({}, table.source, table.key(item.name)))
+                    continue
+                out[item.name] = item.read(table.table(item.name))
+        table.finish()
+        return out
+
+    def json_schema(self) -> dict[str, Any]:
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        for item in self.items:
+            props[item.name] = item.json_schema()
+            if item.required:
+                required.append(item.name)
+        obj: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+        if required:
+            obj["required"] = required
+        if not self.array:
+            if self.help:
+                obj["description"] = self.help
+            return obj
+        arr: dict[str, Any] = {"type": "array", "items": obj}
+        if self.min_len:
+            arr["minItems"] = self.min_len
+        if self.help:
+            arr["description"] = self.help
+        return arr
+
+    def walk(self, prefix: str = ""):
+        """``(dotted path, Key)`` for every key, depth first (arrays as ``name[]``)."""
+        for item in self.items:
+            path = f"{prefix}.{item.name}" if prefix else item.name
+            if isinstance(item, Key):
+                yield path, item
+            else:
+                yield from item.walk(path + ("[]" if item.array else ""))
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A ruleset's scenario files, declared once.
+
+    Parameters
+    ----------
+    ruleset : str
+        The ruleset's name (``ruleset = "..."`` in files).
+    root : Section
+        The file's root table (its ``name`` is "").
+    title : str
+        Plain words for the schema's title.
+    """
+
+    ruleset: str
+    root: Section
+    title: str = ""
+
+    def read(self, table: Table) -> dict[str, Any]:
+        """The validated values of a scenario file's root table, as nested dicts.
+
+        Raises
+        ------
+        ScenarioError
+            For the first wrong, missing or unknown key (file, key path, problem).
+        """
+        return self.root.read(table)
+
+    def read_dict(self, data: dict[str, Any], source: str = "<dict>") -> dict[str, Any]:
+        """:meth:`read` for a parsed TOML document."""
+        if not isinstance(data, dict):
+            raise ScenarioError(source, "", "expected a table")
+        return self.read(Table(data, source))
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON Schema (draft 2020-12) of the ruleset's scenario files."""
+        body = self.root.json_schema()
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"https://oddslab.invalid/schema/{self.ruleset}.json",
+            "title": self.title or f"oddslab scenario ({self.ruleset})",
+            **body,
+        }
+
+    def markdown(self) -> str:
+        """The docs' key table: one row per key (path, type, default, allowed, unit, help)."""
+        rows = ["| key | type | default | allowed | help |", "|---|---|---|---|---|"]
+        for path, key in self.root.walk():
+            if key.required:
+                default = "required"
+            elif key.default is None:
+                default = "none"
+            else:
+                default = f"`{_toml(key.default)}`"
+            if key.choices is not None:
+                allowed = ", ".join(f"`{c}`" for c in key.choices)
+            elif key.min is not None or key.max is not None:
+                lo = "" if key.min is None else _num(key.min)
+                hi = "" if key.max is None else _num(key.max)
+                allowed = f"{lo}–{hi}" if lo and hi else (f"≥ {lo}" if lo else f"≤ {hi}")
+            else:
+                allowed = ""
+            help_ = key.help + (f" ({key.unit})" if key.unit else "")
+            if key.switch:
+                help_ += " *Rule switch.*"
+            rows.append(f"| `{path}` | {key.kind} | {default} | {allowed} | {help_} |")
+        return "\n".join(rows)
+
+    def switches(self) -> tuple[str, ...]:
+        """Dotted paths of every key declared as a rule switch."""
+        return tuple(path for path, key in self.root.walk() if key.switch)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if value is None:
+        return "(none)"
+    return str(value)
+
+
+def run_keys(ruleset: str, default_name: str) -> tuple[Key, ...]:
+    """The top-level keys every scenario file may have, declared (for a schema's root).
+
+    ``ruleset`` (the game's name), ``name``, ``description``, ``trials`` (1 to
+    10,000,000,000) and ``seed`` (>= 0), with the same checks as
+    :func:`oddslab.scenario.read_run_options`.
+    """
+    # a file without `ruleset` is read as generic, so every other game's files must say it
+    first = ruleset if ruleset == "generic" else REQUIRED
+    return (
+        Key("ruleset", "str", first, "the game these rules are for", choices=(ruleset,)),
+        Key("name", "str", default_name, "shown in tables and plots"),
+        Key("description", "str", "", "free text, shown back with the inputs"),
+        Key(
+            "trials", "int", None, "Monte Carlo trials when the command line gives none", 1, 10**10
+        ),
+        Key("seed", "int", None, "master seed: the same seed gives the same numbers", 0),
+    )
