@@ -12,10 +12,9 @@ import numpy as np
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege import kernel as K
-from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege import kernel_shot as SK
+from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import shoot_dice
-from oddslab.rulesets.vom_kriege.validate import scenario_problems
 from oddslab.rulesets.vom_kriege.layout import STAT_TEXT
 from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
@@ -29,6 +28,7 @@ from oddslab.rulesets.vom_kriege.tables import (
     square_test_dice,
     square_test_probability,
 )
+from oddslab.rulesets.vom_kriege.validate import scenario_problems
 
 __all__ = ["VomKriegeScenario", "STAT_TEXT"]
 
