@@ -15,6 +15,8 @@ from typing import Annotated
 
 import typer
 
+from oddslab.cli_common import check_plot as _check_plot
+
 MAX_TRIALS = 10**10  # = oddslab.engine.MAX_TRIALS (tested), kept here to keep --help light
 
 app = typer.Typer(
@@ -121,18 +123,6 @@ def _interruptible(fn):
             raise typer.Exit(code=130) from None
 
     return wrapper
-
-
-def _check_plot(plot: Path | None) -> Path | None:
-    """The real file the plot will go to, checked before any work (exit 2 if unwritable)."""
-    if plot is None:
-        return None
-    from oddslab.plotting import check_plot_path
-
-    try:
-        return check_plot_path(plot)
-    except ValueError as exc:
-        raise _fail(f"--plot {exc}") from None
 
 
 def _load(path: Path, target: dict | None = None):

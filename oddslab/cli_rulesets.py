@@ -12,12 +12,9 @@ from typing import Annotated
 
 import typer
 
+from oddslab.cli_common import fail as _fail
+
 __all__ = ["register"]
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code=2)
 
 
 def _game(name: str):

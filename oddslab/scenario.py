@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from oddslab import ruleset as _registry
+from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab._schema import ScenarioError, Table
 from oddslab.ruleset import BUILTIN, RulesetError
 
@@ -87,8 +88,6 @@ def read_run_options(root: Table, default_name: str) -> dict[str, Any]:
     ``name`` (str), ``description`` (str), ``trials`` (int from 1 to
     :data:`oddslab.engine.MAX_TRIALS`), ``seed`` (int >= 0).
     """
-    from oddslab.engine import MAX_TRIALS, TRIALS_WHAT
-
     return {
         "name": root.str("name", default_name),
         "description": root.str("description", ""),
