@@ -8,7 +8,8 @@ majority-save procedure for mixed armour, the assault result, the losers' Leader
 tests, fall back, sweeping advance, and further turns while the combat lasts. Every rule
 and every assumption is listed in ``docs/assault-phase.md``.
 
-Modules: :mod:`.model` (dataclasses, validation), :mod:`.reading` (TOML -> model),
+Modules: :mod:`.model` (dataclasses, validation), :mod:`.scenario` (the scenario object),
+:mod:`.reading` (TOML -> model),
 :mod:`.compile` (model -> arrays, statistics, :class:`~oddslab.engine.Job`),
 :mod:`.layout` (array column constants), :mod:`.resolved` (``resolved()``), and the numba
 kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative step) and
@@ -22,7 +23,6 @@ from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.assault_phase.model import (
     GRENADES,
     WEAPONS,
-    AssaultScenario,
     ModelGroup,
     Rules,
     Side,
@@ -31,6 +31,7 @@ from oddslab.rulesets.assault_phase.model import (
     to_wound,
 )
 from oddslab.rulesets.assault_phase.reading import from_table
+from oddslab.rulesets.assault_phase.scenario import AssaultScenario
 
 #: a tiny valid scenario (as ``tomllib`` would give it) compiling every kernel a real
 #: assault uses, with the same array dtypes: ``oddslab warmup assault-phase``

@@ -22,12 +22,12 @@ from oddslab.rulesets.assault_phase.model import (
     TIE_SAVE,
     TIE_T,
     WEAPONS,
-    AssaultScenario,
     ModelGroup,
     Rules,
     Side,
     Unit,
 )
+from oddslab.rulesets.assault_phase.scenario import AssaultScenario
 
 __all__ = ["from_table"]
 
