@@ -24,13 +24,14 @@ Example
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
 from oddslab._schema import _MISSING as _MISSING_T
 from oddslab._schema import ScenarioError, Table
 
-__all__ = ["KINDS", "REQUIRED", "Key", "Schema", "Section", "run_keys"]
+__all__ = ["KINDS", "REQUIRED", "Key", "Schema", "Section", "Values", "run_keys"]
 
 
 class _Required:
@@ -55,6 +56,12 @@ KINDS: dict[str, dict[str, Any]] = {
         ]
     },
     "int_list": {"type": "array", "items": {"type": "integer"}},
+    # a string, or an array of strings (a single string stands for a list of one)
+    "str_list": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    # an integer, or an array of integers
+    "int_or_list": {
+        "anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]
+    },
 }
 
 
@@ -81,6 +88,11 @@ class Key:
     switch : bool
         True for a rule switch: a documented reading of the rule text that a scenario may
         change.
+    what : str
+        The expected value in words, for messages, where the range alone says too little
+        (``"a save from 2 (2+) to 7 (none)"``).
+    min_len, max_len : int, optional
+        Fewest / most items of a list kind, when given.
     """
 
     name: str
@@ -92,6 +104,9 @@ class Key:
     choices: tuple[str, ...] | None = None
     unit: str = ""
     switch: bool = False
+    what: str = ""
+    min_len: int = 0
+    max_len: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -103,36 +118,77 @@ class Key:
 
     def read(self, table: Table) -> Any:
         """The key's validated value from ``table`` (its default when absent)."""
-        default = self.default if not self.required else _MISSING_T
-        if self.kind == "int":
-            lo = None if self.min is None else int(self.min)
-            hi = None if self.max is None else int(self.max)
-            return table.int(self.name, default, min=lo, max=hi)
-        if self.kind == "float":
-            return table.float(self.name, default, min=self.min, max=self.max)
-        if self.kind == "bool":
-            return table.bool(self.name, default)
-        if self.kind == "str":
-            return table.str(self.name, default, choices=self.choices)
-        if self.kind == "dice":
-            return table.dice(self.name, default)
+        if not self.required and not table.has(self.name):
+            table.raw(self.name, None)  # known, absent: the default, unchecked
+            return self.default
         lo = None if self.min is None else int(self.min)
         hi = None if self.max is None else int(self.max)
-        return table.int_list(self.name, default, min=lo, max=hi)
+        kind = self.kind
+        if kind == "int_or_list":
+            kind = "int_list" if isinstance(table.raw(self.name), list) else "int"
+        if kind == "int":
+            return table.int(self.name, min=lo, max=hi, what=self.what)
+        if kind == "float":
+            return table.float(self.name, min=self.min, max=self.max)
+        if kind == "bool":
+            return table.bool(self.name)
+        if kind == "str":
+            return table.str(self.name, choices=self.choices)
+        if kind == "dice":
+            return table.dice(self.name)
+        if kind == "str_list":
+            value = table.raw(self.name)
+            value = [value] if isinstance(value, str) else value
+            if not isinstance(value, list) or any(not isinstance(x, str) for x in value):
+                raise table.error(self.name, self.what or "expected a list of strings")
+            for x in value:
+                if self.choices is not None and x not in self.choices:
+                    raise table.error(
+                        self.name, self.what or f"'{x}' is not one of {', '.join(self.choices)}"
+                    )
+            self._check_len(table, value)
+            return tuple(value)
+        value = table.int_list(self.name, min=lo, max=hi)
+        self._check_len(table, value)
+        return value
+
+    def _check_len(self, table: Table, value: list) -> None:
+        n = len(value)
+        if n < self.min_len or (self.max_len is not None and n > self.max_len):
+            if self.max_len is None:
+                text = f"at least {self.min_len} entr{'y' if self.min_len == 1 else 'ies'}"
+            else:
+                text = f"{self.min_len} to {self.max_len} entries"
+            raise table.error(self.name, f"expected {text}")
 
     def json_schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = dict(KINDS[self.kind])
+        out: dict[str, Any] = copy.deepcopy(KINDS[self.kind])
+        # where the range and choices apply: the value, or each item of a list
         if self.kind == "int_list":
-            out["items"] = dict(out["items"])
-            target = out["items"]
+            targets = [out["items"]]
+        elif self.kind == "int_or_list":
+            targets = [out["anyOf"][0], out["anyOf"][1]["items"]]
+        elif self.kind == "str_list":
+            targets = [out["anyOf"][0], out["anyOf"][1]["items"]]
+        elif self.kind == "dice":
+            targets = []
         else:
-            target = out
-        if self.min is not None and self.kind != "dice":
-            target["minimum"] = self.min
-        if self.max is not None and self.kind != "dice":
-            target["maximum"] = self.max
-        if self.choices is not None:
-            out["enum"] = list(self.choices)
+            targets = [out]
+        for t in targets:
+            if self.min is not None:
+                t["minimum"] = self.min
+            if self.max is not None:
+                t["maximum"] = self.max
+            if self.choices is not None:
+                t["enum"] = list(self.choices)
+        lists = [out] if self.kind == "int_list" else []
+        if self.kind in ("str_list", "int_or_list"):
+            lists = [out["anyOf"][1]]
+        for t in lists:
+            if self.min_len:
+                t["minItems"] = self.min_len
+            if self.max_len is not None:
+                t["maxItems"] = self.max_len
         desc = self.help + (f" ({self.unit})" if self.unit else "")
         if self.switch:
             desc += " [rule switch]"
@@ -143,9 +199,22 @@ class Key:
         return out
 
 
+class Values(dict):
+    """A section's values (``{key: value}``), with the :class:`~oddslab._schema.Table` they
+    were read from, so a reader's cross-key checks report the same file and key path
+    (``values.error("supporting", "...")``)."""
+
+    table: Table
+
+    def error(self, name: str, problem: str) -> ScenarioError:
+        """A :class:`ScenarioError` for key ``name`` of this section."""
+        return self.table.error(name, problem)
+
+
 @dataclass(frozen=True)
 class Section:
-    """A table (``[name]``) or an array of tables (``[[name]]``) of keys.
+    """A table (``[name]``), an array of tables (``[[name]]``), or a table of named tables
+    (``[name.NAME]``, e.g. ``[units.rifles]``) of keys.
 
     Parameters
     ----------
@@ -157,46 +226,68 @@ class Section:
         One line of plain words.
     array : bool
         True for an array of tables.
+    mapping : bool
+        True for a table of named tables, each with these items.
     required : bool
         True when the table must be present.
     min_len : int
-        Fewest entries of an array of tables.
+        Fewest entries of an array of tables or of a table of named tables.
     """
 
     name: str
     items: tuple[Key | Section, ...]
     help: str = ""
     array: bool = False
+    mapping: bool = False
     required: bool = False
     min_len: int = 0
 
-    def read(self, table: Table) -> Any:
+    def read(self, table: Table) -> Values:
         """Every key of this section read from ``table`` (then unknown keys are refused).
 
-        Returns a dict ``{key: value}`` (sub-sections nested; an array section a list of
-        dicts).
+        Returns :class:`Values` ``{key: value}``: sub-sections nested, an array section a
+        list of :class:`Values`, a mapping section a dict ``{name: Values}``. An absent
+        optional section gives its defaults, or None when it has a required key.
         """
-        out: dict[str, Any] = {}
+        out = Values()
+        out.table = table
         for item in self.items:
-            if isinstance(item, Key):
-                out[item.name] = item.read(table)
-            elif item.array:
-                if not table.has(item.name) and not item.required:
-                    table.raw(item.name, None)  # mark it known
-                    out[item.name] = []
-                    continue
-                default = _MISSING_T if item.required else []
-                out[item.name] = [
-                    item.read(t) for t in table.tables(item.name, default, min_len=item.min_len)
-                ]
-            else:
-                if not table.has(item.name) and not item.required:
-                    table.raw(item.name, None)
-                    out[item.name] = item.read(Table({}, table.source, table.key(item.name)))
-                    continue
-                out[item.name] = item.read(table.table(item.name))
+            out[item.name] = item.read(table) if isinstance(item, Key) else item.read_in(table)
         table.finish()
         return out
+
+    def read_in(self, parent: Table) -> Any:
+        """This section's value in ``parent`` (absent and optional: empty)."""
+        present = parent.has(self.name)
+        if self.array:
+            if not present and not self.required:
+                parent.raw(self.name, None)  # a known key, absent
+                return []
+            return [
+                self.read(t)
+                for t in parent.tables(
+                    self.name, _MISSING_T if self.required else [], min_len=self.min_len
+                )
+            ]
+        if not present and not self.required:
+            parent.raw(self.name, None)
+            if self.mapping:
+                return {}
+            if any(isinstance(i, Key) and i.required for i in self.items):
+                return None  # an optional table that, when given, must say something
+            return self.read(Table({}, parent.source, parent.key(self.name)))
+        tbl = parent.table(self.name)
+        if not self.mapping:
+            return self.read(tbl)
+        if len(tbl.data) < self.min_len:
+            raise parent.error(
+                self.name,
+                f"expected at least {self.min_len} entr{'y' if self.min_len == 1 else 'ies'} "
+                f"([{self.name}.NAME] tables)",
+            )
+        named = {name: self.read(tbl.table(name)) for name in list(tbl.data)}
+        tbl.finish()
+        return named
 
     def json_schema(self) -> dict[str, Any]:
         props: dict[str, Any] = {}
@@ -208,25 +299,31 @@ class Section:
         obj: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
         if required:
             obj["required"] = required
-        if not self.array:
-            if self.help:
-                obj["description"] = self.help
-            return obj
-        arr: dict[str, Any] = {"type": "array", "items": obj}
-        if self.min_len:
-            arr["minItems"] = self.min_len
+        if self.array:
+            out: dict[str, Any] = {"type": "array", "items": obj}
+            if self.min_len:
+                out["minItems"] = self.min_len
+        elif self.mapping:
+            out = {"type": "object", "additionalProperties": obj}
+            if self.min_len:
+                out["minProperties"] = self.min_len
+        else:
+            out = obj
         if self.help:
-            arr["description"] = self.help
-        return arr
+            out["description"] = self.help
+        return out
 
     def walk(self, prefix: str = ""):
-        """``(dotted path, Key)`` for every key, depth first (arrays as ``name[]``)."""
+        """``(dotted path, Key)`` for every key, depth first (``name[]`` for an array,
+        ``name.NAME`` for a table of named tables)."""
         for item in self.items:
             path = f"{prefix}.{item.name}" if prefix else item.name
             if isinstance(item, Key):
                 yield path, item
             else:
-                yield from item.walk(path + ("[]" if item.array else ""))
+                yield from item.walk(
+                    path + ("[]" if item.array else ".NAME" if item.mapping else "")
+                )
 
 
 @dataclass(frozen=True)
@@ -303,7 +400,7 @@ class Schema:
 
 
 def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
+    return f"{int(x):,}" if float(x).is_integer() else str(x)
 
 
 def _toml(value: Any) -> str:
@@ -311,8 +408,8 @@ def _toml(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
-    if value is None:
-        return "(none)"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     return str(value)
 
 

@@ -42,6 +42,7 @@ from oddslab.rulesets.armoured_clash.model import (
 )
 from oddslab.rulesets.armoured_clash.reading import from_table
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+from oddslab.rulesets.armoured_clash.schema import SCHEMA as _SCHEMA
 
 #: A tiny valid scenario (as ``tomllib`` would give it) that compiles the one Armoured Clash
 #: kernel with the dtypes every scenario uses: ``oddslab warmup armoured-clash``.
@@ -107,4 +108,5 @@ RULESET = _BasicRuleset(
     examples_dir=_shipped(""),
     example_glob="armoured-clash-*.toml",
     library_path=_shipped("libraries/armoured-clash.toml"),
+    keys=_SCHEMA,
 )
