@@ -58,6 +58,10 @@ KINDS: dict[str, dict[str, Any]] = {
     "int_list": {"type": "array", "items": {"type": "integer"}},
     # a string, or an array of strings (a single string stands for a list of one)
     "str_list": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    # a table of rows of integers (a chart)
+    "int_matrix": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+    # a key that no longer exists: giving it is an error that says what replaced it
+    "removed": {"not": {}},
     # an integer, or an array of integers
     "int_or_list": {
         "anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]
@@ -89,10 +93,17 @@ class Key:
         True for a rule switch: a documented reading of the rule text that a scenario may
         change.
     what : str
-        The expected value in words, for messages, where the range alone says too little
-        (``"a save from 2 (2+) to 7 (none)"``).
+        The expected value in words, for messages (``expected <what>``), where the range
+        alone says too little (``"a save from 2 (2+) to 7 (none)"``).
     min_len, max_len : int, optional
-        Fewest / most items of a list kind, when given.
+        Fewest / most items of a list kind (rows of an ``int_matrix``), when given.
+    cols : int, optional
+        Items in each row of an ``int_matrix``.
+    item_what : str
+        An ``int_matrix`` row in words, for messages.
+
+    A key of kind ``"removed"`` is one that no longer exists: ``help`` is the message a file
+    that still gives it gets.
     """
 
     name: str
@@ -107,6 +118,8 @@ class Key:
     what: str = ""
     min_len: int = 0
     max_len: int | None = None
+    cols: int | None = None
+    item_what: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -121,6 +134,10 @@ class Key:
         if not self.required and not table.has(self.name):
             table.raw(self.name, None)  # known, absent: the default, unchecked
             return self.default
+        if self.kind == "removed":
+            raise table.error(self.name, self.help)
+        if self.kind == "int_matrix":
+            return self._read_matrix(table)
         lo = None if self.min is None else int(self.min)
         hi = None if self.max is None else int(self.max)
         kind = self.kind
@@ -139,18 +156,43 @@ class Key:
         if kind == "str_list":
             value = table.raw(self.name)
             value = [value] if isinstance(value, str) else value
+            wrong = f"expected {self.what}" if self.what else ""
             if not isinstance(value, list) or any(not isinstance(x, str) for x in value):
-                raise table.error(self.name, self.what or "expected a list of strings")
+                raise table.error(self.name, wrong or "expected a list of strings")
             for x in value:
                 if self.choices is not None and x not in self.choices:
                     raise table.error(
-                        self.name, self.what or f"'{x}' is not one of {', '.join(self.choices)}"
+                        self.name, wrong or f"'{x}' is not one of {', '.join(self.choices)}"
                     )
             self._check_len(table, value)
             return tuple(value)
         value = table.int_list(self.name, min=lo, max=hi)
         self._check_len(table, value)
         return value
+
+    def _read_matrix(self, table: Table) -> tuple[tuple[int, ...], ...]:
+        raw = table.raw(self.name)
+        rows = self.max_len
+        if not isinstance(raw, list) or (rows is not None and len(raw) != rows):
+            raise table.error(self.name, f"expected {self.what or 'an array of rows'}")
+        out = []
+        for r, row in enumerate(raw):
+            ok = isinstance(row, list) and (self.cols is None or len(row) == self.cols)
+            ok = ok and all(
+                isinstance(v, int)
+                and not isinstance(v, bool)
+                and (self.min is None or v >= self.min)
+                and (self.max is None or v <= self.max)
+                for v in row
+            )
+            if not ok:
+                raise ScenarioError(
+                    table.source,
+                    f"{table.key(self.name)}[{r}]",
+                    f"expected {self.item_what or 'a row of integers'}",
+                )
+            out.append(tuple(row))
+        return tuple(out)
 
     def _check_len(self, table: Table, value: list) -> None:
         n = len(value)
@@ -170,7 +212,13 @@ class Key:
             targets = [out["anyOf"][0], out["anyOf"][1]["items"]]
         elif self.kind == "str_list":
             targets = [out["anyOf"][0], out["anyOf"][1]["items"]]
-        elif self.kind == "dice":
+        elif self.kind == "int_matrix":
+            targets = [out["items"]["items"]]
+            if self.max_len is not None:
+                out["minItems"] = out["maxItems"] = self.max_len
+            if self.cols is not None:
+                out["items"]["minItems"] = out["items"]["maxItems"] = self.cols
+        elif self.kind in ("dice", "removed"):
             targets = []
         else:
             targets = [out]
@@ -388,7 +436,8 @@ class Schema:
                 allowed = f"{lo}–{hi}" if lo and hi else (f"≥ {lo}" if lo else f"≤ {hi}")
             else:
                 allowed = ""
-            help_ = key.help + (f" ({key.unit})" if key.unit else "")
+            shown = key.unit and key.unit not in key.help
+            help_ = key.help + (f" ({key.unit})" if shown else "")
             if key.switch:
                 help_ += " *Rule switch.*"
             rows.append(f"| `{path}` | {key.kind} | {default} | {allowed} | {help_} |")

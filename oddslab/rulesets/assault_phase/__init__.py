@@ -32,6 +32,7 @@ from oddslab.rulesets.assault_phase.model import (
 )
 from oddslab.rulesets.assault_phase.reading import from_table
 from oddslab.rulesets.assault_phase.scenario import AssaultScenario
+from oddslab.rulesets.assault_phase.schema import SCHEMA as _SCHEMA
 
 #: a tiny valid scenario (as ``tomllib`` would give it) compiling every kernel a real
 #: assault uses, with the same array dtypes: ``oddslab warmup assault-phase``
@@ -70,4 +71,5 @@ RULESET = _BasicRuleset(
     examples_dir=_shipped(""),
     example_glob="assault-*.toml",
     library_path=_shipped("libraries/assault-phase.toml"),
+    keys=_SCHEMA,
 )
