@@ -15,6 +15,8 @@ from typing import Annotated
 
 import typer
 
+from oddslab.cli_common import check_plot as _check_plot
+
 MAX_TRIALS = 10**10  # = oddslab.engine.MAX_TRIALS (tested), kept here to keep --help light
 
 app = typer.Typer(
@@ -121,18 +123,6 @@ def _interruptible(fn):
             raise typer.Exit(code=130) from None
 
     return wrapper
-
-
-def _check_plot(plot: Path | None) -> Path | None:
-    """The real file the plot will go to, checked before any work (exit 2 if unwritable)."""
-    if plot is None:
-        return None
-    from oddslab.plotting import check_plot_path
-
-    try:
-        return check_plot_path(plot)
-    except ValueError as exc:
-        raise _fail(f"--plot {exc}") from None
 
 
 def _load(path: Path, target: dict | None = None):
@@ -472,8 +462,9 @@ def warmup(
     ] = None,
 ) -> None:
     """Compile the kernels ahead of time (e.g. after installing), so first runs are quick."""
-    from oddslab.warmup import ALL, warm
+    from oddslab.warmup import everything, warm
 
+    ALL = everything()  # the built-in rulesets, installed plugins, and the dice pools
     names = list(rulesets or ALL)
     unknown = [n for n in names if n not in ALL]
     if unknown:
@@ -541,3 +532,6 @@ def main() -> None:  # pragma: no cover - entry point
 from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
 
 _register_analysis(app)
+from oddslab.cli_rulesets import register as _register_rulesets  # noqa: E402 (issue 26)
+
+_register_rulesets(app)

@@ -54,6 +54,7 @@ from oddslab._batches import (
 )
 from oddslab._gc import paused
 from oddslab._kernels.chunks import thread_count
+from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab.outcome import Headline, Outcome, Stat
 
 __all__ = [
@@ -78,12 +79,8 @@ CHUNK_TRIALS = 1 << 16
 #: Ceiling on trials for adaptive-precision runs when none is given.
 DEFAULT_MAX_TRIALS = 100_000_000
 DEFAULT_TRIALS = 1_000_000
-#: Most trials in one run, from files, the command line and Python alike.
-MAX_TRIALS = 10**10
 #: Largest ``n_stats * n_bins`` a job may count (about 34 MB a copy of the histograms).
 MAX_HISTOGRAM_CELLS = 1 << 22
-#: Text of the trials range, shared by every reader of ``trials``.
-TRIALS_WHAT = "a number of trials from 1 to 10,000,000,000"
 
 
 @dataclass(frozen=True)

@@ -308,9 +308,15 @@ def test_warmup(monkeypatch):
     res = runner.invoke(app, ["warmup", "genric"])
     assert res.exit_code == 2 and "did you mean 'generic'" in res.output
     assert set(w.ALL) >= {"generic", "armoured-clash", "assault-phase", "dice-pools"}
-    monkeypatch.setitem(w.RULESETS, "generic", "oddslab.dice")  # a package without WARMUP
-    assert "skipped" in w.warm("generic")
-    monkeypatch.setitem(w.RULESETS, "generic", "oddslab.not_here")
+    import dataclasses
+
+    from oddslab import ruleset
+
+    game = ruleset.get("generic")
+    monkeypatch.setitem(ruleset._LOADED, "generic", dataclasses.replace(game, warmup=()))
+    assert "skipped" in w.warm("generic")  # a ruleset without a warm-up scenario
+    monkeypatch.delitem(ruleset._LOADED, "generic")
+    monkeypatch.setitem(ruleset.BUILTIN, "generic", "oddslab.not_here:RULESET")
     assert "not available" in w.warm("generic")
 
 
