@@ -408,7 +408,7 @@ class Trial:
         if over:
             for n in part:
                 self.mark(n, moving=True)
-            back = [n for n in part if self.u[n]["hit"]]
+            back = [n for n in part if self.u[n]["hit"] and self.alive(n)]  # not eliminated
             for n in back:
                 self.u[n]["gone"] = 1
             rec[3] = len(back)

@@ -436,6 +436,28 @@ def test_afv_without_assault_factor_does_not_overrun():
     )
 
 
+def test_eliminated_afv_is_not_forced_back():
+    """6.4: AFVs "disrupted or reduced ... can't exit through but must retreat in the hex they
+    came from"; an eliminated AFV retreats nowhere (issue 30). A light tank (Assault 1, To Hit
+    4: 3 dice) overruns a platoon (Assault 4, To Hit 3) in the open: the platoon scores
+    Bin(4, 2/3) hits, P(0..4) = 1, 8, 24, 32, 16 (/81). 1 hit disrupts the tank, 2 reduce it,
+    3 or more eliminate it: P(forced back) = P(1 or 2 hits) = 32/81, P(eliminated) = 48/81
+    (the count was 80/81 when eliminated tanks were counted too)."""
+    hexes = [
+        {"name": "road", "units": [unit("tank", type="afv", assault=1, assault_to_hit=4)]},
+        {"name": "field", "units": [unit("p", type="infantry", assault=4, assault_to_hit=3)]},
+    ]
+    sc = from_dict(scenario(hexes, [{"kind": "overrun", "attacker": "road", "defender": "field"}]))
+    back = np.array([49, 32]) / 81
+    state = np.array([1, 8, 24, 48]) / 81
+    out = engine.simulate(sc, trials=200_000, seed=30)
+    assert chisquare_pmf(out.counts["attacker_afvs_forced_back"], back) > P_MIN
+    assert chisquare_pmf(out.counts["tank_state"], state) > P_MIN
+    ref = N.simulate(sc, 20_000, seed=30)
+    assert chisquare_pmf(ref["attacker_afvs_forced_back"], back) > P_MIN
+    assert chisquare_pmf(ref["tank_state"], state) > P_MIN
+
+
 def test_second_overrun_of_the_same_hex_is_an_input_error():
     """6.4: "as many overruns as its MF allows, but on different hexes"."""
     hexes = [

@@ -132,7 +132,9 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
             u = tmp[i]
             ws[W_OPS, u] = 1  # moved and fought; it may overrun again (6.4)
             ws[W_MV, u] = 1
-            if ws[W_HIT, u]:
+            # 6.4: AFVs "disrupted or reduced ... must retreat in the hex they came from";
+            # an eliminated AFV retreats nowhere and is not counted
+            if ws[W_HIT, u] and ws[W_SIDE, u] < 2:
                 ws[W_GONE, u] = 1
                 back += 1
         rec[k, 3] = back
