@@ -159,14 +159,16 @@ class Trial:
         if not names:
             return roll_hits(self.rng, dice, aug, th, lead, self.mode()), 0
         hard = any(self.u[n]["obj"].hard for n in names)
-        soft = any(not self.u[n]["obj"].hard for n in names)
+        soft = sum(not self.u[n]["obj"].hard for n in names)  # living soft targets
         sd = self.sc.hex(h).defence
         if air:
             c = [self.concealed(n) for n in names]
             sd += any(c) if self.r.air_concealed == "any-unit" else all(c)
         else:
             dice += 1 if (self.r.artillery_extra_die and len(names) > 1) else 0
-            sd += hard + (1 if (self.r.artillery_soft_extra_defence and hard and soft) else 0)
+            sd += hard
+            if self.r.artillery_soft_extra_defence and hard and soft:
+                sd += soft if self.r.artillery_soft_extra_scope == "per-soft-unit" else 1
         hits = roll_hits(self.rng, dice, aug, th, lead, self.mode())
         ip = self.sc.hex(h).improved_position
         after = self.r.improved_position == "after-saves"

@@ -269,6 +269,43 @@ def test_ops_complete_markers_match_naive(rules):
 
 
 @pytest.mark.statistical
+@pytest.mark.rule_switch("hex-platoon", "artillery_soft_extra_defence")
+@pytest.mark.rule_switch("hex-platoon", "artillery_soft_extra_scope")
+@pytest.mark.parametrize(
+    "rules",
+    [None, {"artillery_soft_extra_scope": "per-hex"}, {"artillery_soft_extra_defence": False}],
+    ids=["per-soft-unit", "per-hex", "restatement"],
+)
+def test_soft_target_extra_defence_after_fire_matches_naive(rules):
+    """Two steps through the general kernel: a platoon (1 die on 4+) fires at a reduced,
+    disrupted platoon (eliminated with P 1/2), then a mortar fires at its hex, which holds a
+    second platoon and a tank: the extra defence dice count the soft targets still alive
+    (2 or 1 per soft target, 1 per hex, none as a restatement of 6.1's +1)."""
+    hexes = [
+        {
+            "name": "guns",
+            "units": [
+                unit("mortar", type="mortar", he=2, range=10, to_hit=3),
+                unit("shooter", type="infantry", he=1, range=6, to_hit=4),
+            ],
+        },
+        {
+            "name": "field",
+            "units": [
+                unit("rifles", type="infantry", he=1),
+                unit("rifles2", type="infantry", he=1, reduced=True, disrupted=True),
+                unit("tank", type="afv", ap=1),
+            ],
+        },
+    ]
+    steps = [
+        {"kind": "fire", "firer": "shooter", "target": "rifles2", "band": "normal"},
+        {"kind": "mortar", "firer": "mortar", "target": "field", "band": "normal"},
+    ]
+    _z_compare(scenario(hexes, steps, rules))
+
+
+@pytest.mark.statistical
 def test_air_strike_into_aa_matches_naive():
     sc, out = _z_compare(air_case())
     assert out.prob("aircraft_fate", 4) > 0  # shot down sometimes

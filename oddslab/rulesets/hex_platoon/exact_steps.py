@@ -147,12 +147,11 @@ def _hex_saves(sc, hex_name) -> int:
     r = sc.rules
     stack = sc.stack(hex_name)
     hard = any(u.hard for u in stack)
-    soft = any(not u.hard for u in stack)
-    return (
-        sc.hex(hex_name).defence
-        + hard
-        + (1 if (r.artillery_soft_extra_defence and hard and soft) else 0)
-    )
+    soft = sum(not u.hard for u in stack)
+    extra = 0
+    if r.artillery_soft_extra_defence and hard and soft:
+        extra = soft if r.artillery_soft_extra_scope == "per-soft-unit" else 1
+    return sc.hex(hex_name).defence + hard + extra
 
 
 def _mix(a: np.ndarray, b: np.ndarray, w: float) -> np.ndarray:

@@ -80,7 +80,8 @@ R_CONC_LOST = 4  # a target loses concealment once it has been fired at
 R_COVER5 = 5  # hard targets' defensive-bonus dice save on 5+ (Armor Bonus for cover)
 R_ART_EXTRA_DIE = 6  # mortars/artillery: +1 attack die with more than one target in the hex
 R_ART_HARD_IGNORE = 7  # mortars/artillery: a hard target ignores its first hit
-R_ART_SOFT_EXTRA = 8  # mortars/artillery: soft with hard in the hex: +1 defence die
+R_ART_SOFT_EXTRA = 8  # mortars/artillery, soft with hard in the hex: 0 no extra defence die,
+# 1 one for the hex, 2 one per (living) soft target
 R_ASSAULT_LITERAL = 9  # attacker retreats when it *receives* fewer hits than the defender
 R_MINES_SUM = 10  # mines: one hit if the 2D6 sum is >= 5 (else each die >= 5 is a hit)
 R_CLEAR_SUM = 11  # clearing: the sum of the dice is even (else any die even)
