@@ -413,6 +413,34 @@ def test_mixed_hex_saves_one_extra_die_per_soft_target(reading):
 # combat"; "units assault enemy units by moving into their hex" ------------------------------
 
 
+@pytest.mark.rule_switch("hex-platoon", "city_assault_bonus")
+@pytest.mark.parametrize("reading", ["vs-armour-only", "always"])
+def test_city_assault_bonus(reading):
+    """6.3 "Good Order infantry defending/attacking an Armored Fighting Vehicles only stack :
+    sub -1 to its Assault To Hit number. if the assault takes place in a city, add + 1 to the
+    infantry Assault factor." Infantry with Assault 2 on 1+ (every die hits) assaults a city
+    hex held by infantry, then another held by a tank (both never hit back). Default, the
+    +1 belongs to the case against an AFV-only stack: 2 hits on the infantry, 3 on the tank
+    (To Hit 0); read as "+1 for infantry in a city" (`always`): 3 and 3."""
+    never = dict(assault=1, assault_to_hit=7)
+    hexes = [
+        {"name": "a1", "units": [unit("inf1", type="infantry", assault=2, assault_to_hit=1)]},
+        {"name": "a2", "units": [unit("inf2", type="infantry", assault=2, assault_to_hit=1)]},
+        {"name": "town", "terrain": "city", "units": [unit("d", type="infantry", **never)]},
+        {"name": "depot", "terrain": "city", "units": [unit("t", type="afv", **never)]},
+    ]
+    steps = [
+        {"kind": "assault", "attacker": "a1", "defender": "town", "label": "vs infantry"},
+        {"kind": "assault", "attacker": "a2", "defender": "depot", "label": "vs a tank"},
+    ]
+    out = _run(scenario(hexes, steps, {"city_assault_bonus": reading}), n=2_000)
+    vs_inf = 3 if reading == "always" else 2
+    assert out.prob("hits_on_defender_step1", vs_inf) == 1.0
+    assert out.prob("hits_on_defender_step1", vs_inf + 1) == 0.0
+    assert out.prob("hits_on_defender_step2", 3) == 1.0
+    assert out.prob("hits_on_defender_step2", 4) == 0.0
+
+
 def test_attacker_without_assault_factor_stays_behind():
     """A platoon (Assault 1, never hits) assaults with a mortar (no Assault factor) in its
     hex; the defender scores 2 sure hits. The mortar may not attack, so it does not go in:
