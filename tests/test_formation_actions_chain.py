@@ -144,12 +144,19 @@ def _brute(f: Formation, rules: Rules, turns: int):
             return False
         return d <= target
 
+    def cap(state):
+        # broken_shock "cap": a broken formation has at most as many Shock points as units
+        s, b, e, g = state
+        if rules.broken_shock == "cap" and b:
+            s = min(s, f.units)
+        return (s, b, e, g)
+
     def gain(state, k):
         s, b, e, g = state
         s += k
         if k > 0 and rules.break_check == "immediate" and not b and s >= thr:
             b, e = True, True
-        return (s, b, e, g)
+        return cap((s, b, e, g))
 
     def outside_branches(state):
         if state[3]:
@@ -187,6 +194,7 @@ def _brute(f: Formation, rules: Rules, turns: int):
                     s, b, e, g = st3
                     if rules.break_check == "end-phase" and not g and not b and s >= thr:
                         b, e = True, True
+                    s, b, e, g = cap((s, b, e, g))
                     outcomes = []
                     if g or (s == 0 and not b):
                         outcomes = [(Fraction(1), (s, b, e, g))]
@@ -216,7 +224,7 @@ def _brute(f: Formation, rules: Rules, turns: int):
                             turn(t + 1, st4, pp)
 
     b0 = f.starts_broken
-    turn(0, (f.shock, b0, b0, False), Fraction(1))
+    turn(0, cap((f.shock, b0, b0, False)), Fraction(1))
     return shock_t, broken_by, passed
 
 
@@ -247,6 +255,29 @@ CHAIN_CASES = [
     (
         Formation("d", command=2, units=3, broken=True),
         Rules(natural_one_passes=True, natural_six_fails=True, rally_action_penalty=False),
+    ),
+    # a broken formation under outside Shock, its Shock capped at its units (default) or not
+    (
+        Formation(
+            "e", command=3, units=2, shock=5, broken=True, outside_shock=OutsideShock(fixed=1)
+        ),
+        Rules(),
+    ),
+    (
+        Formation(
+            "f", command=3, units=2, shock=1, outside_shock=OutsideShock(table=(0.5, 0.25, 0.25))
+        ),
+        Rules(action_penalty="shock", broken_shock="accumulate"),
+    ),
+    (
+        Formation(
+            "g",
+            command=5,
+            units=3,
+            break_at=5,
+            outside_shock=OutsideShock(dice=DiceExpr(1, 3, 0)),
+        ),
+        Rules(outside_timing="start-of-turn", withdrawal="removed"),
     ),
 ]
 

@@ -259,6 +259,12 @@ def formation_chain(
             P[:, 1, :, 1, :] += b_fail
         else:
             P[:, 1, :, 0, :] += b_fail
+        if rules.broken_shock == "cap" and S > units + 1:
+            # a formation still broken (in play or withdrawn) keeps at most its units in
+            # Shock; nothing reads a broken formation's Shock but "any Shock", which this
+            # keeps, so capping once a turn equals capping at every gain
+            P[units, 1] += P[units + 1 :, 1].sum(axis=0)
+            P[units + 1 :, 1] = 0.0
         shock_t[t] = P.sum(axis=(1, 2, 3, 4))
         broken_by[t] = P[:, :, 1].sum()
         broken_after[t] = P[:, 1].sum()

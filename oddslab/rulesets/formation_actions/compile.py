@@ -276,6 +276,7 @@ class FormationActionsScenario:
         G[L.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
         G[L.R_BREAK] = BREAK_CHECKS.index(r.break_check)
         G[L.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
+        G[L.R_BROKEN_CAP] = r.broken_shock == "cap"
         keys = [a.key for a in self.armies]
         G[L.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
         G[L.H_NF] = nf

@@ -54,7 +54,8 @@ H_ROFF = 14
 H_NSLOTS = 15
 H_POFF = 16  # activation order: formation indices, each army's block sorted by its policy
 H_TOFF = 17  # histogram offsets of the turn statistics
-H_SIZE = 18
+R_BROKEN_CAP = 18  # 1: a broken formation's Shock is at most its units (broken_shock "cap")
+H_SIZE = 19
 
 # formation columns
 F_ARMY = 0
