@@ -468,6 +468,7 @@ class Trial:
             else:
                 hits, uns = roll_hits(rng, dice, 0, air.to_hit), 0
             rec[3], rec[4] = hits, uns
+            rec[6 if a >= 2 else 7] = uns  # on the target hex / astray on the adjacent one
             if acc == 0:
                 ret = 0 if (a == 1 and self.r.air_failed_strike_return == "zero-hits") else hits
                 fate = 0 if d6(rng) >= ret else 1

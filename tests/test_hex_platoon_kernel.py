@@ -324,6 +324,25 @@ def test_air_strike_switches_match_naive():
     )
 
 
+def test_air_strike_hits_on_the_target_hex_and_astray():
+    """11.3 strike accuracy "1 : failure, the defending chose an adjacent hex for the strike
+    to hit; 2 : firepower is reduced -1D; 3-6 : successfull strike". No AA; 3 dice on 1+;
+    one platoon in the open in each hex (no save dice): hits on the target hex 3 with P 4/6,
+    2 with P 1/6, 0 with P 1/6 (astray); on the adjacent hex 3 with P 1/6, else 0."""
+    hexes = [
+        {"name": "sky", "units": [unit("stuka", type="aircraft", he=3, to_hit=1)]},
+        {"name": "farm", "units": [unit("r1", type="infantry", he=1)]},
+        {"name": "field", "units": [unit("r2", type="infantry", he=1)]},
+    ]
+    step = {"kind": "air-strike", "aircraft": "stuka", "target": "farm", "adjacent": "field"}
+    out = engine.simulate(from_dict(scenario(hexes, [step])), trials=200_000, seed=29)
+    on = out.counts["unsaved_hits_by_aircraft_on_farm"]
+    astray = out.counts["unsaved_hits_by_aircraft_on_field"]
+    assert chisquare_pmf(on, np.array([1, 0, 1, 4]) / 6) > P_MIN
+    assert chisquare_pmf(astray, np.array([5, 0, 0, 1]) / 6) > P_MIN
+    assert on[0] == astray[3]  # every trial's strike lands on one hex or the other
+
+
 @pytest.mark.statistical
 def test_sequence_mines_opportunity_assault_overrun_matches_naive():
     sc, out = _z_compare(sequence_case())

@@ -208,6 +208,7 @@ def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
             uns = 0
         rec[k, 3] = hits
         rec[k, 4] = uns
+        rec[k, 6 if a >= 2 else 7] = uns  # on the target hex / astray on the adjacent one
         if acc == 0:
             ret = 0 if (a == 1 and rules[R_AIR_FAIL_ZERO]) else hits
             fate = 0 if randint(st, D6) + 1 >= ret else 1

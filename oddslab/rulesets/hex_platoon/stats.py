@@ -270,6 +270,22 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             fp = s.firepower or sc.unit(s.aircraft).he
             rec(k, 3, "hits_by_aircraft", fp + 1, "strike hits before saves")
             u = rec(k, 4, "unsaved_hits_by_aircraft", fp + 1, "unsaved strike hits")
+            # where they land: the target hex, or the adjacent hex of a strike gone astray
+            rec(
+                k,
+                6,
+                f"unsaved_hits_by_aircraft_on_{_s(s.target)}",
+                fp + 1,
+                f"unsaved strike hits on the target hex {s.target}",
+            )
+            if s.adjacent:
+                rec(
+                    k,
+                    7,
+                    f"unsaved_hits_by_aircraft_on_{_s(s.adjacent)}",
+                    fp + 1,
+                    f"unsaved strike hits on {s.adjacent} (strike gone astray)",
+                )
             first_primary = first_primary or u
     # final states of every unit some step can change, then stack totals
     changed: list[str] = []
