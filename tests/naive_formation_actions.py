@@ -183,6 +183,8 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
                     f.broken = False
                     f.shock = f.spec.units
                     res[name(f, "rallied")] += 1
+                else:
+                    res[name(f, "rallied_unbroken")] += 1
                 f.shock -= max(1, f.shock // 2)
             elif f.broken:
                 res[name(f, "withdrawals")] += 1

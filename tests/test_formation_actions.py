@@ -63,6 +63,7 @@ def test_retain_always_hand_worked():
     assert r["blue_retain_attempts"] == 1 and r["blue_retained"] == 1
     assert r["red_actions_turn_1"] == 1 and r["red_holds_turn_1"] == 1
     assert r["red_x_holds"] == 1 and r["red_x_shock_after_turn_1"] == 0
+    assert r["red_x_rallied_unbroken"] == 1  # a rally test passed while not broken
     assert "red_retain_attempts" not in r  # red never retains: not reported
 
 

@@ -132,6 +132,7 @@ def _brute(f: Formation, rules: Rules, turns: int):
     shock_t = [dict() for _ in range(turns)]
     broken_by = [Fraction(0)] * turns
     passed = [Fraction(0)] * turns
+    rallied_unbroken = [Fraction(0)] * turns  # P(a rally test passed while not broken)
     sixth = Fraction(1, 6)
 
     def pen(s):
@@ -209,6 +210,8 @@ def _brute(f: Formation, rules: Rules, turns: int):
                             if _passes(d, target):
                                 s2 = f.units if b else s
                                 outcomes.append((sixth, (s2 - max(1, s2 // 2), False, e, g)))
+                                if not b:
+                                    rallied_unbroken[t] += p * p1 * p2 * p3 * sixth
                             elif b:
                                 outcomes.append(
                                     (sixth, (s, True, e, rules.withdrawal == "removed"))
@@ -225,7 +228,7 @@ def _brute(f: Formation, rules: Rules, turns: int):
 
     b0 = f.starts_broken
     turn(0, cap((f.shock, b0, b0, False)), Fraction(1))
-    return shock_t, broken_by, passed
+    return shock_t, broken_by, passed, rallied_unbroken
 
 
 CHAIN_CASES = [
@@ -285,8 +288,12 @@ CHAIN_CASES = [
 @pytest.mark.parametrize("f,rules", CHAIN_CASES, ids=[c[0].key for c in CHAIN_CASES])
 def test_chain_matches_brute_force(f, rules):
     turns = 3
-    shock_t, broken_by, passed = _brute(f, rules, turns)
+    shock_t, broken_by, passed, rallied_unbroken = _brute(f, rules, turns)
     res = formation_chain(f, rules, turns)
+    # the expected count of rally tests passed while unbroken: the sum over the turns
+    unbroken = formation_chain(f, rules, turns, counter="rallied_unbroken").counter
+    want = float(sum(rallied_unbroken))
+    assert abs(np.dot(np.arange(len(unbroken)), unbroken) - want) < 1e-12
     for t in range(turns):
         want = np.zeros(res.shock.shape[1])
         for s, p in shock_t[t].items():
@@ -301,7 +308,7 @@ def test_chain_counters_are_consistent():
     n = 6
     res = {
         c: formation_chain(f, rules, n, counter=c)
-        for c in ("actions", "holds", "rallied", "withdrawals")
+        for c in ("actions", "holds", "rallied", "withdrawals", "rallied_unbroken")
     }
     for r in res.values():
         assert abs(r.counter.sum() - 1) < 1e-12

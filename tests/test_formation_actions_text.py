@@ -134,6 +134,9 @@ def test_break_and_rally_from_broken_counts_shock_as_units():
     assert r["blue_f_rallied"] == 1 and r["blue_f_shock_after_turn_1"] == 3
     assert (r["blue_f_actions"], r["blue_f_holds"]) == (1, 1)
     assert r["blue_f_shock_after_turn_2"] == 2
+    # "Both armies take turns to rally formations that have Shock or that are broken": the
+    # turn-2 rally of f, no longer broken, is a rally test passed while not broken (issue 29)
+    assert r["blue_f_rallied_unbroken"] == 1 and r["red_g_rallied_unbroken"] == 0
 
 
 @pytest.mark.parametrize("broken_shock", ["cap", "accumulate"])

@@ -45,6 +45,7 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
+    FS_RALLIED_UNBROKEN,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
@@ -263,6 +264,7 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             S[g] = s0 + ok * (halved - s0)
             BR[g] &= ~((bk & ok) << f)
             RT[fs + FS_RALLIED, g] += bk & ok
+            RT[fs + FS_RALLIED_UNBROKEN, g] += (1 - bk) & ok
             wd = bk & (1 - ok) & a
             RT[fs + FS_WITHDRAWALS, g] += wd
             RT[sa, g] += wd

@@ -171,6 +171,12 @@ class FormationActionsScenario:
                     (f"{p}_holds", n + 1, f"{fn}: action tests failed (Hold)", False),
                     (f"{p}_rallied", n + 1, f"{fn}: rallies from broken", False),
                     (f"{p}_withdrawals", n + 1, f"{fn}: withdrawals", False),
+                    (
+                        f"{p}_rallied_unbroken",
+                        n + 1,
+                        f"{fn}: rally tests passed while not broken",
+                        False,
+                    ),
                 ]
                 rows += [
                     (f"{p}_shock_after_turn_{t}", top + 1, f"{fn}: Shock after turn {t}", False)

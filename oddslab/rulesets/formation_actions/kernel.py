@@ -54,6 +54,7 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
+    FS_RALLIED_UNBROKEN,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
@@ -355,6 +356,7 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
             broken &= ~((bk & ok) << f)
             fs = ro + G[_u(row + F_STAT0)]
             G[_u(fs + FS_RALLIED)] += bk & ok
+            G[_u(fs + FS_RALLIED_UNBROKEN)] += (1 - bk) & ok
             wd = bk & (1 - ok)
             G[_u(fs + FS_WITHDRAWALS)] += wd
             wd0 += wd & t0

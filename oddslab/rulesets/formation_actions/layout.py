@@ -75,9 +75,10 @@ F_NCOLS = 13
 # formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn)
 FS_ACTIONS = 0
 FS_HOLDS = 1
-FS_RALLIED = 2
+FS_RALLIED = 2  # rallies from broken
 FS_WITHDRAWALS = 3
-FS_SHOCK = 4
+FS_RALLIED_UNBROKEN = 4  # rally tests passed while not broken (Shock removed)
+FS_SHOCK = 5
 
 # army columns
 A_STRAT = 0
