@@ -480,6 +480,13 @@ def state_code(x) -> int:
     return 3 if x["side"] >= 2 else (2 if x["side"] == 1 else int(bool(x["dis"])))
 
 
+def detail_code(x) -> int:
+    """0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted, 4 eliminated."""
+    if x["side"] >= 2:
+        return 4
+    return (2 if x["side"] == 1 else 0) + int(bool(x["dis"]))
+
+
 def simulate(sc, trials: int, seed: int) -> dict[str, np.ndarray]:
     """Histograms ``{stat name: counts}`` of ``trials`` pure-Python trials."""
     rng = random.Random(seed)
@@ -497,6 +504,8 @@ def simulate(sc, trials: int, seed: int) -> dict[str, np.ndarray]:
                 v = int(t.rec[a, b])
             elif kind == K.OK_HEX_GE:
                 v = sum(state_code(t.u[x.name]) >= b for x in sc.stack(sc.hexes[a].name))
+            elif kind == K.OK_STATE_DETAIL:
+                v = detail_code(t.u[names[a]])
             else:
                 v = int(state_code(t.u[names[a]]) >= b)
             counts[st.name][min(v, top)] += 1

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import naive_hex_platoon as N  # noqa: E402
-from hex_platoon_cases import MG, RIFLES, TANK, fire_case, scenario, unit  # noqa: E402
+from hex_platoon_cases import HQ, MG, RIFLES, TANK, fire_case, scenario, unit  # noqa: E402
 from stats import P_MIN, chisquare_pmf  # noqa: E402
 
 from oddslab import engine  # noqa: E402
@@ -343,3 +343,32 @@ def test_mixed_hex_saves_one_extra_die_per_soft_target(reading):
     assert chisquare_pmf(out.counts["unsaved_hits_on_field"], want) > P_MIN
     ref = N.simulate(sc, 20_000, seed=9)["unsaved_hits_on_field"]
     assert chisquare_pmf(ref, want) > P_MIN
+
+
+# -- issue 29: a reduced unit's state says whether it is disrupted ------------------------------
+
+
+def test_state_detail_tells_reduced_from_reduced_and_disrupted():
+    """A reduced, disrupted platoon with its HQ (leadership 1) rallies on 2D6 - 1 <= 8,
+    P = 30/36: `_state` is 2 (reduced) either way; `_state_detail` is 2 (reduced, good
+    order) with P 30/36 and 3 (reduced and disrupted) with 6/36. The AT platoon at a tank in
+    a wood (docs' worked example): good order, disrupted, reduced, eliminated with 0.321,
+    0.265, 0.241, 0.173, every reduced tank also disrupted (the first hit disrupts)."""
+    p = unit("p", **RIFLES, reduced=True, disrupted=True)
+    hexes = [{"name": "w", "units": [p, unit("hq", **HQ)]}]
+    sc = from_dict(scenario(hexes, [{"kind": "rally", "units": ["p"]}]))
+    ex = sc.exact_pmfs()
+    assert np.allclose(ex["p_state"], [0, 0, 1, 0])
+    assert np.allclose(ex["p_state_detail"], [0, 0, 30 / 36, 6 / 36, 0])
+    out = engine.simulate(sc, trials=100_000, seed=29)
+    assert chisquare_pmf(out.counts["p_state_detail"], ex["p_state_detail"]) > P_MIN
+    at = dict(type="infantry", ap=4, ap_plus=True, range=4, to_hit=4)
+    sc = from_dict(fire_case(target_kw={**TANK, "type": "afv"}, firer_kw=at))
+    ex = sc.exact_pmfs()
+    state = ex["target_state"]
+    assert np.allclose(ex["target_state_detail"], [state[0], state[1], 0, state[2], state[3]])
+    assert np.allclose(state, [0.321, 0.265, 0.241, 0.173], atol=5e-4)
+    out = engine.simulate(sc, trials=200_000, seed=29)  # the single-fire fast path
+    assert chisquare_pmf(out.counts["target_state_detail"], ex["target_state_detail"]) > P_MIN
+    ref = N.simulate(sc, 20_000, seed=29)["target_state_detail"]
+    assert chisquare_pmf(ref, ex["target_state_detail"]) > P_MIN

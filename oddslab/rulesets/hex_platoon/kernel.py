@@ -130,6 +130,15 @@ def state_of(ws, u):
     return 1 if ws[W_DIS, u] else 0
 
 
+@jit_inner(signature_or_function=sig("int64", I2, INT))
+def state_detail_of(ws, u):
+    """0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted, 4 eliminated."""
+    s = ws[W_SIDE, u]
+    if s >= 2:
+        return 4
+    return 2 * s + (1 if ws[W_DIS, u] else 0)
+
+
 @jit_noalloc(signature_or_function=sig("int64", I2, INT, INT, BOOL, BOOL))
 def apply_hits(ws, u, h, protect, per_attack):
     """Apply ``h`` hits of one attack to unit ``u``; return the hits it could not absorb.

@@ -130,6 +130,8 @@ OK_STATE = 0  # unit a: 0 good order, 1 disrupted, 2 reduced, 3 eliminated
 OK_REC = 1  # rec[a, b]
 OK_HEX_GE = 2  # non-HQ units of hex a at state >= b
 OK_STATE_GE = 3  # unit a at state >= b (0/1)
+OK_STATE_DETAIL = 4  # unit a: 0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted,
+# 4 eliminated
 
 # -- fast path: a scenario that is one static fire attack ------------------------------------
 F_ON = 0  # 1: use the fast path
@@ -141,7 +143,7 @@ F_SAVE_NEED = 5
 F_COVER_N = 6  # hard targets under "Armor Bonus for cover": bonus dice at 5+
 F_IP_BEFORE = 7  # improved position: first hit nullified before saves
 F_IP_AFTER = 8  # ... or the first unsaved hit
-F_TAB = 9  # target state after u unsaved hits: fast[F_TAB + u]
+F_TAB = 9  # target state after u unsaved hits: fast[F_TAB + u] = state + 8 * detailed state
 F_BLOCK = 256  # words drawn per refill (1024 d36 values)
 F_STREAMS = 16
 

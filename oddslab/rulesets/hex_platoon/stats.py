@@ -306,6 +306,15 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
         if u.is_hq:
             heads.append(Headline(f"P({n} reduced or eliminated)", f"{_s(n)}_state", 2))
         else:
+            # a reduced unit in good order or disrupted (an (s)HQ is never disrupted)
+            add(
+                f"{_s(n)}_state_detail",
+                5,
+                f"{n}: final state (0 good order, 1 disrupted, 2 reduced, 3 reduced and "
+                "disrupted, 4 eliminated)",
+                f"{n}: final state in detail",
+                (K.OK_STATE_DETAIL, ui[n], 0),
+            )
             heads.append(Headline(f"P({n} disrupted or worse)", f"{_s(n)}_state", 1))
             heads.append(Headline(f"P({n} reduced or eliminated)", f"{_s(n)}_state", 2))
             heads.append(Headline(f"P({n} eliminated)", f"{_s(n)}_state", 3))
