@@ -21,6 +21,7 @@ from oddslab._schema import ScenarioError, Table
 from oddslab.rulesets.formation_actions.compile import FormationActionsScenario
 from oddslab.rulesets.formation_actions.model import (
     BREAK_CHECKS,
+    BROKEN_SHOCKS,
     CHOICES,
     KEY_PATTERN,
     ORDER_POLICIES,
@@ -149,6 +150,7 @@ def _read_rules(tbl: Table, army_keys: list[str]) -> Rules:
         break_check=tbl.str("break_check", "immediate", choices=BREAK_CHECKS),
         outside_timing=tbl.str("outside_timing", "before-rally", choices=OUTSIDE_TIMINGS),
         first_turn_tie=tbl.str("first_turn_tie", "reroll", choices=["reroll", *army_keys]),
+        broken_shock=tbl.str("broken_shock", "cap", choices=BROKEN_SHOCKS),
     )
     tbl.finish()
     return Rules(**kw)
