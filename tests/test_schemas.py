@@ -90,6 +90,8 @@ def test_what_the_schema_refuses_the_reader_refuses(name):
     for example in game.examples():
         base = tomllib.loads(example.read_text())
         for path, key in game.keys.root.walk():
+            if key.kind == "custom" and not key.custom[1]:
+                continue  # a key that takes anything (bookkeeping the rules ignore)
             *parents, leaf = path.split(".")
             for bad_value in ({"a": 1},) if key.kind in ("str", "str_list") else ("?",):
                 data = copy.deepcopy(base)
