@@ -314,6 +314,10 @@ class Section:
         True when the table must be present.
     min_len : int
         Fewest entries of an array of tables or of a table of named tables.
+    variants : tuple of (str, tuple of Key), optional
+        Tables of several kinds: the first item is the key naming the kind (a ``str`` key
+        whose choices are the variants' names), and each variant adds keys of its own (the
+        steps of a scenario: ``kind = "fire"`` takes ``firer`` and ``target``).
     """
 
     name: str
@@ -323,6 +327,7 @@ class Section:
     mapping: bool = False
     required: bool = False
     min_len: int = 0
+    variants: tuple[tuple[str, tuple[Key, ...]], ...] = ()
 
     def read(self, table: Table) -> Values:
         """Every key of this section read from ``table`` (then unknown keys are refused).
@@ -335,6 +340,9 @@ class Section:
         out.table = table
         for item in self.items:
             out[item.name] = item.read(table) if isinstance(item, Key) else item.read_in(table)
+        if self.variants:
+            for key in dict(self.variants)[out[self.items[0].name]]:
+                out[key.name] = key.read(table)
         table.finish()
         return out
 
@@ -381,6 +389,14 @@ class Section:
         obj: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
         if required:
             obj["required"] = required
+        if self.variants:
+            tag = self.items[0].name
+            kinds = []
+            for kind, keys in self.variants:
+                v_props = {**props, tag: {"const": kind}}
+                v_props.update({k.name: k.json_schema() for k in keys})
+                kinds.append({**obj, "properties": v_props})
+            obj = {"type": "object", "oneOf": kinds}
         if self.array:
             out: dict[str, Any] = {"type": "array", "items": obj}
             if self.min_len:
