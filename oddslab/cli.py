@@ -541,3 +541,7 @@ def main() -> None:  # pragma: no cover - entry point
 from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
 
 _register_analysis(app)
+
+from oddslab.web.command import register as _register_web  # noqa: E402 (issue 31: serve)
+
+_register_web(app)
