@@ -256,12 +256,18 @@ async def job_info(request: Request, job_id: str) -> Response:
 
 
 @router.get("/jobs/{job_id}/result", summary="A finished job's result (202 while running)")
-async def job_result(request: Request, job_id: str) -> Response:
+async def job_result(
+    request: Request, job_id: str, format: str = Query("json", pattern="^(json|csv)$")
+) -> Response:
     job = _job_or_404(request, job_id)
     if isinstance(job, Response):
         return job
     if job.finished is None:
         return JSONResponse(job.info(), status_code=202)
+    if format == "csv" and job.state == "done" and job.csv is not None:
+        name = f"oddslab-{job.kind.replace(' ', '-')}.csv"
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        return Response(job.csv(), media_type="text/csv", headers=headers)
     return job_response(job)
 
 

@@ -23,6 +23,9 @@ COMMON = {
     "rules": (),
 }
 
+#: Keys a scenario file must give (the reader has no default for them).
+REQUIRED = {"weapon": ("attacks",), "target": ("models",), "rules": ()}
+
 #: Keys read as dice expressions (``2``, ``"D6"``, ``"D3+1"``).
 _DICE = {
     "attacks",
@@ -118,6 +121,7 @@ def _section(cls, group: str) -> list[dict[str, Any]]:
                 "choices": choices,
                 "help": helps.get(f.name) or _EXTRA_HELP.get(f.name, ""),
                 "common": f.name in COMMON[group],
+                "required": f.name in REQUIRED[group],
             }
         )
     return fields
@@ -127,7 +131,7 @@ def _section(cls, group: str) -> list[dict[str, Any]]:
 def generic_form() -> dict[str, Any]:
     """The form's description: ``{"weapon": [field...], "target": [...], "rules": [...]}``;
     each field ``{key, label, kind (int|bool|dice|choice|text|list|anti), default, optional,
-    choices, help, common}``."""
+    choices, help, common, required}``."""
     from oddslab.rulesets.generic.model import Rules, Target, Weapon
 
     return {

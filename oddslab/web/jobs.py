@@ -49,6 +49,7 @@ class Job:
     unit: str = "trials"
     message: str = ""
     result: str | None = None
+    csv: Callable[[], str] | None = field(default=None, repr=False)
     error: dict[str, Any] | None = None
     status: int = 200
     started: float = field(default_factory=time.monotonic)
@@ -98,8 +99,8 @@ class JobManager:
         return self._running
 
     def submit(self, kind: str, work: Callable[[Callable[[int, int | None], None]], Any]) -> Job:
-        """Start ``work(progress)`` on a new thread; it returns ``(status, body_text)`` or
-        raises (a :class:`~oddslab.web.scenarios.BadInput`, :class:`Stopped`...).
+        """Start ``work(progress)`` on a new thread; it returns ``(status, body_text)`` (and
+        optionally a function giving the result as CSV) or raises (a :class:`~oddslab.web.scenarios.BadInput`, :class:`Stopped`...).
 
         Raises
         ------
@@ -146,7 +147,8 @@ class JobManager:
 
         job.state = "running"
         try:
-            status, body = work(self._progress(job))
+            status, body, *csv = work(self._progress(job))
+            job.csv = csv[0] if csv else None
             job.status, job.result, job.state = status, body, "done"
         except Stopped as stop:
             if stop.reason == "cancelled":

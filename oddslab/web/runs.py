@@ -91,7 +91,7 @@ def simulate(sc, kw: dict[str, Any], progress) -> tuple[int, str]:
     from oddslab.engine import simulate as run
 
     out = run(sc, progress=progress, **kw)
-    return 200, out.to_json()
+    return 200, out.to_json(), out.to_csv
 
 
 def exact(sc) -> tuple[int, str]:
@@ -103,7 +103,7 @@ def exact(sc) -> tuple[int, str]:
     except (NotImplementedError, ValueError) as exc:
         raise BadInput(str(exc), status=422) from None
     out.resolved = resolved_inputs(sc)
-    return 200, out.to_json()
+    return 200, out.to_json(), out.to_csv
 
 
 # -- compare ---------------------------------------------------------------------------------------
@@ -164,7 +164,9 @@ def compare(prepared: dict[str, Any], progress) -> tuple[int, str]:
         [o.name or Path(f).stem for o, f in zip(outcomes, files, strict=True)]
     )
     rows = _report.compare_rows(outcomes)
-    return 200, _report.compare_json(names, [Path(f) for f in files], outcomes, rows)
+    paths = [Path(f) for f in files]
+    text = _report.compare_json(names, paths, outcomes, rows)
+    return 200, text, lambda: _report.compare_csv(names, paths, rows)
 
 
 # -- matchup, fair points --------------------------------------------------------------------------
@@ -270,7 +272,7 @@ def matchup(kw: dict[str, Any], body, progress) -> tuple[int, str]:
         "skipped": list(res.skipped),
         "unfit": [{"attacker": a, "target": t, "reason": r} for (a, t), r in res.unfit.items()],
     }
-    return 200, json.dumps(data, indent=2)
+    return 200, json.dumps(data, indent=2), lambda: tab.to_csv(index=False)
 
 
 def fair_args(body, settings) -> dict[str, Any]:
@@ -308,4 +310,4 @@ def fair(kw: dict[str, Any], progress) -> tuple[int, str]:
         "summary": json.loads(res.summary().to_json(orient="records")),
         "sensitivity": json.loads(res.sensitivity().to_json(orient="records")),
     }
-    return 200, json.dumps(data, indent=2)
+    return 200, json.dumps(data, indent=2), lambda: res.summary().to_csv(index=False)

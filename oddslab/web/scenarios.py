@@ -229,7 +229,11 @@ def list_libraries(library_dir: Path | None) -> list[dict[str, Any]]:
             seen.add(p.name)
             try:
                 lib = load_library(p)
-                entries = [{"entry": e.key, "name": e.label, "points": _points(e)} for e in lib]
+                slots = _slots(lib)
+                entries = [
+                    {"entry": e.key, "name": e.label, "points": _points(e), "slots": slots[e.key]}
+                    for e in lib
+                ]
             except ScenarioError as exc:
                 out.append({"file": p.name, "where": where, "error": str(exc)})
                 continue
@@ -243,6 +247,39 @@ def list_libraries(library_dir: Path | None) -> list[dict[str, Any]]:
                     "entries": entries,
                 }
             )
+    return out
+
+
+_SLOTS: dict[tuple[str, float], dict[str, list[str]]] = {}
+
+
+def _slots(lib) -> dict[str, list[str]]:
+    """Which slots of the library's template each entry fits (``attacker``, ``target``):
+    one fitting pair is found, then each entry is tried in each slot against it."""
+    from oddslab.scenario import from_dict
+
+    stamp = (str(lib.path.resolve()), lib.path.stat().st_mtime)
+    if stamp in _SLOTS:
+        return _SLOTS[stamp]
+    out: dict[str, list[str]] = {e.key: [] for e in lib}
+    if lib.template is not None:
+        ref = str(lib.path.resolve())
+
+        def fits(a: str, t: str) -> bool:
+            tpl = _fill(copy.deepcopy(lib.template), {"{attacker}": a, "{target}": t}, ref)
+            try:
+                from_dict(tpl, source=str(lib.path))
+            except ScenarioError:
+                return False
+            return True
+
+        keys = list(out)
+        pair = next(((a, t) for a in keys for t in keys if fits(a, t)), None)
+        if pair is not None:
+            for k in keys:
+                out[k] += ["attacker"] if fits(k, pair[1]) else []
+                out[k] += ["target"] if fits(pair[0], k) else []
+    _SLOTS[stamp] = out
     return out
 
 
