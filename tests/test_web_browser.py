@@ -183,6 +183,8 @@ def test_an_example_of_every_ruleset_reads(page, shots):
     for ruleset, file in first.items():
         _open_example(page, file)
         assert page.locator("#resolved tr").count() > 3, ruleset
+        name = tomllib.loads((examples_dir() / file).read_text())["name"]
+        assert name in page.inner_text("#resolved"), ruleset  # this example's inputs, read
     page.screenshot(path=str(shots / "web-example.png"), full_page=False)
 
 
@@ -207,3 +209,12 @@ def test_matchup_heatmap(page, shots):
     page.hover("#mu-plot rect.cell >> nth=0")
     assert " vs " in page.inner_text("#tip")
     page.screenshot(path=str(shots / "web-matchup.png"), full_page=False)
+
+
+def test_without_a_browser_it_skips_naming_the_package_unless_ci_requires_it(monkeypatch):
+    monkeypatch.delenv("ODDSLAB_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install -y chromium"):
+        _missing("Chromium: apt-get install -y chromium (Debian's package)")
+    monkeypatch.setenv("ODDSLAB_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="must run here"):
+        _missing("Chromium: apt-get install -y chromium (Debian's package)")

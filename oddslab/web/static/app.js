@@ -53,6 +53,11 @@ async function startJob(path, body, bar, label, cancelButton) {
 // -- the editor and live validation ------------------------------------------------------------
 function setEditor(text, source) {
   $("editor").value = text;
+  $("check").className = "check pending";
+  $("check").textContent = "checking…";
+  $("result").hidden = true;
+  $("progress").value = 0;
+  $("progress-text").textContent = "";
   if (source) { App.source = source; $("source-name").textContent = source; }
   gutter();
   validate();
@@ -381,7 +386,11 @@ async function main() {
     document.querySelectorAll("#tabs button").forEach((x) => x.classList.toggle("active", x === b));
     document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t.id === "tab-" + b.dataset.tab));
   }));
-  $("editor").addEventListener("input", () => { gutter(); validate(); });
+  $("editor").addEventListener("input", () => {
+    $("check").className = "check pending";
+    gutter();
+    validate();
+  });
   $("editor").addEventListener("scroll", () => { $("gutter").scrollTop = $("editor").scrollTop; });
   $("start").addEventListener("change", (e) => loadStart(e.target.value));
   $("mode").addEventListener("change", () => { $("trials-box").hidden = $("mode").value !== "trials"; });
