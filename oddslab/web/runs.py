@@ -40,17 +40,12 @@ def _too_many(what: str, n: int, limit: int) -> BadInput:
 # -- show ------------------------------------------------------------------------------------------
 def show(body, settings) -> tuple[str, dict[str, str]]:
     """``oddslab show -f json``, and two headers: the ruleset, and whether it has an exact form."""
+    from oddslab._report import run_settings
     from oddslab.engine import resolved_inputs
 
     sc, data = read_scenario(body.toml, body.scenario, _src(body), settings.library_dir)
     resolved = resolved_inputs(sc)
-    run = {
-        "name": getattr(sc, "name", ""),
-        "trials": getattr(sc, "trials", None) or "1,000,000 (default)",
-        "seed": getattr(sc, "seed", None)
-        if getattr(sc, "seed", None) is not None
-        else "random (printed with the results)",
-    }
+    run = run_settings(sc)
     text = json.dumps({"run": run, "resolved": resolved}, indent=2, default=str)
     try:
         has_exact = "yes" if sc.compile().exact is not None else "no"
