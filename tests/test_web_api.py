@@ -377,3 +377,43 @@ def test_warm_up_runs_in_the_background(monkeypatch):
                 break
             time.sleep(0.02)
         assert state["ready"] and state["done"][0].startswith("generic:")
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/api/simulate", {"scenario": {"ruleset": 5}}),
+        ("/api/simulate", {"scenario": {"attacker": 5, "target": []}}),
+        ("/api/simulate", {"toml": "ruleset = 'chess'"}),
+        ("/api/simulate", {"toml": "[attacker]\nweapons = 5\n[target]\nmodels = 1"}),
+        ("/api/simulate", {"toml": "[attacker]\nuse = 5\n[target]\nmodels = 1"}),
+        ("/api/simulate", {"toml": "[attacker]\nuse = 'generic.toml:nobody'\n[target]\nmodels = 1"}),
+        ("/api/simulate", {"scenario": {"a": {"b": {"c": {"d": {"e": {}}}}}}}),
+        ("/api/simulate", {"toml": "x = 1", "scenario": {"x": 1}}),
+        ("/api/simulate", {"toml": "[attacker]\n[[attacker.weapons]]\nattacks = 'D7x'\n[target]\nmodels = 1"}),
+        ("/api/simulate", {"toml": "[attacker]\n[[attacker.weapons]]\nattacks = 1\nmodels = 1000\n[target]\nmodels = 1000\nwounds = 100", "trials": 1}),
+        ("/api/simulate", {"toml": "[attacker]\n[[attacker.weapons]]\nattacks = 1\n[target]\nmodels = 1", "seed": 2**80, "trials": 10}),
+        ("/api/exact", {"scenario": {"ruleset": "vom-kriege"}}),
+        ("/api/compare", {"scenarios": [{"toml": "x"}, {"toml": "y"}]}),
+        ("/api/compare", {"scenarios": [{"scenario": {}}, {"scenario": {}}], "target": 5}),
+        ("/api/compare", {"scenarios": [{"toml": "[attacker]\n[[attacker.weapons]]\nattacks = 1\n[target]\nmodels = 1"}] * 2, "target": "generic.toml:nobody"}),
+        ("/api/compare", {"scenarios": [{"toml": "[attacker]\n[[attacker.weapons]]\nattacks = 1\n[target]\nmodels = 1"}] * 2, "stat": "nothing", "trials": 100}),
+        ("/api/matchup", {"attackers": [], "targets": "generic.toml"}),
+        ("/api/matchup", {"attackers": "generic.toml", "targets": "generic.toml", "metric": "bogus(", "trials": 10}),
+        ("/api/matchup", {"attackers": "generic.toml", "targets": "generic.toml", "sort": "nope", "trials": 10}),
+        ("/api/matchup", {"attackers": "generic.toml", "targets": "vom-kriege.toml", "trials": 10}),
+        ("/api/matchup", {"attackers": "generic.toml", "targets": "generic.toml", "template": "[x", "trials": 10}),
+        ("/api/points/fair", {"candidate": "generic.toml", "reference": "generic.toml:line_troopers", "basket": ["generic.toml:conscripts"], "trials": 10}),
+        ("/api/points/fair", {"candidate": "generic.toml:shock_squad", "reference": "generic.toml:shock_squad", "basket": [], "trials": 10}),
+        ("/api/points/fair", {"candidate": "generic.toml:shock_squad", "reference": "generic.toml:line_troopers", "basket": {"generic.toml:conscripts": "x"}}),
+        ("/api/toml", {"scenario": {"x": None}}),
+    ],
+)  # fmt: skip
+def test_no_client_input_gets_a_500_or_a_traceback(client, path, body):
+    r = client.post(path, json=body)
+    assert r.status_code < 500, (r.status_code, r.text)
+    if r.status_code == 200:  # extreme but legal (a 2**80 seed, the largest units)
+        return
+    assert r.status_code >= 400
+    error = r.json()["error"]
+    assert "\n" not in error and "Traceback" not in error and "internal error" not in error

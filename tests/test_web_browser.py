@@ -149,8 +149,24 @@ def test_quick_start_built_with_the_form_equals_the_cli(page, shots, root, monke
     page.hover("#plot-ge rect.hover >> nth=3")
     assert "P(" in page.inner_text("#tip")
     page.screenshot(path=str(shots / "web-quickstart.png"), full_page=True)
-    # the link reproduces it: scenario and seed in the URL
+    # the link reproduces it: scenario and seed in the URL, the same numbers in a new tab
     assert "seed=2026" in page.url and "s=" in page.url
+    other = page.context.new_page()
+    other.goto(page.url)
+    other.wait_for_selector("#result:not([hidden]) .headline-p", timeout=60_000)
+    assert float(other.get_attribute(".headline-p >> nth=0", "data-p")) == cli
+    other.close()
+
+
+def test_downloads(page):
+    expected = {"#dl-toml": (".toml", b"[target]"), "#dl-json": (".json", b'"probabilities"'),
+                "#dl-csv": (".csv", b"section,stat,label,k,measure,value"), "#dl-png": (".png", b"\x89PNG")}  # fmt: skip
+    for button, (suffix, content) in expected.items():
+        with page.expect_download(timeout=30_000) as info:
+            page.click(button)
+        download = info.value
+        assert download.suggested_filename.endswith(suffix), download.suggested_filename
+        assert content in Path(download.path()).read_bytes()[:4000], button
 
 
 def _open_example(page, file: str) -> None:
@@ -168,6 +184,30 @@ def test_exact_answers_are_marked_exact(page):
     page.wait_for_selector("#result:not([hidden]) #result-kind", timeout=30_000)
     assert page.inner_text("#result-kind") == "exact"
     assert page.locator("#headlines th").all_inner_texts() == ["outcome", "P"]  # no SE
+
+
+def test_cancel_stops_a_long_run(page):
+    slow = (
+        'name = "a long run"\n[attacker]\n[[attacker.weapons]]\nmodels = 100\nattacks = 10\n'
+        "[target]\nmodels = 200\ntoughness = 4\nsave = 4\n"
+    )
+    page.fill("#editor", slow)
+    page.wait_for_selector("#check.ok", timeout=20_000)
+    page.select_option("#mode", "trials")
+    page.fill("#trials", "20000000")
+    page.click("#run")
+    page.wait_for_function(
+        "/running: [1-9]/.test(document.getElementById('progress-text').textContent)",
+        timeout=60_000,
+    )
+    assert page.is_enabled("#cancel")
+    page.click("#cancel")
+    page.wait_for_function(
+        "document.getElementById('progress-text').textContent.includes('cancelled')",
+        timeout=30_000,
+    )
+    assert page.is_hidden("#result") and page.is_disabled("#cancel")
+    page.select_option("#mode", "p0.01")
 
 
 def test_an_example_of_every_ruleset_reads(page, shots):

@@ -128,7 +128,8 @@ function drawHeatmap(box, data) {
   const vals = m.flat().filter((v) => v !== null);
   const lo = Math.min(...vals), hi = Math.max(...vals);
   el("text", { x: 8, y: 16, "font-weight": "bold", "font-size": "13" }, svg).textContent =
-    data.metric + (data.per_points ? " per 100 points" : "") + " (rows: attackers, columns: targets)";
+    data.metric.replace(/_/g, " ") + (data.per_points ? " per 100 points" : "") +
+    " (rows: attackers, columns: targets)";
   rows.forEach((r, i) => {
     el("text", { x: L - 6, y: T + i * cell + cell / 2 + 4, "text-anchor": "end" }, svg).textContent = r;
     cols.forEach((c, j) => {
