@@ -417,3 +417,20 @@ def test_no_client_input_gets_a_500_or_a_traceback(client, path, body):
     assert r.status_code >= 400
     error = r.json()["error"]
     assert "\n" not in error and "Traceback" not in error and "internal error" not in error
+
+
+def test_the_server_answers_while_a_long_run_goes_on(client):
+    slow = (
+        "[attacker]\n[[attacker.weapons]]\nmodels = 100\nattacks = 10\n"
+        "[target]\nmodels = 200\nsave = 4\n"
+    )
+    body = {"toml": slow, "trials": 2_000_000, "precision": 0.0001, "seed": 1}
+    jid = client.post("/api/simulate?job=true", json=body).json()["id"]
+    for _ in range(1000):  # until the first batch (one chunk) is done: the kernel is running
+        if client.get(f"/api/jobs/{jid}").json()["done"]:
+            break
+        time.sleep(0.01)
+    assert client.get("/api/status").json()["jobs_running"] == 1
+    assert client.post("/api/show", json={"toml": slow}).status_code == 200
+    assert client.get(f"/api/jobs/{jid}").json()["state"] == "running"  # still going
+    client.post(f"/api/jobs/{jid}/cancel")

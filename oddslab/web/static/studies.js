@@ -131,12 +131,12 @@ async function runFair() {
   if ($("fp-metric").value.trim()) body.metric = $("fp-metric").value.trim();
   const r = await startJob("/api/points/fair", body, $("fp-progress"));
   if (!r.ok) { $("fp-error").textContent = r.data.error; return; }
-  tableFrom($("fp-summary"), ["", ""], r.data.summary.map((x) => [x.quantity, x.value]));
+  tableFrom($("fp-summary"), ["quantity", "value"], r.data.summary.map((x) => [x.quantity, x.value]));
   const sens = r.data.sensitivity;
   $("fp-sens-title").hidden = !sens.length;
   if (sens.length) {
     const cols = Object.keys(sens[0]);
-    tableFrom($("fp-sensitivity"), cols, sens.map((x) => cols.map((c) => typeof x[c] === "number" ? fmtN(x[c], 2) : x[c])));
+    tableFrom($("fp-sensitivity"), cols.map((c) => c.replace(/_/g, " ")), sens.map((x) => cols.map((c) => typeof x[c] === "number" ? fmtN(x[c], 2) : x[c])));
   }
 }
 
