@@ -363,6 +363,9 @@ def test_page_docs_and_assets_are_offline(client):
         for attr in ('src="http', "src='http", 'href="http', "href='http", 'src="//', "url(http"):
             assert attr not in text  # nothing loads from another site
     assert client.get("/static/app.js").status_code == 200
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert page.headers["x-frame-options"] == "DENY"
 
 
 def test_warm_up_runs_in_the_background(monkeypatch):

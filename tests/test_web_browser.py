@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -78,6 +80,15 @@ def browser():
         b.close()
 
 
+def _until(condition, seconds: float = 20) -> None:
+    """Poll ``condition()`` from Python (``wait_for_function`` evaluates a string in the page,
+    which the page's Content-Security-Policy forbids, as it should)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
 def _have(*modules: str) -> bool:
     import importlib.util
 
@@ -109,6 +120,10 @@ def one_page(browser, server):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(  # the page must obey its own Content-Security-Policy (nothing from elsewhere)
+        "console",
+        lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     page.goto(server + "/")
     page.wait_for_selector("body[data-ready='1']", timeout=20_000)
     yield page, errors
@@ -127,7 +142,7 @@ def test_quick_start_built_with_the_form_equals_the_cli(page, shots, root, monke
     for name, value in QUICK_FORM.items():
         page.fill(f"#form [name='{name}']", value)
     page.fill("#seed", "2026")
-    page.wait_for_function("document.getElementById('editor').value.includes('save = 5')")
+    _until(lambda: "save = 5" in page.input_value("#editor"))
     page.wait_for_selector("#check.ok", timeout=20_000)
     assert page.input_value("#mode") == "p0.01"  # precision mode (±1 pp) by default
     page.click("#run")
@@ -171,9 +186,7 @@ def test_downloads(page):
 
 def _open_example(page, file: str) -> None:
     page.select_option("#start", f"example:{file}")
-    page.wait_for_function(
-        f"document.getElementById('source-name').textContent === {json.dumps(file)}"
-    )
+    _until(lambda: page.inner_text("#source-name") == file)
     page.wait_for_selector("#check.ok", timeout=20_000)
 
 
@@ -196,16 +209,10 @@ def test_cancel_stops_a_long_run(page):
     page.select_option("#mode", "trials")
     page.fill("#trials", "20000000")
     page.click("#run")
-    page.wait_for_function(
-        "/running: [1-9]/.test(document.getElementById('progress-text').textContent)",
-        timeout=60_000,
-    )
+    _until(lambda: re.search(r"running: [1-9]", page.inner_text("#progress-text")), 60)
     assert page.is_enabled("#cancel")
     page.click("#cancel")
-    page.wait_for_function(
-        "document.getElementById('progress-text').textContent.includes('cancelled')",
-        timeout=30_000,
-    )
+    _until(lambda: "cancelled" in page.inner_text("#progress-text"), 30)
     assert page.is_hidden("#result") and page.is_disabled("#cancel")
     page.select_option("#mode", "p0.01")
 

@@ -386,6 +386,7 @@ async function main() {
     document.querySelectorAll("#tabs button").forEach((x) => x.classList.toggle("active", x === b));
     document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t.id === "tab-" + b.dataset.tab));
   }));
+  $("form").addEventListener("submit", (e) => e.preventDefault());
   $("editor").addEventListener("input", () => {
     $("check").className = "check pending";
     gutter();
