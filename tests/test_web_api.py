@@ -251,6 +251,19 @@ def test_request_shape_errors_are_one_line_422(client, quick):
     assert r.status_code == 422
 
 
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("trials", 0, "trials: expected a number of trials from 1 to 10,000,000,000, got 0"),
+        ("seed", -1, "seed: expected an integer >= 0, got -1"),
+        ("precision", 0.7, "precision: expected a 95% half-width between 0 and 0.5"),
+    ],
+)
+def test_out_of_range_run_options_get_the_engines_words(client, quick, field, value, words):
+    r = client.post("/api/simulate", json={"toml": quick, field: value})
+    assert r.status_code == 400 and r.json()["error"].startswith(words), r.text
+
+
 def test_too_many_trials(client, quick):
     r = client.post("/api/simulate", json={"toml": quick, "trials": 10**9})
     assert r.status_code == 400 and "more than this server runs" in r.json()["error"]
