@@ -29,11 +29,17 @@ __all__ = ["create_app", "serve", "warm_up"]
 HERE = Path(__file__).resolve().parent
 
 
-def warm_up(state: dict[str, Any]) -> None:
-    """Compile (or load) every ruleset's kernels, recording progress in ``state``."""
+def warm_up(state: dict[str, Any], library_dir: Path | None = None) -> None:
+    """Compile (or load) every ruleset's kernels, recording progress in ``state``; first read
+    the libraries (and which template slot each entry fits) that the page lists at once."""
     from oddslab.warmup import ALL, warm
+    from oddslab.web.scenarios import list_libraries
 
     started = time.perf_counter()
+    try:
+        list_libraries(library_dir)
+    except Exception:  # noqa: BLE001 - a bad library is reported when the page asks
+        pass
     for name in ALL:
         state["current"] = name
         try:
@@ -55,7 +61,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         if settings.warm and not app.state.warmup["ready"]:
             threading.Thread(
-                target=warm_up, args=(app.state.warmup,), name="oddslab-warmup", daemon=True
+                target=warm_up,
+                args=(app.state.warmup, settings.library_dir),
+                name="oddslab-warmup",
+                daemon=True,
             ).start()
         yield
         for job in list(app.state.jobs._jobs.values()):  # stop runs at their next batch
