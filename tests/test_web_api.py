@@ -385,6 +385,7 @@ def test_warm_up_runs_in_the_background(monkeypatch):
     import oddslab.warmup
 
     monkeypatch.setattr(oddslab.warmup, "ALL", ("generic",))
+    monkeypatch.setattr(oddslab.warmup, "everything", lambda: ("generic",), raising=False)
     app = create_app(Settings(warm=True))
     with TestClient(app, base_url="http://127.0.0.1:8000") as c:
         for _ in range(500):

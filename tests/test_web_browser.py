@@ -226,7 +226,7 @@ def test_an_example_of_every_ruleset_reads(page, shots):
     first = {}
     for p in sorted(examples_dir().glob("*.toml")):
         first.setdefault(tomllib.loads(p.read_text()).get("ruleset", "generic"), p.name)
-    assert set(first) == set(RULESETS)
+    assert set(first) >= set(RULESETS)  # every built-in ruleset has an example
     for ruleset, file in first.items():
         _open_example(page, file)
         assert page.locator("#resolved tr").count() > 3, ruleset

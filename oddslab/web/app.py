@@ -32,18 +32,21 @@ HERE = Path(__file__).resolve().parent
 def warm_up(state: dict[str, Any], library_dir: Path | None = None) -> None:
     """Compile (or load) every ruleset's kernels, recording progress in ``state``; first read
     the libraries (and which template slot each entry fits) that the page lists at once."""
-    from oddslab.warmup import ALL, warm
+    from oddslab import warmup
     from oddslab.web.scenarios import list_libraries
+
+    # the built-in rulesets and the dice pools; with ruleset plugins, installed ones too
+    names = warmup.everything() if hasattr(warmup, "everything") else warmup.ALL
 
     started = time.perf_counter()
     try:
         list_libraries(library_dir)
     except Exception:  # noqa: BLE001 - a bad library is reported when the page asks
         pass
-    for name in ALL:
+    for name in names:
         state["current"] = name
         try:
-            state["done"].append(warm(name))
+            state["done"].append(warmup.warm(name))
         except Exception as exc:  # noqa: BLE001 - a ruleset that fails to warm still runs later
             state["done"].append(f"{name}: not warmed ({type(exc).__name__}: {exc})")
     state.update(ready=True, current=None, seconds=round(time.perf_counter() - started, 2))
