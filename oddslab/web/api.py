@@ -10,7 +10,6 @@ CLI's one-line message (file, key, problem), with the ``key`` and the TOML ``lin
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from oddslab.web import runs
 from oddslab.web.jobs import Busy, Job
 from oddslab.web.scenarios import (
     BadInput,
+    display_name,
     list_examples,
     list_libraries,
     read_scenario,
@@ -197,7 +197,9 @@ async def show(request: Request, body: ScenarioIn) -> Response:
 async def simulate(request: Request, body: SimulateIn, job: bool = Query(False)) -> Response:
     settings = _settings(request)
     try:
-        sc, _ = read_scenario(body.toml, body.scenario, _name(body.source), settings.library_dir)
+        sc, _ = read_scenario(
+            body.toml, body.scenario, display_name(body.source), settings.library_dir
+        )
         kw = runs.simulate_args(sc, body, settings.limits)
     except BadInput as exc:
         return error_response(exc)
@@ -208,7 +210,7 @@ async def simulate(request: Request, body: SimulateIn, job: bool = Query(False))
 async def exact(request: Request, body: ScenarioIn, job: bool = Query(False)) -> Response:
     try:
         sc, _ = read_scenario(
-            body.toml, body.scenario, _name(body.source), _settings(request).library_dir
+            body.toml, body.scenario, display_name(body.source), _settings(request).library_dir
         )
     except BadInput as exc:
         return error_response(exc)
@@ -285,13 +287,3 @@ async def job_cancel(request: Request, job_id: str) -> Response:
 @router.delete("/jobs/{job_id}", summary="Cancel a job (as POST .../cancel)")
 async def job_delete(request: Request, job_id: str) -> Response:
     return await job_cancel(request, job_id)
-
-
-def _name(source: str) -> str:
-    """A display name for messages and results, never opened (every ``use`` in a scenario is
-    pointed at an allowed library before reading, so the name's folder is never looked in)."""
-    return source.strip() or "scenario.toml"
-
-
-def dumps(data: Any) -> str:
-    return json.dumps(data, indent=2)

@@ -1,9 +1,12 @@
 """The generic scenario form, derived from the generic model itself.
 
-Every field of :class:`~oddslab.rulesets.generic.model.Weapon`, ``Target`` and ``Rules`` becomes
+Every field of the generic ruleset's ``Weapon``, ``Target`` and ``Rules`` dataclasses becomes
 a form field: its name is the scenario key, its default the dataclass default, its help the
 plain words of the model's docstring (the same words docs/generic.md gives), its choices the
 model's constants. A key added to the model appears in the form without touching the page.
+
+The web app is a front end: it imports no game. The generic package is found by name through
+the scenario loader's registry (:data:`oddslab.scenario.RULESETS`), as scenario files find it.
 """
 
 from __future__ import annotations
@@ -80,9 +83,17 @@ def _kind(name: str, annotation: Any, default: Any) -> str:
     return "text"
 
 
-def _choices(cls_name: str, name: str) -> list[str] | None:
-    from oddslab.rulesets.generic import model as m
+def _generic():
+    """The generic ruleset's package, found as a scenario file's ``ruleset = "generic"`` is."""
+    import importlib
 
+    from oddslab.scenario import RULESETS
+
+    return importlib.import_module(RULESETS["generic"])
+
+
+def _choices(cls_name: str, name: str) -> list[str] | None:
+    m = _generic().model  # the package's model module (its constants)
     table = {
         "reroll_hits": m.REROLL_MODES,
         "reroll_wounds": m.REROLL_MODES,
@@ -132,10 +143,9 @@ def generic_form() -> dict[str, Any]:
     """The form's description: ``{"weapon": [field...], "target": [...], "rules": [...]}``;
     each field ``{key, label, kind (int|bool|dice|choice|text|list|anti), default, optional,
     choices, help, common, required}``."""
-    from oddslab.rulesets.generic.model import Rules, Target, Weapon
-
+    generic = _generic()
     return {
-        "weapon": _section(Weapon, "weapon"),
-        "target": _section(Target, "target"),
-        "rules": _section(Rules, "rules"),
+        "weapon": _section(generic.Weapon, "weapon"),
+        "target": _section(generic.Target, "target"),
+        "rules": _section(generic.Rules, "rules"),
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from oddslab._schema import ScenarioError
-from oddslab.web.scenarios import BadInput, read_scenario, resolve_library_spec
+from oddslab.web.scenarios import BadInput, display_name, read_scenario, resolve_library_spec
 
 __all__ = [
     "show",
@@ -59,9 +59,7 @@ def show(body, settings) -> tuple[str, dict[str, str]]:
 
 
 def _src(body) -> str:
-    from oddslab.web.api import _name
-
-    return _name(body.source)
+    return display_name(body.source)
 
 
 # -- simulate, exact -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from oddslab.web.security import PathRefused, safe_library_file
 
 __all__ = [
     "BadInput",
+    "display_name",
     "examples_dir",
     "library_roots",
     "list_examples",
@@ -44,6 +45,13 @@ class BadInput(ValueError):
 
     def body(self) -> dict[str, Any]:
         return {"error": self.message, "key": self.key or None, "line": self.line}
+
+
+def display_name(source: str) -> str:
+    """A scenario's name for messages and results, as the client gave it; never opened (every
+    ``use`` in a scenario is pointed at an allowed library before reading, so the name's
+    folder is never looked in)."""
+    return source.strip() or "scenario.toml"
 
 
 def examples_dir() -> Path:
