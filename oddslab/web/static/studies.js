@@ -93,7 +93,7 @@ async function runMatchup() {
   notes.textContent = "";
   const n = r.data.skipped.length + r.data.unfit.length;
   $("mu-notes-box").hidden = !n;
-  $("mu-notes-title").textContent = `${n} entries or pairs left out (why)`;
+  $("mu-notes-title").textContent = `${n} entries that fit no side, or pairs not run (why)`;
   for (const s of r.data.skipped) { const li = document.createElement("li"); li.textContent = "left out: " + s; notes.appendChild(li); }
   for (const u of r.data.unfit) { const li = document.createElement("li"); li.textContent = `${u.attacker} vs ${u.target} not run: ${u.reason}`; notes.appendChild(li); }
 }
