@@ -424,6 +424,8 @@ def test_warm_up_runs_in_the_background(monkeypatch):
         ("/api/points/fair", {"candidate": "generic.toml:shock_squad", "reference": "generic.toml:shock_squad", "basket": [], "trials": 10}),
         ("/api/points/fair", {"candidate": "generic.toml:shock_squad", "reference": "generic.toml:line_troopers", "basket": {"generic.toml:conscripts": "x"}}),
         ("/api/toml", {"scenario": {"x": None}}),
+        ("/api/show", {"toml": "a = " + "[" * 50_000}),
+        ("/api/matchup", {"attackers": "generic.toml", "targets": "generic.toml", "template": "a = " + "[" * 50_000}),
     ],
 )  # fmt: skip
 def test_no_client_input_gets_a_500_or_a_traceback(client, path, body):

@@ -77,6 +77,8 @@ def parse_text(text: str, source: str) -> dict[str, Any]:
         raise BadInput(
             f"{source}: not valid TOML: {exc}", line=int(m.group(1)) if m else None
         ) from None
+    except RecursionError:  # arrays or tables nested thousands deep
+        raise BadInput(f"{source}: nested too deeply") from None
 
 
 def read_scenario(
@@ -97,16 +99,16 @@ def read_scenario(
 
     if (toml is None) == (data is None):
         raise BadInput("give the scenario as 'toml' (text) or 'scenario' (its JSON form)")
-    parsed = parse_text(toml, source) if toml is not None else copy.deepcopy(data)
-    if replace_target is not None:
-        key = next((k for k in ("target", "defender") if k in parsed), "target")
-        parsed[key] = replace_target
-    fixed = _point_uses(parsed, source, library_roots(library_dir))
     try:
+        parsed = parse_text(toml, source) if toml is not None else copy.deepcopy(data)
+        if replace_target is not None:
+            key = next((k for k in ("target", "defender") if k in parsed), "target")
+            parsed[key] = replace_target
+        fixed = _point_uses(parsed, source, library_roots(library_dir))
         return from_dict(fixed, source=source), fixed
     except ScenarioError as exc:
         raise BadInput(str(exc), exc.key, locate(toml, exc.key) if toml else None) from None
-    except RecursionError:
+    except RecursionError:  # arrays or tables nested thousands deep
         raise BadInput(f"{source}: the scenario is nested too deeply") from None
 
 
@@ -372,7 +374,10 @@ def _is_table_array(v: Any) -> bool:
 def to_toml(data: dict[str, Any]) -> str:
     """TOML text of a scenario dict (scalars first, then tables and arrays of tables)."""
     out: list[str] = []
-    _write(data, "", out)
+    try:
+        _write(data, "", out)
+    except RecursionError:
+        raise BadInput("the scenario is nested too deeply") from None
     return "\n".join(out).lstrip("\n") + "\n"
 
 
