@@ -202,6 +202,14 @@ def _study_trials(body, specs: list[str], settings) -> int | None:
     return None
 
 
+def _cell_threads() -> int:
+    """Cells of a study run at once: one per numba thread (a core each, as a simulation's
+    chunks do); the results are those of a serial run."""
+    from oddslab._kernels.chunks import thread_count
+
+    return thread_count()
+
+
 def matchup_args(body, settings) -> dict[str, Any]:
     from oddslab.web.scenarios import _point_uses, library_roots, parse_text
 
@@ -226,6 +234,7 @@ def matchup_args(body, settings) -> dict[str, Any]:
         "trials": _study_trials(body, att, settings),
         "seed": body.seed,
         "precision": body.precision,
+        "threads": _cell_threads(),
     }
 
 
@@ -291,6 +300,7 @@ def fair_args(body, settings) -> dict[str, Any]:
         "trials": _study_trials(body, [cand], settings),
         "seed": body.seed,
         "precision": body.precision,
+        "threads": _cell_threads(),
     }
 
 
