@@ -253,8 +253,8 @@ class Trial:
             d = base + adj
         else:
             d = base + adj
-            for _ in range(halves):
-                if d >= 1:
+            for _ in range(halves):  # "round down but no less than 1"
+                if d >= 1 or r.halving_floor == "always":
                     d = max(d // 2, 1)
         return max(d, r.min_dice, 0), True
 

