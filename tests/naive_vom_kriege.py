@@ -238,7 +238,8 @@ class Trial:
             "open_order": tg["form"] == "open_order",
             "either": tg["spec"].skirmish or tg["form"] == "open_order",
         }[r.skirmish_target]
-        if art_reading and band == 1 and skirmisher:
+        in_band = band == 1 or (band == 0 and r.skirmish_range == "up_to_6")
+        if art_reading and in_band and skirmisher:
             adj -= 1
         pen = []
         if s["hits"] == self.strength(n) - 1:

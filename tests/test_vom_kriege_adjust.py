@@ -46,7 +46,7 @@ RULESETS = [
     Rules(or_rows="stack", artillery_rows="target", halving="before", min_dice=1),
     Rules(skirmish_dice="one", horse_artillery="heavy", halving_floor="positive"),
     Rules(order_support_row="largest", skirmish_target="open_order"),
-    Rules(skirmish_target="either", artillery_rows="target"),
+    Rules(skirmish_target="either", artillery_rows="target", skirmish_range="over_3"),
 ]
 
 
@@ -75,6 +75,7 @@ def _arrays(units, rules):
     R[L.R_SK_ONE] = int(rules.skirmish_dice == "one")
     R[L.R_ORDER_STACK] = int(rules.order_support_row == "stack")
     R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(rules.skirmish_target)
+    R[L.R_SK_CLOSE] = int(rules.skirmish_range == "up_to_6")
     hit, flag, sym = face_tables(Dice(), rules)
     T = pack(
         dict(

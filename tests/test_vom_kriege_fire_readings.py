@@ -75,3 +75,44 @@ def test_halving_floor_in_the_kernel_exact(floor, dice):
 @pytest.mark.parametrize("floor", ["always", "positive"])
 def test_halving_floor_kernel_matches_reference(floor):
     _compare(_halving_probe(halving_floor=floor), trials_k=100_000, trials_n=10_000)
+
+
+# -- "Artillery target is skirmish at 3"-6" range" ------------------------------------------
+def _guns_at_skirmishers(rng: float, **rules):
+    """A 6-gun light battery fires twice at an (sk) line (artillery has two actions): 3 fire
+    points at 3", -1 for the skirmish target by default; the second shot is halved by the
+    first one's marker."""
+    return VomKriegeScenario(
+        units=(
+            Unit("guns", "attacker", "artillery", kind="light"),
+            Unit("sk", "defender", "infantry", skirmish=True),
+        ),
+        actions=(
+            Action("shoot", "guns", "sk", range=rng),
+            Action("shoot", "guns", "sk", range=rng),
+        ),
+        rules=Rules(**rules),
+    )
+
+
+@pytest.mark.rule_switch("vom-kriege", "skirmish_range")
+@pytest.mark.parametrize(
+    ("rng", "reading", "dice"),
+    [
+        (3, "up_to_6", 2 + 1),  # (3 - 1), then (3 - 1) / 2
+        (2, "up_to_6", 2 + 1),  # the 3" column: any range up to 3"
+        (3, "over_3", 3 + 1),  # 3, then 3 / 2
+        (6, "over_3", 1 + 1),  # 2 - 1, then max((2 - 1) / 2, 1)
+        (6, "up_to_6", 1 + 1),
+    ],
+)
+def test_skirmish_range_in_the_kernel_exact(rng, reading, dice):
+    """Three hits cannot remove the fresh line before the second shot, so the dice are
+    fixed; each hits infantry with 1/2."""
+    _exact_dice_and_hits(_guns_at_skirmishers(rng, skirmish_range=reading), dice, 0.5)
+
+
+@pytest.mark.rule_switch("vom-kriege", "skirmish_range")
+@pytest.mark.parametrize("reading", ["up_to_6", "over_3"])
+def test_skirmish_range_kernel_matches_reference(reading):
+    _compare(_guns_at_skirmishers(3, skirmish_range=reading), trials_k=100_000, trials_n=10_000)

@@ -204,7 +204,8 @@ def test_artillery_at_skirmish_target():
     assert fire(a, sk_line, band=1) == 1  # 2 - 1
     assert fire(a, sk_screen, band=1) == 1
     assert fire(a, screen, band=1) == 2  # open order but not (sk): no row
-    assert fire(a, sk_line, band=0) == 3  # only at 3-6"
+    assert fire(a, sk_line, band=0) == 2  # "at 3-6" range": the 3" column too
+    assert fire(a, sk_line, band=0, rules=Rules(skirmish_range="over_3")) == 3
     assert fire(a, sk_line, band=2) == 2
     opened = Rules(skirmish_target="open_order")
     assert fire(a, screen, band=1, rules=opened) == 1

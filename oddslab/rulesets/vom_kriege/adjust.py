@@ -88,7 +88,9 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
             adj -= 2 if ttroop == L.INF else (1 if ttroop == L.ART else 0)
         else:
             adj -= 1 if troop == L.ART else 2
-    if art_rows and band == 1 and skirmish_target(T, W, t):
+    # "at 3"-6" range": the 3" and 6" columns (switch: the 6" column only)
+    sk_band = band == 1 or (band == 0 and T[0, L.R_SK_CLOSE] == 1)
+    if art_rows and sk_band and skirmish_target(T, W, t):
         adj -= 1
     shaken = 1 if W[u, L.S_HITS] == T[1 + u, L.U_STR] - 1 else 0
     diso = W[u, L.S_DISO]

@@ -165,6 +165,7 @@ class VomKriegeScenario:
         R[L.R_SQ_BB] = L.SQ_BB_READINGS.index(r.square_battle_back)
         R[L.R_ROUGH_STOP] = int(r.rough_charge == "stopped")
         R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(r.skirmish_target)
+        R[L.R_SK_CLOSE] = int(r.skirmish_range == "up_to_6")
         R[L.R_ORDER_STACK] = int(r.order_support_row == "stack")
         R[L.R_RETIRE_FU] = int(r.retire_follow_up == "any")
         R[L.R_RETIRE_DISO] = int(r.retiring_cavalry_disordered)

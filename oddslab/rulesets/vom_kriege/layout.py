@@ -151,12 +151,15 @@ R_WLS = 33
 R_WDC = 34
 R_SQ_SABERS = 35  # cavalry battling back against a square hits only with sabers too
 R_HALF_FLOOR = 36  # a halved count is at least 1 even from 0 or less (else it stays)
-R_NCOLS = 37
+R_SK_CLOSE = 37  # the skirmish-target row also applies in the 3" band (else the 6" only)
+R_NCOLS = 38
 #: ``square_battle_back`` readings (R_SQ_BB codes, in this order)
 SQ_BB_READINGS = ("at_least_half", "half", "extra_half")
 #: ``halving_floor`` readings: a halved count is never below 1 / only a count above 0 is
 #: halved (one at 0 or below stays, so no dice)
 HALVING_FLOOR_READINGS = ("always", "positive")
+#: ``skirmish_range`` readings: the 3" and 6" columns / the 6" column only (over 3")
+SK_RANGE_READINGS = ("up_to_6", "over_3")
 #: ``skirmish_target`` readings (R_SK_TARGET codes, in this order)
 SK_TARGET_READINGS = ("sk", "open_order", "either")
 

@@ -17,6 +17,7 @@ from oddslab.rulesets.vom_kriege.layout import (
     QUALITIES,
     REACTIONS,
     SIDES,
+    SK_RANGE_READINGS,
     SK_TARGET_READINGS,
     SQ_BB_READINGS,
     SYMBOLS,
@@ -271,6 +272,7 @@ class Rules:
     square_battle_back: str = "at_least_half"
     rough_charge: str = "disordered"
     skirmish_target: str = "sk"
+    skirmish_range: str = "up_to_6"
     order_support_row: str = "stack"
     retire_follow_up: str = "any"
     retiring_cavalry_disordered: bool = True
@@ -293,6 +295,7 @@ class Rules:
         "square_battle_back": SQ_BB_READINGS,
         "rough_charge": ("disordered", "stopped"),
         "skirmish_target": SK_TARGET_READINGS,
+        "skirmish_range": SK_RANGE_READINGS,
         "order_support_row": ("stack", "largest"),
         "retire_follow_up": ("any", "cavalry"),
         "cavalry_square_flags": ("hit", "ignore"),

@@ -100,6 +100,7 @@ RULE_TEXT: dict[str, str] = {
     "square_battle_back": "cavalry retreat after a square's battle back",
     "rough_charge": "cavalry disordered by rough terrain before the melee",
     "skirmish_target": "artillery's skirmish target (-1 at 3-6\")",
+    "skirmish_range": "artillery's skirmish-target row applies at",
     "order_support_row": "order bonus and supports",
     "retire_follow_up": "melee follow-up after a retire by",
     "retiring_cavalry_disordered": "retiring cavalry is disordered (step 7)",

@@ -191,7 +191,8 @@ def shooting_dice(
             v = -1 if shooter.troop == "artillery" else -2
         if v:
             adj.append((v, f"target occupies {tt}"))
-    if art_rows and band == 1 and is_skirmish_target(target, tform, rules):
+    sk_band = band == 1 or (band == 0 and rules.skirmish_range == "up_to_6")
+    if art_rows and sk_band and is_skirmish_target(target, tform, rules):
         adj.append((-1, 'skirmish target at 3-6"'))
     shaken = h == shooter.max_hits - 1
     adj += _shaken_row(shaken, diso, rules, "disordered")
