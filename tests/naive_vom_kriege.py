@@ -176,11 +176,18 @@ class Trial:
             s["form"] = "limbered"
 
     # -- dice counts ---------------------------------------------------------------------
-    def or_row(self, items):
-        """items: penalties (negative) that apply, from one 'or' row."""
-        if not items:
+    def or_row(self, *items):
+        """One 'X, or Y or Z | v1 v2' row: per item (X; 'Y or Z'), the values of its
+        conditions that apply. largest: the row once, its largest penalty; stack: each item
+        once; each: every condition."""
+        flat = [v for it in items for v in it]
+        if not flat:
             return 0
-        return sum(items) if self.rules.or_rows == "stack" else min(items)
+        if self.rules.or_rows == "each":
+            return sum(flat)
+        if self.rules.or_rows == "stack":
+            return sum(it[0] for it in items if it)
+        return min(flat)
 
     def bonus(self, order, supp):
         """'Order bonus, or for each support unit +1': +1 for the order, +1 per support."""
@@ -223,7 +230,10 @@ class Trial:
         adj = self.bonus(order, supp)
         if spec.troop == "infantry" and form == "two_rank_line" and band == 0:
             adj += 1
-        if art_reading and (enf or tg["form"] in ("square", "column", "march_column")):
+        shape = tg["form"] in ("square", "column", "march_column")
+        if art_reading and r.or_rows == "each":
+            adj += int(enf) + int(shape)
+        elif art_reading and (enf or shape):
             adj += 1
         tt = tg["spec"].terrain
         if tt == "woods":
@@ -241,12 +251,8 @@ class Trial:
         in_band = band == 1 or (band == 0 and r.skirmish_range == "up_to_6")
         if art_reading and in_band and skirmisher:
             adj -= 1
-        pen = []
-        if s["hits"] == self.strength(n) - 1:
-            pen.append(-1)
-        if s["diso"]:
-            pen.append(-2)
-        adj += self.or_row(pen)
+        shaken = [-1] if s["hits"] == self.strength(n) - 1 else []
+        adj += self.or_row(shaken, [-2] if s["diso"] else [])
         halves = int(s["mark"]) + int(obs)
         if r.halving == "before":
             for _ in range(halves):
@@ -277,21 +283,12 @@ class Trial:
             adj += 1
         if attacking and spec.troop == "cavalry" and spec.unit_kind == "lancers":
             adj += 1 if o["spec"].troop == "infantry" else 0
-        pen = []
-        if hits == spec.max_hits - 1:
-            pen.append(-1)
-        if diso or s["form"] == "open_order":
-            pen.append(-2)
-        adj += self.or_row(pen)
-        pen = []
+        shaken = [-1] if hits == spec.max_hits - 1 else []
+        second = [-2] * int(bool(diso)) + [-2] * int(s["form"] == "open_order")
+        adj += self.or_row(shaken, second)
         ot = o["spec"].terrain
-        if ot == "woods":
-            pen.append(-1)
-        if uphill and attacking:
-            pen.append(-1)
-        if ot in ("bua", "fieldworks"):
-            pen.append(-2)
-        adj += self.or_row(pen)
+        first = [-1] * int(ot == "woods") + [-1] * int(bool(uphill and attacking))
+        adj += self.or_row(first, [-2] if ot in ("bua", "fieldworks") else [])
         return max(base + adj, self.rules.min_dice, 0)
 
     # -- actions -------------------------------------------------------------------------

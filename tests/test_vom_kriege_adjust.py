@@ -45,7 +45,7 @@ RULESETS = [
     R0,
     Rules(or_rows="stack", artillery_rows="target", halving="before", min_dice=1),
     Rules(skirmish_dice="one", horse_artillery="heavy", halving_floor="positive"),
-    Rules(order_support_row="largest", skirmish_target="open_order"),
+    Rules(order_support_row="largest", skirmish_target="open_order", or_rows="each"),
     Rules(skirmish_target="either", artillery_rows="target", skirmish_range="over_3"),
 ]
 
@@ -67,7 +67,7 @@ def _arrays(units, rules):
         S[i, L.S_FORM] = L.FORMATIONS.index(u.form)
         S[i, L.S_MARK] = int(u.shooting_marker)
     R = np.zeros(L.R_NCOLS, dtype=np.int64)
-    R[L.R_OR_STACK] = int(rules.or_rows == "stack")
+    R[L.R_OR_ROWS] = L.OR_ROWS_READINGS.index(rules.or_rows)
     R[L.R_ART_TARGET] = int(rules.artillery_rows == "target")
     R[L.R_HALVE_BEFORE] = int(rules.halving == "before")
     R[L.R_HALF_FLOOR] = int(rules.halving_floor == "always")

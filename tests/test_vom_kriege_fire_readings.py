@@ -116,3 +116,77 @@ def test_skirmish_range_in_the_kernel_exact(rng, reading, dice):
 @pytest.mark.parametrize("reading", ["up_to_6", "over_3"])
 def test_skirmish_range_kernel_matches_reference(reading):
     _compare(_guns_at_skirmishers(3, skirmish_range=reading), trials_k=100_000, trials_n=10_000)
+
+
+# -- rows joined by "or" ---------------------------------------------------------------------
+def _or_rows(**rules):
+    """A 6-gun light battery fires at an enfiladed column at 12" (2 + "enfiladed, square, or
+    column" +1); two lines charge a column in woods uphill on its flank ("Melee into woods or
+    uphill" -1); a shaken light battalion in open order charges the first column's flank
+    ("shaken, or disordered or in open order" -1 -2). Strength 10 targets and flank attacks
+    with no reaction: no removal, no battle back, so every action rolls its dice."""
+    return VomKriegeScenario(
+        units=(
+            Unit("guns", "attacker", "artillery", kind="light"),
+            Unit("line1", "attacker", "infantry"),
+            Unit("line2", "attacker", "infantry"),
+            Unit("lt", "attacker", "infantry", kind="light", formation="open_order", hits=3),
+            Unit("col2", "defender", "infantry", formation="column", strength=10),
+            Unit("col", "defender", "infantry", formation="column", terrain="woods", strength=10),
+        ),
+        actions=(
+            Action("shoot", "guns", "col2", range=12, enfilade=True),
+            Action("melee", "line1", "col", uphill=True, flank=True, reaction="none"),
+            Action("melee", "line2", "col", uphill=True, flank=True, reaction="none"),
+            Action("melee", "lt", "col2", flank=True, reaction="none"),
+        ),
+        rules=Rules(**rules),
+    )
+
+
+@pytest.mark.rule_switch("vom-kriege", "or_rows")
+@pytest.mark.parametrize(
+    ("reading", "dice", "on_col2"),
+    [
+        ("largest", 3 + 3 + 3 + 2, 3 + 2),  # each row once, its largest item
+        ("stack", 3 + 3 + 3 + 1, 3 + 1),  # items add (-1 shaken, -2 open), woods-or-uphill once
+        ("each", 4 + 2 + 2 + 1, 4 + 1),  # every condition: enfiladed +1, column +1, ...
+    ],
+)
+def test_or_rows_in_the_kernel_exact(reading, dice, on_col2):
+    """Attacker dice in all, and the hits rolled on ``col2`` (the focus), Bin(n, 1/2)."""
+    out = oddslab.simulate(_or_rows(or_rows=reading), trials=N, seed=5)
+    assert out.counts["attacker_dice_rolled"][dice] == N
+    assert chisquare_pmf(out.counts["hits_on_defender"], _binom(on_col2, 0.5)) > P_MIN
+
+
+def _battle_back_in_woods(**rules):
+    """A line charges a disordered light battalion in open order in woods, uphill: it battles
+    back with 4 - 2 (one item: "disordered or in open order"; -4 under ``each``)."""
+    return VomKriegeScenario(
+        units=(
+            Unit("line", "attacker", "infantry"),
+            Unit("guns", "attacker", "artillery", kind="heavy"),
+            Unit(
+                "lt",
+                "defender",
+                "infantry",
+                kind="light",
+                formation="open_order",
+                disordered=True,
+                terrain="woods",
+                hits=1,
+            ),
+        ),
+        actions=(
+            Action("shoot", "guns", "lt", range=6, enfilade=True),
+            Action("melee", "line", "lt", uphill=True, reaction="none"),
+        ),
+        rules=Rules(**rules),
+    )
+
+
+@pytest.mark.rule_switch("vom-kriege", "or_rows")
+@pytest.mark.parametrize("reading", ["largest", "stack", "each"])
+def test_or_rows_kernel_matches_reference(reading):
+    _compare(_battle_back_in_woods(or_rows=reading), trials_k=100_000, trials_n=10_000)

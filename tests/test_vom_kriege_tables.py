@@ -175,6 +175,11 @@ def test_artillery_target_enfiladed_square_column():
     assert fire(a, tgt(formation="square"), band=0) == 5
     assert fire(a, tgt(), band=2, enfilade=True) == 4
     assert fire(a, tgt(formation="square"), band=2, enfilade=True) == 4  # one row: +1 once
+    each = Rules(or_rows="each")  # every condition the row names adds
+    assert fire(a, tgt(formation="square"), band=2, enfilade=True, rules=each) == 5
+    assert (
+        fire(a, tgt(formation="square"), band=2, enfilade=True, rules=Rules(or_rows="stack")) == 4
+    )
     # read by who fires: infantry firing at a column gets nothing ...
     assert fire(inf(), tgt(formation="column")) == 4
     # ... unless the rows are read by the target
@@ -291,16 +296,27 @@ def test_melee_shaken_disordered_open_order():
     assert fight(inf(kind="light", formation="open_order"), tgt()) == 2
     assert fight(inf(hits=3, disordered=True), tgt()) == 2
     assert fight(inf(hits=3, disordered=True), tgt(), rules=Rules(or_rows="stack")) == 1
+    # "disordered or in open order" is one item of the row with one value: -2 once ...
+    lt = inf(kind="light", formation="open_order", hits=3, disordered=True)
+    assert fight(lt, tgt()) == 2
+    assert fight(lt, tgt(), rules=Rules(or_rows="stack")) == 1  # -1 shaken, -2 once
+    # ... unless every condition counts: -1 - 2 - 2
+    assert fight(lt, tgt(), rules=Rules(or_rows="each")) == 0
+    assert fight(replace(lt, hits=0), tgt(), rules=Rules(or_rows="each")) == 0
+    assert fight(replace(lt, hits=0), tgt(), rules=Rules(or_rows="stack")) == 2
 
 
 def test_melee_terrain_rows():
     assert fight(inf(), tgt(terrain="woods")) == 3
     assert fight(inf(), tgt(), uphill=True) == 3
     assert fight(inf(), tgt(terrain="woods"), uphill=True) == 3  # one 'or' row
-    assert fight(inf(), tgt(terrain="woods"), uphill=True, rules=Rules(or_rows="stack")) == 2
+    # "into woods or uphill" is one item with one value: -1 once when the items stack
+    assert fight(inf(), tgt(terrain="woods"), uphill=True, rules=Rules(or_rows="stack")) == 3
+    assert fight(inf(), tgt(terrain="woods"), uphill=True, rules=Rules(or_rows="each")) == 2
     assert fight(inf(), tgt(terrain="bua")) == 2
     assert fight(inf(), tgt(terrain="fieldworks"), uphill=True) == 2
     assert fight(inf(), tgt(terrain="bua"), uphill=True, rules=Rules(or_rows="stack")) == 1
+    assert fight(inf(), tgt(terrain="bua"), uphill=True, rules=Rules(or_rows="each")) == 1
     assert fight(inf(), tgt(), uphill=True, attacking=False) == 4  # uphill is the attacker's
 
 

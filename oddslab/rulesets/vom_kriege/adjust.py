@@ -71,14 +71,17 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
             return (2 if form == L.F_OPEN else 1), 0
         else:
             return -1, 0
-    stack = T[0, L.R_OR_STACK]
+    stack = T[0, L.R_OR_ROWS]
     adj = order_support(T, order, supp)
     if troop == L.INF and form == L.F_2RANK and band == 0:
         adj += 1
     art_rows = troop == L.ART or T[0, L.R_ART_TARGET] == 1
     tf = W[t, L.S_FORM]
     tt = T[1 + t, L.U_TERR]
-    if art_rows and (enfilade == 1 or tf == L.F_SQUARE or tf == L.F_COLUMN or tf == L.F_MARCH):
+    shape = 1 if (tf == L.F_SQUARE or tf == L.F_COLUMN or tf == L.F_MARCH) else 0
+    if art_rows and stack == 2:
+        adj += enfilade + shape  # every condition of "enfiladed, square, or column" adds
+    elif art_rows and (enfilade == 1 or shape == 1):
         adj += 1
     if tt == L.T_WOODS:
         adj -= 1
@@ -94,7 +97,7 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
         adj -= 1
     shaken = 1 if W[u, L.S_HITS] == T[1 + u, L.U_STR] - 1 else 0
     diso = W[u, L.S_DISO]
-    if stack == 1:
+    if stack >= 1:
         adj -= shaken + 2 * diso
     elif diso == 1:
         adj -= 2
@@ -145,10 +148,14 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
         and T[1 + opp, L.U_TROOP] == L.INF
     ):
         adj += 1
-    stack = T[0, L.R_OR_STACK]
+    # "X, or Y or Z | -1 -2": items X and "Y or Z" (one value each); switch or_rows
+    stack = T[0, L.R_OR_ROWS]
     shaken = 1 if hits == T[1 + u, L.U_STR] - 1 else 0
-    dis_open = 1 if (diso == 1 or form == L.F_OPEN) else 0
-    if stack == 1:
+    opened = 1 if form == L.F_OPEN else 0
+    dis_open = 1 if (diso == 1 or opened == 1) else 0
+    if stack == 2:
+        adj -= shaken + 2 * diso + 2 * opened
+    elif stack == 1:
         adj -= shaken + 2 * dis_open
     elif dis_open == 1:
         adj -= 2
@@ -158,8 +165,10 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
     w = 1 if ot == L.T_WOODS else 0
     b = 1 if (ot == L.T_BUA or ot == L.T_FIELDWORKS) else 0
     up = uphill if attacking == 1 else 0
-    if stack == 1:
+    if stack == 2:
         adj -= w + up + 2 * b
+    elif stack == 1:
+        adj -= (1 if (w == 1 or up == 1) else 0) + 2 * b
     elif b == 1:
         adj -= 2
     elif w == 1 or up == 1:

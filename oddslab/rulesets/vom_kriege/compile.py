@@ -148,7 +148,7 @@ class VomKriegeScenario:
         r = self.rules
         R = np.zeros(L.R_NCOLS, dtype=np.int64)
         R[L.R_SABER_SHOOT] = int(r.sabers == "both")
-        R[L.R_OR_STACK] = int(r.or_rows == "stack")
+        R[L.R_OR_ROWS] = L.OR_ROWS_READINGS.index(r.or_rows)
         R[L.R_ART_TARGET] = int(r.artillery_rows == "target")
         R[L.R_HALVE_BEFORE] = int(r.halving == "before")
         R[L.R_HALF_FLOOR] = int(r.halving_floor == "always")

@@ -114,7 +114,7 @@ MAX_BATTERIES = 4
 
 # -- rules R[:] ------------------------------------------------------------------------------
 R_SABER_SHOOT = 0
-R_OR_STACK = 1
+R_OR_ROWS = 1  # OR_ROWS_READINGS code: 0 the largest item, 1 items add, 2 every condition adds
 R_ART_TARGET = 2
 R_HALVE_BEFORE = 3
 R_MIN_DICE = 4
@@ -155,6 +155,8 @@ R_SK_CLOSE = 37  # the skirmish-target row also applies in the 3" band (else the
 R_NCOLS = 38
 #: ``square_battle_back`` readings (R_SQ_BB codes, in this order)
 SQ_BB_READINGS = ("at_least_half", "half", "extra_half")
+#: ``or_rows`` readings (R_OR_ROWS codes, in this order)
+OR_ROWS_READINGS = ("largest", "stack", "each")
 #: ``halving_floor`` readings: a halved count is never below 1 / only a count above 0 is
 #: halved (one at 0 or below stays, so no dice)
 HALVING_FLOOR_READINGS = ("always", "positive")

@@ -14,6 +14,7 @@ from oddslab.rulesets.vom_kriege.layout import (
     FORMATIONS,
     HALVING_FLOOR_READINGS,
     KINDS,
+    OR_ROWS_READINGS,
     QUALITIES,
     REACTIONS,
     SIDES,
@@ -282,7 +283,7 @@ class Rules:
 
     CHOICES = {
         "sabers": ("both", "melee"),
-        "or_rows": ("largest", "stack"),
+        "or_rows": OR_ROWS_READINGS,
         "artillery_rows": ("shooter", "target"),
         "horse_artillery": ("light", "heavy"),
         "halving": ("after", "before"),

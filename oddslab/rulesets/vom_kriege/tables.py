@@ -91,12 +91,30 @@ def artillery_row(unit: Unit, rules: Rules) -> int:
     return (0 if unit.guns == 8 else 2) + (0 if weight == "heavy" else 1)
 
 
-def _shaken_row(shaken: bool, diso: bool, rules: Rules, diso_text: str) -> list[tuple[int, str]]:
+def _or_row(items: list[list[tuple[int, str]]], rules: Rules) -> list[tuple[int, str]]:
+    """One adjustment row of the pattern "X, or Y or Z | v1 v2": ``items`` holds, per item of
+    the row (X; "Y or Z"), the conditions of it that apply, each with the item's value.
+
+    ``or_rows``: ``largest`` (default) counts the row once, its largest penalty; ``stack``
+    counts each item once (a condition joined to another by "or" shares its value); ``each``
+    counts every condition."""
+    on = [it for it in items if it]
+    if rules.or_rows == "each":
+        return [c for it in on for c in it]
     if rules.or_rows == "stack":
-        return [(-1, "shaken")] * shaken + [(-2, diso_text)] * diso
-    if diso:
-        return [(-2, diso_text)]
-    return [(-1, "shaken")] if shaken else []
+        return [(it[0][0], " or ".join(w for _, w in it)) for it in on]
+    if not on:
+        return []
+    v, why = min(((it[0][0], " or ".join(w for _, w in it)) for it in on), key=lambda x: x[0])
+    return [(v, why)]
+
+
+def _shaken_row(
+    shaken: bool, diso: bool, rules: Rules, opened: bool = False
+) -> list[tuple[int, str]]:
+    """ "Shooter/Unit is shaken, or ... disordered [or in open order] | -1 -2"."""
+    second = [(-2, "disordered")] * diso + [(-2, "open order")] * opened
+    return _or_row([[(-1, "shaken")] * shaken, second], rules)
 
 
 def _order_row(order: bool, supports: int, rules: Rules, what: str) -> list[tuple[int, str]]:
@@ -179,7 +197,11 @@ def shooting_dice(
     if shooter.troop == "infantry" and form == "two_rank_line" and band == 0:
         adj.append((1, "2-rank line at close range"))
     art_rows = shooter.troop == "artillery" or rules.artillery_rows == "target"
-    if art_rows and (enfilade or tform in ("square", "column", "march_column")):
+    shape = tform in ("square", "column", "march_column")
+    if art_rows and rules.or_rows == "each":  # every condition of the row adds
+        adj += [(1, "target enfiladed")] * enfilade
+        adj += [(1, f"target in {tform.replace('_', ' ')}")] * shape
+    elif art_rows and (enfilade or shape):
         adj.append((1, "target enfiladed" if enfilade else f"target in {tform.replace('_', ' ')}"))
     tt = target.terrain
     if tt == "woods":
@@ -195,7 +217,7 @@ def shooting_dice(
     if art_rows and sk_band and is_skirmish_target(target, tform, rules):
         adj.append((-1, 'skirmish target at 3-6"'))
     shaken = h == shooter.max_hits - 1
-    adj += _shaken_row(shaken, diso, rules, "disordered")
+    adj += _shaken_row(shaken, diso, rules)
     halvings = int(mark) + int(obscured)
     total_adj = sum(v for v, _ in adj)
     lines += [f"{v:+d} {why}" for v, why in adj]
@@ -257,16 +279,12 @@ def melee_dice(
         if opp.troop == "infantry":
             adj.append((1, "lancers charging infantry"))
     shaken = h == unit.max_hits - 1
-    adj += _shaken_row(shaken, diso or form == "open_order", rules, "disordered or open order")
+    adj += _shaken_row(shaken, bool(diso), rules, form == "open_order")
     w = opp.terrain == "woods"
     b = opp.terrain in ("bua", "fieldworks")
     up = uphill and attacking
-    if rules.or_rows == "stack":
-        adj += [(-1, "into woods")] * w + [(-1, "uphill")] * up + [(-2, "into BUA/fieldworks")] * b
-    elif b:
-        adj.append((-2, f"into occupied {opp.terrain}"))
-    elif w or up:
-        adj.append((-1, "into woods" if w else "uphill"))
+    first = [(-1, "into woods")] * w + [(-1, "uphill")] * up
+    adj += _or_row([first, [(-2, f"into occupied {opp.terrain}")] * b], rules)
     lines += [f"{v:+d} {why}" for v, why in adj]
     n = max(base + sum(v for v, _ in adj), rules.min_dice, 0)
     return n, lines
