@@ -53,7 +53,8 @@ class Trial:
                 meleed=False,
             )
         self.ldr = {
-            x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0) for x in sc.leaders
+            x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0, rolled=0, retired=False)
+            for x in sc.leaders
         }
         self.dice = Counter()
         self.followed = False
@@ -90,9 +91,16 @@ class Trial:
         ln = s["spec"].leader
         if ln is None or self.ldr[ln]["removed"]:
             return
+        self.ldr[ln]["lost"] += 1
+        self.hit_leader(ln, 1)
+
+    def hit_leader(self, ln, n):
+        """'When a leader suffers 3 hits, the leader and all its units are removed from play
+        and the Army leader suffers 1 hit.'"""
         ld = self.ldr[ln]
-        ld["lost"] += 1
-        ld["hits"] += 1
+        if ld["removed"] or n == 0:
+            return
+        ld["hits"] += n
         if ld["hits"] >= 3:
             ld["removed"] = True
             spec = ld["spec"]
@@ -108,6 +116,33 @@ class Trial:
                     army["hits"] += 1
                     if army["hits"] >= 3:
                         army["removed"] = True
+
+    def leader_dice(self, att, order, supp, uphill, hits, diso, terrain):
+        """The attacker's melee dice at a leader: strength and its own rows; of the rows that
+        look at the opponent, a leader is never disordered (irregulars -2), is no infantry
+        (no lancers' +1), no square, and stands in ``terrain``."""
+        spec = self.u[att]["spec"]
+        base = 1 if self.u[att]["form"] in ("square", "march_column") else spec.max_hits
+        adj = self.bonus(order, supp)
+        adj += {"elite": 1, "conscript": -1, "irregular": -2}.get(spec.quality, 0)
+        if spec.troop == "cavalry" and spec.unit_kind == "heavy":
+            adj += 1
+        shaken = [-1] if hits == spec.max_hits - 1 else []
+        second = [-2] * int(bool(diso)) + [-2] * int(self.u[att]["form"] == "open_order")
+        adj += self.or_row(shaken, second)
+        first = [-1] * int(terrain == "woods") + [-1] * int(bool(uphill))
+        adj += self.or_row(first, [-2] if terrain in ("bua", "fieldworks") else [])
+        return max(base + adj, self.rules.min_dice, 0)
+
+    def contact_leader(self, att, ln, k):
+        """Retire step 1 at a leader: k dice, only sabers hit; then it retires."""
+        self.dice[self.u[att]["spec"].side] += k
+        h = sum(self.rng.choice(self.faces) == "saber" for _ in range(k))
+        ld = self.ldr[ln]
+        ld["rolled"] += h
+        self.hit_leader(ln, h)
+        if not ld["removed"]:
+            ld["retired"] = True
 
     def disorder(self, n):
         s = self.u[n]
@@ -385,6 +420,17 @@ class Trial:
             a["fellback"] = True
             return False
         before = r.dice_state == "before_melee"
+        for ln, ld in self.ldr.items():  # a leader with the defender: it must retire
+            if ld["spec"].with_unit == dfd and not ld["removed"] and not ld["retired"]:
+                if r.leader_with_unit == "rolled":
+                    ah = snap["ah"] if before else a["hits"]
+                    ad = snap["ad"] if before else a["diso"]
+                    k = self.leader_dice(att, order, supp, uphill, ah, ad, D.terrain)
+                    self.contact_leader(att, ln, k)
+                else:
+                    ld["retired"] = True
+                if d["removed"]:
+                    return True
         if react == "retire":
             ah = snap["ah"] if before else a["hits"]
             ad = snap["ad"] if before else a["diso"]
@@ -459,6 +505,27 @@ class Trial:
             self.disorder(dfd)
         return vac
 
+    def melee_leader(self, act):
+        """A melee on a leader alone: batteries fire first, then it must retire."""
+        att, ln = act.actor, act.target
+        a = self.u[att]
+        before_move = a["diso"]
+        if a["spec"].troop == "cavalry" and act.through_rough:
+            a["diso"] = True
+        ah, ad, a_ret = a["hits"], a["diso"], a["retreats"]
+        for b in act.batteries:
+            self.shoot(b.unit, att, band_of(b.range), defensive=True)
+        if a["removed"] or a["retreats"] != a_ret:
+            return False
+        if a["diso"] and not (before_move if self.rules.rough_charge == "stopped" else ad):
+            a["fellback"] = True
+            return False
+        if self.rules.dice_state != "before_melee":
+            ah, ad = a["hits"], a["diso"]
+        k = self.leader_dice(att, act.order_bonus, act.supports, act.uphill, ah, ad, "open")
+        self.contact_leader(att, ln, k)
+        return True if self.ldr[ln]["removed"] else "retired"
+
     def run(self):
         sc = self.sc
         for i, act in enumerate(sc.actions):
@@ -476,9 +543,14 @@ class Trial:
             a = self.u[act.actor]
             if a["removed"] or self.at_max(act.actor) or a["diso"]:
                 continue
-            if self.u[act.target]["removed"]:
+            if act.target in self.ldr:
+                if self.ldr[act.target]["removed"]:
+                    continue
+                vac = self.melee_leader(act)
+            elif self.u[act.target]["removed"]:
                 continue
-            vac = self.melee(act, act.actor, act.target, False)
+            else:
+                vac = self.melee(act, act.actor, act.target, False)
             fu = act.follow_up
             may = (vac and a["spec"].troop == "cavalry") or (
                 vac == "retired" and self.rules.retire_follow_up == "any"
@@ -506,6 +578,8 @@ class Trial:
             "defender_dice_rolled": self.dice["defender"],
         }
         for who, n in (("defender", dfd), ("attacker", att)):
+            if n not in self.u:
+                continue  # a leader alone
             s = self.u[n]
             atmax = not s["removed"] and self.at_max(n)
             out[f"hits_on_{who}"] = s["hits_rolled"]
@@ -516,9 +590,10 @@ class Trial:
             out[f"{who}_disordered"] = int(s["diso"] and not s["removed"])
             out[f"{who}_removed"] = int(s["removed"])
             out[f"{who}_at_max_hits"] = int(atmax)
-        out["defender_broken"] = int(out["defender_removed"] or out["defender_at_max_hits"])
-        out["defender_retired"] = int(self.u[dfd]["retired"])
-        out["defender_formed_square"] = int(self.u[dfd]["squared"])
+        if dfd in self.u:
+            out["defender_broken"] = int(out["defender_removed"] or out["defender_at_max_hits"])
+            out["defender_retired"] = int(self.u[dfd]["retired"])
+            out["defender_formed_square"] = int(self.u[dfd]["squared"])
         out["attacker_fell_back"] = int(self.u[att]["fellback"])
         out["attacker_reached_melee"] = int(self.u[att]["meleed"])
         out["attacker_followed_up"] = int(self.followed)
@@ -529,12 +604,14 @@ class Trial:
             out["second_target_retreated"] = int(t2["retreats"] > 0)
             out["second_target_removed"] = int(t2["removed"])
         for who, n in (("defender", dfd), ("attacker", att)):
-            ln = self.u[n]["spec"].leader
+            ln = self.u[n]["spec"].leader if n in self.u else n
             if ln:
                 ld = self.ldr[ln]
                 out[f"{who}_leader_hits"] = min(ld["hits"], 3)
                 out[f"{who}_leader_removed"] = int(ld["removed"])
                 out[f"{who}_command_units_removed"] = ld["lost"]
+                out[f"hits_on_{who}_leader"] = ld["rolled"]
+                out[f"{who}_leader_retired"] = int(ld["retired"])
             for army in self.ldr.values():
                 if army["spec"].army and army["spec"].side == who:
                     out[f"{who}_army_leader_hits"] = min(army["hits"], 3)

@@ -6,7 +6,7 @@ the two agree on every combination of inputs.
 
 from __future__ import annotations
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner, jit_noalloc
 from oddslab.rulesets.vom_kriege import layout as L
 
 
@@ -126,9 +126,30 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
     ``attacking`` is 1 for the unit making the attack (lancers' charge, terrain and uphill
     apply), 0 for a battle back.
     """
+    return melee_dice_vs(
+        T,
+        W,
+        u,
+        T[1 + opp, L.U_TROOP],
+        W[opp, L.S_FORM],
+        T[1 + opp, L.U_TERR],
+        attacking,
+        order,
+        supp,
+        uphill,
+        hits,
+        diso,
+        opp_diso,
+    )
+
+
+@jit_inner
+def melee_dice_vs(T, W, u, otroop, oform, oterr, attacking, order, supp, uphill, hits, diso, odiso):
+    """:func:`melee_dice` against an opponent of troop ``otroop`` (``L.LEADER`` for a leader),
+    formation ``oform`` and terrain ``oterr``, ``odiso`` 1 if it is disordered."""
     troop = T[1 + u, L.U_TROOP]
     form = W[u, L.S_FORM]
-    if attacking == 1 and troop == L.CAV and W[opp, L.S_FORM] == L.F_SQUARE:
+    if attacking == 1 and troop == L.CAV and oform == L.F_SQUARE:
         return 1
     base = 1 if (form == L.F_SQUARE or form == L.F_MARCH) else T[1 + u, L.U_STR]
     adj = order_support(T, order, supp)
@@ -137,16 +158,11 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
         adj += 1
     elif q == L.Q_CONSCRIPT:
         adj -= 1
-    elif q == L.Q_IRREGULAR and opp_diso == 0:
+    elif q == L.Q_IRREGULAR and odiso == 0:
         adj -= 2
     if troop == L.CAV and T[1 + u, L.U_KIND] == L.K_HEAVY_CAV:
         adj += 1
-    if (
-        attacking == 1
-        and troop == L.CAV
-        and T[1 + u, L.U_KIND] == L.K_LANCERS
-        and T[1 + opp, L.U_TROOP] == L.INF
-    ):
+    if attacking == 1 and troop == L.CAV and T[1 + u, L.U_KIND] == L.K_LANCERS and otroop == L.INF:
         adj += 1
     # "X, or Y or Z | -1 -2": items X and "Y or Z" (one value each); switch or_rows
     stack = T[0, L.R_OR_ROWS]
@@ -161,9 +177,8 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
         adj -= 2
     elif shaken == 1:
         adj -= 1
-    ot = T[1 + opp, L.U_TERR]
-    w = 1 if ot == L.T_WOODS else 0
-    b = 1 if (ot == L.T_BUA or ot == L.T_FIELDWORKS) else 0
+    w = 1 if oterr == L.T_WOODS else 0
+    b = 1 if (oterr == L.T_BUA or oterr == L.T_FIELDWORKS) else 0
     up = uphill if attacking == 1 else 0
     if stack == 2:
         adj -= w + up + 2 * b

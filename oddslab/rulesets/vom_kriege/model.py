@@ -160,7 +160,9 @@ class Leader:
     """A command (division) leader or the army leader, with the hits it has taken (0-2).
 
     ``units`` is how many units its command has in all (default: the scenario's units that
-    name it); when the leader falls, the whole command is removed.
+    name it); when the leader falls, the whole command is removed. ``with_unit`` names a unit
+    of its side it stands with: an enemy contacting that unit in melee contacts the leader
+    too, who must retire (a melee ``Action`` may also target the leader alone).
     """
 
     name: str
@@ -169,6 +171,7 @@ class Leader:
     hits: int = 0
     units: int | None = None
     army: bool = False
+    with_unit: str | None = None
 
     def __post_init__(self) -> None:
         _raise(self.problems())
@@ -280,6 +283,7 @@ class Rules:
     blocked_retreat_disorders: bool = False
     cavalry_square_flags: str = "hit"
     cavalry_square_sabers: str = "always"
+    leader_with_unit: str = "rolled"
 
     CHOICES = {
         "sabers": ("both", "melee"),
@@ -301,6 +305,7 @@ class Rules:
         "retire_follow_up": ("any", "cavalry"),
         "cavalry_square_flags": ("hit", "ignore"),
         "cavalry_square_sabers": ("always", "attacking"),
+        "leader_with_unit": ("rolled", "retires"),
     }
     #: the yes/no switches
     FLAGS = (

@@ -241,7 +241,7 @@ def shooting_dice(
 
 def melee_dice(
     unit: Unit,
-    opp: Unit,
+    opp: Unit | None,
     attacking: bool,
     rules: Rules,
     *,
@@ -253,13 +253,21 @@ def melee_dice(
     opp_disordered: bool | None = None,
     formation: str | None = None,
     opp_formation: str | None = None,
+    opp_terrain: str = "open",
 ) -> tuple[int, list[str]]:
-    """Battle dice of ``unit`` in melee with ``opp`` (step 3); ``(dice, breakdown)``."""
+    """Battle dice of ``unit`` in melee with ``opp`` (step 3); ``(dice, breakdown)``.
+
+    ``opp=None`` is a leader (in ``opp_terrain``): never disordered, no formation, no troop
+    type a bonus names."""
     h = unit.hits if hits is None else hits
     diso = unit.disordered if disordered is None else disordered
-    odiso = opp.disordered if opp_disordered is None else opp_disordered
     form = unit.form if formation is None else formation
-    oform = opp.form if opp_formation is None else opp_formation
+    if opp is None:
+        odiso, oform, otroop, oterr = False, "line", "leader", opp_terrain
+    else:
+        odiso = opp.disordered if opp_disordered is None else opp_disordered
+        oform = opp.form if opp_formation is None else opp_formation
+        otroop, oterr = opp.troop, opp.terrain
     if attacking and unit.troop == "cavalry" and oform == "square":
         return 1, ["cavalry attacking a square: 1 die, no adjustments (only sabers hit)"]
     if form in ("square", "march_column"):
@@ -276,15 +284,15 @@ def melee_dice(
     if unit.troop == "cavalry" and unit.unit_kind == "heavy":
         adj.append((1, "heavy cavalry"))
     if attacking and unit.troop == "cavalry" and unit.unit_kind == "lancers":
-        if opp.troop == "infantry":
+        if otroop == "infantry":
             adj.append((1, "lancers charging infantry"))
     shaken = h == unit.max_hits - 1
     adj += _shaken_row(shaken, bool(diso), rules, form == "open_order")
-    w = opp.terrain == "woods"
-    b = opp.terrain in ("bua", "fieldworks")
+    w = oterr == "woods"
+    b = oterr in ("bua", "fieldworks")
     up = uphill and attacking
     first = [(-1, "into woods")] * w + [(-1, "uphill")] * up
-    adj += _or_row([first, [(-2, f"into occupied {opp.terrain}")] * b], rules)
+    adj += _or_row([first, [(-2, f"into occupied {oterr}")] * b], rules)
     lines += [f"{v:+d} {why}" for v, why in adj]
     n = max(base + sum(v for v, _ in adj), rules.min_dice, 0)
     return n, lines
