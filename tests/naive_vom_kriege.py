@@ -50,6 +50,8 @@ class Trial:
                 fellback=False,
                 hits_rolled=0,
                 flags_rolled=0,
+                bb_hits=0,
+                df_hits=0,
                 meleed=False,
             )
         self.ldr = {
@@ -335,6 +337,8 @@ class Trial:
         if d is None or d <= 0:
             return
         h, f = self.roll(d, s["spec"].side, t, "shoot")
+        if defensive:
+            self.u[t]["df_hits"] += h
         ignore = defensive and self.rules.defensive_fire_flags == "ignore"
         self.apply(t, h, f, "ignore" if ignore else "normal")
         if marks:
@@ -472,6 +476,7 @@ class Trial:
                 ad = snap["ad"] if before else a["diso"]
                 na = self.melee_count(att, dfd, False, False, bb, False, ah, ad)
                 h, f = self.roll(na, A.side, dfd, "melee")
+                d["bb_hits"] += h  # the charger battles back
                 self.apply(dfd, h, f)
             self.disorder(dfd)
             return False
@@ -496,6 +501,7 @@ class Trial:
             sabers = D.troop == "cavalry" and a["form"] == "square"
             sabers = sabers and r.cavalry_square_sabers == "always"
             h, f = self.roll(nd, D.side, att, "saber" if sabers else "melee")
+            a["bb_hits"] += h
             sq = d["form"] == "square" and A.troop == "cavalry"
             ign = "ignore" if sabers and r.cavalry_square_flags == "ignore" else "normal"
             self.apply(att, h, f, r.square_battle_back if sq else ign)
@@ -596,6 +602,8 @@ class Trial:
             out["defender_formed_square"] = int(self.u[dfd]["squared"])
         out["attacker_fell_back"] = int(self.u[att]["fellback"])
         out["attacker_reached_melee"] = int(self.u[att]["meleed"])
+        out["hits_on_attacker_by_battle_back"] = self.u[att]["bb_hits"]
+        out["hits_on_attacker_by_defensive_fire"] = self.u[att]["df_hits"]
         out["attacker_followed_up"] = int(self.followed)
         fa = sc._fu_action()
         if fa >= 0:

@@ -63,17 +63,19 @@ def shoot(st, T, W, u, t, band, order, supp, enf, obs, df):
     h, f = roll_battle(st, n, MODE_SHOOT, T[1 + t, L.U_TROOP], T)
     W[t, L.S_HITS_ROLLED] += h
     W[t, L.S_FLAGS_ROLLED] += f
+    W[t, L.S_DF_HITS] += h * df
     resolve(T, W, t, h, f, FM_IGNORE if (df == 1 and T[0, L.R_DF_IGNORE] == 1) else FM_NORMAL)
     if marker == 1:
         W[u, L.S_MARK] = 1
 
 
 @jit_inner
-def attack_roll(st, T, W, u, t, n, mode, fmode):
-    """``u`` rolls ``n`` melee dice against ``t`` and the result is applied (step 4)."""
+def battle_back(st, T, W, u, t, n, mode, fmode):
+    """``u`` battles back at ``t`` with ``n`` melee dice (step 5: steps 3-4 again)."""
     W[T[0, L.R_WDC], T[1 + u, L.U_SIDE]] += n
     h, f = roll_battle(st, n, mode, T[1 + t, L.U_TROOP], T)
     W[t, L.S_HITS_ROLLED] += h
+    W[t, L.S_BB_HITS] += h
     W[t, L.S_FLAGS_ROLLED] += f
     resolve(T, W, t, h, f if fmode != FM_IGNORE else 0, fmode)
 
@@ -302,7 +304,7 @@ def melee(st, T, W, a, att, dfd, follow):
                 if T[0, L.R_SQ_CAV_FLAGS] == 1:
                     fm = FM_IGNORE
             r1 = W[first, L.S_RETREATS]
-            attack_roll(st, T, W, second, first, nb, mb, fm)
+            battle_back(st, T, W, second, first, nb, mb, fm)
             if first == att and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == r1:
                 W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
     if td == L.CAV:

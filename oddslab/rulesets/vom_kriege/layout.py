@@ -78,7 +78,9 @@ S_FELLBACK = 9  # retired 3" after a melee
 S_HITS_ROLLED = 10
 S_FLAGS_ROLLED = 11
 S_MELEED = 12  # rolled step-4 melee dice as the attacker
-S_NCOLS = 13
+S_BB_HITS = 13  # hits rolled on it by a battle back (step 5)
+S_DF_HITS = 14  # hits rolled on it by defensive fire (the target's and the batteries')
+S_NCOLS = 15
 
 # -- leaders LD[l, :] and their state LS[l, :] -----------------------------------------------
 LD_HITS = 0
@@ -211,6 +213,8 @@ STAT_NAMES = (
     "attacker_side_units_removed",
     "hits_on_defender_leader",
     "defender_leader_retired",
+    "hits_on_attacker_by_battle_back",
+    "hits_on_attacker_by_defensive_fire",
 )
 N_STATS = len(STAT_NAMES)
 (
@@ -253,6 +257,8 @@ N_STATS = len(STAT_NAMES)
     ST_ATT_SIDE_REMOVED,
     ST_DEF_LDR_ROLLED,
     ST_DEF_LDR_RETIRED,
+    ST_ATT_BB_HITS,
+    ST_ATT_DF_HITS,
 ) = range(N_STATS)
 # focus indices F[:]: attacker unit, defender unit (-1: the defender is a leader), second
 # target (-1), leaders (-1; F_DEF_LDR: the defending leader itself, or the unit's leader)
@@ -304,5 +310,10 @@ STAT_TEXT: dict[str, tuple[str, bool]] = {
         False,
     ),
     "defender_leader_retired": ("defender's leader retired from a contacting enemy", True),
+    "hits_on_attacker_by_battle_back": ("hits rolled on the attacker by battle back", False),
+    "hits_on_attacker_by_defensive_fire": (
+        "hits rolled on the attacker by defensive fire (the target's and batteries')",
+        False,
+    ),
 }
 assert tuple(STAT_TEXT) == STAT_NAMES

@@ -46,6 +46,8 @@ def record(T, W, res):
             res[20] = atmax
             res[21] = W[u, L.S_FELLBACK]
             res[22] = W[u, L.S_MELEED]
+            res[L.ST_ATT_BB_HITS] = W[u, L.S_BB_HITS]
+            res[L.ST_ATT_DF_HITS] = W[u, L.S_DF_HITS]
     res[23] = W[T[0, L.R_WDC], 2]
     t2 = T[T[0, L.R_OF], L.F_T2]
     if t2 >= 0:

@@ -53,6 +53,7 @@ def reported(sc: VomKriegeScenario) -> list[str]:
         names += ["attacker_hits", "attacker_retreat_half_moves", "attacker_retreated"]
         names += ["attacker_disordered", "attacker_removed", "attacker_at_max_hits"]
         names += ["attacker_fell_back", "attacker_reached_melee"]
+        names += ["hits_on_attacker_by_battle_back", "hits_on_attacker_by_defensive_fire"]
     retire = any(a.reaction == "retire" or a.follow_up_reaction == "retire" for a in melee)
     if d is not None and retire:
         names.append("defender_retired")
