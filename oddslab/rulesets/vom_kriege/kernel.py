@@ -21,7 +21,7 @@ from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.vom_kriege import layout as L
-from oddslab.rulesets.vom_kriege.adjust import melee_dice, melee_dice_vs, shoot_dice
+from oddslab.rulesets.vom_kriege.adjust import melee_dice, shoot_dice
 from oddslab.rulesets.vom_kriege.kernel_fate import (  # noqa: F401 - re-exported for tests
     FM_IGNORE,
     FM_MIN_ONE,
@@ -182,22 +182,10 @@ def melee(st, T, W, a, att, dfd, follow):
     lw = T[1 + dfd, L.U_LDR_WITH]
     if lw >= 0 and W[T[0, L.R_WLS] + lw, L.LS_REMOVED] + W[T[0, L.R_WLS] + lw, L.LS_RETIRED] == 0:
         if T[0, L.R_LDR_ROLL] == 1:
-            nl = melee_dice_vs(
-                T,
-                W,
-                att,
-                LEADER,
-                FORM_LINE,
-                T[1 + dfd, L.U_TERR],
-                YES,
-                order,
-                supp,
-                uphill,
-                a_hits0 if before else W[att, L.S_HITS],
-                a_diso0 if before else W[att, L.S_DISO],
-                NO,
-            )
-            contact_leader(st, T, W, att, lw, nl)
+            hits = a_hits0 if before else W[att, L.S_HITS]
+            diso = a_diso0 if before else W[att, L.S_DISO]
+            terr = T[1 + dfd, L.U_TERR]
+            contact_leader(st, T, W, att, lw, terr, order, supp, uphill, hits, diso)
         else:
             W[T[0, L.R_WLS] + lw, L.LS_RETIRED] = 1  # switch: it retires, no roll at it
         if W[dfd, L.S_REMOVED] == 1:
@@ -334,22 +322,10 @@ def melee_leader(st, T, W, a, att, ldr):
         W[att, L.S_FELLBACK] = 1
         return 0
     before = T[0, L.R_STATE_BEFORE] == 1
-    n = melee_dice_vs(
-        T,
-        W,
-        att,
-        LEADER,
-        FORM_LINE,
-        OPEN,
-        YES,
-        T[oa, L.A_ORDER],
-        T[oa, L.A_SUPP],
-        T[oa, L.A_UPHILL],
-        a_hits0 if before else W[att, L.S_HITS],
-        a_diso0 if before else W[att, L.S_DISO],
-        NO,
-    )
-    contact_leader(st, T, W, att, ldr, n)
+    hits = a_hits0 if before else W[att, L.S_HITS]
+    diso = a_diso0 if before else W[att, L.S_DISO]
+    order, supp, uphill = T[oa, L.A_ORDER], T[oa, L.A_SUPP], T[oa, L.A_UPHILL]
+    contact_leader(st, T, W, att, ldr, OPEN, order, supp, uphill, hits, diso)
     return VAC_RETREAT if W[T[0, L.R_WLS] + ldr, L.LS_REMOVED] == 1 else VAC_RETIRE
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.rng import randint
 from oddslab.rulesets.vom_kriege import layout as L
+from oddslab.rulesets.vom_kriege.adjust import melee_dice_vs
 
 FM_NORMAL = np.int64(0)  # flags retreat (squares: 1 hit per flag)
 FM_IGNORE = np.int64(1)  # flags have no effect
@@ -94,10 +95,12 @@ def remove_unit(T, W, u):
 
 
 @jit_inner
-def contact_leader(st, T, W, att, ldr, n):
-    """``att`` contacts leader ``ldr``, who "MUST retire": the attacker rolls its ``n`` melee
-    dice and "Only a saber will score a hit" (Retire step 1); the hits may remove the leader
-    and its command; a leader still standing retires (it is no longer with any unit)."""
+def contact_leader(st, T, W, att, ldr, terr, order, supp, uphill, hits, diso):
+    """``att`` contacts leader ``ldr`` (standing in terrain ``terr``), who "MUST retire": the
+    attacker rolls its melee dice (from its state ``hits``/``diso``) and "Only a saber will
+    score a hit" (Retire step 1); the hits may remove the leader and its command; a leader
+    still standing retires (it is no longer with any unit)."""
+    n = melee_dice_vs(T, W, att, LEADER, FORM_LINE, terr, YES, order, supp, uphill, hits, diso, NO)
     row = T[0, L.R_WLS] + ldr
     W[T[0, L.R_WDC], T[1 + att, L.U_SIDE]] += n
     h, _ = roll_battle(st, n, MODE_SABER, NO, T)

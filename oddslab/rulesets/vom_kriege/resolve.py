@@ -160,11 +160,7 @@ def _cavalry_v_square(r: Rules) -> str:
 def _leader_contact(sc: VomKriegeScenario, a, att: Unit, ld, terrain: str) -> dict[str, Any]:
     """A leader contacted in melee: the attacker's dice at it, sabers only, and its retire."""
     r = sc.rules
-    by = {u.name: u for u in sc.units}
-    sec: dict[str, Any] = {}
-    for b in a.batteries:
-        n, lines = shooting_dice(by[b.unit], att, range_band(b.range), r)
-        sec[f'defensive fire by {b.unit} at {b.range:g}"'] = _dice_line(n, lines)
+    sec: dict[str, Any] = _batteries(sc, a, att)
     n, lines = melee_dice(
         att,
         None,
@@ -189,6 +185,16 @@ def _leader_contact(sc: VomKriegeScenario, a, att: Unit, ld, terrain: str) -> di
     if alone and a.follow_up:
         sec["follow-up"] = f"on {a.follow_up} (reaction {a.follow_up_reaction}) once it is gone"
     return sec
+
+
+def _batteries(sc: VomKriegeScenario, a, att: Unit) -> dict[str, Any]:
+    """The dice of each battery firing at the charger before contact."""
+    by = {u.name: u for u in sc.units}
+    out: dict[str, Any] = {}
+    for b in a.batteries:
+        n, lines = shooting_dice(by[b.unit], att, range_band(b.range), sc.rules)
+        out[f'defensive fire by {b.unit} at {b.range:g}"'] = _dice_line(n, lines)
+    return out
 
 
 def _below(n: int, p: float, k: int) -> float:
@@ -278,10 +284,7 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
         fires = a.reaction == "defensive_fire" or (a.reaction == "auto" and tgt.troop != "cavalry")
         if n >= 0 and ((fires and not squares) or (squares and r.square_may_fire)):
             sec["defensive fire (from the starting state)"] = _dice_line(n, lines)
-        for b in a.batteries:
-            bu = by[b.unit]
-            n, lines = shooting_dice(bu, att, range_band(b.range), r)
-            sec[f'defensive fire by {b.unit} at {b.range:g}"'] = _dice_line(n, lines)
+        sec.update(_batteries(sc, a, att))
         n, lines = melee_dice(
             att,
             tgt,
