@@ -2,7 +2,7 @@
 
 A command rolls one command die per CP (CP = min(4, ceil(units / 2)) + bonus markers −
 leader hits, clamped to 1-6), may reroll up to its leader's quality (L0-L3) in dice, then may
-swap any pair of dice for one die of its choice. An order needs its symbol (infantry, cavalry,
+swap any pair of dice for one die of its choice (``pair_substitution``, default on). An order needs its symbol (infantry, cavalry,
 artillery, saber = assault, flag = rally), two of them for the doubled effects, and one extra
 die of any kind for a unit beyond 12", a move against national doctrine, or removing disorder
 (what a saber may stand for: :mod:`.orders`).
@@ -95,6 +95,9 @@ class CommandScenario:
     reroll : str
         ``"together"`` (nominate the dice, reroll them at once: the text) or ``"sequential"``
         (one at a time, seeing each result).
+    pair_substitution : bool
+        "Any pairs of command dice can be substituted by a single die of the player's
+        choice" (default ``True``); ``False`` turns the swap off (what is it worth?).
     policy : str
         Reroll policy of the Monte Carlo run and of the exact answer: ``"optimal"`` (the DP's
         choice) or ``"simple"`` (keep a roll that works; else reroll surplus dice, blanks,
@@ -110,6 +113,7 @@ class CommandScenario:
     saber_wild: str = "order"
     reroll: str = "together"
     policy: str = "optimal"
+    pair_substitution: bool = True
     cp_inputs: tuple[tuple[str, Any], ...] = ()
     name: str = "command dice"
     description: str = ""
@@ -137,7 +141,7 @@ class CommandScenario:
 
     def _feas(self, m: tuple[int, ...], orders: tuple[Order, ...] | None = None) -> bool:
         needs = requirements(self.orders if orders is None else orders)
-        return feasible(m, needs, self.saber_wild)
+        return feasible(m, needs, self.saber_wild, self.pair_substitution)
 
     def _prefix(self, m: tuple[int, ...]) -> int:
         k = 0
@@ -352,7 +356,9 @@ class CommandScenario:
             "rules": {
                 "a saber stands for": _SABER_TEXT[self.saber_wild]
                 + (" (default)" if self.saber_wild == "order" else ""),
-                "pairs swapped for a die of choice": "yes (the text)",
+                "pairs swapped for a die of choice": (
+                    "yes (the text, default)" if self.pair_substitution else "no (switched off)"
+                ),
                 "rerolls": self.reroll + (" (default)" if self.reroll == "together" else ""),
                 "policy": self.policy + (" (default)" if self.policy == "optimal" else ""),
             },
@@ -420,6 +426,7 @@ def read_command(root: Table) -> CommandScenario:
     saber_wild = ct.str("saber_wild", "order", choices=SABER_READINGS)
     reroll = ct.str("reroll", "together", choices=("together", "sequential"))
     policy = ct.str("policy", "optimal", choices=("optimal", "simple"))
+    pairs = ct.bool("pair_substitution", True)
     ct.finish()
     root.finish()
     return CommandScenario(
@@ -430,6 +437,7 @@ def read_command(root: Table) -> CommandScenario:
         saber_wild=saber_wild,
         reroll=reroll,
         policy=policy,
+        pair_substitution=pairs,
         cp_inputs=tuple(inputs),
         **run,
     )

@@ -79,6 +79,7 @@ def _read_leader(name: str, t: Table) -> Leader:
         hits=t.int("hits", 0, min=0, max=2),
         units=t.int("units", None, min=0, max=100),
         army=t.bool("army", False),
+        with_unit=t.str("with_unit", None),
     )
     t.finish()
     return _build(Leader, t, **kw)
