@@ -516,12 +516,13 @@ def _toml(value: Any) -> str:
     return str(value)
 
 
-def run_keys(ruleset: str, default_name: str) -> tuple[Key, ...]:
+def run_keys(ruleset: str, default_name: str | None) -> tuple[Key, ...]:
     """The top-level keys every scenario file may have, declared (for a schema's root).
 
     ``ruleset`` (the game's name), ``name``, ``description``, ``trials`` (1 to
     10,000,000,000) and ``seed`` (>= 0), with the same checks as
-    :func:`oddslab.scenario.read_run_options`.
+    :func:`oddslab.scenario.read_run_options`. ``default_name`` None: the reader names the
+    scenario (a game whose kinds of file have names of their own).
     """
     # a file without `ruleset` is read as generic, so every other game's files must say it
     first = ruleset if ruleset == "generic" else REQUIRED

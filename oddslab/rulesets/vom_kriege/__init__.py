@@ -14,6 +14,7 @@ from oddslab.rulesets.vom_kriege.command import CommandScenario, Order, command_
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Leader, Rules, Unit
 from oddslab.rulesets.vom_kriege.reading import from_table
+from oddslab.rulesets.vom_kriege.schema import SCHEMA as _SCHEMA
 from oddslab.rulesets.vom_kriege.tables import (
     hits_flags_pmf,
     melee_dice,
@@ -81,4 +82,6 @@ WARMUPS: tuple[dict, ...] = (WARMUP, WARMUP_SHOT, WARMUP_COMMAND)
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``vom-kriege``.
-RULESET = _builtin("vom-kriege", "Vom Kriege (Napoleonic)", from_table, Rules, tuple(WARMUPS))
+RULESET = _builtin(
+    "vom-kriege", "Vom Kriege (Napoleonic)", from_table, Rules, tuple(WARMUPS), keys=_SCHEMA
+)

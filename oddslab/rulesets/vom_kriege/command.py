@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from oddslab._schema import Table
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege.kernel_command import run_command
@@ -36,7 +35,14 @@ from oddslab.rulesets.vom_kriege.orders import (
     requirements,
 )
 
-__all__ = ["Order", "CommandScenario", "command_points", "feasible", "read_command", "ORDERS"]
+__all__ = [
+    "Order",
+    "CommandScenario",
+    "command_points",
+    "feasible",
+    "command_from_values",
+    "ORDERS",
+]
 
 NSYM = len(SYMBOLS)
 
@@ -372,30 +378,16 @@ _SABER_TEXT = {
 }
 
 
-def read_command(root: Table) -> CommandScenario:
-    """``kind = "command"``: the ``[command]`` table and ``[[command.orders]]``."""
-    from oddslab.rulesets.vom_kriege.reading import read_dice
-    from oddslab.scenario import read_run_options
-
-    run = read_run_options(root, "command dice")
-    dice = read_dice(root)
-    ct = root.table("command")
-    units = ct.int("units", None, min=1, max=100)
-    bonus = ct.int("bonus", 0, min=0, max=6)
-    lh = ct.int("leader_hits", 0, min=0, max=2)
-    cp = ct.int("cp", None, min=1, max=6)
-    q = ct.raw("leader_quality", 1)
-    if isinstance(q, str) and q.upper() in ("L0", "L1", "L2", "L3"):
-        q = int(q[1])
-    if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q <= 3:
-        raise ct.error("leader_quality", f'expected 0-3 or "L0"-"L3", got {q!r}')
+def command_from_values(c: Any, dice: Dice, run: dict[str, Any]) -> CommandScenario:
+    """``kind = "command"``: the scenario from the read ``[command]`` table (its values, as
+    :mod:`.schema` declares them), the dice and the run options."""
+    units, bonus, lh, cp = c["units"], c["bonus"], c["leader_hits"], c["cp"]
     if cp is None and units is None:
-        raise ct.error("cp", "give cp (1-6) or units (the command's units, for the base CP)")
+        raise c.error("cp", "give cp (1-6) or units (the command's units, for the base CP)")
     if cp is not None and units is not None:
-        raise ct.error("cp", "give cp or units, not both")
+        raise c.error("cp", "give cp or units, not both")
     inputs: list[tuple[str, Any]] = []
     if cp is None:
-        assert units is not None
         cp = command_points(units, bonus, lh)
         inputs = [
             ("base CP", f"{min(4, -(-units // 2))} ({units} units ÷ 2 rounded up, max 4)"),
@@ -405,39 +397,19 @@ def read_command(root: Table) -> CommandScenario:
     else:
         inputs = [("CP", f"{cp} (given)")]
     orders = []
-    for ot in ct.tables("orders", min_len=1):
-        kw = dict(
-            order=ot.str("order", choices=tuple(ORDERS)),
-            double=ot.bool("double", False),
-            far=ot.bool("far", False),
-            against_doctrine=ot.bool("against_doctrine", False),
-            disordered=ot.bool("disordered", False),
-        )
-        ot.finish()
-        if kw["double"] and kw["order"] == "rally":
-            raise ot.error("double", "a rally order takes one flag")
-        orders.append(Order(**kw))
-    if isinstance(ct.raw("saber_wild", "order"), bool):
-        raise ct.error(
-            "saber_wild",
-            f"expected one of {', '.join(SABER_READINGS)} (the old true is now "
-            '"any_symbol", false "assault_only")',
-        )
-    saber_wild = ct.str("saber_wild", "order", choices=SABER_READINGS)
-    reroll = ct.str("reroll", "together", choices=("together", "sequential"))
-    policy = ct.str("policy", "optimal", choices=("optimal", "simple"))
-    pairs = ct.bool("pair_substitution", True)
-    ct.finish()
-    root.finish()
+    for o in c["orders"]:
+        if o["double"] and o["order"] == "rally":
+            raise o.error("double", "a rally order takes one flag")
+        orders.append(Order(**o))
     return CommandScenario(
         cp=cp,
-        rerolls=q,
+        rerolls=c["leader_quality"],
         orders=tuple(orders),
         dice=dice,
-        saber_wild=saber_wild,
-        reroll=reroll,
-        policy=policy,
-        pair_substitution=pairs,
+        saber_wild=c["saber_wild"],
+        reroll=c["reroll"],
+        policy=c["policy"],
+        pair_substitution=c["pair_substitution"],
         cp_inputs=tuple(inputs),
         **run,
     )
