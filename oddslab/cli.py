@@ -294,10 +294,13 @@ def show(
 ) -> None:
     """Print the scenario's inputs as the program reads them (defaults filled in, rolls
     derived), without running it."""
+    from oddslab.analysis.libraries import entry_notes
     from oddslab.engine import resolved_inputs
 
     sc = _load(scenario)
     resolved = resolved_inputs(sc)
+    if notes := entry_notes(scenario):  # what an imported library entry could not model
+        resolved = {**(resolved or {}), "not modelled (library entries)": notes}
     run = {
         "name": getattr(sc, "name", ""),
         "trials": getattr(sc, "trials", None) or "1,000,000 (default)",
@@ -541,3 +544,6 @@ def main() -> None:  # pragma: no cover - entry point
 from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
 
 _register_analysis(app)
+from oddslab.importers.cli import register as _register_import  # noqa: E402 (issue 32: oddslab import)
+
+_register_import(app)

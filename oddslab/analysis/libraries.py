@@ -24,6 +24,14 @@ entry's value for that key as a whole), the points keys are dropped, and entries
 ``use`` other entries. Paths are relative to the file that contains the ``use``. A missing
 file, entry, a cycle or a malformed reference is one :class:`ScenarioError` naming the file and
 key.
+
+An entry may stand for several tables of a scenario (a unit that shoots and is shot at): its
+``[units.<name>.roles.<table>]`` tables (``roles.attacker``, ``roles.target``) hold the keys
+for a table of that name, merged over the entry's other keys; used in a table of another
+name, the entry is an error naming the roles it has. ``weapons = ["bolt rifle"]`` (names, not
+tables) in the using table picks those of the entry's weapons; ``default_weapons`` in the
+entry is the pick when the using table names none. ``not_modelled`` (what an importer could not
+read) is kept for ``oddslab show`` and never reaches the ruleset.
 """
 
 from __future__ import annotations
@@ -41,15 +49,19 @@ __all__ = [
     "POINTS_KEYS",
     "Library",
     "LibraryEntry",
+    "entry_notes",
     "expand_uses",
     "load_library",
     "library_dir",
     "shipped_libraries",
     "resolve_entries",
+    "select_weapons",
 ]
 
 #: Keys of a library entry that price it; stripped when the entry is used in a scenario.
 POINTS_KEYS = ("points", "points_per_model")
+#: Keys of a library entry read by the library code itself, never passed to a ruleset.
+ROLES_KEY, DEFAULT_WEAPONS_KEY, NOTES_KEY = "roles", "default_weapons", "not_modelled"
 
 
 @dataclass(frozen=True)
@@ -238,6 +250,10 @@ def _missing_entry(path: Path, key: str, entries: dict[str, Any]) -> ScenarioErr
     )
 
 
+#: ``role`` of an expansion not made for one table (``LibraryEntry.profile``, ``.points``).
+_ANY_ROLE = object()
+
+
 # -- use = "path.toml:entry" -------------------------------------------------------------------
 def parse_ref(ref: Any, base: Path, source: str, key: str) -> tuple[Path, str]:
     """Split ``"path.toml:entry"`` into (library path relative to ``base``, entry name)."""
@@ -314,9 +330,54 @@ def _expand(
     if name not in lib.entries:
         err = _missing_entry(lib.path, name, lib.entries)
         raise ScenarioError(source, key, f"{lib.path}: {err.key}: {err.problem}")
-    merged = _expand_entry(lib.entries[name], stack, ruleset)
+    role = path.rsplit(".", 1)[-1] if path and not path.endswith("]") else None
+    merged = _expand_entry(lib.entries[name], stack, ruleset, role=role)
+    default = merged.pop(DEFAULT_WEAPONS_KEY, None)
+    if "weapons" in own or default is not None:
+        picked = own.get("weapons", default)
+        if _is_name_list(picked):
+            wanted = f"{path}.weapons" if "weapons" in own else f"{name}.{DEFAULT_WEAPONS_KEY}"
+            own["weapons"] = select_weapons(merged.get("weapons"), picked, source, wanted)
     merged.update(own)
     return merged
+
+
+def _is_name_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _norm(name: Any) -> str:
+    return " ".join(str(name).casefold().split())
+
+
+def select_weapons(weapons: Any, names: list[str], source: str, key: str) -> list[dict[str, Any]]:
+    """The weapon tables of ``weapons`` named by ``names``, in the order named.
+
+    A name picks the weapon of that name (case and spacing free) or, failing that, every
+    weapon called ``"<name> (...)"`` (one weapon carried by several kinds of model); a name
+    that fits only the modes of a weapon (``"plasma gun - supercharge"``) is an error listing
+    them. Used by ``weapons = ["bolt rifle"]`` next to a ``use`` of an entry.
+    """
+    if not isinstance(weapons, list) or not all(isinstance(w, dict) for w in weapons):
+        raise ScenarioError(source, key, "names weapons, but the entry used has no [[weapons]]")
+    out: list[dict[str, Any]] = []
+    for wanted in names:
+        n = _norm(wanted)
+        hits = [w for w in weapons if _norm(w.get("name", "")) == n]
+        if not hits:
+            hits = [w for w in weapons if _norm(w.get("name", "")).startswith(n + " (")]
+        if not hits:
+            import difflib
+
+            known = [str(w.get("name", "")) for w in weapons]
+            modes = [k for k in known if _norm(k).startswith(n + " - ")]
+            close = modes or difflib.get_close_matches(wanted, known, n=3)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise ScenarioError(
+                source, key, f"no weapon '{wanted}'{hint} (weapons: {', '.join(known)})"
+            )
+        out.extend(copy.deepcopy(h) for h in hits if h not in out)
+    return out
 
 
 def _expand_entry(
@@ -325,6 +386,7 @@ def _expand_entry(
     ruleset: str | None = None,
     *,
     keep_points: bool = False,
+    role: str | None | object = _ANY_ROLE,
 ) -> dict[str, Any]:
     ident = f"{entry.library.resolve()}:{entry.key}"
     if ident in stack:
@@ -341,6 +403,22 @@ def _expand_entry(
     if not keep_points:
         for pk in POINTS_KEYS:
             body.pop(pk, None)
+    body.pop(NOTES_KEY, None)
+    roles = body.get(ROLES_KEY)
+    if roles is None or role is _ANY_ROLE:  # profile() and points() see the whole entry
+        return body
+    del body[ROLES_KEY]
+    where = f"units.{entry.key}.{ROLES_KEY}"
+    if not isinstance(roles, dict) or not all(isinstance(v, dict) for v in roles.values()):
+        raise ScenarioError(str(entry.library), where, "expected tables [roles.<table name>]")
+    if role not in roles:
+        used = f"in a table named '{role}'" if role else "here"
+        raise ScenarioError(
+            str(entry.library),
+            where,
+            f"cannot be used {used}: it stands for a table named {' or '.join(roles)}",
+        )
+    body.update(roles[role])
     return body
 
 
@@ -372,4 +450,43 @@ def resolve_entries(
             out.extend(hits)
         else:
             out.append(lib[name])
+    return out
+
+
+# -- what the entries a scenario uses could not model (for `oddslab show`) -----------------------
+def entry_notes(path: str | Path) -> dict[str, str]:
+    """``{table: "entry: note; note"}`` for every ``use`` of an entry with ``not_modelled``.
+
+    Read from the scenario file as written; a reference that cannot be read is skipped here
+    (loading the scenario reports it).
+    """
+    from oddslab.scenario import read_toml
+
+    path = Path(path)
+    out: dict[str, str] = {}
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{where}[{i}]")
+            return
+        if not isinstance(node, dict):
+            return
+        if isinstance(node.get("use"), str):
+            try:
+                lib_path, name = parse_ref(node["use"], path.parent, str(path), where)
+                entry = load_library(lib_path).entries.get(name)
+            except ScenarioError:
+                entry = None
+            notes = entry.data.get(NOTES_KEY) if entry is not None else None
+            if isinstance(notes, list) and notes:
+                ref = f"{entry.library.name}:{entry.key}"
+                out[where or "(file)"] = f"{ref}: " + "; ".join(str(n) for n in notes)
+        for k, v in node.items():
+            walk(v, f"{where}.{k}" if where else k)
+
+    try:
+        walk(read_toml(path), "")
+    except ScenarioError:
+        return {}
     return out
