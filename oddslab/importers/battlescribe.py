@@ -152,8 +152,12 @@ def _unzip(path: Path, max_bytes: int) -> bytes:
                     info.filename,
                     f"unzips to {info.file_size:,} bytes, more than the {max_bytes:,} read",
                 )
-            with zf.open(info) as fh:
-                data = fh.read(max_bytes + 1)  # a zip may lie about its size: read no further
+            parts, got = [], 0
+            with zf.open(info) as fh:  # a zip may lie about its size: 1 MiB at a time, to the cap
+                while got <= max_bytes and (part := fh.read(min(2**20, max_bytes + 1 - got))):
+                    parts.append(part)
+                    got += len(part)
+            data = b"".join(parts)
     except RosterError:
         raise
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError):

@@ -1,0 +1,361 @@
+"""Roster units → library entries (oddslab/importers/library.py): entries, roles, modes,
+attached leaders, the file written, and the round trip import → library → simulate.
+
+The round trips that need the generic pipeline's weapon keywords, ``range`` and mixed
+``[[target.models]]`` units (issue 28, another branch) are marked ``NEEDS_GENERIC``: until that
+work is merged they are expected failures (strict, so they cannot pass unnoticed), and they run
+as ordinary tests as soon as the generic ruleset reads those keys.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import oddslab
+from oddslab._schema import ScenarioError
+from oddslab.importers import RosterError, import_roster, read_roster
+from oddslab.importers.library import build_entries, library_text, slug
+
+ROSTER = Path(__file__).parent / "data" / "rosters" / "invented-10e.ros"
+ATTACH = ["Iron Marshal:Warden Squad"]
+
+
+def _generic_reads_keywords() -> bool:
+    """True once the generic ruleset reads weapon ``range``/``keywords`` and model groups."""
+    try:
+        oddslab.from_dict(
+            {
+                "attacker": {
+                    "weapons": [
+                        {
+                            "attacks": 1,
+                            "range": 24,
+                            "keywords": "Lethal Hits",
+                            "ignore_keywords": ["Pistol"],
+                        }
+                    ]
+                },
+                "target": {
+                    "models": [
+                        {"name": "a", "models": 2},
+                        {"name": "b", "models": 1, "character": True},
+                    ]
+                },
+            }
+        )
+    except ScenarioError:
+        return False
+    return True
+
+
+NEEDS_GENERIC = pytest.mark.xfail(
+    not _generic_reads_keywords(),
+    reason="needs the generic ruleset's weapon keywords, range and [[target.models]] (issue 28)",
+    strict=True,
+    raises=(ScenarioError, AssertionError),
+)
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lib") / "army.toml"
+    return import_roster(ROSTER, out, attach=ATTACH)
+
+
+def test_one_entry_per_unit_and_per_mode(lib):
+    assert list(lib.entries) == [
+        "warden_squad",
+        "warden_squad_melee",
+        "iron_marshal",
+        "iron_marshal_arc_pistol_overcharge",
+        "iron_marshal_melee",
+        "grinder_walker",
+        "swarm_pack",
+        "swarm_pack_melee",
+        "warden_squad_with_iron_marshal",
+        "warden_squad_with_iron_marshal_arc_pistol_overcharge",
+        "warden_squad_with_iron_marshal_melee",
+    ]
+    assert [lib[k].points() for k in ("warden_squad", "iron_marshal", "grinder_walker")] == [
+        100,
+        75,
+        150,
+    ]
+    assert lib["warden_squad_with_iron_marshal"].points() == 175
+    # only a unit's own entry stands for it as a target: a matchup counts each unit once
+    targets = [k for k, e in lib.entries.items() if "target" in e.data["roles"]]
+    assert targets == [
+        "warden_squad",
+        "iron_marshal",
+        "grinder_walker",
+        "swarm_pack",
+        "warden_squad_with_iron_marshal",
+    ]
+
+
+def test_target_roles(lib):
+    roles = lib["warden_squad"].data["roles"]
+    assert roles["target"] == {
+        "models": 5,
+        "toughness": 4,
+        "wounds": 2,
+        "save": 3,
+        "keywords": ["infantry", "battleline"],
+    }
+    assert lib["iron_marshal"].data["roles"]["target"]["invulnerable"] == 4
+    assert lib["grinder_walker"].data["roles"]["target"]["feel_no_pain"] == 6
+    mixed = lib["warden_squad_with_iron_marshal"].data["roles"]["target"]["models"]
+    assert mixed == [
+        {
+            "name": "Warden",
+            "models": 5,
+            "toughness": 4,
+            "wounds": 2,
+            "save": 3,
+            "keywords": ["infantry", "battleline"],
+        },
+        {
+            "name": "Iron Marshal",
+            "models": 1,
+            "toughness": 4,
+            "wounds": 5,
+            "save": 2,
+            "invulnerable": 4,
+            "keywords": ["infantry", "character"],
+            "character": True,
+        },
+    ]
+
+
+def test_attacker_roles_fire_sets(lib):
+    att = lib["warden_squad"].data["roles"]["attacker"]
+    names = [w["name"] for w in att["weapons"]]
+    assert names == ["Lance rifle", "Sidearm", "Shock blade", "Close combat weapon"]
+    # shooting: no Pistol beside the rifles (a model fires its Pistol or its other guns)
+    assert att["default_weapons"] == ["Lance rifle"]
+    assert lib["warden_squad_melee"].data["roles"]["attacker"]["default_weapons"] == [
+        "Shock blade",
+        "Close combat weapon",
+    ]
+    rifle = att["weapons"][0]
+    assert rifle == {
+        "name": "Lance rifle",
+        "models": 5,
+        "range": 24,
+        "attacks": 2,
+        "skill": 3,
+        "strength": 4,
+        "ap": 1,
+        "damage": 1,
+        "keywords": "Assault, Heavy",
+        "ignore_keywords": ["Assault"],
+    }
+    # a Pistol-only model fires it; each mode of a weapon has its entry
+    assert lib["iron_marshal"].data["roles"]["attacker"]["default_weapons"] == [
+        "Arc pistol - standard"
+    ]
+    over = lib["iron_marshal_arc_pistol_overcharge"]
+    assert over.data["roles"]["attacker"]["default_weapons"] == ["Arc pistol - overcharge"]
+    assert over.label == "Iron Marshal (Arc pistol - overcharge)"
+    # a joined unit: each unit keeps its own Pistol rule
+    joined = lib["warden_squad_with_iron_marshal"].data["roles"]["attacker"]
+    assert joined["default_weapons"] == ["Lance rifle", "Arc pistol - standard"]
+    torrent = lib["swarm_pack"].data["roles"]["attacker"]["weapons"][0]
+    assert "skill" not in torrent and torrent["keywords"] == "Torrent, Ignores Cover"
+
+
+def test_not_modelled_in_entry_and_comment(lib):
+    notes = lib["warden_squad"].data["not_modelled"]
+    assert notes == [
+        "ability: Steadfast Line",
+        "rule: Hold the Line",
+        "keyword Assault (Lance rifle)",
+        "keyword Pistol (Sidearm)",
+        "not fired by default (Pistol rule): Sidearm",
+    ]
+    text = lib.path.read_text()
+    assert "# Warden Squad: 100 points\n#   not modelled: ability: Steadfast Line\n" in text
+    assert lib.extra["not_modelled"] == ["army rule: Invented Oath", "Battle Size (not a unit)"]
+
+
+def test_file_is_the_library(lib):
+    again = oddslab.analysis.load_library(lib.path)
+    assert {k: e.data for k, e in again.entries.items()} == {
+        k: e.data for k, e in lib.entries.items()
+    }
+    assert again.template["attacker"] == {"use": "{attacker}"}
+
+
+def test_hostile_names_cannot_add_keys(tmp_path):
+    """Names go into comments and strings: a newline or quote in one cannot write TOML."""
+    text = ROSTER.read_text().replace(
+        'name="Grinder Walker" entryId',
+        'name="Evil&quot;&#10;[units.x]&#10;points = 1 # \\ end" entryId',
+    )
+    p = tmp_path / "evil.ros"
+    p.write_text(text)
+    lib = import_roster(p, tmp_path / "evil.toml")
+    assert "x" not in lib.entries
+    assert lib["evil_units_x_points_1_end"].label == 'Evil"\n[units.x]\npoints = 1 # \\ end'
+    tomllib.loads((tmp_path / "evil.toml").read_text())
+
+
+def test_slug():
+    assert slug("Intercessor Squad") == "intercessor_squad"
+    assert slug("Ætherwing Kîn") == "therwing_kin"
+    assert slug("!!!") == "unit"
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("Iron Marshal", 'expected "Leader:Bodyguard"'),
+        (
+            "Iron Marshall:Warden Squad",
+            "no unit 'Iron Marshall' in the roster; did you mean 'Iron Marshal'?",
+        ),
+        ("Iron Marshal:Iron Marshal", "names one unit twice"),
+    ],
+)
+def test_attach_errors(spec, expected):
+    r = read_roster(ROSTER)
+    with pytest.raises(RosterError) as exc:
+        build_entries(r, [spec])
+    assert expected in str(exc.value) and "--attach" in str(exc.value)
+
+
+def test_attach_ambiguous_and_by_key():
+    r = read_roster(ROSTER)
+    r.units.append(copy.copy(r.units[0]))  # two Warden Squads
+    with pytest.raises(RosterError, match="fits several units"):
+        build_entries(r, ["Iron Marshal:Warden Squad"])
+    entries = build_entries(r, ["iron_marshal:warden_squad_2"])
+    assert "warden_squad_2_with_iron_marshal" in entries
+    assert library_text(r, entries).count("[units.warden_squad_2_with_iron_marshal]") == 1
+
+
+# -- round trips ---------------------------------------------------------------------------------
+HAND_MELEE = {
+    "name": "Warden Squad (melee)",
+    "weapons": [
+        {"name": "Shock blade", "models": 1, "attacks": 4, "skill": 3, "strength": 5, "ap": 2},
+        {"name": "Close combat weapon", "models": 4, "attacks": 3, "skill": 3, "strength": 4},
+    ],
+}
+HAND_SWARM = {
+    "name": "Swarm Pack",
+    "models": 10,
+    "toughness": 3,
+    "wounds": 1,
+    "save": 6,
+    "keywords": ["infantry"],
+}
+
+
+def _same(a, b) -> None:
+    assert a.stat_names == b.stat_names
+    for s in a.stat_names:
+        np.testing.assert_array_equal(a.counts[s], b.counts[s])
+
+
+def test_round_trip_melee_against_a_horde(lib):
+    """import → library → simulate gives, bit for bit, what the datasheets typed by hand give."""
+    ref = f"{lib.path}:"
+    sc = oddslab.from_dict(
+        {"attacker": {"use": ref + "warden_squad_melee"}, "target": {"use": ref + "swarm_pack"}}
+    )
+    hand = oddslab.from_dict({"attacker": HAND_MELEE, "target": HAND_SWARM})
+    _same(
+        oddslab.simulate(sc, trials=20_000, seed=3), oddslab.simulate(hand, trials=20_000, seed=3)
+    )
+
+
+def test_round_trip_picked_weapons(lib):
+    ref = f"{lib.path}:"
+    sc = oddslab.from_dict(
+        {
+            "attacker": {"use": ref + "warden_squad", "weapons": ["shock  BLADE"]},
+            "target": {"use": ref + "swarm_pack"},
+        }
+    )
+    hand = oddslab.from_dict(
+        {
+            "attacker": {"name": "Warden Squad", "weapons": HAND_MELEE["weapons"][:1]},
+            "target": HAND_SWARM,
+        }
+    )
+    _same(
+        oddslab.simulate(sc, trials=20_000, seed=4), oddslab.simulate(hand, trials=20_000, seed=4)
+    )
+
+
+@NEEDS_GENERIC
+def test_round_trip_shooting_with_keywords(lib):
+    """The shooting entry (range, keywords as printed) against the walker (feel-no-pain)."""
+    ref = f"{lib.path}:"
+    sc = oddslab.from_dict(
+        {"attacker": {"use": ref + "grinder_walker"}, "target": {"use": ref + "warden_squad"}}
+    )
+    hand = oddslab.from_dict(
+        {
+            "attacker": {
+                "name": "Grinder Walker",
+                "weapons": [
+                    {
+                        "name": "Twin shredder",
+                        "models": 1,
+                        "range": 36,
+                        "attacks": "D6+1",
+                        "skill": 3,
+                        "strength": 9,
+                        "ap": 1,
+                        "damage": 3,
+                        "keywords": "Twin-linked, Sustained Hits 1",
+                    }
+                ],
+            },
+            "target": {
+                "name": "Warden Squad",
+                "models": 5,
+                "toughness": 4,
+                "wounds": 2,
+                "save": 3,
+                "keywords": ["infantry", "battleline"],
+            },
+        }
+    )
+    _same(
+        oddslab.simulate(sc, trials=20_000, seed=5), oddslab.simulate(hand, trials=20_000, seed=5)
+    )
+
+
+@NEEDS_GENERIC
+def test_round_trip_every_entry_runs(lib):
+    """Every entry as attacker against every target entry validates and runs (a matchup of
+    the whole library, as `oddslab matchup army.toml army.toml` runs it)."""
+    from oddslab.analysis import matchup
+
+    m = matchup(lib.path, lib.path, trials=2_000)
+    assert [e.key for e in m.attackers] == list(lib.entries)
+    assert [e.key for e in m.targets] == [
+        k for k, e in lib.entries.items() if "target" in e.data["roles"]
+    ]
+    assert not m.unfit
+
+
+@NEEDS_GENERIC
+def test_round_trip_leader_joined_to_bodyguard(lib):
+    ref = f"{lib.path}:"
+    sc = oddslab.from_dict(
+        {
+            "attacker": {"use": ref + "grinder_walker"},
+            "target": {"use": ref + "warden_squad_with_iron_marshal"},
+        }
+    )
+    out = oddslab.simulate(sc, trials=20_000, seed=6)
+    assert out.stat("models_slain") is not None
