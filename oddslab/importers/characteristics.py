@@ -195,6 +195,9 @@ def saves_from_ability(name: str, text: str) -> dict[str, int]:
     m = _FNP.search(name)  # "Feel No Pain 6+": its text explains the roll ("each time ...")
     if m and not _CONDITION.search(name) and not re.search(r"against|mortal", text or "", re.I):
         out["feel_no_pain"] = int(m.group(1))
+    low = (text or "").casefold()
+    if "invulnerable" not in low and "feel no pain" not in low:  # most abilities: no regex
+        return out
     for sentence in re.split(r"(?<=[.;])\s+", text or ""):
         if _CONDITION.search(sentence):
             continue
