@@ -1,7 +1,7 @@
 """Benchmark: importing a 2,000-point army list (issue 32: "the import of a 2,000-point army
 takes < 1 s").
 
-The army is invented: the units of ``tests/data/rosters/invented-10e.ros`` repeated to about
+The army is invented: the units of ``examples/rosters/invented-10e.ros`` repeated to about
 2,000 points (2,045: 21 units, 95 models, 52 weapon profiles), each unit padded with ten
 long invented abilities (as real exports carry every rule's text), zipped as a ``.rosz`` the way
 BattleScribe and New Recruit export it. One row: the whole ``oddslab.import_roster`` (unzip,
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import best_of, markdown_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "tests" / "data" / "rosters" / "invented-10e.ros"
+SOURCE = ROOT / "oddslab" / "examples" / "rosters" / "invented-10e.ros"
 
 
 def army_rosz(folder: Path, copies: int = 5) -> tuple[Path, int]:

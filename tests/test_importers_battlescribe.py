@@ -13,7 +13,7 @@ import pytest
 from oddslab.importers import RosterError, read_roster
 from oddslab.importers.battlescribe import MAX_DEPTH
 
-ROSTER = Path(__file__).parent / "data" / "rosters" / "invented-10e.ros"
+ROSTER = Path(__file__).parent.parent / "oddslab" / "examples" / "rosters" / "invented-10e.ros"
 TEXT = ROSTER.read_text(encoding="utf-8")
 
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from oddslab.analysis.libraries import load_library
 from oddslab.cli import app
 
-ROSTER = Path(__file__).parent / "data" / "rosters" / "invented-10e.ros"
+ROSTER = Path(__file__).parent.parent / "oddslab" / "examples" / "rosters" / "invented-10e.ros"
 
 
 def _run(*args: str):

@@ -21,7 +21,7 @@ from oddslab._schema import ScenarioError
 from oddslab.importers import RosterError, import_roster, read_roster
 from oddslab.importers.library import build_entries, library_text, slug
 
-ROSTER = Path(__file__).parent / "data" / "rosters" / "invented-10e.ros"
+ROSTER = Path(__file__).parent.parent / "oddslab" / "examples" / "rosters" / "invented-10e.ros"
 ATTACH = ["Iron Marshal:Warden Squad"]
 
 
