@@ -359,3 +359,11 @@ def test_round_trip_leader_joined_to_bodyguard(lib):
     )
     out = oddslab.simulate(sc, trials=20_000, seed=6)
     assert out.stat("models_slain") is not None
+
+
+def test_shipped_library_is_what_import_writes(tmp_path):
+    """examples/libraries/invented-vanguard.toml (used by an example) is the importer's output:
+    regenerate it with the command in its example's header when the importer changes."""
+    shipped = oddslab.examples_dir() / "libraries" / "invented-vanguard.toml"
+    import_roster(ROSTER, tmp_path / "invented-vanguard.toml", attach=ATTACH)
+    assert (tmp_path / "invented-vanguard.toml").read_text() == shipped.read_text()
