@@ -367,3 +367,39 @@ def test_shipped_library_is_what_import_writes(tmp_path):
     shipped = oddslab.examples_dir() / "libraries" / "invented-vanguard.toml"
     import_roster(ROSTER, tmp_path / "invented-vanguard.toml", attach=ATTACH)
     assert (tmp_path / "invented-vanguard.toml").read_text() == shipped.read_text()
+
+
+FIXES = """
+ruleset = "generic"
+description = "my fixes on top of the imported army"
+
+[units.wardens_in_cover]
+points = 100
+[units.wardens_in_cover.roles.target]
+use = "army.toml:warden_squad"
+name = "Warden Squad (in cover, 6+ feel-no-pain)"
+cover = true
+feel_no_pain = 6
+[units.wardens_in_cover.roles.attacker]
+use = "army.toml:warden_squad"
+"""
+
+
+def test_a_library_of_fixes_over_the_imported_one(lib):
+    """docs/import.md, "Fixing an entry by hand": roles of one's own that use the imported."""
+    (lib.path.parent / "fixes.toml").write_text(FIXES)
+    ref = f"{lib.path.parent / 'fixes.toml'}:wardens_in_cover"
+    data = oddslab.analysis.libraries.expand_uses(
+        {"attacker": {"use": ref, "weapons": ["Shock blade"]}, "target": {"use": ref}}
+    )
+    assert data["target"] == {
+        "name": "Warden Squad (in cover, 6+ feel-no-pain)", "models": 5, "toughness": 4,
+        "wounds": 2, "save": 3, "keywords": ["infantry", "battleline"], "cover": True,
+        "feel_no_pain": 6,
+    }  # fmt: skip
+    assert [w["name"] for w in data["attacker"]["weapons"]] == ["Shock blade"]
+    oddslab.from_dict(data)
+    assert (
+        oddslab.analysis.load_library(lib.path.parent / "fixes.toml")["wardens_in_cover"].points()
+        == 100
+    )

@@ -333,11 +333,16 @@ def _expand(
     role = path.rsplit(".", 1)[-1] if path and not path.endswith("]") else None
     merged = _expand_entry(lib.entries[name], stack, ruleset, role=role)
     default = merged.pop(DEFAULT_WEAPONS_KEY, None)
-    if "weapons" in own or default is not None:
-        picked = own.get("weapons", default)
-        if _is_name_list(picked):
-            wanted = f"{path}.weapons" if "weapons" in own else f"{name}.{DEFAULT_WEAPONS_KEY}"
-            own["weapons"] = select_weapons(merged.get("weapons"), picked, source, wanted)
+    if _is_name_list(own.get("weapons")):
+        own["weapons"] = select_weapons(
+            merged.get("weapons"), own["weapons"], source, f"{path}.weapons"
+        )
+    elif default is not None and "weapons" not in own:
+        if stack:  # an entry using an entry: the pick is made where the outer one is used
+            merged[DEFAULT_WEAPONS_KEY] = default
+        elif _is_name_list(default):
+            where = f"{path}.use ({name}.{DEFAULT_WEAPONS_KEY})"
+            own["weapons"] = select_weapons(merged.get("weapons"), default, source, where)
     merged.update(own)
     return merged
 
