@@ -399,6 +399,9 @@ def test_a_library_of_fixes_over_the_imported_one(lib):
     }  # fmt: skip
     assert [w["name"] for w in data["attacker"]["weapons"]] == ["Shock blade"]
     oddslab.from_dict(data)
+    # the imported entry's default pick passes through the entry that uses it
+    plain = oddslab.analysis.libraries.expand_uses({"attacker": {"use": ref}})
+    assert [w["name"] for w in plain["attacker"]["weapons"]] == ["Lance rifle"]
     assert (
         oddslab.analysis.load_library(lib.path.parent / "fixes.toml")["wardens_in_cover"].points()
         == 100
