@@ -260,3 +260,47 @@ def test_nesting_is_bounded(tmp_path):
 
 def test_missing_file(tmp_path):
     assert "file not found" in _error(tmp_path / "nope.ros")
+
+
+# -- New Recruit's JSON export ------------------------------------------------------------------
+def _as_json(el) -> dict:
+    """The roster XML as New Recruit writes it in JSON (arrays of objects, "$text")."""
+    out: dict = {}
+    for k, v in el.attrib.items():
+        out[k] = int(v) if k == "number" else float(v) if k == "value" else v
+    for child in el:
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "description":
+            out["description"] = child.text
+        else:
+            out[tag] = [_as_json(c) for c in child]
+    if el.text and el.text.strip():
+        out["$text"] = el.text
+    return out
+
+
+def test_new_recruit_json_reads_like_ros(tmp_path):
+    import json
+
+    from oddslab.importers.battlescribe import read_roster_xml
+
+    doc = {"roster": _as_json(read_roster_xml(ROSTER)), "generatedBy": "https://newrecruit.eu"}
+    p = _write(tmp_path, json.dumps(doc, ensure_ascii=False), "army.json")
+    a, b = read_roster(ROSTER), read_roster(p)
+    assert [(u.name, u.points, u.groups, u.weapons, u.notes) for u in a.units] == [
+        (u.name, u.points, u.groups, u.weapons, u.notes) for u in b.units
+    ]
+    assert b.notes == a.notes
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ('{"roster": [', "not valid JSON"),
+        ('{"list": {}}', 'not a New Recruit roster (no "roster" object)'),
+        ('{"roster": {"forces": []}}', "the roster has no units"),
+        ('{"roster": ' + '{"a": ' * 500 + "1" + "}" * 501, "nested more than 400 levels deep"),
+    ],
+)
+def test_bad_json(tmp_path, text, match):
+    assert match in _error(_write(tmp_path, text, "army.json"))

@@ -1,7 +1,7 @@
 """Rosters from list-building apps → unit libraries (issue 32).
 
 ``import_roster("my-list.rosz")`` reads a BattleScribe / New Recruit roster (``.ros`` XML or
-``.rosz`` zipped XML) into a generic-ruleset :class:`~oddslab.analysis.libraries.Library`:
+``.rosz`` zipped XML, or New Recruit's JSON export) into a generic-ruleset :class:`~oddslab.analysis.libraries.Library`:
 one entry per unit with its points, model groups, weapons and what could not be modelled.
 ``oddslab import ROSTER -o LIB.toml`` does the same from the command line. See docs/import.md.
 """

@@ -1,4 +1,5 @@
-"""BattleScribe / New Recruit rosters (``.ros`` XML, ``.rosz`` zipped) → plain unit data.
+"""BattleScribe / New Recruit rosters (``.ros`` XML, ``.rosz`` zipped, New Recruit's JSON) →
+plain unit data.
 
 The roster schema (``http://www.battlescribe.net/schema/rosterSchema``), as exported rosters
 and the BSData data repositories show it: ``roster/forces/force/selections/selection``; a
@@ -134,6 +135,10 @@ def read_roster_xml(path: str | Path, max_bytes: int = MAX_BYTES) -> Any:
         if size > max_bytes:
             raise RosterError(src, "", f"{size:,} bytes, more than the {max_bytes:,} read")
         data = path.read_bytes()
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # New Recruit's JSON export
+        from oddslab.importers.newrecruit import element_from_json
+
+        return element_from_json(data, src)
     return _parse_xml(data, src)
 
 
@@ -203,9 +208,9 @@ def _items(el: Any, kind: str) -> list[Any]:
 
 def _number(el: Any, src: str, where: str) -> int:
     text = (el.get("number") or "1").strip()
-    if not re.fullmatch(r"\d{1,4}", text):
+    if not re.fullmatch(r"\d{1,4}(\.0+)?", text):  # JSON exports may write 1.0
         raise RosterError(src, where, f"number = {text!r}: expected a whole number")
-    return int(text)
+    return int(float(text))
 
 
 def _points(el: Any, src: str, where: str) -> float:

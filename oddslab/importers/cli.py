@@ -46,9 +46,7 @@ def register(app: typer.Typer) -> None:
     def import_roster_cmd(
         roster: Annotated[
             Path,
-            typer.Argument(
-                metavar="ROSTER", help="A .ros or .rosz file (BattleScribe, New Recruit)."
-            ),
+            typer.Argument(metavar="ROSTER", help="A .ros, .rosz or New Recruit .json roster."),
         ],
         out: Annotated[
             Path, typer.Option("--out", "-o", metavar="LIB.toml", help="The library file to write.")
