@@ -406,3 +406,50 @@ def test_a_library_of_fixes_over_the_imported_one(lib):
         oddslab.analysis.load_library(lib.path.parent / "fixes.toml")["wardens_in_cover"].points()
         == 100
     )
+
+
+def test_one_name_two_profiles_are_named_apart(tmp_path):
+    """The troopers' close combat weapon renamed "Shock blade" (another profile than the
+    sergeant's): both are kept, each named after the models that carry it."""
+    text = ROSTER.read_text().replace('name="Close combat weapon"', 'name="Shock blade"')
+    p = tmp_path / "army.ros"
+    p.write_text(text)
+    weapons = read_roster(p).units[0].weapons
+    assert [(w.name, w.models) for w in weapons] == [
+        ("Lance rifle", 5),
+        ("Sidearm", 1),
+        ("Shock blade (Warden Sergeant)", 1),
+        ("Shock blade (Warden)", 4),
+    ]
+    # joined units: the leader's weapon of a bodyguard's name gets the leader's name
+    text = ROSTER.read_text().replace('name="Marshal\'s maul"', 'name="Shock blade"')
+    p.write_text(text)
+    e = build_entries(read_roster(p), ATTACH)["warden_squad_with_iron_marshal_melee"]
+    assert e["roles"]["attacker"]["default_weapons"] == [
+        "Shock blade",
+        "Close combat weapon",
+        "Shock blade (Iron Marshal)",
+    ]
+
+
+def test_two_leaders(tmp_path):
+    r = read_roster(ROSTER)
+    second = copy.deepcopy(r.units[1])
+    second.name = "Second Marshal"
+    r.units.append(second)
+    e = build_entries(r, ["Iron Marshal + Second Marshal:Warden Squad"])
+    joined = e["warden_squad_with_iron_marshal_second_marshal"]
+    assert (
+        joined["points"] == 250 and joined["name"] == "Warden Squad + Iron Marshal + Second Marshal"
+    )
+    groups = joined["roles"]["target"]["models"]
+    assert [(g["name"], g.get("character", False)) for g in groups] == [
+        ("Warden", False),
+        ("Iron Marshal", True),
+        ("Iron Marshal", True),
+    ]
+    # the same weapon profile carried by both leaders: one weapon, two models
+    pistol = [
+        w for w in joined["roles"]["attacker"]["weapons"] if w["name"] == "Arc pistol - standard"
+    ]
+    assert len(pistol) == 1 and pistol[0]["models"] == 2

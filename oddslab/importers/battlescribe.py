@@ -379,7 +379,8 @@ def _read_weapons(walk, group_of, uname, src) -> list[WeaponData]:
         profs = _profiles(s, RANGED_TYPES | MELEE_TYPES)
         if not profs:
             continue
-        owner = next((group_of[id(x)] for x in (s, *reversed(parents)) if id(x) in group_of), None)
+        model = next((x for x in (s, *reversed(parents)) if id(x) in group_of), None)
+        carrier = (model.get("name") or "").strip() if model is not None else ""
         count = _number(s, src, uname)
         names = [_MODE_MARK.sub("", p.get("name") or "").strip() for p in profs]
         bases = [_mode_base(n) for n in names]
@@ -394,7 +395,7 @@ def _read_weapons(walk, group_of, uname, src) -> list[WeaponData]:
             w = merged.get(key)
             if w is None:
                 w = merged[key] = WeaponData(
-                    n, 0, profile, melee, base if is_mode else None, owner.name if owner else ""
+                    n, 0, profile, melee, base if is_mode else None, carrier
                 )
             w.models += count
     weapons = list(merged.values())
