@@ -304,3 +304,12 @@ def test_new_recruit_json_reads_like_ros(tmp_path):
 )
 def test_bad_json(tmp_path, text, match):
     assert match in _error(_write(tmp_path, text, "army.json"))
+
+
+def test_profiles_without_type_names_and_hidden_profiles(tmp_path):
+    """A profile exported with its type id only is read by the BSData id; a hidden one is not."""
+    text = TEXT.replace(' typeName="Ranged Weapons"', "").replace(' typeName="Unit"', "")
+    text = text.replace('name="Shock blade" hidden="false"', 'name="Shock blade" hidden="true"')
+    ws = _units(_write(tmp_path, text))["Warden Squad"]
+    assert [w.name for w in ws.weapons] == ["Lance rifle", "Sidearm", "Close combat weapon"]
+    assert ws.groups[0].toughness == 4

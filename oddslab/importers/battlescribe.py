@@ -30,6 +30,7 @@ from oddslab.importers.characteristics import (
     ABILITY_TYPES,
     MELEE_TYPES,
     RANGED_TYPES,
+    TYPE_IDS,
     UNIT_TYPES,
     RosterError,
     read_unit_profile,
@@ -318,7 +319,18 @@ def _unit(sel: Any, src: str) -> UnitData:
 
 
 def _profiles(sel: Any, types: frozenset[str]) -> list[Any]:
-    return [p for p in _items(sel, "profile") if (p.get("typeName") or "").casefold() in types]
+    """The profiles of ``sel`` of those types (by ``typeName``, else by the BSData type id);
+    hidden ones left out."""
+    return [
+        p
+        for p in _items(sel, "profile")
+        if _type(p) in types and (p.get("hidden") or "").casefold() != "true"
+    ]
+
+
+def _type(profile: Any) -> str:
+    name = (profile.get("typeName") or "").strip().casefold()
+    return name or TYPE_IDS.get(profile.get("typeId") or "", "")
 
 
 def _unit_profile(m: Any, parents: tuple, src: str, where: str, notes: list[str]) -> Any:
@@ -385,7 +397,7 @@ def _read_weapons(walk, group_of, uname, src) -> list[WeaponData]:
         names = [_MODE_MARK.sub("", p.get("name") or "").strip() for p in profs]
         bases = [_mode_base(n) for n in names]
         for p, n, base in zip(profs, names, bases, strict=True):
-            melee = (p.get("typeName") or "").casefold() in MELEE_TYPES
+            melee = _type(p) in MELEE_TYPES
             where = f"{uname} / {n}"
             profile = read_weapon_profile(_chars(p), melee, src, where)
             is_mode = base is not None and (

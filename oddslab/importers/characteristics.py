@@ -25,6 +25,7 @@ __all__ = [
     "RANGED_TYPES",
     "UNIT_TYPES",
     "ABILITY_TYPES",
+    "TYPE_IDS",
     "RosterError",
     "read_unit_profile",
     "read_weapon_profile",
@@ -36,6 +37,15 @@ UNIT_TYPES = frozenset({"unit"})
 RANGED_TYPES = frozenset({"ranged weapons", "ranged weapon"})
 MELEE_TYPES = frozenset({"melee weapons", "melee weapon"})
 ABILITY_TYPES = frozenset({"abilities", "ability"})
+
+#: Profile type ids → names, for a profile exported without its ``typeName``: the ids of the
+#: BSData game-system files (the same in ``wh40k-10e`` and ``wh40k-11e``).
+TYPE_IDS = {
+    "c547-1836-d8a-ff4f": "unit",
+    "f77d-b953-8fa4-b762": "ranged weapons",
+    "8a40-4aaa-c780-9046": "melee weapons",
+    "9cc3-6d83-4dd3-9b64": "abilities",
+}
 
 #: Characteristic names → our field (names compared case-insensitively): 10e ``SV``, 11e
 #: ``Sv``; 11e ``InSv``; ``BS`` for ranged and ``WS`` for melee weapons.
