@@ -54,6 +54,7 @@ __all__ = [
     "expand_uses",
     "load_library",
     "library_dir",
+    "library_from_dict",
     "shipped_libraries",
     "resolve_entries",
     "select_weapons",
@@ -207,6 +208,12 @@ def load_library(path: str | Path, *, source: str = "", key: str = "") -> Librar
     lib = _parse_library(path, data)
     _CACHE[(str(resolved), stamp)] = lib
     return lib
+
+
+def library_from_dict(path: str | Path, data: dict[str, Any]) -> Library:
+    """A :class:`Library` from a library file's parsed TOML (``path``: where it is, or will be,
+    for relative ``use`` paths and messages); checked as :func:`load_library` checks a file."""
+    return _parse_library(Path(path), data)
 
 
 def _parse_library(path: Path, data: dict[str, Any]) -> Library:

@@ -1,18 +1,23 @@
 """Rosters from list-building apps → unit libraries (issue 32).
 
-``import_roster("my-list.rosz")`` reads a BattleScribe / New Recruit roster (``.ros`` XML or
-``.rosz`` zipped XML, or New Recruit's JSON export) into a generic-ruleset :class:`~oddslab.analysis.libraries.Library`:
-one entry per unit with its points, model groups, weapons and what could not be modelled.
+``import_roster("my-list.rosz")`` reads a BattleScribe / New Recruit roster (``.ros`` XML,
+``.rosz`` zipped XML, or New Recruit's JSON export) into a generic-ruleset
+:class:`~oddslab.analysis.libraries.Library`: one entry per unit with its points, model groups,
+weapons and what could not be modelled.
 ``oddslab import ROSTER -o LIB.toml`` does the same from the command line. See docs/import.md.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from oddslab.importers.battlescribe import MAX_BYTES, RosterData, parse_roster, read_roster_xml
 from oddslab.importers.characteristics import RosterError
 from oddslab.importers.library import build_entries, library_text
+
+if TYPE_CHECKING:  # the analysis layer loads only when a roster is imported
+    from oddslab.analysis.libraries import Library
 
 __all__ = ["MAX_BYTES", "RosterError", "import_roster", "read_roster"]
 
@@ -34,7 +39,7 @@ def import_roster(
     *,
     attach: list[str] | tuple[str, ...] = (),
     max_bytes: int = MAX_BYTES,
-):
+) -> Library:
     """Read a roster into a generic-ruleset unit library.
 
     Parameters
@@ -58,11 +63,13 @@ def import_roster(
     return _import(path, out, attach, max_bytes)[0]
 
 
-def _import(path, out, attach, max_bytes):
+def _import(
+    path: str | Path, out: str | Path | None, attach, max_bytes: int
+) -> tuple[Library, RosterData]:
     """(library, roster data): :func:`import_roster` and what ``oddslab import`` prints."""
     import tomllib
 
-    from oddslab.analysis.libraries import _parse_library
+    from oddslab.analysis.libraries import library_from_dict
 
     roster = read_roster(path, max_bytes)
     text = library_text(roster, build_entries(roster, attach))
@@ -72,4 +79,4 @@ def _import(path, out, attach, max_bytes):
             lib_path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise RosterError(str(out), "", f"cannot write the library ({exc.strerror})") from None
-    return _parse_library(lib_path, tomllib.loads(text)), roster
+    return library_from_dict(lib_path, tomllib.loads(text)), roster
