@@ -313,3 +313,23 @@ def test_profiles_without_type_names_and_hidden_profiles(tmp_path):
     ws = _units(_write(tmp_path, text))["Warden Squad"]
     assert [w.name for w in ws.weapons] == ["Lance rifle", "Sidearm", "Close combat weapon"]
     assert ws.groups[0].toughness == 4
+
+
+def test_bytes_of_an_upload(tmp_path):
+    """The web app's path: a roster's bytes, with the same checks as a file."""
+    import io
+
+    from oddslab.importers import read_roster_bytes
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("army.ros", TEXT)
+    for data in (TEXT.encode(), buf.getvalue()):
+        r = read_roster_bytes(data, "upload.rosz")
+        assert [u.name for u in r.units] == [u.name for u in read_roster(ROSTER).units]
+    with pytest.raises(RosterError, match="^upload.rosz: army.ros: unzips to"):
+        read_roster_bytes(buf.getvalue(), "upload.rosz", max_bytes=1000)
+    with pytest.raises(RosterError, match="^upload.ros: .* more than the 1,000 read"):
+        read_roster_bytes(TEXT.encode(), "upload.ros", max_bytes=1000)
+    with pytest.raises(RosterError, match="refused"):
+        read_roster_bytes(b'<!DOCTYPE r [<!ENTITY x "y">]><roster>&x;</roster>', "u.ros")

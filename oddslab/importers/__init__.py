@@ -12,14 +12,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from oddslab.importers.battlescribe import MAX_BYTES, RosterData, parse_roster, read_roster_xml
+from oddslab.importers.battlescribe import (
+    MAX_BYTES,
+    RosterData,
+    parse_roster,
+    read_roster_xml,
+    roster_element_from_bytes,
+)
 from oddslab.importers.characteristics import RosterError
 from oddslab.importers.library import build_entries, library_text
 
 if TYPE_CHECKING:  # the analysis layer loads only when a roster is imported
     from oddslab.analysis.libraries import Library
 
-__all__ = ["MAX_BYTES", "RosterError", "import_roster", "read_roster"]
+__all__ = ["MAX_BYTES", "RosterError", "import_roster", "read_roster", "read_roster_bytes"]
 
 
 def read_roster(path: str | Path, max_bytes: int = MAX_BYTES) -> RosterData:
@@ -31,6 +37,12 @@ def read_roster(path: str | Path, max_bytes: int = MAX_BYTES) -> RosterData:
         One line naming the file and the unit / weapon at fault.
     """
     return parse_roster(read_roster_xml(path, max_bytes), str(path))
+
+
+def read_roster_bytes(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> RosterData:
+    """:func:`read_roster` for an uploaded file's bytes (the web app); ``name`` (the upload's
+    file name) names it in errors. The same limits and checks apply."""
+    return parse_roster(roster_element_from_bytes(data, name, max_bytes), name)
 
 
 def import_roster(

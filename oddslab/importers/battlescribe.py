@@ -47,6 +47,7 @@ __all__ = [
     "WeaponData",
     "parse_roster",
     "read_roster_xml",
+    "roster_element_from_bytes",
 ]
 
 #: Largest roster (or unzipped ``.rosz`` content) read, in bytes. A 2,000-point army exports
@@ -115,7 +116,8 @@ class RosterData:
 
 # -- reading the file safely ---------------------------------------------------------------------
 def read_roster_xml(path: str | Path, max_bytes: int = MAX_BYTES) -> Any:
-    """The parsed root element of a ``.ros`` or ``.rosz`` file (see the module notes).
+    """The parsed root element of a ``.ros``, ``.rosz`` or JSON roster file (see the module
+    notes).
 
     Raises
     ------
@@ -131,11 +133,24 @@ def read_roster_xml(path: str | Path, max_bytes: int = MAX_BYTES) -> Any:
     except OSError:
         raise RosterError(src, "", "file not found or not readable") from None
     if head.startswith(b"PK"):
-        data = _unzip(path, max_bytes)
-    else:
-        if size > max_bytes:
-            raise RosterError(src, "", f"{size:,} bytes, more than the {max_bytes:,} read")
-        data = path.read_bytes()
+        return _roster_element(_unzip(path, src, max_bytes), src)
+    if size > max_bytes:
+        raise RosterError(src, "", f"{size:,} bytes, more than the {max_bytes:,} read")
+    return _roster_element(path.read_bytes(), src)
+
+
+def roster_element_from_bytes(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> Any:
+    """:func:`read_roster_xml` for a file's bytes (an upload): ``name`` names it in errors."""
+    if data.startswith(b"PK"):
+        import io
+
+        return _roster_element(_unzip(io.BytesIO(data), name, max_bytes), name)
+    if len(data) > max_bytes:
+        raise RosterError(name, "", f"{len(data):,} bytes, more than the {max_bytes:,} read")
+    return _roster_element(data, name)
+
+
+def _roster_element(data: bytes, src: str) -> Any:
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # New Recruit's JSON export
         from oddslab.importers.newrecruit import element_from_json
 
@@ -143,10 +158,9 @@ def read_roster_xml(path: str | Path, max_bytes: int = MAX_BYTES) -> Any:
     return _parse_xml(data, src)
 
 
-def _unzip(path: Path, max_bytes: int) -> bytes:
-    src = str(path)
+def _unzip(file: Any, src: str, max_bytes: int) -> bytes:
     try:
-        with zipfile.ZipFile(path) as zf:
+        with zipfile.ZipFile(file) as zf:
             files = [i for i in zf.infolist() if not i.is_dir()]
             ros = [i for i in files if i.filename.lower().endswith((".ros", ".xml"))] or files
             if len(ros) != 1:
