@@ -19,6 +19,7 @@ problem is one :class:`RosterError` naming the file and the unit / weapon.
 
 from __future__ import annotations
 
+import functools
 import re
 import zipfile
 import zlib
@@ -443,8 +444,9 @@ def _split_keywords(text: str) -> list[str]:
     return [k.strip() for k in re.split(r",(?![^\[]*\])", text or "") if k.strip()]
 
 
-#: Weapon keywords the generic pipeline reads (issue 28: "keywords as printed"); any other
-#: keyword is passed in ``ignore_keywords`` and listed as not modelled.
+#: Weapon keywords the generic pipeline reads (issue 28: "keywords as printed"), for a generic
+#: ruleset without its own keyword reader; any other keyword is passed in ``ignore_keywords``
+#: and listed as not modelled.
 _KNOWN = re.compile(
     r"^\[?\s*(blast|heavy|lance|indirect fire|ignores cover|twin[- ]linked|torrent|lethal hits"
     r"|devastating wounds|extra attacks|hazardous|precision|melta\s+\w+|rapid fire\s+\w+"
@@ -453,5 +455,16 @@ _KNOWN = re.compile(
 )
 
 
+@functools.cache
 def _known_keyword(kw: str) -> bool:
-    return bool(_KNOWN.match(kw))
+    """Whether the generic ruleset models ``kw``: its own keyword reader decides when it has
+    one (so "Rapid Fire D3", which it refuses, is listed as not modelled), else the list above."""
+    try:
+        from oddslab.rulesets.generic.keywords import parse_keywords
+    except ImportError:
+        return bool(_KNOWN.match(kw))
+    try:
+        parse_keywords(kw)
+    except ValueError:
+        return False
+    return True
