@@ -1,10 +1,10 @@
 """Roster units → library entries (oddslab/importers/library.py): entries, roles, modes,
 attached leaders, the file written, and the round trip import → library → simulate.
 
-The round trips that need the generic pipeline's weapon keywords, ``range`` and mixed
-``[[target.models]]`` units (issue 28, another branch) are marked ``NEEDS_GENERIC``: until that
-work is merged they are expected failures (strict, so they cannot pass unnoticed), and they run
-as ordinary tests as soon as the generic ruleset reads those keys.
+The round trips that need the generic pipeline's weapon keywords and ``range``
+(``NEEDS_KEYWORDS``) or its mixed ``[[target.models]]`` units (``NEEDS_GROUPS``; issue 28,
+another branch) are expected failures until that work is merged (strict, so they cannot pass
+unnoticed), and run as ordinary tests as soon as the generic ruleset reads those keys.
 """
 
 from __future__ import annotations
@@ -25,37 +25,31 @@ ROSTER = Path(__file__).parent.parent / "oddslab" / "examples" / "rosters" / "in
 ATTACH = ["Iron Marshal:Warden Squad"]
 
 
-def _generic_reads_keywords() -> bool:
-    """True once the generic ruleset reads weapon ``range``/``keywords`` and model groups."""
+def _generic_reads(target: dict, weapon: dict) -> bool:
     try:
-        oddslab.from_dict(
-            {
-                "attacker": {
-                    "weapons": [
-                        {
-                            "attacks": 1,
-                            "range": 24,
-                            "keywords": "Lethal Hits",
-                            "ignore_keywords": ["Pistol"],
-                        }
-                    ]
-                },
-                "target": {
-                    "models": [
-                        {"name": "a", "models": 2},
-                        {"name": "b", "models": 1, "character": True},
-                    ]
-                },
-            }
-        )
+        oddslab.from_dict({"attacker": {"weapons": [{"attacks": 1, **weapon}]}, "target": target})
     except ScenarioError:
         return False
     return True
 
 
-NEEDS_GENERIC = pytest.mark.xfail(
-    not _generic_reads_keywords(),
-    reason="needs the generic ruleset's weapon keywords, range and [[target.models]] (issue 28)",
+_KEYWORDS = _generic_reads(
+    {"models": 3}, {"range": 24, "keywords": "Lethal Hits", "ignore_keywords": ["Pistol"]}
+)
+_GROUPS = _generic_reads(
+    {"models": [{"name": "a", "models": 2}, {"name": "b", "models": 1, "character": True}]}, {}
+)
+#: Round trips that need the generic ruleset's weapon ``range``/``keywords`` (issue 28).
+NEEDS_KEYWORDS = pytest.mark.xfail(
+    not _KEYWORDS,
+    reason="needs the generic ruleset's weapon keywords and range (issue 28)",
+    strict=True,
+    raises=(ScenarioError, AssertionError),
+)
+#: ... and its mixed units, ``[[target.models]]`` groups with characters (issue 28).
+NEEDS_GROUPS = pytest.mark.xfail(
+    not (_KEYWORDS and _GROUPS),
+    reason="needs the generic ruleset's [[target.models]] groups (issue 28)",
     strict=True,
     raises=(ScenarioError, AssertionError),
 )
@@ -294,7 +288,7 @@ def test_round_trip_picked_weapons(lib):
     )
 
 
-@NEEDS_GENERIC
+@NEEDS_KEYWORDS
 def test_round_trip_shooting_with_keywords(lib):
     """The shooting entry (range, keywords as printed) against the walker (feel-no-pain)."""
     ref = f"{lib.path}:"
@@ -334,7 +328,7 @@ def test_round_trip_shooting_with_keywords(lib):
     )
 
 
-@NEEDS_GENERIC
+@NEEDS_GROUPS
 def test_round_trip_every_entry_runs(lib):
     """Every entry as attacker against every target entry validates and runs (a matchup of
     the whole library, as `oddslab matchup army.toml army.toml` runs it)."""
@@ -348,7 +342,7 @@ def test_round_trip_every_entry_runs(lib):
     assert not m.unfit
 
 
-@NEEDS_GENERIC
+@NEEDS_GROUPS
 def test_round_trip_leader_joined_to_bodyguard(lib):
     ref = f"{lib.path}:"
     sc = oddslab.from_dict(
