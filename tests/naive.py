@@ -260,9 +260,9 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                 inflict(attack_damage(w, True, True), True, True)
         else:
             dev_later.append((w, dev_queue))
-    for w, n in dev_later:  # current rule: after every weapon, allocated without spill
-        for _ in range(n):
-            inflict(attack_damage(w, True, True), False, True)
+    for w, n in dev_later:  # current rule: after every weapon, allocated without spill; an
+        for _ in range(n):  # attack's damage with no save, not mortal wounds
+            inflict(attack_damage(w, True, True), False, False)
     out["destroyed"] = int(alive == 0)
     total = t.models * t.wounds - t.damaged
     out["wounds_remaining"] = (alive - 1) * t.wounds + cur if alive > 0 else 0

@@ -46,7 +46,8 @@ _STAT_TEXT = {
     "unsaved": ("unsaved wounds", "wounds not saved (devastating wounds included)"),
     "mortal_wounds": (
         "mortal wounds inflicted",
-        "mortal wound damage (devastating wounds, mortal wounds on criticals), after feel-no-pain",
+        "mortal wound damage (mortal wounds on criticals; devastating wounds under the legacy "
+        "rule only), after feel-no-pain",
     ),
     "damage": (
         "damage inflicted (overkill included)",
@@ -226,11 +227,13 @@ def point_through(sc: GenericScenario, mortal: bool) -> float:
 
 def reported(sc: GenericScenario) -> tuple[str, ...]:
     """The statistics this scenario can produce: ``mortal_wounds`` only with a source of mortal
-    wounds; ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
+    wounds (under the current rule a devastating wound's damage is not mortal wounds); ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
     only if it can slay the whole unit."""
     t = sc.target
     mortal = any(
-        w.devastating_wounds or w.critical_hit_mortals.max > 0 or w.critical_wound_mortals.max > 0
+        (w.devastating_wounds and sc.rules.devastating_wounds == "legacy")
+        or w.critical_hit_mortals.max > 0
+        or w.critical_wound_mortals.max > 0
         for w in sc.weapons
     )
     most = damage_bound(sc)

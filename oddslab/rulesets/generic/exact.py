@@ -89,6 +89,9 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
     maps = damage_maps(sc, w, _raw_damage_max(sc) + 1)
     q_n = point_through(sc, mortal=False)
     q_m = point_through(sc, mortal=True)
+    # current rule: a devastating wound's damage is an attack's damage (no save), not mortal
+    # wounds, so only the ordinary feel-no-pain applies to it
+    q_dev = q_n if sc.rules.devastating_wounds == "current" else q_m
     dmg = w.damage.pmf()
     ph = np.array([0.0, 1.0, 0.0]) if w.torrent else code_probs(d.hit_codes, d.hit_rerolls)
     return Packets(
@@ -98,7 +101,7 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
         pfc=_fail_prob(d.crit_save_fail, d.crit_save_rerolls),
         normal=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_NORMAL], q_n),
         crit=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_CRIT], q_n),
-        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_m),
+        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_dev),
         mh=_damage_pmf(w.critical_hit_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         mw=_damage_pmf(w.critical_wound_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         d=d,
@@ -130,7 +133,8 @@ def _weapon_static(sc: GenericScenario, w: Weapon) -> dict[str, np.ndarray]:
     mw_add = k.mw if has_mw else _D0
     normal_dmg = _mix([(k.pf, k.normal), (1 - k.pf, _D0)])
     if w.devastating_wounds:
-        crit_unsaved, crit_dmg, crit_mortal = _D1, _conv(k.dev, mw_add), _conv(k.dev, mw_add)
+        crit_unsaved, crit_dmg = _D1, _conv(k.dev, mw_add)
+        crit_mortal = mw_add if sc.rules.devastating_wounds == "current" else crit_dmg
     elif has_mw and w.critical_wound_mortals_instead:
         crit_unsaved, crit_dmg, crit_mortal = _D0, k.mw, k.mw
     elif d.crit_save_own:

@@ -378,7 +378,8 @@ def _trials(
                     devq[w] = dev
             elif any_current:
                 # devastating wounds (current rule): after all the unit's other attacks, one packet
-                # per critical wound, allocated like normal damage (no spill)
+                # per critical wound, allocated like normal damage (no spill); the damage is an
+                # attack's damage with no save, not mortal wounds
                 for w in range(n_w):
                     if wint[w, W_DEV] == DEV_CURRENT:
                         ng = add_group(
@@ -391,7 +392,7 @@ def _trials(
                             wint[w, W_DMG_SIDES],
                             wint[w, W_DMG_ADD],
                             wint[w, W_DMG_REROLL],
-                            _ONE,
+                            _ZERO,  # not mortal wounds: the ordinary feel-no-pain, not counted
                             _ZERO,
                         )
             if ng > 0:

@@ -194,6 +194,12 @@ class Weapon:
                 "Weapon.reroll_damage = 'ones' needs damage rolled with one die (D3, D6, D6+1...), "
                 f"got {self.damage}"
             )
+        for mortals in ("critical_hit_mortals", "critical_wound_mortals"):
+            if getattr(self, f"{mortals}_instead") and getattr(self, mortals).max == 0:
+                raise ValueError(
+                    f"Weapon.{mortals}_instead needs {mortals} (the mortal wounds that replace "
+                    "the normal sequence); without it the switch would do nothing"
+                )
         if self.devastating_wounds and self.critical_wound_mortals_instead:
             raise ValueError(
                 "Weapon: devastating_wounds and critical_wound_mortals_instead both replace the "
@@ -286,6 +292,11 @@ class Target:
                 raise ValueError(
                     f"Target.{name} must be one of {SAVE_REROLL_MODES}, got {getattr(self, name)!r}"
                 )
+        if self.reroll_invulnerable != "none" and self.invulnerable is None:
+            raise ValueError(
+                "Target.reroll_invulnerable needs an invulnerable save (invulnerable = 2..6); "
+                "without one the switch would do nothing"
+            )
         _check_range(self, "save_modifier", -6, 6)
         _check_range(self, "ap_reduction", 0, 6)
         _check_range(self, "damage_reduction", 0, 20)
@@ -380,6 +391,7 @@ class GenericScenario:
             raise ValueError(f"target must be a Target, got {self.target!r}")
         if not self.weapons:
             raise ValueError("a scenario needs at least one weapon")
+        _check_partners(self)
 
     def effective_ap(self, weapon: Weapon, critical: bool = False) -> int:
         """AP that worsens the armour save (critical AP added, target's AP rules applied)."""
@@ -459,6 +471,21 @@ class GenericScenario:
         from oddslab.rulesets.generic.exact import exact_pmfs
 
         return exact_pmfs(self)
+
+
+def _check_partners(sc: GenericScenario) -> None:
+    """Rule switches that need a partner elsewhere in the scenario, or they do nothing."""
+    t, r = sc.target, sc.rules
+    if r.stack_feel_no_pain and (t.feel_no_pain is None or t.feel_no_pain_mortal is None):
+        raise ValueError(
+            "rules.stack_feel_no_pain needs both target.feel_no_pain and "
+            "target.feel_no_pain_mortal (it says how the two combine)"
+        )
+    if not r.damage_modifiers_on_devastating and not any(w.devastating_wounds for w in sc.weapons):
+        raise ValueError(
+            "rules.damage_modifiers_on_devastating = false needs a weapon with "
+            "devastating_wounds; without one the switch would do nothing"
+        )
 
 
 def _check_range(obj: Any, name: str, lo: int, hi: int) -> None:

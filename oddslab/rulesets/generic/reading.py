@@ -154,5 +154,8 @@ def from_table(root: Table) -> GenericScenario:
     root.finish()
     try:
         return GenericScenario(weapons, target, rules, **run)
-    except ValueError as exc:  # pragma: no cover - guarded by the readers above
-        raise ScenarioError(root.source, "", str(exc)) from None
+    except ValueError as exc:  # a switch without its partner: "rules.key needs ..."
+        key, _, problem = str(exc).partition(" ")
+        if not key.startswith(("rules.", "target.", "attacker.")):
+            key, problem = "", str(exc)
+        raise ScenarioError(root.source, key, problem) from None
