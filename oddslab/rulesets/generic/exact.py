@@ -19,9 +19,11 @@ from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.compile import (
     Derived,
     _raw_damage_max,
+    blast_bonus,
     damage_maps,
     derive,
     point_through,
+    weapon_damage_bound,
 )
 from oddslab.rulesets.generic.model import GenericScenario, Weapon
 
@@ -189,14 +191,31 @@ def _weapon_static(sc: GenericScenario, w: Weapon) -> dict[str, np.ndarray]:
         return _mix([(k.ph[0], _D0), (k.ph[1], plain), (k.ph[2], crit_branch(stat, extra))])
 
     extra = w.critical_extra_attacks.max > 0
-    n_attacks = convolve_n(w.attacks.pmf(), w.models)
+    bonus = blast_bonus(sc, sc.target.models) if w.blast else 0  # see static_pmfs
+    n_attacks = convolve_n(np.concatenate([np.zeros(bonus), w.attacks.pmf()]), w.models)
     return {stat: compound(n_attacks, per_roll(stat, extra)) for stat in STATIC}
 
 
+def blast_count_fixed(sc: GenericScenario) -> bool:
+    """Every Blast weapon fires before any model can have been slain (so its attacks are known
+    from the unit's size); else the static statistics depend on allocation and the exact
+    engine gives the allocation chain's statistics only."""
+    first = sc.target.wounds - sc.target.damaged
+    before = 0
+    for w in sc.fired:
+        if w.blast and before >= first:
+            return False
+        before += weapon_damage_bound(sc, w)
+    return True
+
+
 def static_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
-    """Exact PMFs of ``attacks``, ``hits``, ``wounds``, ``unsaved``, ``mortal_wounds``, ``damage``."""
+    """Exact PMFs of ``attacks``, ``hits``, ``wounds``, ``unsaved``, ``mortal_wounds``, ``damage``
+    (none when a Blast weapon's attacks depend on earlier weapons: :func:`blast_count_fixed`)."""
+    if not blast_count_fixed(sc):
+        return {}
     totals: dict[str, np.ndarray] = {}
-    for w in sc.weapons:
+    for w in sc.fired:
         for stat, pmf in _weapon_static(sc, w).items():
             totals[stat] = pmf if stat not in totals else np.convolve(totals[stat], pmf)
     return totals

@@ -85,6 +85,7 @@ from oddslab.rulesets.generic.layout import (
     W_ATT_ADD,
     W_ATT_N,
     W_ATT_SIDES,
+    W_BLAST,
     W_CRIT_SAVE,
     W_CRIT_SPLIT,
     W_DEV,
@@ -258,6 +259,8 @@ def _trials(
                         n_att += roll_expr(
                             st, wint[w, W_ATT_N], wint[w, W_ATT_SIDES], wint[w, W_ATT_ADD]
                         )
+                if wint[w, W_BLAST] != 0:  # Blast: per model, 1 per 5 target models alive now
+                    n_att += wint[w, W_MODELS] * (alive // 5)
                 if wint[w, W_TORRENT] != 0:
                     normal = n_att
                     crits = 0
