@@ -28,9 +28,15 @@ def _result(d: int, need: int, crit: int, mod: int, nat1: bool, nat6: bool) -> i
     return 1 if d + mod >= need else 0
 
 
-def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6) -> int:
+def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6, fail_upto=0) -> int:
+    """One roll (re-rolled per ``mode``); an unmodified roll up to ``fail_upto`` always fails
+    (Indirect Fire at an unseen target: 1-3)."""
+
+    def result(d: int) -> int:
+        return 0 if d <= fail_upto else _result(d, need, crit, mod, nat1, nat6)
+
     d = rng.randint(1, 6)
-    r = _result(d, need, crit, mod, nat1, nat6)
+    r = result(d)
     if isinstance(mode, tuple):
         again = d in mode
     else:
@@ -43,7 +49,7 @@ def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6) -> int:
         }[mode]
     if again:
         d = rng.randint(1, 6)
-        r = _result(d, need, crit, mod, nat1, nat6)
+        r = result(d)
     return r
 
 
@@ -56,9 +62,11 @@ def _save_roll(rng, sc: GenericScenario, w: Weapon, critical: bool) -> bool:
         else max(0, w.ap + (w.critical_wound_ap if critical else 0) - t.ap_reduction)
     )
     options = []  # (need, re-roll mode)
+    sit = sc.situation
+    cover = (t.cover or (w.indirect_fire and not sit.target_visible)) and not w.ignores_cover
     if t.save <= 6:
         need = t.save + ap
-        if t.cover and not (rules.cover_limit and t.save <= 3 and ap == 0):
+        if cover and not (rules.cover_limit and t.save <= 3 and ap == 0):
             need -= 1
         options.append((max(need, 2), t.reroll_saves))
     if t.invulnerable is not None:
@@ -143,13 +151,15 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
         return sum(1 for _ in range(points) if rng.randint(1, 6) < best)
 
     def attack_damage(w: Weapon, critical: bool, devastating: bool) -> int:
-        """The damage characteristic of one attack: roll (re-roll), halve, add, subtract."""
+        """The damage characteristic of one attack: roll (re-roll), Melta, halve, add, subtract."""
         value = roll_expr(rng, w.damage)
         dice = value - w.damage.add
         if (w.reroll_damage == "ones" and dice == 1) or (
             w.reroll_damage == "below-average" and value < w.damage.mean()
         ):
             value = roll_expr(rng, w.damage)
+        if w.melta and half_range(w):
+            value += w.melta
         modify = not devastating or rules.damage_modifiers_on_devastating
         if modify and t.halve_damage:
             value = -(-value // 2)
@@ -166,14 +176,21 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             out["mortal_wounds"] += points
         lose(points, spill)
 
+    sit = sc.situation
+
+    def half_range(w: Weapon) -> bool:
+        return sit.half_range if w.half_range is None else w.half_range
+
     spill = rules.spill == "spill"
     dev_later: list[tuple[Weapon, int]] = []
     for w in sc.weapons:
+        unseen = w.indirect_fire and not sit.target_visible
+        hit_mod = w.hit_modifier + (w.heavy and sit.remained_stationary) - unseen
+        wound_mod = w.wound_modifier + (w.lance and sit.charged)
         if rules.modifier_cap:
-            hit_mod = max(-1, min(1, w.hit_modifier))
-            wound_mod = max(-1, min(1, w.wound_modifier))
-        else:
-            hit_mod, wound_mod = w.hit_modifier, w.wound_modifier
+            hit_mod = max(-1, min(1, hit_mod))
+            wound_mod = max(-1, min(1, wound_mod))
+        reroll_wounds = "failed" if w.twin_linked and w.reroll_wounds == "none" else w.reroll_wounds
         need_w = w.wound if w.wound is not None else wound_threshold(w.strength, t.toughness)
         crit_w = w.critical_wound
         for kw, x in w.anti:
@@ -207,7 +224,7 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                 return [1]
             r = _roll_with_reroll(
                 rng, w.skill, w.critical_hit, hit_mod, w.reroll_hits,
-                rules.natural_one_fails, rules.natural_six_succeeds,
+                rules.natural_one_fails, rules.natural_six_succeeds, 3 if unseen else 0,
             )  # fmt: skip
             if r == 0:
                 return []
@@ -221,7 +238,8 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                         results += hit_roll(False)
             return results
 
-        n_attacks = sum(roll_expr(rng, w.attacks) for _ in range(w.models))
+        per_model = (w.rapid_fire if half_range(w) else 0) + (alive // 5 if w.blast else 0)
+        n_attacks = sum(roll_expr(rng, w.attacks) + per_model for _ in range(w.models))
         for _ in range(n_attacks):
             for h in hit_roll(True):
                 out["hits"] += 1
@@ -232,7 +250,7 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                     wound_normally(False)  # an ordinary (not critical) wound
                     continue
                 r = _roll_with_reroll(
-                    rng, need_w, crit_w, wound_mod, w.reroll_wounds,
+                    rng, need_w, crit_w, wound_mod, reroll_wounds,
                     rules.natural_one_fails, rules.natural_six_succeeds,
                 )  # fmt: skip
                 if r == 0:
@@ -260,9 +278,9 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                 inflict(attack_damage(w, True, True), True, True)
         else:
             dev_later.append((w, dev_queue))
-    for w, n in dev_later:  # current rule: after every weapon, allocated without spill
-        for _ in range(n):
-            inflict(attack_damage(w, True, True), False, True)
+    for w, n in dev_later:  # current rule: after every weapon, allocated without spill; an
+        for _ in range(n):  # attack's damage with no save, not mortal wounds
+            inflict(attack_damage(w, True, True), False, False)
     out["destroyed"] = int(alive == 0)
     total = t.models * t.wounds - t.damaged
     out["wounds_remaining"] = (alive - 1) * t.wounds + cur if alive > 0 else 0

@@ -46,7 +46,8 @@ _STAT_TEXT = {
     "unsaved": ("unsaved wounds", "wounds not saved (devastating wounds included)"),
     "mortal_wounds": (
         "mortal wounds inflicted",
-        "mortal wound damage (devastating wounds, mortal wounds on criticals), after feel-no-pain",
+        "mortal wound damage (mortal wounds on criticals; devastating wounds under the legacy "
+        "rule only), after feel-no-pain",
     ),
     "damage": (
         "damage inflicted (overkill included)",
@@ -118,6 +119,8 @@ def derive(sc: GenericScenario, w: Weapon) -> Derived:
     hit_mod = _cap(w.hit_modifier, r)
     wound_mod = _cap(w.wound_modifier, r)
     hit_codes = _codes(w.skill, w.critical_hit, hit_mod, r)
+    if w.indirect_fire and not sc.situation.target_visible:
+        hit_codes[1:4] = 0  # Indirect Fire at an unseen target: an unmodified 1-3 always fails
     need = w.wound if w.wound is not None else wound_threshold(w.strength, t.toughness)
     crit_wound = critical_wound_on(sc, w)
     wound_codes = _codes(need, crit_wound, wound_mod, r)
@@ -226,12 +229,14 @@ def point_through(sc: GenericScenario, mortal: bool) -> float:
 
 def reported(sc: GenericScenario) -> tuple[str, ...]:
     """The statistics this scenario can produce: ``mortal_wounds`` only with a source of mortal
-    wounds; ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
+    wounds (under the current rule a devastating wound's damage is not mortal wounds); ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
     only if it can slay the whole unit."""
     t = sc.target
     mortal = any(
-        w.devastating_wounds or w.critical_hit_mortals.max > 0 or w.critical_wound_mortals.max > 0
-        for w in sc.weapons
+        (w.devastating_wounds and sc.rules.devastating_wounds == "legacy")
+        or w.critical_hit_mortals.max > 0
+        or w.critical_wound_mortals.max > 0
+        for w in sc.fired
     )
     most = damage_bound(sc)
     drop = set() if mortal else {"mortal_wounds"}
@@ -244,32 +249,45 @@ def reported(sc: GenericScenario) -> tuple[str, ...]:
 
 def damage_bound(sc: GenericScenario) -> int:
     """Most damage one trial can inflict (an upper bound: every roll at its best)."""
+    return sum(weapon_damage_bound(sc, w) for w in sc.fired)
+
+
+def weapon_damage_bound(sc: GenericScenario, w: Weapon) -> int:
+    """Most damage one fired profile can inflict in a trial (an upper bound)."""
     size = _raw_damage_max(sc) + 1
-    most = 0
-    for w in sc.weapons:
-        per_hit = int(damage_maps(sc, w, size)[: K.D_IDENTITY].max()) + w.critical_wound_mortals.max
-        per_roll = (1 + w.sustained_hits.max) * per_hit + w.critical_hit_mortals.max
-        most += w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * per_roll
-    return most
+    per_hit = int(damage_maps(sc, w, size)[: K.D_IDENTITY].max()) + w.critical_wound_mortals.max
+    per_roll = (1 + w.sustained_hits.max) * per_hit + w.critical_hit_mortals.max
+    return attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) * per_roll
+
+
+def blast_bonus(sc: GenericScenario, alive: int) -> int:
+    """Blast: attacks added per firing model against a unit of ``alive`` models."""
+    return alive // 5
+
+
+def attacks_max(sc: GenericScenario, w: Weapon) -> int:
+    """Most attacks the profile can make (Blast counted against the whole unit)."""
+    per = w.attacks.max + (blast_bonus(sc, sc.target.models) if w.blast else 0)
+    return w.models * per
 
 
 def _raw_damage_max(sc: GenericScenario) -> int:
     return max(
         max(w.damage.max, w.critical_hit_mortals.max, w.critical_wound_mortals.max)
-        for w in sc.weapons
+        for w in sc.fired
     )
 
 
 def arrays(sc: GenericScenario) -> dict[str, Any]:
     """The kernel's inputs (shapes in ``kernel.run_generic``'s docstring)."""
     t, r = sc.target, sc.rules
-    W = len(sc.weapons)
+    W = len(sc.fired)
     wint = np.zeros((W, K.W_NCOLS), dtype=np.int64)
     faces = np.zeros((W, K.F_NROWS, 7), dtype=np.int64)
     size = _raw_damage_max(sc) + 1
     dmgmap = np.zeros((W, K.D_NKINDS, size), dtype=np.int64)
     dev_mode = K.DEV_CURRENT if r.devastating_wounds == "current" else K.DEV_LEGACY
-    for i, w in enumerate(sc.weapons):
+    for i, w in enumerate(sc.fired):
         d = derive(sc, w)
         wint[i, K.W_MODELS] = w.models
         wint[i, K.W_ATT_N : K.W_ATT_ADD + 1] = w.attacks.as_array()
@@ -288,6 +306,7 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
         wint[i, K.W_MW_INSTEAD] = (
             w.critical_wound_mortals_instead and w.critical_wound_mortals.max > 0
         )
+        wint[i, K.W_BLAST] = w.blast
         wint[i, K.W_CRIT_SPLIT] = d.crit_split
         wint[i, K.W_CRIT_SAVE] = d.crit_save_own
         wint[i, K.W_DMG_REROLL] = d.dmg_reroll_below
@@ -317,10 +336,10 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
 def stats(sc: GenericScenario) -> tuple[Stat, ...]:
     """The reported statistics, in the kernel's row order."""
     t = sc.target
-    att_max = sum(w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) for w in sc.weapons)
+    att_max = sum(attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) for w in sc.fired)
     hit_max = sum(
-        w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * (1 + w.sustained_hits.max)
-        for w in sc.weapons
+        attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) * (1 + w.sustained_hits.max)
+        for w in sc.fired
     )
     dmg_max = damage_bound(sc)
     total = t.models * t.wounds - t.damaged

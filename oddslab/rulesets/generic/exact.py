@@ -19,9 +19,11 @@ from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.compile import (
     Derived,
     _raw_damage_max,
+    blast_bonus,
     damage_maps,
     derive,
     point_through,
+    weapon_damage_bound,
 )
 from oddslab.rulesets.generic.model import GenericScenario, Weapon
 
@@ -89,6 +91,9 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
     maps = damage_maps(sc, w, _raw_damage_max(sc) + 1)
     q_n = point_through(sc, mortal=False)
     q_m = point_through(sc, mortal=True)
+    # current rule: a devastating wound's damage is an attack's damage (no save), not mortal
+    # wounds, so only the ordinary feel-no-pain applies to it
+    q_dev = q_n if sc.rules.devastating_wounds == "current" else q_m
     dmg = w.damage.pmf()
     ph = np.array([0.0, 1.0, 0.0]) if w.torrent else code_probs(d.hit_codes, d.hit_rerolls)
     return Packets(
@@ -98,7 +103,7 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
         pfc=_fail_prob(d.crit_save_fail, d.crit_save_rerolls),
         normal=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_NORMAL], q_n),
         crit=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_CRIT], q_n),
-        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_m),
+        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_dev),
         mh=_damage_pmf(w.critical_hit_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         mw=_damage_pmf(w.critical_wound_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         d=d,
@@ -130,7 +135,8 @@ def _weapon_static(sc: GenericScenario, w: Weapon) -> dict[str, np.ndarray]:
     mw_add = k.mw if has_mw else _D0
     normal_dmg = _mix([(k.pf, k.normal), (1 - k.pf, _D0)])
     if w.devastating_wounds:
-        crit_unsaved, crit_dmg, crit_mortal = _D1, _conv(k.dev, mw_add), _conv(k.dev, mw_add)
+        crit_unsaved, crit_dmg = _D1, _conv(k.dev, mw_add)
+        crit_mortal = mw_add if sc.rules.devastating_wounds == "current" else crit_dmg
     elif has_mw and w.critical_wound_mortals_instead:
         crit_unsaved, crit_dmg, crit_mortal = _D0, k.mw, k.mw
     elif d.crit_save_own:
@@ -185,14 +191,31 @@ def _weapon_static(sc: GenericScenario, w: Weapon) -> dict[str, np.ndarray]:
         return _mix([(k.ph[0], _D0), (k.ph[1], plain), (k.ph[2], crit_branch(stat, extra))])
 
     extra = w.critical_extra_attacks.max > 0
-    n_attacks = convolve_n(w.attacks.pmf(), w.models)
+    bonus = blast_bonus(sc, sc.target.models) if w.blast else 0  # see static_pmfs
+    n_attacks = convolve_n(np.concatenate([np.zeros(bonus), w.attacks.pmf()]), w.models)
     return {stat: compound(n_attacks, per_roll(stat, extra)) for stat in STATIC}
 
 
+def blast_count_fixed(sc: GenericScenario) -> bool:
+    """Every Blast weapon fires before any model can have been slain (so its attacks are known
+    from the unit's size); else the static statistics depend on allocation and the exact
+    engine gives the allocation chain's statistics only."""
+    first = sc.target.wounds - sc.target.damaged
+    before = 0
+    for w in sc.fired:
+        if w.blast and before >= first:
+            return False
+        before += weapon_damage_bound(sc, w)
+    return True
+
+
 def static_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
-    """Exact PMFs of ``attacks``, ``hits``, ``wounds``, ``unsaved``, ``mortal_wounds``, ``damage``."""
+    """Exact PMFs of ``attacks``, ``hits``, ``wounds``, ``unsaved``, ``mortal_wounds``, ``damage``
+    (none when a Blast weapon's attacks depend on earlier weapons: :func:`blast_count_fixed`)."""
+    if not blast_count_fixed(sc):
+        return {}
     totals: dict[str, np.ndarray] = {}
-    for w in sc.weapons:
+    for w in sc.fired:
         for stat, pmf in _weapon_static(sc, w).items():
             totals[stat] = pmf if stat not in totals else np.convolve(totals[stat], pmf)
     return totals

@@ -85,6 +85,7 @@ from oddslab.rulesets.generic.layout import (
     W_ATT_ADD,
     W_ATT_N,
     W_ATT_SIDES,
+    W_BLAST,
     W_CRIT_SAVE,
     W_CRIT_SPLIT,
     W_DEV,
@@ -258,6 +259,8 @@ def _trials(
                         n_att += roll_expr(
                             st, wint[w, W_ATT_N], wint[w, W_ATT_SIDES], wint[w, W_ATT_ADD]
                         )
+                if wint[w, W_BLAST] != 0:  # Blast: per model, 1 per 5 target models alive now
+                    n_att += wint[w, W_MODELS] * (alive // 5)
                 if wint[w, W_TORRENT] != 0:
                     normal = n_att
                     crits = 0
@@ -378,7 +381,8 @@ def _trials(
                     devq[w] = dev
             elif any_current:
                 # devastating wounds (current rule): after all the unit's other attacks, one packet
-                # per critical wound, allocated like normal damage (no spill)
+                # per critical wound, allocated like normal damage (no spill); the damage is an
+                # attack's damage with no save, not mortal wounds
                 for w in range(n_w):
                     if wint[w, W_DEV] == DEV_CURRENT:
                         ng = add_group(
@@ -391,7 +395,7 @@ def _trials(
                             wint[w, W_DMG_SIDES],
                             wint[w, W_DMG_ADD],
                             wint[w, W_DMG_REROLL],
-                            _ONE,
+                            _ZERO,  # not mortal wounds: the ordinary feel-no-pain, not counted
                             _ZERO,
                         )
             if ng > 0:

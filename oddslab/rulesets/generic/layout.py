@@ -36,7 +36,8 @@ W_DMG_REROLL = 26  # re-roll a damage roll whose value is below this (0 = never)
 W_HAS_XATT = 27
 W_HAS_MH = 28
 W_HAS_MW = 29
-W_NCOLS = 30
+W_BLAST = 30  # 1: +1 attack per model for every 5 models alive in the target when it fires
+W_NCOLS = 31
 
 DEV_LEGACY = 1
 DEV_CURRENT = 2

@@ -12,11 +12,18 @@ spill rule. See ``docs/generic.md`` for every rule and default.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oddslab.dice import DiceExpr
+from oddslab.rulesets.generic.target import (
+    SAVE_REROLL_MODES,
+    Situation,
+    Target,
+    _check_range,
+)
 
 if TYPE_CHECKING:
     from oddslab.engine import Job
@@ -26,6 +33,7 @@ __all__ = [
     "Weapon",
     "Target",
     "Rules",
+    "Situation",
     "GenericScenario",
     "wound_threshold",
     "REROLL_MODES",
@@ -39,8 +47,6 @@ __all__ = [
 #: re-roll modes; a list of natural rolls (e.g. ``[1, 2]``) is accepted too
 REROLL_MODES = ("none", "ones", "failed", "non-critical", "all")
 SPILL_MODES = ("none", "spill")
-#: saving-throw re-roll modes (the target's ``reroll_saves`` / ``reroll_invulnerable``)
-SAVE_REROLL_MODES = ("none", "ones", "failed")
 #: damage re-roll modes: a damage roll of 1, or any roll below the expression's average
 DAMAGE_REROLL_MODES = ("none", "ones", "below-average")
 #: devastating-wounds rule versions (see ``Rules.devastating_wounds``)
@@ -133,6 +139,39 @@ class Weapon:
     anti : dict[str, int] or tuple of (keyword, X)
         Anti-X: against a target with the keyword, unmodified wound rolls of X+ are critical
         wounds (the lowest applicable X, and never higher than ``critical_wound``).
+    keywords : str or sequence of str
+        Keywords as a datasheet prints them, ``"Sustained Hits 1, Lethal Hits, Anti-Infantry
+        4+"`` (case-insensitive, brackets optional); each sets its own key below (see
+        :mod:`oddslab.rulesets.generic.keywords`). Kept as the printed names.
+    ignore_keywords : sequence of str
+        Keywords to accept and ignore (they change nothing in this attack: Pistol, Assault...).
+    range : int or None
+        The weapon's range in inches (informational).
+    half_range : bool or None
+        The target is within half range (Melta, Rapid Fire); None: the attacker's ``half_range``.
+    blast : bool
+        +1 attack per model for every 5 models in the target unit when the weapon fires.
+    melta : int
+        +X damage per attack within half range.
+    rapid_fire : int
+        +X attacks per model within half range.
+    heavy : bool
+        +1 to hit if the attacker remained stationary.
+    lance : bool
+        +1 to wound if the attacker charged.
+    indirect_fire : bool
+        Against a target no firing model can see: -1 to hit, unmodified hit rolls of 1-3 fail,
+        the target has cover.
+    ignores_cover : bool
+        The target gets no cover bonus against this weapon.
+    twin_linked : bool
+        Re-roll failed wound rolls (``reroll_wounds = "failed"`` unless that key says otherwise).
+    extra_attacks : bool
+        The weapon is used in addition to the model's other weapons (as every profile here is).
+    hazardous : bool
+        After the attack, one D6 per model firing it: each 1 costs the attacker a model.
+    precision : bool
+        Attacks may be allocated to an attached character (mixed target units).
     """
 
     name: str = "weapon"
@@ -162,8 +201,30 @@ class Weapon:
     critical_wound_ap: int = 0
     critical_wound_damage: int = 0
     anti: Any = ()
+    keywords: Any = ()
+    ignore_keywords: tuple[str, ...] = ()
+    range: int | None = None
+    half_range: bool | None = None
+    blast: bool = False
+    melta: int = 0
+    rapid_fire: int = 0
+    heavy: bool = False
+    lance: bool = False
+    indirect_fire: bool = False
+    ignores_cover: bool = False
+    twin_linked: bool = False
+    extra_attacks: bool = False
+    hazardous: bool = False
+    precision: bool = False
 
     def __post_init__(self) -> None:
+        ignore = self.ignore_keywords
+        ignore = (ignore,) if isinstance(ignore, str) else ignore
+        object.__setattr__(self, "ignore_keywords", tuple(str(k) for k in ignore))
+        if self.keywords:
+            from oddslab.rulesets.generic.keywords import apply_keywords
+
+            apply_keywords(self, _expr)
         for name in (
             "attacks",
             "sustained_hits",
@@ -194,6 +255,12 @@ class Weapon:
                 "Weapon.reroll_damage = 'ones' needs damage rolled with one die (D3, D6, D6+1...), "
                 f"got {self.damage}"
             )
+        for mortals in ("critical_hit_mortals", "critical_wound_mortals"):
+            if getattr(self, f"{mortals}_instead") and getattr(self, mortals).max == 0:
+                raise ValueError(
+                    f"Weapon.{mortals}_instead needs {mortals} (the mortal wounds that replace "
+                    "the normal sequence); without it the switch would do nothing"
+                )
         if self.devastating_wounds and self.critical_wound_mortals_instead:
             raise ValueError(
                 "Weapon: devastating_wounds and critical_wound_mortals_instead both replace the "
@@ -201,6 +268,10 @@ class Weapon:
             )
         _check_range(self, "critical_wound_ap", 0, 6)
         _check_range(self, "critical_wound_damage", 0, 20)
+        _check_range(self, "melta", 0, 20)
+        _check_range(self, "rapid_fire", 0, 20)
+        if self.range is not None:
+            _check_range(self, "range", 0, 1000)
         for name in ("reroll_hits", "reroll_wounds"):
             v = getattr(self, name)
             if not isinstance(v, str):
@@ -215,90 +286,6 @@ class Weapon:
         _check_range(self, "ap", 0, 6)
         if self.wound is not None:
             _check_range(self, "wound", 2, 7)
-
-
-@dataclass(frozen=True)
-class Target:
-    """The target unit.
-
-    Parameters
-    ----------
-    name : str
-    models : int
-        Models in the unit (≥ 1).
-    wounds : int
-        Wounds per model.
-    toughness : int
-    save : int
-        Armour save (2–6; 7 = none).
-    invulnerable : int or None
-        Invulnerable save (2–6), unaffected by AP and cover.
-    feel_no_pain : int or None
-        Each damage point is ignored on this or more (2–6).
-    damaged : int
-        Wounds already lost by the first model to be allocated damage.
-    cover : bool
-        Benefit of cover: +1 to armour saves (see ``Rules.cover_limit``).
-    keywords : tuple of str
-        Keywords for anti-X weapons (``("infantry",)``); compared case-insensitively.
-    save_modifier : int
-        Added to every saving throw, armour or invulnerable (+1 better, -1 worse; AP is apart).
-    reroll_saves : {"none", "ones", "failed"}
-        Re-roll saving throws (armour or invulnerable) of 1, or every failed one.
-    reroll_invulnerable : {"none", "ones", "failed"}
-        Re-rolls for invulnerable saves only (the better of this and ``reroll_saves``).
-    ignore_ap : bool
-        AP does not worsen this unit's armour save.
-    ap_reduction : int
-        Each attack's AP is worsened by this (AP -2 becomes AP -1 with 1), to at least 0.
-    damage_reduction : int
-        Subtract this from the damage of each attack, to a minimum of 1.
-    halve_damage : bool
-        Halve the damage of each attack, rounding up (applied before any subtraction).
-    feel_no_pain_mortal : int or None
-        A feel-no-pain (2-6) against mortal wounds only (see ``Rules.stack_feel_no_pain``).
-    """
-
-    name: str = "target"
-    models: int = 1
-    wounds: int = 1
-    toughness: int = 4
-    save: int = 7
-    invulnerable: int | None = None
-    feel_no_pain: int | None = None
-    damaged: int = 0
-    cover: bool = False
-    keywords: tuple[str, ...] = ()
-    save_modifier: int = 0
-    reroll_saves: str = "none"
-    reroll_invulnerable: str = "none"
-    ignore_ap: bool = False
-    ap_reduction: int = 0
-    damage_reduction: int = 0
-    halve_damage: bool = False
-    feel_no_pain_mortal: int | None = None
-
-    def __post_init__(self) -> None:
-        kws = (self.keywords,) if isinstance(self.keywords, str) else self.keywords
-        object.__setattr__(self, "keywords", tuple(str(k).lower() for k in kws))
-        for name in ("reroll_saves", "reroll_invulnerable"):
-            if getattr(self, name) not in SAVE_REROLL_MODES:
-                raise ValueError(
-                    f"Target.{name} must be one of {SAVE_REROLL_MODES}, got {getattr(self, name)!r}"
-                )
-        _check_range(self, "save_modifier", -6, 6)
-        _check_range(self, "ap_reduction", 0, 6)
-        _check_range(self, "damage_reduction", 0, 20)
-        if self.feel_no_pain_mortal is not None:
-            _check_range(self, "feel_no_pain_mortal", 2, 6)
-        _check_range(self, "models", 1, 1000)
-        _check_range(self, "wounds", 1, 100)
-        _check_range(self, "toughness", 1, 30)
-        _check_range(self, "save", 2, 7)
-        _check_range(self, "damaged", 0, self.wounds - 1)
-        for name in ("invulnerable", "feel_no_pain"):
-            if getattr(self, name) is not None:
-                _check_range(self, name, 2, 6)
 
 
 @dataclass(frozen=True)
@@ -363,6 +350,23 @@ class GenericScenario:
     description: str = ""
     trials: int | None = None
     seed: int | None = None
+    situation: Situation = field(default_factory=Situation)
+
+    @cached_property
+    def fired(self) -> tuple[Weapon, ...]:
+        """The weapons as they fire in :attr:`situation` (situational keywords applied; see
+        :func:`oddslab.rulesets.generic.keywords.fired`): what the compile step, the kernel
+        and the exact engine use."""
+        from oddslab.rulesets.generic.keywords import fired
+
+        return tuple(fired(w, self.situation) for w in self.weapons)
+
+    def has_cover(self, weapon: Weapon) -> bool:
+        """The target's cover against ``weapon`` (Indirect Fire unseen gives it, Ignores Cover
+        takes it away)."""
+        if weapon.ignores_cover:
+            return False
+        return self.target.cover or (weapon.indirect_fire and not self.situation.target_visible)
 
     def __post_init__(self) -> None:
         if isinstance(self.weapons, Weapon):  # one weapon where a tuple is expected
@@ -380,6 +384,7 @@ class GenericScenario:
             raise ValueError(f"target must be a Target, got {self.target!r}")
         if not self.weapons:
             raise ValueError("a scenario needs at least one weapon")
+        _check_partners(self)
 
     def effective_ap(self, weapon: Weapon, critical: bool = False) -> int:
         """AP that worsens the armour save (critical AP added, target's AP rules applied)."""
@@ -402,7 +407,7 @@ class GenericScenario:
         if t.save <= 6:
             ap = self.effective_ap(weapon, critical)
             armour = t.save + ap
-            if t.cover and not (r.cover_limit and t.save <= 3 and ap == 0):
+            if self.has_cover(weapon) and not (r.cover_limit and t.save <= 3 and ap == 0):
                 armour -= 1
             options.append(("armour", max(armour, 2), t.reroll_saves))
         if t.invulnerable is not None:
@@ -461,11 +466,18 @@ class GenericScenario:
         return exact_pmfs(self)
 
 
-def _check_range(obj: Any, name: str, lo: int, hi: int) -> None:
-    value = getattr(obj, name)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+def _check_partners(sc: GenericScenario) -> None:
+    """Rule switches that need a partner elsewhere in the scenario, or they do nothing."""
+    t, r = sc.target, sc.rules
+    if r.stack_feel_no_pain and (t.feel_no_pain is None or t.feel_no_pain_mortal is None):
         raise ValueError(
-            f"{type(obj).__name__}.{name} must be an integer from {lo} to {hi}, got {value!r}"
+            "rules.stack_feel_no_pain needs both target.feel_no_pain and "
+            "target.feel_no_pain_mortal (it says how the two combine)"
+        )
+    if not r.damage_modifiers_on_devastating and not any(w.devastating_wounds for w in sc.weapons):
+        raise ValueError(
+            "rules.damage_modifiers_on_devastating = false needs a weapon with "
+            "devastating_wounds; without one the switch would do nothing"
         )
 
 

@@ -11,6 +11,7 @@ from oddslab.rulesets.generic.model import (
     SPILL_MODES,
     GenericScenario,
     Rules,
+    Situation,
     Target,
     Weapon,
 )
@@ -61,10 +62,42 @@ def _read_weapon(tbl: Table, index: int) -> Weapon:
             critical_wound_ap=tbl.int("critical_wound_ap", 0, min=0, max=6),
             critical_wound_damage=tbl.int("critical_wound_damage", 0, min=0, max=20),
             anti=_read_anti(tbl),
+            **_read_keyword_keys(tbl),
         ),
     )
     tbl.finish()
     return w
+
+
+def _read_keyword_keys(tbl: Table) -> dict:
+    """``keywords`` as printed (checked here so an error names the key) and every keyword's
+    own key."""
+    from oddslab.rulesets.generic.keywords import parse_keywords
+
+    ignore = tuple(_str_list(tbl, "ignore_keywords"))
+    raw = tbl.raw("keywords", [])
+    try:
+        parse_keywords(raw, ignore)
+    except ValueError as exc:
+        raise tbl.error("keywords", str(exc)) from None
+    half = tbl.raw("half_range", None)
+    return dict(
+        keywords=raw,
+        ignore_keywords=ignore,
+        range=tbl.int("range", None, min=0, max=1000, what="the range in inches"),
+        half_range=None if half is None else tbl.bool("half_range"),
+        blast=tbl.bool("blast", False),
+        melta=tbl.int("melta", 0, min=0, max=20),
+        rapid_fire=tbl.int("rapid_fire", 0, min=0, max=20),
+        heavy=tbl.bool("heavy", False),
+        lance=tbl.bool("lance", False),
+        indirect_fire=tbl.bool("indirect_fire", False),
+        ignores_cover=tbl.bool("ignores_cover", False),
+        twin_linked=tbl.bool("twin_linked", False),
+        extra_attacks=tbl.bool("extra_attacks", False),
+        hazardous=tbl.bool("hazardous", False),
+        precision=tbl.bool("precision", False),
+    )
 
 
 def _read_anti(tbl: Table) -> tuple[tuple[str, int], ...]:
@@ -148,11 +181,21 @@ def from_table(root: Table) -> GenericScenario:
     attacker = root.table("attacker")
     attacker.str("name", "attacker")
     weapons = tuple(_read_weapon(t, i) for i, t in enumerate(attacker.tables("weapons", min_len=1)))
+    situation = dict(
+        remained_stationary=attacker.bool("remained_stationary", False),
+        charged=attacker.bool("charged", False),
+        half_range=attacker.bool("half_range", False),
+    )
     attacker.finish()
-    target = _read_target(root.table("target"))
+    target_tbl = root.table("target")
+    situation["target_visible"] = target_tbl.bool("target_visible", True)
+    target = _read_target(target_tbl)
     rules = _read_rules(root.table("rules", {}))
     root.finish()
     try:
-        return GenericScenario(weapons, target, rules, **run)
-    except ValueError as exc:  # pragma: no cover - guarded by the readers above
-        raise ScenarioError(root.source, "", str(exc)) from None
+        return GenericScenario(weapons, target, rules, situation=Situation(**situation), **run)
+    except ValueError as exc:  # a switch without its partner: "rules.key needs ..."
+        key, _, problem = str(exc).partition(" ")
+        if not key.startswith(("rules.", "target.", "attacker.")):
+            key, problem = "", str(exc)
+        raise ScenarioError(root.source, key, problem) from None

@@ -43,7 +43,7 @@ def _save_text(sc: GenericScenario, w: Weapon, critical: bool) -> str:
             parts.append("AP ignored")
         elif t.ap_reduction:
             parts.append(f"AP reduced by {t.ap_reduction}")
-        if t.cover:
+        if sc.has_cover(w):
             if need < t.save + ap:
                 parts.append("cover +1")
             else:
@@ -58,10 +58,59 @@ def _save_text(sc: GenericScenario, w: Weapon, critical: bool) -> str:
     return f"{_roll(max(2, shown))} ({', '.join(parts)})"
 
 
-def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
+def _keywords(sc: GenericScenario, given: Weapon) -> dict[str, Any]:
+    """What each of the weapon's keywords became in this scenario (for people)."""
+    from oddslab.rulesets.generic.keywords import at_half_range, indirect_unseen, keyword_text
+
+    sit = sc.situation
+    half = at_half_range(given, sit)
+    effects = {
+        "Blast": "+1 attack per model for every 5 target models alive when it fires"
+        + f" ({sc.target.models} at the start: +{sc.target.models // 5})",
+        "Heavy": "+1 to hit"
+        if sit.remained_stationary
+        else "no effect (did not remain stationary)",
+        "Lance": "+1 to wound" if sit.charged else "no effect (did not charge)",
+        "Indirect Fire": "−1 to hit, unmodified 1–3 fail, target in cover"
+        if indirect_unseen(given, sit)
+        else "no effect (target visible)",
+        "Ignores Cover": "no cover bonus for the target",
+        "Twin-linked": "re-roll failed wound rolls"
+        if given.reroll_wounds == "none"
+        else f"no effect (reroll_wounds = {given.reroll_wounds!r} given)",
+        "Torrent": "hits automatically",
+        "Lethal Hits": "critical hits wound automatically",
+        "Devastating Wounds": "critical wounds skip the save",
+        "Extra Attacks": "fires in addition to the other weapons",
+        "Hazardous": "after attacking: a D6 per model firing, a 1 costs a model",
+        "Precision": "attacks may be allocated to an attached character",
+    }
+    out: dict[str, Any] = {}
+    for name in keyword_text(given):
+        if name in effects:
+            out[name] = effects[name]
+        elif name.startswith("Sustained Hits"):
+            out[name] = f"each critical hit scores {given.sustained_hits} extra hit(s)"
+        elif name.startswith(("Melta", "Rapid Fire")):
+            x = given.melta if name.startswith("Melta") else given.rapid_fire
+            what = "damage per attack" if name.startswith("Melta") else "attacks per model"
+            out[name] = f"+{x} {what}" if half else "no effect (not within half range)"
+        else:
+            out[name] = "critical wounds on X+ against targets with the keyword"
+    if given.ignore_keywords:
+        out["ignored keywords"] = ", ".join(given.ignore_keywords)
+    return out
+
+
+def _weapon(sc: GenericScenario, given: Weapon, w: Weapon) -> dict[str, Any]:
+    """``given`` as written, ``w`` as it fires (``sc.fired``)."""
     d = derive(sc, w)
     t, r = sc.target, sc.rules
     out: dict[str, Any] = {}
+    for name, effect in _keywords(sc, given).items():
+        out[f"keyword {name}"] = effect
+    if given.range is not None:
+        out["range"] = f'{given.range}"'
     out["attacks"] = f"{w.attacks} per model × {w.models} model{'s' if w.models != 1 else ''}"
     if not w.attacks.is_constant and w.models > 1:
         out["attacks"] += " (each model rolls)"
@@ -195,8 +244,16 @@ def _rules(r: Rules) -> dict[str, Any]:
 def resolved(sc: GenericScenario) -> dict[str, dict[str, Any]]:
     """Ordered sections of plain-words label → value (see the engine's ``Simulatable``)."""
     out: dict[str, dict[str, Any]] = {}
-    for i, w in enumerate(sc.weapons):
-        out[f"weapon {i + 1}: {w.name}"] = _weapon(sc, w)
+    for i, (given, w) in enumerate(zip(sc.weapons, sc.fired, strict=True)):
+        out[f"weapon {i + 1}: {w.name}"] = _weapon(sc, given, w)
     out[f"target: {sc.target.name}"] = _target(sc.target)
+    sit = sc.situation
+    if sit != type(sit)():
+        out["situation"] = {
+            "attacker remained stationary": _yes(sit.remained_stationary),
+            "attacker charged": _yes(sit.charged),
+            "within half range (all weapons)": _yes(sit.half_range),
+            "target visible": _yes(sit.target_visible),
+        }
     out["rules"] = _rules(sc.rules)
     return out
