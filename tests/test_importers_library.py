@@ -447,3 +447,21 @@ def test_two_leaders(tmp_path):
         w for w in joined["roles"]["attacker"]["weapons"] if w["name"] == "Arc pistol - standard"
     ]
     assert len(pistol) == 1 and pistol[0]["models"] == 2
+
+
+@NEEDS_KEYWORDS
+def test_keywords_the_generic_ruleset_refuses_are_ignored_and_listed(tmp_path):
+    """Whatever the generic ruleset's keyword reader does not take ("Psychic", "One Shot",
+    "Rapid Fire D3") goes to ignore_keywords and the notes, and the entry still runs."""
+    text = ROSTER.read_text().replace(
+        ">Twin-linked, Sustained Hits 1<", ">Psychic, One Shot, Rapid Fire D3, Lethal Hits<"
+    )
+    p = tmp_path / "army.ros"
+    p.write_text(text)
+    lib = import_roster(p, tmp_path / "army.toml")
+    gun = lib["grinder_walker"].data["roles"]["attacker"]["weapons"][0]
+    assert gun["ignore_keywords"] == ["Psychic", "One Shot", "Rapid Fire D3"]
+    for kw in ("Psychic", "One Shot", "Rapid Fire D3"):
+        assert f"keyword {kw} (Twin shredder)" in lib["grinder_walker"].data["not_modelled"]
+    ref = f"{lib.path}:grinder_walker"
+    oddslab.from_dict({"attacker": {"use": ref}, "target": {"use": ref}})
