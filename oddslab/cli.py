@@ -505,7 +505,7 @@ def list_examples(
     import shutil
 
     root = Path(__file__).resolve().parent / "examples"
-    files = sorted(p for p in root.rglob("*.toml") if p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".toml", ".ros"))
     if copy is None:
         for p in files:
             if p.parent == root:

@@ -60,3 +60,11 @@ def test_bad_attach_and_unwritable_output(tmp_path):
 def test_missing_roster(tmp_path):
     res = _run(tmp_path / "nope.rosz", "-o", tmp_path / "x.toml")
     assert res.exit_code == 2 and "file not found" in res.output
+
+
+def test_examples_copy_brings_the_roster(tmp_path):
+    res = CliRunner().invoke(app, ["examples", "--copy", str(tmp_path / "ex")])
+    assert res.exit_code == 0
+    copied = tmp_path / "ex" / "rosters" / "invented-10e.ros"
+    assert copied.read_bytes() == ROSTER.read_bytes()
+    assert _run(copied, "-o", tmp_path / "army.toml").exit_code == 0
