@@ -68,3 +68,18 @@ def test_examples_copy_brings_the_roster(tmp_path):
     copied = tmp_path / "ex" / "rosters" / "invented-10e.ros"
     assert copied.read_bytes() == ROSTER.read_bytes()
     assert _run(copied, "-o", tmp_path / "army.toml").exit_code == 0
+
+
+def test_leaders_are_suggested_when_not_joined(tmp_path):
+    """The Marshal's "Leader" ability names the Warden Squad: the summary suggests --attach."""
+    res = _run(ROSTER, "-o", tmp_path / "army.toml")
+    assert res.exit_code == 0
+    assert res.output.splitlines()[-1] == (
+        'leaders that can join a unit: --attach "Iron Marshal:Warden Squad"'
+    )
+    assert (
+        "leaders that can join"
+        not in _run(
+            ROSTER, "-o", tmp_path / "army.toml", "--attach", "Iron Marshal:Warden Squad"
+        ).output
+    )

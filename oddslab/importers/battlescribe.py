@@ -98,6 +98,7 @@ class UnitData:
     weapons: list[WeaponData]
     keywords: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
+    leader_text: str = ""  # the text of its "Leader" ability: the units it can join
 
     @property
     def character(self) -> bool:
@@ -113,6 +114,17 @@ class RosterData:
     game_system: str
     units: list[UnitData]
     notes: list[str] = field(default_factory=list)
+
+    def leaders(self) -> list[str]:
+        """``"Leader:Bodyguard"`` for every unit of the roster a leader's "Leader" ability
+        names (the roster does not say which one it joins: suggestions for ``--attach``)."""
+        out = []
+        for lead in self.units:
+            text = " ".join(lead.leader_text.casefold().split())
+            for body in self.units:
+                if body is not lead and text and body.name.casefold() in text:
+                    out.append(f"{lead.name}:{body.name}")
+        return list(dict.fromkeys(out))
 
 
 # -- reading the file safely ---------------------------------------------------------------------
@@ -322,14 +334,14 @@ def _unit(sel: Any, src: str) -> UnitData:
             )
         g.models += _number(m, src, where)
         group_of[id(m)] = g
-    _read_abilities(walk, sel, group_of, list(groups.values()), src, uname, notes)
+    leader = _read_abilities(walk, group_of, list(groups.values()), uname, notes)
     weapons = _read_weapons(walk, group_of, uname, src)
     for w in weapons:
         for kw in _split_keywords(w.profile["keywords"]):
             if not _known_keyword(kw):
                 notes.append(f"keyword {kw} ({w.name})")
     return UnitData(
-        uname, points, list(groups.values()), weapons, keywords, list(dict.fromkeys(notes))
+        uname, points, list(groups.values()), weapons, keywords, list(dict.fromkeys(notes)), leader
     )
 
 
@@ -374,9 +386,11 @@ def _unit_profile(m: Any, parents: tuple, src: str, where: str, notes: list[str]
     return found[0]
 
 
-def _read_abilities(walk, sel, group_of, groups, src, uname, notes) -> None:
-    """Invulnerable saves and feel-no-pain from abilities and rules; the rest → notes."""
+def _read_abilities(walk, group_of, groups, uname, notes) -> str:
+    """Invulnerable saves and feel-no-pain from abilities and rules; the rest → notes. Returns
+    the text of a "Leader" ability ("" if none)."""
     seen: set[str] = set()
+    leader = ""
     for s, _, parents in walk:
         texts = [
             (p.get("name") or "", " ".join(_chars(p).values()), "ability")
@@ -397,7 +411,10 @@ def _read_abilities(walk, sel, group_of, groups, src, uname, notes) -> None:
                     setattr(g, key, value if old is None else min(old, value))
             if not saves and name not in seen:
                 notes.append(f"{kind}: {name.strip()}")
+            if name.strip().casefold() == "leader":
+                leader += " " + text
             seen.add(name)
+    return leader
 
 
 def _read_weapons(walk, group_of, uname, src) -> list[WeaponData]:

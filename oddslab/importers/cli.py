@@ -36,6 +36,10 @@ def summary_lines(lib, roster) -> list[str]:
             lines.append(f"{len(items)} {kind} not modelled: {', '.join(items)}")
     if roster.notes:
         lines.append("army-wide, not modelled: " + "; ".join(roster.notes))
+    joined = {e.data.get("name") for e in lib}
+    hints = [h for h in roster.leaders() if " + ".join(h.split(":")[::-1]) not in joined]
+    if hints:
+        lines.append("leaders that can join a unit: " + " ".join(f'--attach "{h}"' for h in hints))
     return lines
 
 
