@@ -465,3 +465,23 @@ def test_keywords_the_generic_ruleset_refuses_are_ignored_and_listed(tmp_path):
         assert f"keyword {kw} (Twin shredder)" in lib["grinder_walker"].data["not_modelled"]
     ref = f"{lib.path}:grinder_walker"
     oddslab.from_dict({"attacker": {"use": ref}, "target": {"use": ref}})
+
+
+def test_a_sergeant_with_its_own_profile_makes_groups(tmp_path):
+    """A model with its own Unit profile (a sergeant with 3 wounds) is its own group."""
+    own = (
+        '<profiles><profile id="p-sgt" name="Warden Sergeant" typeName="Unit"><characteristics>'
+        '<characteristic name="T">4</characteristic><characteristic name="SV">3+</characteristic>'
+        '<characteristic name="W">3</characteristic></characteristics></profile></profiles>'
+    )
+    tag = '<selection id="s-ws-sgt" name="Warden Sergeant" entryId="e-ws-sgt" number="1" type="model">'
+    text = ROSTER.read_text().replace(tag, tag + own)
+    p = tmp_path / "army.ros"
+    p.write_text(text)
+    target = build_entries(read_roster(p))["warden_squad"]["roles"]["target"]
+    assert [
+        (g["name"], g["models"], g["wounds"], g.get("character")) for g in target["models"]
+    ] == [
+        ("Warden Sergeant", 1, 3, None),
+        ("Warden", 4, 2, None),
+    ]
