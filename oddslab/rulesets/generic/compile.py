@@ -108,6 +108,8 @@ def critical_wound_on(sc: GenericScenario, w: Weapon) -> int:
 def damage_reroll_below(w: Weapon) -> int:
     """A damage roll below this is re-rolled (0 = never)."""
     if w.reroll_damage == "ones":
+        if w.damage.n > 1:
+            return -1  # the whole roll when any of its dice shows 1 (see feed_groups)
         return w.damage.add + 2  # the single die showed 1
     if w.reroll_damage == "below-average":
         return math.ceil(w.damage.mean() - 1e-9)
@@ -307,6 +309,8 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
             w.critical_wound_mortals_instead and w.critical_wound_mortals.max > 0
         )
         wint[i, K.W_BLAST] = w.blast
+        wint[i, K.W_DMG_AVG] = math.ceil(w.damage.mean() - 1e-9) if w.damage.n else 0
+        wint[i, K.W_CAN_SAVE] = bool((d.save_fail[1:] == 0).any())
         wint[i, K.W_CRIT_SPLIT] = d.crit_split
         wint[i, K.W_CRIT_SAVE] = d.crit_save_own
         wint[i, K.W_DMG_REROLL] = d.dmg_reroll_below
@@ -326,6 +330,8 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
     tint[K.T_DAMAGED] = t.damaged
     tint[K.T_SPILL] = r.spill == "spill"
     tint[K.T_FNP : K.T_FNPM_PAIR + 1] = flags
+    tint[K.T_ONE] = ("none", "hit", "wound", "damage").index(sc.situation.reroll_one)
+    tint[K.T_ONE_SAVE] = t.reroll_one == "save"
     rows = tint[K.T_ROWS : K.T_ROWS + K.N_STATS]
     rows[:] = -1
     for row, name in enumerate(reported(sc)):

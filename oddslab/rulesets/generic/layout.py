@@ -37,7 +37,9 @@ W_HAS_XATT = 27
 W_HAS_MH = 28
 W_HAS_MW = 29
 W_BLAST = 30  # 1: +1 attack per model for every 5 models alive in the target when it fires
-W_NCOLS = 31
+W_DMG_AVG = 31  # a one-off damage re-roll takes a roll below this (0 = fixed damage)
+W_CAN_SAVE = 32  # 1: some natural roll saves against this weapon's ordinary wounds
+W_NCOLS = 33
 
 DEV_LEGACY = 1
 DEV_CURRENT = 2
@@ -70,7 +72,14 @@ T_FNP_PAIR = 5  # its d36 table holds two rolls per value (see _sum_rolls)
 T_FNPM = 6  # feel-no-pain against mortal wounds
 T_FNPM_PAIR = 7
 T_ROWS = 8  # T_ROWS + S_*: the row of ``out`` for that statistic, -1 if not reported
-T_NCOLS = T_ROWS + 10
+T_ONE = T_ROWS + 10  # the attacker's one-off re-roll: ONE_* kind
+T_ONE_SAVE = T_ROWS + 11  # 1: the defender's one-off re-roll of a failed save
+T_NCOLS = T_ROWS + 12
+
+ONE_NONE = 0
+ONE_HIT = 1
+ONE_WOUND = 2
+ONE_DAMAGE = 3
 
 # statistics (index into the rows map)
 S_ATTACKS = 0
@@ -104,7 +113,8 @@ G_MAP = 2  # D_* kind of damage map
 G_N = 3
 G_SIDES = 4
 G_ADD = 5
-G_REROLL = 6  # re-roll a roll below this
+G_REROLL = 6  # re-roll a roll below this (-1: the whole roll when any die shows 1)
 G_MORTAL = 7  # 1: mortal wounds (mortal feel-no-pain table, counted as mortal wounds)
 G_SPILL = 8
-G_NCOLS = 9
+G_AVG = 9  # a one-off damage re-roll takes a roll below this (0 = never)
+G_NCOLS = 10

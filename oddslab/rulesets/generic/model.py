@@ -117,8 +117,8 @@ class Weapon:
     damage : DiceExpr, int or str
         Damage of each unsaved wound.
     reroll_damage : {"none", "ones", "below-average"}
-        Re-roll a damage roll once: ``"ones"`` when its dice show a total of 1 (a single die
-        showing 1: D3, D6, D6+2...), ``"below-average"`` when the value is below the
+        Re-roll a damage roll once: ``"ones"`` when a die shows 1 (D3, D6, D6+2: the die; 2D6:
+        the whole roll when either die shows 1), ``"below-average"`` when the value is below the
         expression's mean (D6: 1-3; D3: 1; 2D6: 2-6).
     critical_extra_attacks : DiceExpr, int or str
         Extra hit rolls made for each critical hit (rolled per critical hit); they can be
@@ -250,9 +250,9 @@ class Weapon:
                 f"Weapon.reroll_damage must be one of {DAMAGE_REROLL_MODES}, "
                 f"got {self.reroll_damage!r}"
             )
-        if self.reroll_damage == "ones" and self.damage.n != 1:
+        if self.reroll_damage == "ones" and self.damage.n == 0:
             raise ValueError(
-                "Weapon.reroll_damage = 'ones' needs damage rolled with one die (D3, D6, D6+1...), "
+                "Weapon.reroll_damage = 'ones' needs damage rolled with dice (D3, D6, 2D6...), "
                 f"got {self.damage}"
             )
         for mortals in ("critical_hit_mortals", "critical_wound_mortals"):

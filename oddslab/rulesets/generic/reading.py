@@ -15,6 +15,7 @@ from oddslab.rulesets.generic.model import (
     Target,
     Weapon,
 )
+from oddslab.rulesets.generic.target import ONE_OFF_ATTACKER, ONE_OFF_DEFENDER
 
 __all__ = ["from_table"]
 
@@ -140,6 +141,7 @@ def _read_target(tbl: Table) -> Target:
         "damage_reduction": tbl.int("damage_reduction", 0, min=0, max=20),
         "halve_damage": tbl.bool("halve_damage", False),
         "feel_no_pain_mortal": tbl.int("feel_no_pain_mortal", None, min=2, max=6),
+        "reroll_one": tbl.str("reroll_one", "none", choices=ONE_OFF_DEFENDER),
     }
     if kw["damaged"] >= kw["wounds"]:
         raise tbl.error(
@@ -185,6 +187,7 @@ def from_table(root: Table) -> GenericScenario:
         remained_stationary=attacker.bool("remained_stationary", False),
         charged=attacker.bool("charged", False),
         half_range=attacker.bool("half_range", False),
+        reroll_one=attacker.str("reroll_one", "none", choices=ONE_OFF_ATTACKER),
     )
     attacker.finish()
     target_tbl = root.table("target")

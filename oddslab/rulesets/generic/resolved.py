@@ -216,6 +216,7 @@ def _target(t: Target) -> dict[str, Any]:
             t.damage_reduction, 0, f"−{t.damage_reduction}" if t.damage_reduction else "0"
         ),
         "halve damage": _d(t.halve_damage, False),
+        "one-off re-roll (defender)": _d(t.reroll_one, "none"),
     }
 
 
@@ -254,6 +255,7 @@ def resolved(sc: GenericScenario) -> dict[str, dict[str, Any]]:
             "attacker charged": _yes(sit.charged),
             "within half range (all weapons)": _yes(sit.half_range),
             "target visible": _yes(sit.target_visible),
+            "one-off re-roll (attacker)": sit.reroll_one,
         }
     out["rules"] = _rules(sc.rules)
     return out

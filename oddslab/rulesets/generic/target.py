@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Target", "Situation", "SAVE_REROLL_MODES"]
+__all__ = ["Target", "Situation", "SAVE_REROLL_MODES", "ONE_OFF_ATTACKER", "ONE_OFF_DEFENDER"]
 
 #: saving-throw re-roll modes (the target's ``reroll_saves`` / ``reroll_invulnerable``)
 SAVE_REROLL_MODES = ("none", "ones", "failed")
+#: one-off re-rolls: the attacker's (``Situation.reroll_one``) and the defender's
+ONE_OFF_ATTACKER = ("none", "hit", "wound", "damage")
+ONE_OFF_DEFENDER = ("none", "save")
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class Target:
         Halve the damage of each attack, rounding up (applied before any subtraction).
     feel_no_pain_mortal : int or None
         A feel-no-pain (2-6) against mortal wounds only (see ``Rules.stack_feel_no_pain``).
+    reroll_one : {"none", "save"}
+        A one-off re-roll the defender spends on the first failed saving throw a re-roll could
+        turn into a success.
     """
 
     name: str = "target"
@@ -71,8 +77,13 @@ class Target:
     damage_reduction: int = 0
     halve_damage: bool = False
     feel_no_pain_mortal: int | None = None
+    reroll_one: str = "none"
 
     def __post_init__(self) -> None:
+        if self.reroll_one not in ONE_OFF_DEFENDER:
+            raise ValueError(
+                f"Target.reroll_one must be one of {ONE_OFF_DEFENDER}, got {self.reroll_one!r}"
+            )
         kws = (self.keywords,) if isinstance(self.keywords, str) else self.keywords
         object.__setattr__(self, "keywords", tuple(str(k).lower() for k in kws))
         for name in ("reroll_saves", "reroll_invulnerable"):
@@ -115,12 +126,23 @@ class Situation:
         ``half_range`` overrides it.
     target_visible : bool
         Some firing model can see the target (Indirect Fire's penalties apply when not).
+    reroll_one : {"none", "hit", "wound", "damage"}
+        A one-off re-roll (a command re-roll) the attacker spends on the first failed hit /
+        wound roll a re-roll could turn into a success, or the first damage roll below the
+        average (see ``docs/generic.md``).
     """
 
     remained_stationary: bool = False
     charged: bool = False
     half_range: bool = False
     target_visible: bool = True
+    reroll_one: str = "none"
+
+    def __post_init__(self) -> None:
+        if self.reroll_one not in ONE_OFF_ATTACKER:
+            raise ValueError(
+                f"attacker.reroll_one must be one of {ONE_OFF_ATTACKER}, got {self.reroll_one!r}"
+            )
 
 
 def _check_range(obj: Any, name: str, lo: int, hi: int) -> None:
