@@ -309,6 +309,7 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
             w.critical_wound_mortals_instead and w.critical_wound_mortals.max > 0
         )
         wint[i, K.W_BLAST] = w.blast
+        wint[i, K.W_PRECISION] = w.precision
         wint[i, K.W_DMG_AVG] = math.ceil(w.damage.mean() - 1e-9) if w.damage.n else 0
         wint[i, K.W_CAN_SAVE] = bool((d.save_fail[1:] == 0).any())
         wint[i, K.W_CRIT_SPLIT] = d.crit_split
@@ -341,6 +342,10 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
 
 def stats(sc: GenericScenario) -> tuple[Stat, ...]:
     """The reported statistics, in the kernel's row order."""
+    if sc.mixed:
+        from oddslab.rulesets.generic.compile_mixed import mixed_stats
+
+        return mixed_stats(sc)
     t = sc.target
     att_max = sum(attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) for w in sc.fired)
     hit_max = sum(
@@ -369,6 +374,10 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
 
 def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     """Headline probabilities, only of statistics the scenario reports."""
+    if sc.mixed:
+        from oddslab.rulesets.generic.compile_mixed import mixed_headlines
+
+        return mixed_headlines(sc)
     t = sc.target
     names = reported(sc)
     heads = []
@@ -389,6 +398,10 @@ def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
 
 
 def compile_job(sc: GenericScenario) -> Job:
+    if sc.mixed:  # a kernel of its own: the simple path compiles no more than before
+        from oddslab.rulesets.generic.compile_mixed import compile_mixed
+
+        return compile_mixed(sc)
     from oddslab.rulesets.generic.kernel import run_generic
 
     a = arrays(sc)

@@ -254,9 +254,28 @@ def exact_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
 
     if sc.situation.reroll_one != "none" or sc.target.reroll_one != "none":
         return {}  # a one-off re-roll ties the attacks together: Monte Carlo only
+    if sc.mixed:
+        return _mixed_pmfs(sc)
     out = static_pmfs(sc)
     alloc = allocation_pmfs(sc)
     if alloc is not None:
         out.update(alloc)
     names = reported(sc)
     return {k: v for k, v in out.items() if k in names}
+
+
+def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """A mixed unit: ``attacks`` and ``hits`` (they do not depend on the target, Blast aside)
+    and the allocation chain's statistics; wounds, saves and damage depend on the models the
+    attacks are allocated to, so they are Monte Carlo only."""
+    from oddslab.rulesets.generic.chain_mixed import mixed_allocation_pmfs
+    from oddslab.rulesets.generic.compile_mixed import views
+
+    out: dict[str, np.ndarray] = {}
+    if not any(w.blast for w in sc.fired):
+        static = static_pmfs(views(sc)[0])
+        out.update({k: static[k] for k in ("attacks", "hits")})
+    alloc = mixed_allocation_pmfs(sc)
+    if alloc is not None:
+        out.update(alloc)
+    return out

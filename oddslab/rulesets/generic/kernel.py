@@ -125,6 +125,7 @@ from oddslab.rulesets.generic.rolls import (
     allocate_fixed,
     expr_total,
     feed_groups,
+    roll_one,
     roll_tables,
     sum_rolls,
 )
@@ -286,9 +287,7 @@ def _trials(
                     crits = acc >> 32
                     if one_hit and pairs[w, 0] and n_att > normal + crits:
                         # the one-off re-roll of a failed hit roll no re-roll has touched
-                        acc, pos, end = sum_rolls(
-                            bs, raw, buf, pos, end, _ONE, pairs[w, 0], flat, o + 36, o + 36
-                        )
+                        acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 36)
                         normal += acc & _LOW32
                         crits += acc >> 32
                         one_hit = False
@@ -305,9 +304,7 @@ def _trials(
                         crits += acc >> 32
                         if one_hit and pairs[w, 0] and more > (acc & _LOW32) + (acc >> 32):
                             # no initial roll failed: the first failed extra roll (no more rolls)
-                            acc, pos, end = sum_rolls(
-                                bs, raw, buf, pos, end, _ONE, pairs[w, 0], flat, o + 36, o + 36
-                            )
+                            acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 36)
                             normal += acc & _LOW32
                             crits += acc >> 32
                             one_hit = False
@@ -337,9 +334,7 @@ def _trials(
                 wounded = auto + (acc & _LOW32)
                 cw = acc >> 32  # critical wounds counted apart (devastating, critical AP/damage...)
                 if one_wound and pairs[w, 1] and to_wound > (acc & _LOW32) + cw:
-                    acc, pos, end = sum_rolls(
-                        bs, raw, buf, pos, end, _ONE, pairs[w, 1], flat, o + 108, o + 108
-                    )
+                    acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 108)
                     wounded += acc & _LOW32
                     cw += acc >> 32
                     one_wound = False
@@ -350,9 +345,7 @@ def _trials(
                 )
                 if one_save and unsaved > 0 and pairs[w, 2] and wint[w, W_CAN_SAVE] != 0:
                     # the defender's one-off re-roll of a failed save (ordinary wounds)
-                    again, pos, end = sum_rolls(
-                        bs, raw, buf, pos, end, _ONE, pairs[w, 2], flat, o + 180, o + 180
-                    )
+                    again, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 180)
                     unsaved += again - 1
                     one_save = False
                 c_unsaved = 0

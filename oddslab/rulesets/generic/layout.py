@@ -39,7 +39,8 @@ W_HAS_MW = 29
 W_BLAST = 30  # 1: +1 attack per model for every 5 models alive in the target when it fires
 W_DMG_AVG = 31  # a one-off damage re-roll takes a roll below this (0 = fixed damage)
 W_CAN_SAVE = 32  # 1: some natural roll saves against this weapon's ordinary wounds
-W_NCOLS = 33
+W_PRECISION = 33  # 1: its attacks go to an attached character while one lives (mixed units)
+W_NCOLS = 34
 
 DEV_LEGACY = 1
 DEV_CURRENT = 2
@@ -118,3 +119,14 @@ G_MORTAL = 7  # 1: mortal wounds (mortal feel-no-pain table, counted as mortal w
 G_SPILL = 8
 G_AVG = 9  # a one-off damage re-roll takes a roll below this (0 = never)
 G_NCOLS = 10
+
+
+# mixed units (``kernel_mixed``): per group ``gint[g, GI_*]``; ``tint`` as above plus:
+GI_MODELS = 0
+GI_WOUNDS = 1
+GI_CHAR = 2  # 1: a character (attached leader)
+GI_TOUGH = 3
+GI_ROW = 4  # the row of ``out`` for target_<group>_models_lost
+GI_NCOLS = 5
+T_LEADER_ROW = T_NCOLS  # row of leader_slain (-1: no character)
+T_MIXED_NCOLS = T_NCOLS + 1

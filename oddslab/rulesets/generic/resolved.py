@@ -189,7 +189,40 @@ def _weapon(sc: GenericScenario, given: Weapon, w: Weapon) -> dict[str, Any]:
     return out
 
 
+def _groups(t: Target) -> dict[str, Any]:
+    """One line per group of a mixed unit."""
+    out: dict[str, Any] = {}
+    for g in t.groups:
+        bits = [f"{g.models} model{'s' if g.models != 1 else ''}", f"{g.wounds} W",
+                f"T{g.toughness or t.toughness}", f"{g.save}+" if g.save <= 6 else "no save"]  # fmt: skip
+        if g.invulnerable:
+            bits.append(f"{g.invulnerable}++")
+        if g.feel_no_pain:
+            bits.append(f"feel no pain {g.feel_no_pain}+")
+        if g.keywords:
+            bits.append(", ".join(g.keywords))
+        if g.character:
+            bits.append("character: no attacks while bodyguard models live, except Precision")
+        out[f"group {g.name}"] = "; ".join(bits)
+    return out
+
+
 def _target(t: Target) -> dict[str, Any]:
+    if t.groups:
+        shown = {"models": f"{t.models} in {len(t.groups)} groups", **_groups(t)}
+        rest = _target_keys(t)
+        for key in ("models", "wounds per model", "toughness", "save", "invulnerable save",
+                    "feel no pain", "wounds already lost by the first model"):  # fmt: skip
+            rest.pop(key)
+        return {
+            **shown,
+            "toughness (unit)": "the toughest living bodyguard group's, else the leader's",
+            **rest,
+        }
+    return _target_keys(t)
+
+
+def _target_keys(t: Target) -> dict[str, Any]:
     return {
         "models": t.models,
         "wounds per model": _d(t.wounds, 1),
@@ -239,6 +272,7 @@ def _rules(r: Rules) -> dict[str, Any]:
         "damage modifiers on devastating wounds": _d(
             r.damage_modifiers_on_devastating, dflt.damage_modifiers_on_devastating
         ),
+        "allocation in a mixed unit": _d(r.allocation, dflt.allocation),
     }
 
 

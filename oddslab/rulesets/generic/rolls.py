@@ -34,6 +34,7 @@ __all__ = [
     "feed_groups",
     "expr_total",
     "roll_any_one",
+    "roll_one",
 ]
 
 
@@ -130,6 +131,18 @@ def sum_rolls(bs, raw, buf, pos, end, n, pair, tab, off, off1):
         acc += tab[off1 + buf[pos]]
         pos += 1
     return acc, pos, end
+
+
+@jit
+def roll_one(bs, raw, buf, pos, end, tab, off):
+    """One roll read from the d36 buffer on the single-roll table at ``tab[off:off + 36]``
+    (what :func:`sum_rolls` does for one odd roll; called, not inlined: a rare roll such as a
+    one-off re-roll should cost the trial loop's compile nothing). Returns
+    ``(value, pos, end)``."""
+    if pos == end:
+        end = fill_block(bs, raw, buf, 36)
+        pos = 0
+    return tab[off + buf[pos]], pos + 1, end
 
 
 @jit(flags="pair")

@@ -2,16 +2,69 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Target", "Situation", "SAVE_REROLL_MODES", "ONE_OFF_ATTACKER", "ONE_OFF_DEFENDER"]
+__all__ = [
+    "Target",
+    "ModelGroup",
+    "Situation",
+    "SAVE_REROLL_MODES",
+    "ONE_OFF_ATTACKER",
+    "ONE_OFF_DEFENDER",
+]
 
 #: saving-throw re-roll modes (the target's ``reroll_saves`` / ``reroll_invulnerable``)
 SAVE_REROLL_MODES = ("none", "ones", "failed")
 #: one-off re-rolls: the attacker's (``Situation.reroll_one``) and the defender's
 ONE_OFF_ATTACKER = ("none", "hit", "wound", "damage")
 ONE_OFF_DEFENDER = ("none", "save")
+
+
+@dataclass(frozen=True)
+class ModelGroup:
+    """One group of identical models in a mixed target unit (``[[target.models]]``).
+
+    Parameters
+    ----------
+    name : str
+        Names the statistic ``target_<name>_models_lost``.
+    models : int
+        Models in the group (>= 1).
+    wounds, save, invulnerable, feel_no_pain : as :class:`Target`
+        Per model of this group.
+    toughness : int or None
+        This group's toughness; None: the unit's. The unit's toughness for wound rolls is the
+        highest of its living non-character (bodyguard) models while any lives, else of its
+        characters.
+    keywords : tuple of str
+        This group's keywords (anti-X looks at the keywords of the whole unit).
+    character : bool
+        A character (an attached leader): not allocated attacks while bodyguard models remain,
+        unless the attack has Precision.
+    """
+
+    name: str = "models"
+    models: int = 1
+    wounds: int = 1
+    save: int = 7
+    invulnerable: int | None = None
+    feel_no_pain: int | None = None
+    toughness: int | None = None
+    keywords: tuple[str, ...] = ()
+    character: bool = False
+
+    def __post_init__(self) -> None:
+        kws = (self.keywords,) if isinstance(self.keywords, str) else self.keywords
+        object.__setattr__(self, "keywords", tuple(str(k).lower() for k in kws))
+        _check_range(self, "models", 1, 1000)
+        _check_range(self, "wounds", 1, 100)
+        _check_range(self, "save", 2, 7)
+        if self.toughness is not None:
+            _check_range(self, "toughness", 1, 30)
+        for name in ("invulnerable", "feel_no_pain"):
+            if getattr(self, name) is not None:
+                _check_range(self, name, 2, 6)
 
 
 @dataclass(frozen=True)
@@ -57,6 +110,11 @@ class Target:
     reroll_one : {"none", "save"}
         A one-off re-roll the defender spends on the first failed saving throw a re-roll could
         turn into a success.
+    groups : tuple of ModelGroup
+        A mixed unit (a sergeant, an attached leader...): its groups of models, in the order the
+        defender removes them (``Rules.allocation``); ``models`` is then their total, and the
+        unit-level ``wounds``/``save``/... are only the groups' defaults (as read from a file).
+        Empty: ``models`` identical models.
     """
 
     name: str = "target"
@@ -78,8 +136,11 @@ class Target:
     halve_damage: bool = False
     feel_no_pain_mortal: int | None = None
     reroll_one: str = "none"
+    groups: tuple[ModelGroup, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.groups:
+            _check_groups(self)
         if self.reroll_one not in ONE_OFF_DEFENDER:
             raise ValueError(
                 f"Target.reroll_one must be one of {ONE_OFF_DEFENDER}, got {self.reroll_one!r}"
@@ -91,7 +152,10 @@ class Target:
                 raise ValueError(
                     f"Target.{name} must be one of {SAVE_REROLL_MODES}, got {getattr(self, name)!r}"
                 )
-        if self.reroll_invulnerable != "none" and self.invulnerable is None:
+        has_invulnerable = self.invulnerable is not None or any(
+            g.invulnerable is not None for g in self.groups
+        )
+        if self.reroll_invulnerable != "none" and not has_invulnerable:
             raise ValueError(
                 "Target.reroll_invulnerable needs an invulnerable save (invulnerable = 2..6); "
                 "without one the switch would do nothing"
@@ -109,6 +173,38 @@ class Target:
         for name in ("invulnerable", "feel_no_pain"):
             if getattr(self, name) is not None:
                 _check_range(self, name, 2, 6)
+
+
+def _check_groups(t: Target) -> None:
+    groups = (t.groups,) if isinstance(t.groups, ModelGroup) else tuple(t.groups)
+    if not all(isinstance(g, ModelGroup) for g in groups):
+        raise ValueError(f"Target.groups must hold ModelGroup objects, got {t.groups!r}")
+    names = [g.name for g in groups]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Target.groups: each group needs its own name, got {names}")
+    if t.damaged:
+        raise ValueError("Target.damaged is not supported for a unit with groups of models")
+    object.__setattr__(t, "groups", groups)
+    object.__setattr__(t, "models", sum(g.models for g in groups))
+
+
+def group_view(t: Target, g: ModelGroup, toughness: int | None = None) -> Target:
+    """A plain :class:`Target` with group ``g``'s models and the unit's other keys: what one
+    attack allocated to a model of ``g`` meets (``toughness``: the unit's for the wound roll;
+    keywords: the whole unit's)."""
+    keywords = tuple(dict.fromkeys([*t.keywords, *(k for h in t.groups for k in h.keywords)]))
+    return replace(
+        t,
+        groups=(),
+        models=g.models,
+        wounds=g.wounds,
+        save=g.save,
+        invulnerable=g.invulnerable,
+        feel_no_pain=g.feel_no_pain,
+        toughness=toughness if toughness is not None else (g.toughness or t.toughness),
+        keywords=keywords,
+        reroll_invulnerable=t.reroll_invulnerable if g.invulnerable is not None else "none",
+    )
 
 
 @dataclass(frozen=True)
