@@ -324,6 +324,20 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
         for _ in range(n):  # attack's damage with no save, not mortal wounds
             inflict(attack_damage(w, True, True), False, False)
     out["destroyed"] = int(alive == 0)
+    # Hazardous: after the attacks, a D6 per model that fired such a weapon; a 1 destroys a
+    # model, or a character / monster / vehicle suffers 3 mortal wounds instead
+    dice = sum(w.models for w in sc.weapons if w.hazardous)
+    if dice:
+        a_models = sit.attacker_models or max(w.models for w in sc.weapons) or 1
+        ones = sum(rng.randint(1, 6) == 1 for _ in range(dice))
+        tough = {"character", "monster", "vehicle"} & set(sit.attacker_keywords)
+        lost_w = (
+            min(3 * ones, a_models * sit.attacker_wounds)
+            if tough
+            else (min(ones, a_models) * sit.attacker_wounds)
+        )
+        out["attacker_wounds_lost"] = lost_w
+        out["attacker_models_lost_to_hazards"] = lost_w // sit.attacker_wounds
     total = t.models * t.wounds - t.damaged
     out["wounds_remaining"] = (alive - 1) * t.wounds + cur if alive > 0 else 0
     out["damage_dealt"] = total - out["wounds_remaining"]

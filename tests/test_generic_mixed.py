@@ -176,3 +176,13 @@ def test_reading_groups_and_errors():
     with pytest.raises(ScenarioError) as err:
         from_dict(plain, source="bad.toml")
     assert err.value.key == "rules.allocation"
+
+
+def test_hazardous_against_a_mixed_unit():
+    """The mixed kernel rolls Hazardous too: 6 models, binomial(6, 1/6) models lost."""
+    w = Weapon(models=6, attacks=1, keywords="Hazardous")
+    sc = GenericScenario((w,), UNIT)
+    ex = sc.exact_pmfs()["attacker_models_lost_to_hazards"]
+    assert abs(ex[0] - (5 / 6) ** 6) < 1e-12
+    out = simulate(sc, trials=100_000, seed=2812)
+    assert chisquare_pmf(out.counts["attacker_models_lost_to_hazards"], ex) > P_MIN

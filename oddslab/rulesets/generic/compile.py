@@ -37,7 +37,11 @@ STAT_NAMES = (
     "destroyed",
     "damage_dealt",
     "wounds_remaining",
+    "attacker_models_lost_to_hazards",
+    "attacker_wounds_lost",
 )
+#: attacker keywords whose models take 3 mortal wounds for a Hazardous 1 instead of dying
+HAZARD_MORTAL_KEYWORDS = ("character", "monster", "vehicle")
 
 _STAT_TEXT = {
     "attacks": ("attacks made", "attacks made (extra attacks from critical hits included)"),
@@ -63,7 +67,24 @@ _STAT_TEXT = {
         "wounds remaining on the target",
         "wounds the target unit has left (0 when destroyed)",
     ),
+    "attacker_models_lost_to_hazards": (
+        "attacker models lost to Hazardous",
+        "attacking models destroyed by their Hazardous weapons",
+    ),
+    "attacker_wounds_lost": (
+        "attacker wounds lost to Hazardous",
+        "wounds the attacking unit lost to its Hazardous weapons",
+    ),
 }
+
+
+def hazard(sc: GenericScenario) -> tuple[int, int, int, bool]:
+    """Hazardous: (D6 rolled, attacking models, wounds per model, 3 mortal wounds per 1)."""
+    s = sc.situation
+    dice = sum(w.models for w in sc.fired if w.hazardous)
+    models = s.attacker_models or max(w.models for w in sc.fired) or 1
+    mortal = any(k in HAZARD_MORTAL_KEYWORDS for k in s.attacker_keywords)
+    return dice, models, s.attacker_wounds, mortal
 
 
 @dataclass(frozen=True)
@@ -242,6 +263,8 @@ def reported(sc: GenericScenario) -> tuple[str, ...]:
     )
     most = damage_bound(sc)
     drop = set() if mortal else {"mortal_wounds"}
+    if not hazard(sc)[0]:
+        drop |= {"attacker_models_lost_to_hazards", "attacker_wounds_lost"}
     if most < t.models * t.wounds - t.damaged:
         drop.add("destroyed")
     if most < t.wounds - t.damaged:
@@ -333,6 +356,7 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
     tint[K.T_FNP : K.T_FNPM_PAIR + 1] = flags
     tint[K.T_ONE] = ("none", "hit", "wound", "damage").index(sc.situation.reroll_one)
     tint[K.T_ONE_SAVE] = t.reroll_one == "save"
+    tint[K.T_HAZ_DICE : K.T_HAZ_MORTAL + 1] = hazard(sc)
     rows = tint[K.T_ROWS : K.T_ROWS + K.N_STATS]
     rows[:] = -1
     for row, name in enumerate(reported(sc)):
@@ -365,6 +389,8 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
         "destroyed": 1,
         "damage_dealt": total,
         "wounds_remaining": total,
+        "attacker_models_lost_to_hazards": hazard(sc)[1],
+        "attacker_wounds_lost": hazard(sc)[1] * hazard(sc)[2],
     }
     return tuple(
         Stat(k, bounds[k] + 1, _STAT_TEXT[k][1], flag=(k == "destroyed"), label=_STAT_TEXT[k][0])

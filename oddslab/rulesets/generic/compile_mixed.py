@@ -24,6 +24,7 @@ from oddslab.rulesets.generic.compile import (
     attacks_max,
     damage_bound,
     fnp_tables,
+    hazard,
 )
 from oddslab.rulesets.generic.model import GenericScenario
 from oddslab.rulesets.generic.target import group_view
@@ -69,7 +70,9 @@ def _has_mortal(sc: GenericScenario) -> bool:
 
 def mixed_names(sc: GenericScenario) -> tuple[str, ...]:
     """Every statistic a mixed-unit scenario reports, in kernel row order."""
-    base = [s for s in STAT_NAMES if s != "mortal_wounds" or _has_mortal(sc)]
+    haz = ("attacker_models_lost_to_hazards", "attacker_wounds_lost")
+    base = [s for s in STAT_NAMES if (s != "mortal_wounds" or _has_mortal(sc))
+            and (s not in haz or hazard(sc)[0])]  # fmt: skip
     base += [group_stat(g.name) for g in sc.target.groups]
     if any(g.character for g in sc.target.groups):
         base.append("leader_slain")
@@ -88,7 +91,8 @@ def mixed_stats(sc: GenericScenario) -> tuple[Stat, ...]:
     bounds: dict[str, int] = dict(
         attacks=att, hits=hit, wounds=hit, unsaved=hit, mortal_wounds=dmg, damage=dmg,
         models_slain=t.models, destroyed=1, damage_dealt=total, wounds_remaining=total,
-        leader_slain=1,
+        leader_slain=1, attacker_models_lost_to_hazards=hazard(sc)[1],
+        attacker_wounds_lost=hazard(sc)[1] * hazard(sc)[2],
     )  # fmt: skip
     text = dict(_STAT_TEXT)
     text["leader_slain"] = ("attached leader slain", "every character model of the unit slain")

@@ -22,6 +22,7 @@ from oddslab.rulesets.generic.compile import (
     blast_bonus,
     damage_maps,
     derive,
+    hazard,
     point_through,
     weapon_damage_bound,
 )
@@ -255,8 +256,9 @@ def exact_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     if sc.situation.reroll_one != "none" or sc.target.reroll_one != "none":
         return {}  # a one-off re-roll ties the attacks together: Monte Carlo only
     if sc.mixed:
-        return _mixed_pmfs(sc)
+        return {**_mixed_pmfs(sc), **hazard_pmfs(sc)}
     out = static_pmfs(sc)
+    out.update(hazard_pmfs(sc))
     alloc = allocation_pmfs(sc)
     if alloc is not None:
         out.update(alloc)
@@ -279,3 +281,22 @@ def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     if alloc is not None:
         out.update(alloc)
     return out
+
+
+def hazard_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """Hazardous losses (independent of everything else): the 1s among the D6 are
+    binomial(dice, 1/6); each destroys a model, or inflicts 3 mortal wounds spilling from model
+    to model (a character, monster or vehicle)."""
+    from math import comb
+
+    dice, models, wounds, mortal = hazard(sc)
+    if not dice:
+        return {}
+    lost = np.zeros(models + 1)
+    hurt = np.zeros(models * wounds + 1)
+    for ones in range(dice + 1):
+        p = comb(dice, ones) * (1 / 6) ** ones * (5 / 6) ** (dice - ones)
+        points = min(3 * ones, models * wounds) if mortal else min(ones, models) * wounds
+        lost[points // wounds] += p
+        hurt[points] += p
+    return {"attacker_models_lost_to_hazards": lost, "attacker_wounds_lost": hurt}

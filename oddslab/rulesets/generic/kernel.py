@@ -70,6 +70,8 @@ from oddslab.rulesets.generic.layout import (
     S_DAMAGE,
     S_DEALT,
     S_DESTROYED,
+    S_HAZ_LOST,
+    S_HAZ_WOUNDS,
     S_HITS,
     S_MORTAL,
     S_REMAINING,
@@ -81,6 +83,10 @@ from oddslab.rulesets.generic.layout import (
     T_FNP_PAIR,
     T_FNPM,
     T_FNPM_PAIR,
+    T_HAZ_DICE,
+    T_HAZ_MODELS,
+    T_HAZ_MORTAL,
+    T_HAZ_WOUNDS,
     T_MODELS,
     T_ONE,
     T_ONE_SAVE,
@@ -125,6 +131,7 @@ from oddslab.rulesets.generic.rolls import (
     allocate_fixed,
     expr_total,
     feed_groups,
+    hazard_losses,
     roll_one,
     roll_tables,
     sum_rolls,
@@ -231,6 +238,10 @@ def _trials(
     r_dealt = rows[S_DEALT]
     r_remaining = rows[S_REMAINING]
     one_kind = tint[T_ONE]
+    haz_dice = tint[T_HAZ_DICE]
+    haz_models = tint[T_HAZ_MODELS]
+    haz_wounds = tint[T_HAZ_WOUNDS]
+    haz_mortal = tint[T_HAZ_MORTAL] != 0
     any_current = False
     for w in range(n_w):
         if wint[w, W_DEV] == DEV_CURRENT:
@@ -477,6 +488,10 @@ def _trials(
         left = (alive - 1) * wounds + cur if alive > 0 else 0
         hist[r_dealt, start_total - left] += 1
         hist[r_remaining, left] += 1
+        if haz_dice > 0:  # Hazardous: after the unit's attacks, the attacker's own losses
+            h_lost, h_wounds = hazard_losses(st, haz_dice, haz_models, haz_wounds, haz_mortal)
+            hist[rows[S_HAZ_LOST], h_lost] += 1
+            hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`_trials` on the arguments of

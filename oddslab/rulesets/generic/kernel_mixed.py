@@ -49,12 +49,18 @@ from oddslab.rulesets.generic.layout import (
     S_DAMAGE,
     S_DEALT,
     S_DESTROYED,
+    S_HAZ_LOST,
+    S_HAZ_WOUNDS,
     S_HITS,
     S_MORTAL,
     S_REMAINING,
     S_SLAIN,
     S_UNSAVED,
     S_WOUNDS,
+    T_HAZ_DICE,
+    T_HAZ_MODELS,
+    T_HAZ_MORTAL,
+    T_HAZ_WOUNDS,
     T_LEADER_ROW,
     T_ROWS,
     T_SPILL,
@@ -92,6 +98,7 @@ from oddslab.rulesets.generic.layout import (
 )
 from oddslab.rulesets.generic.rolls import (
     expr_total,
+    hazard_losses,
     roll_any_one,
     roll_one,
     roll_tables,
@@ -526,6 +533,16 @@ def _trials(
         hist[rows[S_DESTROYED], 1 if left == 0 else 0] += 1
         hist[rows[S_DEALT], start_total - left] += 1
         hist[rows[S_REMAINING], left] += 1
+        if tint[T_HAZ_DICE] > 0:  # Hazardous: after the unit's attacks
+            h_lost, h_wounds = hazard_losses(
+                st,
+                tint[T_HAZ_DICE],
+                tint[T_HAZ_MODELS],
+                tint[T_HAZ_WOUNDS],
+                tint[T_HAZ_MORTAL] != 0,
+            )
+            hist[rows[S_HAZ_LOST], h_lost] += 1
+            hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
         if tint[T_LEADER_ROW] >= 0:
             hist[tint[T_LEADER_ROW], 1 if chars > 0 and chars_alive == 0 else 0] += 1
 

@@ -73,9 +73,13 @@ T_FNP_PAIR = 5  # its d36 table holds two rolls per value (see _sum_rolls)
 T_FNPM = 6  # feel-no-pain against mortal wounds
 T_FNPM_PAIR = 7
 T_ROWS = 8  # T_ROWS + S_*: the row of ``out`` for that statistic, -1 if not reported
-T_ONE = T_ROWS + 10  # the attacker's one-off re-roll: ONE_* kind
-T_ONE_SAVE = T_ROWS + 11  # 1: the defender's one-off re-roll of a failed save
-T_NCOLS = T_ROWS + 12
+T_ONE = T_ROWS + 12  # the attacker's one-off re-roll: ONE_* kind (after the 12 stat rows)
+T_ONE_SAVE = T_ROWS + 13  # 1: the defender's one-off re-roll of a failed save
+T_HAZ_DICE = T_ROWS + 14  # Hazardous: D6 rolled after the attacks (models firing such weapons)
+T_HAZ_MODELS = T_ROWS + 15  # models in the attacking unit
+T_HAZ_WOUNDS = T_ROWS + 16  # wounds per attacking model
+T_HAZ_MORTAL = T_ROWS + 17  # 1: a 1 inflicts 3 mortal wounds (character, monster, vehicle)
+T_NCOLS = T_ROWS + 18
 
 ONE_NONE = 0
 ONE_HIT = 1
@@ -93,7 +97,9 @@ S_SLAIN = 6
 S_DESTROYED = 7
 S_DEALT = 8
 S_REMAINING = 9
-N_STATS = 10
+S_HAZ_LOST = 10  # attacker_models_lost_to_hazards
+S_HAZ_WOUNDS = 11  # attacker_wounds_lost
+N_STATS = 12
 
 #: d36 tables per weapon in the chunk's flat table array (hit, wound, save, critical save)
 _TABS = 8

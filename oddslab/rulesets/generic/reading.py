@@ -222,6 +222,9 @@ def from_table(root: Table) -> GenericScenario:
         charged=attacker.bool("charged", False),
         half_range=attacker.bool("half_range", False),
         reroll_one=attacker.str("reroll_one", "none", choices=ONE_OFF_ATTACKER),
+        attacker_models=attacker.int("models", None, min=1, max=1000),
+        attacker_wounds=attacker.int("wounds", 1, min=1, max=100),
+        attacker_keywords=tuple(_str_list(attacker, "keywords")),
     )
     attacker.finish()
     target_tbl = root.table("target")

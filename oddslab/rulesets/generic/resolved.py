@@ -283,7 +283,7 @@ def resolved(sc: GenericScenario) -> dict[str, dict[str, Any]]:
         out[f"weapon {i + 1}: {w.name}"] = _weapon(sc, given, w)
     out[f"target: {sc.target.name}"] = _target(sc.target)
     sit = sc.situation
-    if sit != type(sit)():
+    if sit != type(sit)() or any(w.hazardous for w in sc.weapons):
         out["situation"] = {
             "attacker remained stationary": _yes(sit.remained_stationary),
             "attacker charged": _yes(sit.charged),
@@ -291,5 +291,13 @@ def resolved(sc: GenericScenario) -> dict[str, dict[str, Any]]:
             "target visible": _yes(sit.target_visible),
             "one-off re-roll (attacker)": sit.reroll_one,
         }
+        if any(w.hazardous for w in sc.weapons):
+            from oddslab.rulesets.generic.compile import hazard
+
+            dice, models, wounds, mortal = hazard(sc)
+            how = "3 mortal wounds per 1" if mortal else "a model per 1"
+            out["situation"]["Hazardous"] = (
+                f"{dice} D6 after the attacks; {how}; {models} attacking models of {wounds} W"
+            )
     out["rules"] = _rules(sc.rules)
     return out

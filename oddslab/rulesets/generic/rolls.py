@@ -35,6 +35,7 @@ __all__ = [
     "expr_total",
     "roll_any_one",
     "roll_one",
+    "hazard_losses",
 ]
 
 
@@ -143,6 +144,23 @@ def roll_one(bs, raw, buf, pos, end, tab, off):
         end = fill_block(bs, raw, buf, 36)
         pos = 0
     return tab[off + buf[pos]], pos + 1, end
+
+
+@jit
+def hazard_losses(st, dice, models, wounds, mortal):
+    """Hazardous: roll ``dice`` D6; each 1 destroys an attacking model (``mortal``: inflicts 3
+    mortal wounds instead, spilling from model to model). Returns (models lost, wounds lost)."""
+    ones = dice - dice
+    for _ in range(dice):
+        if roll_expr(st, 1, 6, 0) == 1:
+            ones += 1
+    if not mortal:
+        lost = ones if ones < models else models
+        return lost, lost * wounds
+    points = 3 * ones
+    total = models * wounds
+    points = points if points < total else total
+    return points // wounds, points
 
 
 @jit(flags="pair")

@@ -222,6 +222,14 @@ class Situation:
         ``half_range`` overrides it.
     target_visible : bool
         Some firing model can see the target (Indirect Fire's penalties apply when not).
+    attacker_models : int or None
+        Models in the attacking unit (Hazardous losses stop there); None: the most models
+        firing one profile.
+    attacker_wounds : int
+        Wounds per attacking model (``attacker_wounds_lost``).
+    attacker_keywords : tuple of str
+        The attacking unit's keywords: a Character, Monster or Vehicle suffers 3 mortal wounds
+        for each Hazardous 1 instead of losing a model.
     reroll_one : {"none", "hit", "wound", "damage"}
         A one-off re-roll (a command re-roll) the attacker spends on the first failed hit /
         wound roll a re-roll could turn into a success, or the first damage roll below the
@@ -233,8 +241,17 @@ class Situation:
     half_range: bool = False
     target_visible: bool = True
     reroll_one: str = "none"
+    attacker_models: int | None = None
+    attacker_wounds: int = 1
+    attacker_keywords: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        kws = self.attacker_keywords
+        kws = (kws,) if isinstance(kws, str) else kws
+        object.__setattr__(self, "attacker_keywords", tuple(str(k).lower() for k in kws))
+        if self.attacker_models is not None:
+            _check_range(self, "attacker_models", 1, 1000)
+        _check_range(self, "attacker_wounds", 1, 100)
         if self.reroll_one not in ONE_OFF_ATTACKER:
             raise ValueError(
                 f"attacker.reroll_one must be one of {ONE_OFF_ATTACKER}, got {self.reroll_one!r}"
