@@ -420,7 +420,15 @@ def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     if "destroyed" in names:
         what = "model" if t.models == 1 else "unit"
         heads.append(Headline(f"P(target {what} destroyed)", "destroyed", 1))
-    return tuple(heads)
+    return tuple(heads) + hazard_headlines(sc)
+
+
+def hazard_headlines(sc: GenericScenario) -> tuple[Headline, ...]:
+    """With a Hazardous weapon: the chance it costs the attacker a model."""
+    if not hazard(sc)[0]:
+        return ()
+    stat = "attacker_models_lost_to_hazards"
+    return (Headline("P(attacker loses at least 1 model to Hazardous)", stat, 1),)
 
 
 def compile_job(sc: GenericScenario) -> Job:

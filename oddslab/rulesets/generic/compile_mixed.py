@@ -25,6 +25,7 @@ from oddslab.rulesets.generic.compile import (
     damage_bound,
     fnp_tables,
     hazard,
+    hazard_headlines,
 )
 from oddslab.rulesets.generic.model import GenericScenario
 from oddslab.rulesets.generic.target import group_view
@@ -116,7 +117,7 @@ def mixed_headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     ]
     if "leader_slain" in mixed_names(sc):
         heads.append(Headline("P(attached leader slain)", "leader_slain", 1))
-    return tuple(heads)
+    return tuple(heads) + hazard_headlines(sc)
 
 
 def mixed_arrays(sc: GenericScenario) -> dict[str, Any]:

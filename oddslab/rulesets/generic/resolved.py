@@ -161,7 +161,8 @@ def _weapon(sc: GenericScenario, given: Weapon, w: Weapon) -> dict[str, Any]:
         )
     if w.devastating_wounds:
         rule = (
-            "current rule: mortal wounds after all other attacks, no spill"
+            "current rule: damage with no save (not mortal wounds) after all other attacks, "
+            "no spill"
             if r.devastating_wounds == "current"
             else "legacy rule: mortal wounds after this weapon, spilling over"
         )
@@ -175,7 +176,13 @@ def _weapon(sc: GenericScenario, given: Weapon, w: Weapon) -> dict[str, Any]:
     if w.critical_wound_mortals.max:
         how = "instead of save and damage" if w.critical_wound_mortals_instead else "in addition"
         out["mortal wounds per critical wound"] = f"{w.critical_wound_mortals} ({how})"
-    out["save"] = _save_text(sc, w, False)
+    if sc.mixed:  # the save of the model each attack is allocated to
+        from oddslab.rulesets.generic.compile_mixed import views
+
+        for g, v in zip(t.groups, views(sc), strict=True):
+            out[f"save ({g.name})"] = _save_text(v, w, False)
+    else:
+        out["save"] = _save_text(sc, w, False)
     if w.critical_wound_ap and d.crit_save_own:
         out["save against a critical wound"] = _save_text(sc, w, True)
     dmg = str(w.damage)
