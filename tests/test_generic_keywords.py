@@ -272,3 +272,41 @@ def test_keyword_naive_reference_matches_exact_means():
             v = np.array([r[stat] for r in rows], dtype=float)
             mu = float(np.dot(np.arange(len(ex[stat])), ex[stat]))
             assert abs(v.mean() - mu) < 5 * v.std() / np.sqrt(len(v)) + 1e-9, (name, stat)
+
+
+# -- Hazardous ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("keywords", "want_lost", "want_wounds"),
+    [
+        # 3 models fire a Hazardous weapon: the 1s are binomial(3, 1/6), each a model (2 W)
+        ((), {k: F(3 if k in (1, 2) else 1, 1) * F(1, 6) ** k * F(5, 6) ** (3 - k) for k in range(4)},
+         {2 * k: F(3 if k in (1, 2) else 1, 1) * F(1, 6) ** k * F(5, 6) ** (3 - k) for k in range(4)}),
+        # a character (one 5-wound model, 3 dice): 3 mortal wounds per 1, at most 5
+        (("Character",), {0: 1 - F(1, 6) ** 2 * (1 + 2 * F(5, 6)), 1: F(1, 6) ** 2 * (1 + 2 * F(5, 6))},
+         {0: F(5, 6) ** 3, 3: 3 * F(1, 6) * F(5, 6) ** 2, 5: F(1, 6) ** 2 * (1 + 2 * F(5, 6))}),
+    ],
+)  # fmt: skip
+def test_hazardous_losses(keywords, want_lost, want_wounds):
+    """Exact by hand; the kernel by chi-square (200,000 trials) and the naive reference's mean."""
+    if keywords:
+        w = Weapon(models=1, attacks=1, keywords="Hazardous")
+        weapons, sit = (w, w, w), Situation(attacker_models=1, attacker_wounds=5,
+                                            attacker_keywords=keywords)  # fmt: skip
+    else:
+        weapons = (Weapon(models=3, attacks=1, keywords="Hazardous"),)
+        sit = Situation(attacker_models=5, attacker_wounds=2)
+    sc = GenericScenario(weapons, Target(models=5), situation=sit)
+    ex = sc.exact_pmfs()
+    lost, hurt = pmf_of(want_lost), pmf_of(want_wounds)
+    assert close(ex["attacker_models_lost_to_hazards"], lost)
+    assert close(ex["attacker_wounds_lost"], hurt)
+    out = simulate(sc, trials=200_000, seed=2805)
+    assert chisquare_pmf(out.counts["attacker_models_lost_to_hazards"], lost) > P_MIN
+    assert chisquare_pmf(out.counts["attacker_wounds_lost"], hurt) > P_MIN
+    rng = random.Random(3)
+    v = np.array([generic_trial(rng, sc)["attacker_wounds_lost"] for _ in range(20_000)], float)
+    mu = float(np.dot(np.arange(len(hurt)), hurt))
+    assert abs(v.mean() - mu) < 5 * v.std() / np.sqrt(len(v))
+    assert "Hazardous" in sc.resolved()["situation"]

@@ -94,7 +94,7 @@ def test_every_new_key_is_read():
         (with_keys(weapon={"anti": {"infantry": 7}}), "attacker.weapons[0].anti.infantry"),
         (with_keys(weapon={"anti": 4}), "attacker.weapons[0].anti"),
         (with_keys(weapon={"critical_wound_ap": -1}), "attacker.weapons[0].critical_wound_ap"),
-        (with_keys(weapon={"reroll_damage": "ones", "damage": "2D6"}), "attacker.weapons[0]"),
+        (with_keys(weapon={"reroll_damage": "ones", "damage": 2}), "attacker.weapons[0]"),
         (
             with_keys(weapon={"devastating_wounds": True, "critical_wound_mortals": 1,
                               "critical_wound_mortals_instead": True}),

@@ -72,9 +72,11 @@ def _compound(count_pmf: np.ndarray, item: dict[Vec, float]) -> dict[Vec, float]
     return dict(out)
 
 
-def _per_attack(sc: GenericScenario, w) -> tuple[dict[Vec, float], object]:
-    """Joint PMF of (ordinary, critical, mortal-hit, mortal-wound, devastating) packets per attack."""
-    k = packets(sc, w)
+def _per_attack(sc: GenericScenario, w, k=None) -> tuple[dict[Vec, float], object]:
+    """Joint PMF of (ordinary, critical, mortal-hit, mortal-wound, devastating) packets per attack
+    (``k``: the weapon's :class:`~oddslab.rulesets.generic.exact.Packets`, by default
+    ``packets(sc, w)``; with ``pf = pfc = 1`` the first two count wounds before their save)."""
+    k = packets(sc, w) if k is None else k
     d = k.d
     one = {_ZERO: 1.0}
     ordinary = {_unit(0): k.pf, _ZERO: 1.0 - k.pf}

@@ -37,7 +37,11 @@ STAT_NAMES = (
     "destroyed",
     "damage_dealt",
     "wounds_remaining",
+    "attacker_models_lost_to_hazards",
+    "attacker_wounds_lost",
 )
+#: attacker keywords whose models take 3 mortal wounds for a Hazardous 1 instead of dying
+HAZARD_MORTAL_KEYWORDS = ("character", "monster", "vehicle")
 
 _STAT_TEXT = {
     "attacks": ("attacks made", "attacks made (extra attacks from critical hits included)"),
@@ -63,7 +67,24 @@ _STAT_TEXT = {
         "wounds remaining on the target",
         "wounds the target unit has left (0 when destroyed)",
     ),
+    "attacker_models_lost_to_hazards": (
+        "attacker models lost to Hazardous",
+        "attacking models destroyed by their Hazardous weapons",
+    ),
+    "attacker_wounds_lost": (
+        "attacker wounds lost to Hazardous",
+        "wounds the attacking unit lost to its Hazardous weapons",
+    ),
 }
+
+
+def hazard(sc: GenericScenario) -> tuple[int, int, int, bool]:
+    """Hazardous: (D6 rolled, attacking models, wounds per model, 3 mortal wounds per 1)."""
+    s = sc.situation
+    dice = sum(w.models for w in sc.fired if w.hazardous)
+    models = s.attacker_models or max(w.models for w in sc.fired) or 1
+    mortal = any(k in HAZARD_MORTAL_KEYWORDS for k in s.attacker_keywords)
+    return dice, models, s.attacker_wounds, mortal
 
 
 @dataclass(frozen=True)
@@ -108,6 +129,8 @@ def critical_wound_on(sc: GenericScenario, w: Weapon) -> int:
 def damage_reroll_below(w: Weapon) -> int:
     """A damage roll below this is re-rolled (0 = never)."""
     if w.reroll_damage == "ones":
+        if w.damage.n > 1:
+            return -1  # the whole roll when any of its dice shows 1 (see feed_groups)
         return w.damage.add + 2  # the single die showed 1
     if w.reroll_damage == "below-average":
         return math.ceil(w.damage.mean() - 1e-9)
@@ -240,6 +263,8 @@ def reported(sc: GenericScenario) -> tuple[str, ...]:
     )
     most = damage_bound(sc)
     drop = set() if mortal else {"mortal_wounds"}
+    if not hazard(sc)[0]:
+        drop |= {"attacker_models_lost_to_hazards", "attacker_wounds_lost"}
     if most < t.models * t.wounds - t.damaged:
         drop.add("destroyed")
     if most < t.wounds - t.damaged:
@@ -307,6 +332,9 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
             w.critical_wound_mortals_instead and w.critical_wound_mortals.max > 0
         )
         wint[i, K.W_BLAST] = w.blast
+        wint[i, K.W_PRECISION] = w.precision
+        wint[i, K.W_DMG_AVG] = math.ceil(w.damage.mean() - 1e-9) if w.damage.n else 0
+        wint[i, K.W_CAN_SAVE] = bool((d.save_fail[1:] == 0).any())
         wint[i, K.W_CRIT_SPLIT] = d.crit_split
         wint[i, K.W_CRIT_SAVE] = d.crit_save_own
         wint[i, K.W_DMG_REROLL] = d.dmg_reroll_below
@@ -326,6 +354,9 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
     tint[K.T_DAMAGED] = t.damaged
     tint[K.T_SPILL] = r.spill == "spill"
     tint[K.T_FNP : K.T_FNPM_PAIR + 1] = flags
+    tint[K.T_ONE] = ("none", "hit", "wound", "damage").index(sc.situation.reroll_one)
+    tint[K.T_ONE_SAVE] = t.reroll_one == "save"
+    tint[K.T_HAZ_DICE : K.T_HAZ_MORTAL + 1] = hazard(sc)
     rows = tint[K.T_ROWS : K.T_ROWS + K.N_STATS]
     rows[:] = -1
     for row, name in enumerate(reported(sc)):
@@ -335,6 +366,10 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
 
 def stats(sc: GenericScenario) -> tuple[Stat, ...]:
     """The reported statistics, in the kernel's row order."""
+    if sc.mixed:
+        from oddslab.rulesets.generic.compile_mixed import mixed_stats
+
+        return mixed_stats(sc)
     t = sc.target
     att_max = sum(attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) for w in sc.fired)
     hit_max = sum(
@@ -354,6 +389,8 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
         "destroyed": 1,
         "damage_dealt": total,
         "wounds_remaining": total,
+        "attacker_models_lost_to_hazards": hazard(sc)[1],
+        "attacker_wounds_lost": hazard(sc)[1] * hazard(sc)[2],
     }
     return tuple(
         Stat(k, bounds[k] + 1, _STAT_TEXT[k][1], flag=(k == "destroyed"), label=_STAT_TEXT[k][0])
@@ -363,6 +400,10 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
 
 def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     """Headline probabilities, only of statistics the scenario reports."""
+    if sc.mixed:
+        from oddslab.rulesets.generic.compile_mixed import mixed_headlines
+
+        return mixed_headlines(sc)
     t = sc.target
     names = reported(sc)
     heads = []
@@ -379,10 +420,22 @@ def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     if "destroyed" in names:
         what = "model" if t.models == 1 else "unit"
         heads.append(Headline(f"P(target {what} destroyed)", "destroyed", 1))
-    return tuple(heads)
+    return tuple(heads) + hazard_headlines(sc)
+
+
+def hazard_headlines(sc: GenericScenario) -> tuple[Headline, ...]:
+    """With a Hazardous weapon: the chance it costs the attacker a model."""
+    if not hazard(sc)[0]:
+        return ()
+    stat = "attacker_models_lost_to_hazards"
+    return (Headline("P(attacker loses at least 1 model to Hazardous)", stat, 1),)
 
 
 def compile_job(sc: GenericScenario) -> Job:
+    if sc.mixed:  # a kernel of its own: the simple path compiles no more than before
+        from oddslab.rulesets.generic.compile_mixed import compile_mixed
+
+        return compile_mixed(sc)
     from oddslab.rulesets.generic.kernel import run_generic
 
     a = arrays(sc)

@@ -22,6 +22,7 @@ from oddslab.rulesets.generic.compile import (
     blast_bonus,
     damage_maps,
     derive,
+    hazard,
     point_through,
     weapon_damage_bound,
 )
@@ -73,13 +74,34 @@ def _fail_prob(fail: np.ndarray, rerolls: np.ndarray) -> float:
     return float(code_probs(fail, rerolls)[1])
 
 
-def _damage_pmf(expr_pmf: np.ndarray, below: int, dmap: np.ndarray, through: float) -> np.ndarray:
-    """Rolled damage → re-roll below ``below`` once → ``dmap`` → feel-no-pain per point."""
+def any_one_pmf(expr) -> np.ndarray:
+    """PMF of ``expr`` (``n`` dice) re-rolled once, whole, when any of its dice shows 1."""
+    face = np.zeros(expr.sides + 1)
+    face[2:] = 1.0 / expr.sides  # one die that shows no 1 (sub-probability)
+    none = np.array([1.0])
+    for _ in range(expr.n):
+        none = np.convolve(none, face)
+    p = expr.pmf()
+    out = np.zeros(max(len(p), len(none) + max(expr.add, 0)))
+    for v, pv in enumerate(none):  # no die showed 1: the sum stands
+        out[max(0, v + expr.add)] += pv
+    out[: len(p)] += (1.0 - none.sum()) * p
+    return out
+
+
+def _damage_pmf(
+    expr_pmf: np.ndarray, below: int, dmap: np.ndarray, through: float, expr=None
+) -> np.ndarray:
+    """Rolled damage → re-roll below ``below`` once (-1: when any die of ``expr`` shows 1) →
+    ``dmap`` → feel-no-pain per point."""
     p = np.asarray(expr_pmf, dtype=float)
-    low = p[: max(0, min(below, len(p)))].sum()
-    rolled = p.copy()
-    rolled[: max(0, min(below, len(p)))] = 0.0
-    rolled += low * p
+    if below < 0:
+        rolled = any_one_pmf(expr)
+    else:
+        low = p[: max(0, min(below, len(p)))].sum()
+        rolled = p.copy()
+        rolled[: max(0, min(below, len(p)))] = 0.0
+        rolled += low * p
     out = np.zeros(int(dmap[: len(p)].max()) + 1)
     for v, pv in enumerate(rolled):
         out[dmap[v]] += pv
@@ -101,9 +123,9 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
         pw=code_probs(d.wound_codes, d.wound_rerolls),
         pf=_fail_prob(d.save_fail, d.save_rerolls),
         pfc=_fail_prob(d.crit_save_fail, d.crit_save_rerolls),
-        normal=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_NORMAL], q_n),
-        crit=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_CRIT], q_n),
-        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_dev),
+        normal=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_NORMAL], q_n, w.damage),
+        crit=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_CRIT], q_n, w.damage),
+        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_dev, w.damage),
         mh=_damage_pmf(w.critical_hit_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         mw=_damage_pmf(w.critical_wound_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         d=d,
@@ -231,9 +253,50 @@ def exact_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     from oddslab.rulesets.generic.chain import allocation_pmfs
     from oddslab.rulesets.generic.compile import reported
 
+    if sc.situation.reroll_one != "none" or sc.target.reroll_one != "none":
+        return {}  # a one-off re-roll ties the attacks together: Monte Carlo only
+    if sc.mixed:
+        return {**_mixed_pmfs(sc), **hazard_pmfs(sc)}
     out = static_pmfs(sc)
+    out.update(hazard_pmfs(sc))
     alloc = allocation_pmfs(sc)
     if alloc is not None:
         out.update(alloc)
     names = reported(sc)
     return {k: v for k, v in out.items() if k in names}
+
+
+def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """A mixed unit: ``attacks`` and ``hits`` (they do not depend on the target, Blast aside)
+    and the allocation chain's statistics; wounds, saves and damage depend on the models the
+    attacks are allocated to, so they are Monte Carlo only."""
+    from oddslab.rulesets.generic.chain_mixed import mixed_allocation_pmfs
+    from oddslab.rulesets.generic.compile_mixed import views
+
+    out: dict[str, np.ndarray] = {}
+    if not any(w.blast for w in sc.fired):
+        static = static_pmfs(views(sc)[0])
+        out.update({k: static[k] for k in ("attacks", "hits")})
+    alloc = mixed_allocation_pmfs(sc)
+    if alloc is not None:
+        out.update(alloc)
+    return out
+
+
+def hazard_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """Hazardous losses (independent of everything else): the 1s among the D6 are
+    binomial(dice, 1/6); each destroys a model, or inflicts 3 mortal wounds spilling from model
+    to model (a character, monster or vehicle)."""
+    from math import comb
+
+    dice, models, wounds, mortal = hazard(sc)
+    if not dice:
+        return {}
+    lost = np.zeros(models + 1)
+    hurt = np.zeros(models * wounds + 1)
+    for ones in range(dice + 1):
+        p = comb(dice, ones) * (1 / 6) ** ones * (5 / 6) ** (dice - ones)
+        points = min(3 * ones, models * wounds) if mortal else min(ones, models) * wounds
+        lost[points // wounds] += p
+        hurt[points] += p
+    return {"attacker_models_lost_to_hazards": lost, "attacker_wounds_lost": hurt}

@@ -20,6 +20,7 @@ import numpy as np
 from oddslab.dice import DiceExpr
 from oddslab.rulesets.generic.target import (
     SAVE_REROLL_MODES,
+    ModelGroup,
     Situation,
     Target,
     _check_range,
@@ -41,6 +42,8 @@ __all__ = [
     "SAVE_REROLL_MODES",
     "DAMAGE_REROLL_MODES",
     "DEVASTATING_RULES",
+    "ALLOCATION_POLICIES",
+    "ModelGroup",
     "save_success_table",
 ]
 
@@ -51,6 +54,8 @@ SPILL_MODES = ("none", "spill")
 DAMAGE_REROLL_MODES = ("none", "ones", "below-average")
 #: devastating-wounds rule versions (see ``Rules.devastating_wounds``)
 DEVASTATING_RULES = ("current", "legacy")
+#: who the defender allocates to in a mixed unit (see ``Rules.allocation``)
+ALLOCATION_POLICIES = ("listed", "fewest-wounds")
 
 
 def _expr(value: DiceExpr | int | str) -> DiceExpr:
@@ -117,8 +122,8 @@ class Weapon:
     damage : DiceExpr, int or str
         Damage of each unsaved wound.
     reroll_damage : {"none", "ones", "below-average"}
-        Re-roll a damage roll once: ``"ones"`` when its dice show a total of 1 (a single die
-        showing 1: D3, D6, D6+2...), ``"below-average"`` when the value is below the
+        Re-roll a damage roll once: ``"ones"`` when a die shows 1 (D3, D6, D6+2: the die; 2D6:
+        the whole roll when either die shows 1), ``"below-average"`` when the value is below the
         expression's mean (D6: 1-3; D3: 1; 2D6: 2-6).
     critical_extra_attacks : DiceExpr, int or str
         Extra hit rolls made for each critical hit (rolled per critical hit); they can be
@@ -250,9 +255,9 @@ class Weapon:
                 f"Weapon.reroll_damage must be one of {DAMAGE_REROLL_MODES}, "
                 f"got {self.reroll_damage!r}"
             )
-        if self.reroll_damage == "ones" and self.damage.n != 1:
+        if self.reroll_damage == "ones" and self.damage.n == 0:
             raise ValueError(
-                "Weapon.reroll_damage = 'ones' needs damage rolled with one die (D3, D6, D6+1...), "
+                "Weapon.reroll_damage = 'ones' needs damage rolled with dice (D3, D6, 2D6...), "
                 f"got {self.damage}"
             )
         for mortals in ("critical_hit_mortals", "critical_wound_mortals"):
@@ -318,6 +323,11 @@ class Rules:
     damage_modifiers_on_devastating : bool
         Damage halving / reduction / re-rolls change the damage of a devastating wound too
         (its mortal wounds equal the attack's modified damage).
+    allocation : {"listed", "fewest-wounds"}
+        A mixed unit (``Target.groups``): which model the defender allocates an attack to when
+        the rules leave the choice (no model has lost wounds): ``"listed"`` (default) removes
+        the groups in the order listed, ``"fewest-wounds"`` the group with the fewest wounds
+        per model first (ties: listed order).
     """
 
     spill: str = "none"
@@ -328,8 +338,13 @@ class Rules:
     modifier_cap: bool = True
     stack_feel_no_pain: bool = False
     damage_modifiers_on_devastating: bool = True
+    allocation: str = "listed"
 
     def __post_init__(self) -> None:
+        if self.allocation not in ALLOCATION_POLICIES:
+            raise ValueError(
+                f"allocation must be one of {ALLOCATION_POLICIES}, got {self.allocation!r}"
+            )
         if self.spill not in SPILL_MODES:
             raise ValueError(f"spill must be one of {SPILL_MODES}, got {self.spill!r}")
         if self.devastating_wounds not in DEVASTATING_RULES:
@@ -429,6 +444,11 @@ class GenericScenario:
             return 7
         return min(max(need - self.target.save_modifier, 2), 7)
 
+    @property
+    def mixed(self) -> bool:
+        """The target has groups of models (a mixed unit, an attached leader)."""
+        return bool(self.target.groups)
+
     # -- compiled forms (oddslab.rulesets.generic.compile / .exact) ---------------------------
     def arrays(self) -> dict[str, Any]:
         """The kernel's inputs (see :func:`oddslab.rulesets.generic.compile.arrays`)."""
@@ -469,7 +489,19 @@ class GenericScenario:
 def _check_partners(sc: GenericScenario) -> None:
     """Rule switches that need a partner elsewhere in the scenario, or they do nothing."""
     t, r = sc.target, sc.rules
-    if r.stack_feel_no_pain and (t.feel_no_pain is None or t.feel_no_pain_mortal is None):
+    if t.groups:
+        if sc.situation.reroll_one != "none" or t.reroll_one != "none":
+            raise ValueError(
+                "attacker.reroll_one / target.reroll_one are not supported yet against a unit "
+                "with groups of models (target.models)"
+            )
+    elif r.allocation != "listed":
+        raise ValueError(
+            "rules.allocation needs a unit with groups of models ([[target.models]]); "
+            "without them the switch would do nothing"
+        )
+    fnp = t.feel_no_pain is not None or any(g.feel_no_pain is not None for g in t.groups)
+    if r.stack_feel_no_pain and (not fnp or t.feel_no_pain_mortal is None):
         raise ValueError(
             "rules.stack_feel_no_pain needs both target.feel_no_pain and "
             "target.feel_no_pain_mortal (it says how the two combine)"

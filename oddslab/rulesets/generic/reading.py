@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from oddslab._schema import ScenarioError, Table
 from oddslab.rulesets.generic.model import (
+    ALLOCATION_POLICIES,
     DAMAGE_REROLL_MODES,
     DEVASTATING_RULES,
     REROLL_MODES,
     SAVE_REROLL_MODES,
     SPILL_MODES,
     GenericScenario,
+    ModelGroup,
     Rules,
     Situation,
     Target,
     Weapon,
 )
+from oddslab.rulesets.generic.target import ONE_OFF_ATTACKER, ONE_OFF_DEFENDER
 
 __all__ = ["from_table"]
 
@@ -120,10 +123,32 @@ def _make(tbl: Table, cls, kw: dict):
         ) from None
 
 
+def _read_group(tbl: Table, i: int, unit: dict) -> ModelGroup:
+    """One ``[[target.models]]`` group; wounds, save... default to the unit's keys."""
+    g = _make(
+        tbl,
+        ModelGroup,
+        dict(
+            name=tbl.str("name", f"group {i + 1}"),
+            models=tbl.int("models", 1, min=1, max=1000),
+            wounds=tbl.int("wounds", unit["wounds"], min=1, max=100),
+            save=tbl.int("save", unit["save"], min=2, max=7, what="a save from 2 (2+) to 7"),
+            invulnerable=tbl.int("invulnerable", unit["invulnerable"], min=2, max=6),
+            feel_no_pain=tbl.int("feel_no_pain", unit["feel_no_pain"], min=2, max=6),
+            toughness=tbl.int("toughness", None, min=1, max=30),
+            keywords=tuple(_str_list(tbl, "keywords")),
+            character=tbl.bool("character", False),
+        ),
+    )
+    tbl.finish()
+    return g
+
+
 def _read_target(tbl: Table) -> Target:
+    grouped = isinstance(tbl.data.get("models"), list)
     kw = {
         "name": tbl.str("name", "target"),
-        "models": tbl.int("models", min=1, max=1000),
+        "models": 1 if grouped else tbl.int("models", min=1, max=1000),
         "wounds": tbl.int("wounds", 1, min=1, max=100),
         "toughness": tbl.int("toughness", 4, min=1, max=30),
         "save": tbl.int("save", 7, min=2, max=7, what="a save from 2 (2+) to 7 (no save)"),
@@ -140,7 +165,17 @@ def _read_target(tbl: Table) -> Target:
         "damage_reduction": tbl.int("damage_reduction", 0, min=0, max=20),
         "halve_damage": tbl.bool("halve_damage", False),
         "feel_no_pain_mortal": tbl.int("feel_no_pain_mortal", None, min=2, max=6),
+        "reroll_one": tbl.str("reroll_one", "none", choices=ONE_OFF_DEFENDER),
     }
+    if grouped:
+        tables = tbl.tables("models", min_len=1)
+        kw["groups"] = tuple(_read_group(t, i, kw) for i, t in enumerate(tables))
+        names = [g.name for g in kw["groups"]]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise tables[i].error("name", f"another group is already named {name!r}")
+        if kw["damaged"]:
+            raise tbl.error("damaged", "not supported for a unit with groups of models")
     if kw["damaged"] >= kw["wounds"]:
         raise tbl.error(
             "damaged", f"must be less than wounds ({kw['wounds']}), got {kw['damaged']}"
@@ -168,6 +203,7 @@ def _read_rules(tbl: Table) -> Rules:
         modifier_cap=tbl.bool("modifier_cap", True),
         stack_feel_no_pain=tbl.bool("stack_feel_no_pain", False),
         damage_modifiers_on_devastating=tbl.bool("damage_modifiers_on_devastating", True),
+        allocation=tbl.str("allocation", "listed", choices=ALLOCATION_POLICIES),
     )
     tbl.finish()
     return r
@@ -185,6 +221,10 @@ def from_table(root: Table) -> GenericScenario:
         remained_stationary=attacker.bool("remained_stationary", False),
         charged=attacker.bool("charged", False),
         half_range=attacker.bool("half_range", False),
+        reroll_one=attacker.str("reroll_one", "none", choices=ONE_OFF_ATTACKER),
+        attacker_models=attacker.int("models", None, min=1, max=1000),
+        attacker_wounds=attacker.int("wounds", 1, min=1, max=100),
+        attacker_keywords=tuple(_str_list(attacker, "keywords")),
     )
     attacker.finish()
     target_tbl = root.table("target")
