@@ -51,7 +51,7 @@ def army_rosz(folder: Path, copies: int = 5) -> tuple[Path, int]:
     points = copies * 395 + 70
     xml = text[:start] + body + text[end:]
     xml = re.sub(
-        r'<cost name="pts" typeId="51b2-306e-1021-d207" value="445.0"/>',
+        r'<cost name="pts" typeId="51b2-306e-1021-d207" value="395.0"/>',
         f'<cost name="pts" typeId="51b2-306e-1021-d207" value="{points}.0"/>',
         xml,
     )

@@ -333,3 +333,12 @@ def test_bytes_of_an_upload(tmp_path):
         read_roster_bytes(TEXT.encode(), "upload.ros", max_bytes=1000)
     with pytest.raises(RosterError, match="refused"):
         read_roster_bytes(b'<!DOCTYPE r [<!ENTITY x "y">]><roster>&x;</roster>', "u.ros")
+
+
+def test_roster_total_that_disagrees_is_noted(tmp_path):
+    assert not any("points" in n for n in read_roster(ROSTER).notes)  # 395 = 100 + 75 + 150 + 70
+    text = TEXT.replace('value="395.0"', 'value="400.0"', 1)
+    assert (
+        "the roster says 400 points, its selections add up to 395"
+        in read_roster(_write(tmp_path, text)).notes
+    )

@@ -283,6 +283,7 @@ def parse_roster(root: Any, src: str) -> RosterData:
         stack.extend(_items(force, "force"))
         if len(forces) > 1000:
             raise RosterError(src, "forces", "more than 1,000 forces")
+    other = 0.0  # points of selections that are not units (a detachment's)
     for force in forces:
         notes.extend(f"army rule: {r.get('name')}" for r in _items(force, "rule"))
         for sel in _items(force, "selection"):
@@ -291,8 +292,12 @@ def parse_roster(root: Any, src: str) -> RosterData:
                 units.append(_unit(sel, src))
             else:
                 notes.append(f"{sel.get('name')} (not a unit)")
+                other += sum(_points(s, src, "forces") for s, _, _ in _walk(sel, src, "forces"))
     if not units:
         raise RosterError(src, "forces", "the roster has no units")
+    said, added = _points(root, src, "costs"), sum(u.points for u in units) + other
+    if _items(root, "cost") and abs(said - added) > 0.5:  # the file disagrees with itself
+        notes.append(f"the roster says {said:g} points, its selections add up to {added:g}")
     name = root.get("name") or Path(src).stem
     return RosterData(
         src, name, root.get("gameSystemName") or "", units, list(dict.fromkeys(notes))
