@@ -83,3 +83,36 @@ def test_leaders_are_suggested_when_not_joined(tmp_path):
             ROSTER, "-o", tmp_path / "army.toml", "--attach", "Iron Marshal:Warden Squad"
         ).output
     )
+
+
+def _bomb(p: Path) -> Path:
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as zf, zf.open("army.ros", "w") as fh:
+        for _ in range(20):
+            fh.write(b"\0" * 2**20)
+    return p
+
+
+BAD = {
+    "malformed.ros": lambda p: p.write_text(ROSTER.read_text()[:5000]),
+    "laughs.ros": lambda p: p.write_text(
+        '<?xml version="1.0"?><!DOCTYPE roster [<!ENTITY a "ha"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+        "<roster>&b;</roster>"
+    ),
+    "external.ros": lambda p: p.write_text(
+        '<?xml version="1.0"?><!DOCTYPE roster [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        "<roster>&x;</roster>"
+    ),
+    "bomb.rosz": _bomb,
+    "catalogue.ros": lambda p: p.write_text("<catalogue/>"),
+}
+
+
+def test_every_bad_file_is_one_line_and_exit_2(tmp_path):
+    for name, make in BAD.items():
+        p = tmp_path / name
+        make(p)
+        res = _run(p, "-o", tmp_path / "x.toml")
+        assert res.exit_code == 2, (name, res.output)
+        assert res.output.startswith(f"error: {p}: ") and res.output.count("\n") == 1, res.output
+        assert "Traceback" not in res.output and "root:" not in res.output
+    assert not (tmp_path / "x.toml").exists()
