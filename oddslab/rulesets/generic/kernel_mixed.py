@@ -345,68 +345,37 @@ def _trials(
             ds = wint[w, W_DMG_SIDES]
             da = wint[w, W_DMG_ADD]
             thr = wint[w, W_DMG_REROLL]
-            # ordinary wounds, one at a time: allocated, then saved by that model
-            for _i in range(wounded):
+            # ordinary wounds, then critical wounds with their own save (critical AP): one at a
+            # time, each allocated to a model and saved by it (g changes only when one dies)
+            for kind in range(2):
+                n_k = wounded if kind == 0 else (cw if wint[w, W_CRIT_SAVE] != 0 else 0)
+                dkind = D_NORMAL if kind == 0 else D_CRIT
                 g = choose_model(alive, cur, gint, order, prec)
-                if g < 0:
-                    break
-                og = (g * n_w + w) * _TSIZE
-                fail, pos, end = sum_rolls(
-                    bs, raw, buf, pos, end, _ONE, pairs[g, w, 2], flat, og + 144, og + 180
-                )
-                if fail > 0:
-                    t_unsaved += 1
-                    dmg = dmgmap[w, D_NORMAL, roll_damage(st, dn, ds, da, thr)]
-                    pos, end = apply_packet(
-                        bs,
-                        raw,
-                        buf,
-                        pos,
-                        end,
-                        dmg,
-                        spill,
-                        _ZERO,
-                        prec,
-                        alive,
-                        cur,
-                        gint,
-                        order,
-                        fnp,
-                        fnp_use,
-                        fnp_pair,
-                        tot,
-                    )
-            if wint[w, W_CRIT_SAVE] != 0:  # critical wounds with their own save (critical AP)
-                for _i in range(cw):
-                    g = choose_model(alive, cur, gint, order, prec)
+                for _i in range(n_k):
                     if g < 0:
                         break
-                    og = (g * n_w + w) * _TSIZE
+                    og = (g * n_w + w) * _TSIZE + 144 + 72 * kind  # (critical) save tables
                     fail, pos, end = sum_rolls(
-                        bs, raw, buf, pos, end, _ONE, pairs[g, w, 3], flat, og + 216, og + 252
+                        bs, raw, buf, pos, end, _ONE, pairs[g, w, 2 + kind], flat, og, og + 36
                     )
-                    if fail > 0:
-                        t_unsaved += 1
-                        dmg = dmgmap[w, D_CRIT, roll_damage(st, dn, ds, da, thr)]
+                    if fail == 0:
+                        continue
+                    t_unsaved += 1
+                    dmg = dmgmap[w, dkind, roll_damage(st, dn, ds, da, thr)]
+                    if spill or fnp_use[g, 0]:
                         pos, end = apply_packet(
-                            bs,
-                            raw,
-                            buf,
-                            pos,
-                            end,
-                            dmg,
-                            spill,
-                            _ZERO,
-                            prec,
-                            alive,
-                            cur,
-                            gint,
-                            order,
-                            fnp,
-                            fnp_use,
-                            fnp_pair,
-                            tot,
-                        )
+                            bs, raw, buf, pos, end, dmg, spill, _ZERO, prec, alive, cur, gint,
+                            order, fnp, fnp_use, fnp_pair, tot,
+                        )  # fmt: skip
+                        g = choose_model(alive, cur, gint, order, prec)
+                    else:  # the common case, here: one model takes it, the excess is lost
+                        tot[S_DAMAGE] += dmg
+                        if dmg >= cur[g]:
+                            alive[g] -= 1
+                            cur[g] = gint[g, GI_WOUNDS]
+                            g = choose_model(alive, cur, gint, order, prec)
+                        elif dmg > 0:
+                            cur[g] -= dmg
             if wint[w, W_HAS_MH] != 0:  # mortal wounds always spill
                 for _i in range(crits):
                     dmg = roll_expr(st, wint[w, W_MH_N], wint[w, W_MH_SIDES], wint[w, W_MH_ADD])
