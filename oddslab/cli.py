@@ -285,10 +285,13 @@ def show(
     """Print the scenario's inputs as the program reads them (defaults filled in, rolls
     derived), without running it."""
     from oddslab._report import run_settings
+    from oddslab.analysis.libraries import entry_notes
     from oddslab.engine import resolved_inputs
 
     sc = _load(scenario)
     resolved = resolved_inputs(sc)
+    if notes := entry_notes(scenario):  # what an imported library entry could not model
+        resolved = {**(resolved or {}), "not modelled (library entries)": notes}
     run = run_settings(sc)
     if fmt is Format.json:
         import json
@@ -488,7 +491,7 @@ def list_examples(
     import shutil
 
     root = Path(__file__).resolve().parent / "examples"
-    files = sorted(p for p in root.rglob("*.toml") if p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".toml", ".ros"))
     if copy is None:
         for p in files:
             if p.parent == root:
@@ -534,3 +537,7 @@ _register_rulesets(app)
 from oddslab.web.command import register as _register_web  # noqa: E402 (issue 31: serve)
 
 _register_web(app)
+
+from oddslab.importers.cli import register as _register_import  # noqa: E402 (issue 32: oddslab import)
+
+_register_import(app)
