@@ -259,3 +259,19 @@ def test_a_leader_target_reads_and_shows():
     names = [s.name for s in sc.stats()]
     assert "hits_on_defender_leader" in names and "defender_hits" not in names
     assert sc.compile().meta["primary"] == "hits_on_defender_leader"
+
+
+def test_show_names_a_leader_standing_with_a_target_or_follow_up_target():
+    text = _leaders_everywhere().resolved()
+    assert "it must retire first" in text["action 2: line melees col"]["leader d1 stands with col"]
+    sc = VomKriegeScenario(
+        units=(
+            Unit("hus", "attacker", "cavalry"),
+            Unit("line", "defender", "infantry"),
+            Unit("l2", "defender", "infantry"),
+        ),
+        leaders=(Leader("div", "defender", with_unit="l2"),),
+        actions=(Action("melee", "hus", "line", follow_up="l2"),),
+    )
+    sec = sc.resolved()["action 1: hus melees line"]
+    assert "follow-up" in sec["leader div stands with l2"]
