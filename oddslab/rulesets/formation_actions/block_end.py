@@ -168,7 +168,12 @@ def end_phase_outside(W, SM, G, cdf, nb, immediate):
 def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
     """Every lane's rallies. They are rolled one at a time, alternating between the armies
     from ``W[L_FIRST]`` (as :func:`~.kernel.play_game` does); here each formation in turn
-    reads the die at its place in that order, then the streams skip past all of them."""
+    reads the die at its place in that order, then the streams skip past all of them.
+
+    With ``broken_shock = "cap"`` a formation still broken after its rally keeps at most its
+    units in Shock (:func:`~.kernel.play_game` caps when it counts the turn's statistics:
+    the same, since every broken formation in play rallies and one out of play gains
+    nothing)."""
     nf = G[H_NF]
     fo = G[H_FOFF]
     ao = G[H_AOFF]
@@ -190,6 +195,7 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
     C0 = W[L_K]  # army 1's count, for army 0's spacing
     C1 = W[L_DIE2]  # army 0's count
     two = GOLDEN + GOLDEN
+    cap = np.int64(G[R_BROKEN_CAP] != 0)
     for g in range(nb):
         need = NE[g]
         c0 = popcount(need & m0)
@@ -261,7 +267,9 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             s = s0 + bk * (units - s0)
             half = s >> 1
             halved = s - (half if half > 1 else 1)
-            S[g] = s0 + ok * (halved - s0)
+            s = s0 + ok * (halved - s0)
+            over = s - units
+            S[g] = s - (cap & bk & (1 - ok) & np.int64(over > 0)) * over
             BR[g] &= ~((bk & ok) << f)
             RT[fs + FS_RALLIED, g] += bk & ok
             RT[fs + FS_RALLIED_UNBROKEN, g] += (1 - bk) & ok
@@ -282,19 +290,8 @@ def turn_statistics(W, RT, hist, G, tb, nb, m0, m1):
     PF = W[L_PASSF]
     HE = W[L_HELD]
     EV = W[L_EVER]
-    BR = W[L_BROKEN]
-    cap = np.int64(G[R_BROKEN_CAP] != 0)
     for f in range(nf):
         fs = G[fo + f * F_NCOLS + F_STAT0]
-        if cap:
-            # broken_shock "cap": a formation still broken keeps at most its units in Shock
-            # (as :func:`~.kernel.play_game`)
-            units = G[fo + f * F_NCOLS + F_UNITS]
-            S = W[L_NROWS + f]
-            for g in range(nb):
-                s = S[g]
-                over = s - units
-                S[g] = s - (((BR[g] >> f) & 1) & np.int64(over > 0)) * over
         e = tb + T_NCOLS * f
         cp = 0
         ch = 0
