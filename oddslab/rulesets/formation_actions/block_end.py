@@ -38,6 +38,7 @@ from oddslab.rulesets.formation_actions.layout import (
     F_NCOLS,
     F_NEAR,
     F_OS_KIND,
+    F_SHOCK0,
     F_STAT0,
     F_SUPP,
     F_THRESH,
@@ -64,7 +65,14 @@ from oddslab.rulesets.formation_actions.layout import (
 _ZERO = np.uint64(0)
 _SIX = np.uint64(6)
 
-__all__ = ["outside_start", "end_phase", "end_phase_outside", "rally", "turn_statistics"]
+__all__ = [
+    "outside_start",
+    "end_phase",
+    "end_phase_outside",
+    "rally",
+    "split_rallies",
+    "turn_statistics",
+]
 
 
 @jit_inner
@@ -251,6 +259,11 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             base -= p0
             dsh = p1 - p0
         units = G[row + F_UNITS]
+        # the cap matters only where Shock can pass the units: outside Shock, breaking above
+        # them or starting above them (a loop-invariant test: the lane loop is unswitched)
+        capf = cap != 0 and (
+            G[row + F_OS_KIND] != 0 or G[row + F_THRESH] > units or G[row + F_SHOCK0] > units
+        )
         fs = G[row + F_STAT0]
         sa = G[ao + army * A_NCOLS + A_STAT0] + AS_WITHDRAWALS
         S = W[L_NROWS + f]
@@ -268,17 +281,36 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             half = s >> 1
             halved = s - (half if half > 1 else 1)
             s = s0 + ok * (halved - s0)
-            over = s - units
-            S[g] = s - (cap & bk & (1 - ok) & np.int64(over > 0)) * over
+            if capf:
+                over = s - units
+                s -= (bk & (1 - ok) & np.int64(over > 0)) * over
+            S[g] = s
             BR[g] &= ~((bk & ok) << f)
-            RT[fs + FS_RALLIED, g] += bk & ok
-            RT[fs + FS_RALLIED_UNBROKEN, g] += (1 - bk) & ok
+            # rallies from broken in the low 32 bits, passed while unbroken in the high ones:
+            # one row to update per lane; :func:`split_rallies` parts them once per block
+            RT[fs + FS_RALLIED, g] += (bk & ok) | (((1 - bk) & ok) << 32)
             wd = bk & (1 - ok) & a
             RT[fs + FS_WITHDRAWALS, g] += wd
             RT[sa, g] += wd
             GO[g] |= (wd & removed) << f
     for g in range(nb):
         SM[g] += np.uint64(popcount(NE[g])) * GOLDEN
+
+
+@jit_inner
+def split_rallies(RT, G, nb):
+    """Part each formation's rally counts (packed by :func:`rally`) into rallies from
+    broken and rally tests passed while unbroken, before the block's totals are counted."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    for f in range(nf):
+        fs = G[fo + f * F_NCOLS + F_STAT0]
+        R = RT[fs + FS_RALLIED]
+        U = RT[fs + FS_RALLIED_UNBROKEN]
+        for g in range(nb):
+            v = R[g]
+            U[g] = v >> 32
+            R[g] = v & 0xFFFFFFFF
 
 
 @jit_inner
