@@ -28,6 +28,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab._schema import _MISSING as _MISSING_T
 from oddslab._schema import ScenarioError, Table
 
@@ -122,7 +123,9 @@ class Key:
     custom : tuple, optional
         For kind ``"custom"`` (a value of a shape of its own, such as "a number, a dice
         expression or a list of probabilities"): ``(reader, json_schema)``, where
-        ``reader(table, name)`` returns the validated value or raises the table's error.
+        ``reader(table, name)`` returns the validated value or raises the table's error; a
+        third item, a :class:`Section`, documents the tables the value may be instead (a
+        count or its groups).
 
     A key of kind ``"removed"`` is one that no longer exists: ``help`` is the message a file
     that still gives it gets.
@@ -418,13 +421,29 @@ class Section:
         """``(dotted path, Key)`` for every key, depth first (``name[]`` for an array,
         ``name.NAME`` for a table of named tables)."""
         for item in self.items:
-            path = f"{prefix}.{item.name}" if prefix else item.name
-            if isinstance(item, Key):
-                yield path, item
-            else:
-                yield from item.walk(
-                    path + ("[]" if item.array else ".NAME" if item.mapping else "")
-                )
+            yield from _walk_item(item, prefix, "")
+        seen: set[str] = set()
+        for _kind, items in self.variants:
+            for item in items:
+                if item.name in seen:
+                    continue
+                seen.add(item.name)
+                users = [k for k, xs in self.variants if any(x.name == item.name for x in xs)]
+                yield from _walk_item(item, prefix, f" ({', '.join(users)})")
+
+
+def _walk_item(item: Key | Section, prefix: str, note: str):
+    """``(path + note, Key)`` for ``item`` and what it holds; ``note`` names the kinds of
+    table that take it (variants)."""
+    path = f"{prefix}.{item.name}" if prefix else item.name
+    if isinstance(item, Key):
+        yield path + note, item
+        if item.kind == "custom" and len(item.custom) > 2:
+            for sub, key in item.custom[2].walk(path + "[]"):  # the tables it may hold
+                yield sub + note, key
+        return
+    for sub, key in item.walk(path + ("[]" if item.array else ".NAME" if item.mapping else "")):
+        yield sub + note, key
 
 
 @dataclass(frozen=True)
@@ -475,6 +494,8 @@ class Schema:
         """The docs' key table: one row per key (path, type, default, allowed, unit, help)."""
         rows = ["| key | type | default | allowed | help |", "|---|---|---|---|---|"]
         for path, key in self.root.walk():
+            path, _, kinds = path.partition(" (")  # a variant's key: which kinds take it
+            taken_by = f"*{kinds.rstrip(')')}:* " if kinds else ""
             if key.required:
                 default = "required"
             elif key.default is None:
@@ -493,6 +514,7 @@ class Schema:
             help_ = key.help + (f" ({key.unit})" if shown else "")
             if key.switch:
                 help_ += " *Rule switch.*"
+            help_ = taken_by + help_
             kind = key.what if key.kind == "custom" else KIND_WORDS[key.kind]
             rows.append(f"| `{path}` | {kind} | {default} | {allowed} | {help_} |")
         return "\n".join(rows)
@@ -531,7 +553,13 @@ def run_keys(ruleset: str, default_name: str | None) -> tuple[Key, ...]:
         Key("name", "str", default_name, "shown in tables and plots"),
         Key("description", "str", "", "free text, shown back with the inputs"),
         Key(
-            "trials", "int", None, "Monte Carlo trials when the command line gives none", 1, 10**10
-        ),
+            "trials",
+            "int",
+            None,
+            "Monte Carlo trials when the command line gives none",
+            1,
+            MAX_TRIALS,
+            what=TRIALS_WHAT,
+        ),  # fmt: skip
         Key("seed", "int", None, "master seed: the same seed gives the same numbers", 0),
     )

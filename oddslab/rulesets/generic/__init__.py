@@ -29,6 +29,7 @@ from oddslab.rulesets.generic.model import (
     wound_threshold,
 )
 from oddslab.rulesets.generic.reading import from_table
+from oddslab.rulesets.generic.schema import SCHEMA as _SCHEMA
 
 #: a tiny valid scenario (as ``tomllib`` would give it) that compiles every generic kernel
 #: with the dtypes a real scenario uses: ``simulate(from_dict(WARMUP), trials=1)``
@@ -59,4 +60,6 @@ __all__ = [
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``generic``.
-RULESET = _builtin("generic", "Generic d6 attack pipeline", from_table, Rules, (WARMUP,))
+RULESET = _builtin(
+    "generic", "Generic d6 attack pipeline", from_table, Rules, (WARMUP,), keys=_SCHEMA
+)
