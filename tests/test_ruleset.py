@@ -117,3 +117,16 @@ def test_builtin_names_resolve_without_scanning_distributions(monkeypatch):
     from oddslab import examples_dir
 
     load(examples_dir() / "generic-intercessors-vs-guardsmen.toml")
+
+
+def test_schema_command_for_a_ruleset_without_declared_keys(fake_plugins):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    game = dataclasses.replace(ruleset.get("generic"), name="bare", keys=None)
+    fake_plugins["bare"] = _EP("bare", "pkg:R", obj=game)
+    res = CliRunner().invoke(app, ["schema", "bare"])
+    assert res.exit_code == 2 and "does not declare its keys" in res.output
+    res = CliRunner().invoke(app, ["schema", "generic", "--markdown"])
+    assert res.exit_code == 0 and "| `attacker.weapons[].attacks` |" in res.output

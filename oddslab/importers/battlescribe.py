@@ -466,27 +466,19 @@ def _split_keywords(text: str) -> list[str]:
     return [k.strip() for k in re.split(r",(?![^\[]*\])", text or "") if k.strip()]
 
 
-#: Weapon keywords the generic pipeline reads (issue 28: "keywords as printed"), for a generic
-#: ruleset without its own keyword reader; any other keyword is passed in ``ignore_keywords``
-#: and listed as not modelled.
-_KNOWN = re.compile(
-    r"^\[?\s*(blast|heavy|lance|indirect fire|ignores cover|twin[- ]linked|torrent|lethal hits"
-    r"|devastating wounds|extra attacks|hazardous|precision|melta\s+\w+|rapid fire\s+\w+"
-    r"|sustained hits\s+\w+|anti-.+\s+[2-6]\+)\s*\]?$",
-    re.IGNORECASE,
-)
-
-
 @functools.cache
 def _known_keyword(kw: str) -> bool:
-    """Whether the generic ruleset models ``kw``: its own keyword reader decides when it has
-    one (so "Rapid Fire D3", which it refuses, is listed as not modelled), else the list above."""
+    """Whether the generic ruleset models ``kw``: its own reader decides (so "Rapid Fire D3",
+    which it refuses, is listed as not modelled). Asked through the scenario loader, as every
+    front end reaches a game: a one-weapon scenario with that keyword."""
+    from oddslab.scenario import ScenarioError, from_dict
+
+    weapon = {"attacks": 1, "skill": 3, "strength": 4, "keywords": kw}
     try:
-        from oddslab.rulesets.generic.keywords import parse_keywords
-    except ImportError:
-        return bool(_KNOWN.match(kw))
-    try:
-        parse_keywords(kw)
-    except ValueError:
-        return False
+        target = {"models": 1, "toughness": 4, "save": 4}
+        from_dict({"ruleset": "generic", "attacker": {"weapons": [weapon]}, "target": target})
+    except ScenarioError as exc:
+        if "keywords" in exc.key:
+            return False
+        raise  # any other problem is a bug of this check, not a verdict on the keyword
     return True
