@@ -88,11 +88,18 @@ def test_plugin_that_does_not_fit_the_protocol(fake_plugins):
 
 
 def test_plugin_reads_scenarios_by_its_name(fake_plugins):
-    game = dataclasses.replace(ruleset.get("generic"), name="my-game")
+    def reader(root):
+        root.raw("ruleset")
+        return ("read by my-game", root.source, root.int("dice"))
+
+    game = dataclasses.replace(ruleset.get("generic"), name="my-game", reader=reader, keys=None)
     fake_plugins["my-game"] = _EP("my-game", "pkg:R", obj=game)
     assert ruleset.names()[-1] == "my-game"
-    sc = from_dict({**game.warmup[0], "ruleset": "my-game"})
-    assert sc.compile().stats
+    assert from_dict({"ruleset": "my-game", "dice": 3}, "f.toml") == (
+        "read by my-game",
+        "f.toml",
+        3,
+    )
 
 
 def test_a_plugin_may_not_take_a_builtin_name(monkeypatch):
