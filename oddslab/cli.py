@@ -285,8 +285,8 @@ def show(
     """Print the scenario's inputs as the program reads them (defaults filled in, rolls
     derived), without running it."""
     from oddslab._report import run_settings
-    from oddslab.analysis.libraries import entry_notes
     from oddslab.engine import resolved_inputs
+    from oddslab.libraries import entry_notes
 
     sc = _load(scenario)
     resolved = resolved_inputs(sc)

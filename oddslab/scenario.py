@@ -7,13 +7,12 @@ reads the rest through :class:`oddslab._schema.Table`, so every problem is repor
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from oddslab import ruleset as _registry
 from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
-from oddslab._schema import ScenarioError, Table
+from oddslab._schema import ScenarioError, Table, read_toml
 from oddslab.ruleset import BUILTIN, RulesetError
 
 __all__ = ["RULESETS", "ScenarioError", "load", "read_toml", "from_dict", "read_run_options"]
@@ -35,32 +34,9 @@ def load(path: str | Path) -> Any:
     return from_dict(read_toml(path), source=str(path))
 
 
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """The parsed TOML of a file, or one :class:`ScenarioError` naming the file.
-
-    Raises
-    ------
-    ScenarioError
-        If the file is missing, unreadable or not TOML.
-    """
-    path = Path(path)
-    source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(source, "", "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(source, "", f"cannot read file ({exc})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(source, "", f"not valid TOML: {exc}") from None
-    return data
-
-
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     """Validate a scenario given as a dict (the parsed TOML)."""
-    from oddslab.analysis.libraries import expand_uses  # use = "lib.toml:entry" (issue 14)
+    from oddslab.libraries import expand_uses  # use = "lib.toml:entry" (issue 14)
 
     root = Table(expand_uses(data, source), source)
     if not root.has("ruleset"):

@@ -9,7 +9,7 @@ import pytest
 
 import oddslab
 from oddslab._schema import ScenarioError
-from oddslab.analysis.libraries import (
+from oddslab.libraries import (
     expand_uses,
     load_library,
     resolve_entries,
@@ -326,8 +326,8 @@ def test_weapon_names_for_an_entry_without_weapons(lib):
 def test_not_modelled_is_kept_from_the_ruleset_and_shown(roles_lib, tmp_path):
     from typer.testing import CliRunner
 
-    from oddslab.analysis.libraries import entry_notes
     from oddslab.cli import app
+    from oddslab.libraries import entry_notes
 
     sc = tmp_path / "s.toml"
     sc.write_text('[attacker]\nuse = "army.toml:squad"\n[target]\nuse = "army.toml:squad"\n')

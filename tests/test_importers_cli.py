@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from oddslab.analysis.libraries import load_library
 from oddslab.cli import app
+from oddslab.libraries import load_library
 
 ROSTER = Path(__file__).parent.parent / "oddslab" / "examples" / "rosters" / "invented-10e.ros"
 

@@ -383,7 +383,7 @@ def test_a_library_of_fixes_over_the_imported_one(lib):
     """docs/import.md, "Fixing an entry by hand": roles of one's own that use the imported."""
     (lib.path.parent / "fixes.toml").write_text(FIXES)
     ref = f"{lib.path.parent / 'fixes.toml'}:wardens_in_cover"
-    data = oddslab.analysis.libraries.expand_uses(
+    data = oddslab.libraries.expand_uses(
         {"attacker": {"use": ref, "weapons": ["Shock blade"]}, "target": {"use": ref}}
     )
     assert data["target"] == {
@@ -394,7 +394,7 @@ def test_a_library_of_fixes_over_the_imported_one(lib):
     assert [w["name"] for w in data["attacker"]["weapons"]] == ["Shock blade"]
     oddslab.from_dict(data)
     # the imported entry's default pick passes through the entry that uses it
-    plain = oddslab.analysis.libraries.expand_uses({"attacker": {"use": ref}})
+    plain = oddslab.libraries.expand_uses({"attacker": {"use": ref}})
     assert [w["name"] for w in plain["attacker"]["weapons"]] == ["Lance rifle"]
     assert (
         oddslab.analysis.load_library(lib.path.parent / "fixes.toml")["wardens_in_cover"].points()

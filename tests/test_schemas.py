@@ -17,7 +17,7 @@ import pytest
 
 from oddslab import ruleset
 from oddslab._schema import ScenarioError
-from oddslab.analysis.libraries import expand_uses, load_library
+from oddslab.libraries import expand_uses, load_library
 from oddslab.scenario import from_dict
 
 DECLARED = [n for n in ruleset.BUILTIN if getattr(ruleset.get(n), "keys", None) is not None]

@@ -2,7 +2,7 @@
 
 ``import_roster("my-list.rosz")`` reads a BattleScribe / New Recruit roster (``.ros`` XML,
 ``.rosz`` zipped XML, or New Recruit's JSON export) into a generic-ruleset
-:class:`~oddslab.analysis.libraries.Library`: one entry per unit with its points, model groups,
+:class:`~oddslab.libraries.Library`: one entry per unit with its points, model groups,
 weapons and what could not be modelled.
 ``oddslab import ROSTER -o LIB.toml`` does the same from the command line. See docs/import.md.
 """
@@ -23,7 +23,7 @@ from oddslab.importers.characteristics import RosterError
 from oddslab.importers.library import build_entries, library_text
 
 if TYPE_CHECKING:  # the analysis layer loads only when a roster is imported
-    from oddslab.analysis.libraries import Library
+    from oddslab.libraries import Library
 
 __all__ = ["MAX_BYTES", "RosterError", "import_roster", "read_roster", "read_roster_bytes"]
 
@@ -81,7 +81,7 @@ def _import(
     """(library, roster data): :func:`import_roster` and what ``oddslab import`` prints."""
     import tomllib
 
-    from oddslab.analysis.libraries import library_from_dict
+    from oddslab.libraries import library_from_dict
 
     roster = read_roster(path, max_bytes)
     text = library_text(roster, build_entries(roster, attach))

@@ -2,7 +2,7 @@
 
 One entry per unit (``[units.<key>]``) with its ``points``, ``name``, ``not_modelled`` (what
 could not be read, also written as a comment) and two roles (see
-:mod:`oddslab.analysis.libraries`):
+:mod:`oddslab.libraries`):
 
 - ``roles.target``: the unit's defensive profile: the one-profile keys (``models``,
   ``toughness``, ``wounds``, ``save``, ``invulnerable``, ``feel_no_pain``, ``keywords``) or,

@@ -1,17 +1,16 @@
 """What a library entry says beyond a ruleset's keys: weapons picked by name, and the notes of
-what an importer could not model (for ``oddslab show``). See :mod:`oddslab.analysis.libraries`
+what an importer could not model (for ``oddslab show``). See :mod:`oddslab.libraries`
 for roles and ``default_weapons``.
 """
 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 from oddslab._schema import ScenarioError
 
-__all__ = ["entry_notes", "select_weapons"]
+__all__ = ["select_weapons"]
 
 
 def _is_name_list(value: Any) -> bool:
@@ -49,43 +48,4 @@ def select_weapons(weapons: Any, names: list[str], source: str, key: str) -> lis
                 source, key, f"no weapon '{wanted}'{hint} (weapons: {', '.join(known)})"
             )
         out.extend(copy.deepcopy(h) for h in hits if h not in out)
-    return out
-
-
-def entry_notes(path: str | Path) -> dict[str, str]:
-    """``{table: "entry: note; note"}`` for every ``use`` of an entry with ``not_modelled``.
-
-    Read from the scenario file as written; a reference that cannot be read is skipped here
-    (loading the scenario reports it).
-    """
-    from oddslab.analysis.libraries import NOTES_KEY, load_library, parse_ref
-    from oddslab.scenario import read_toml
-
-    path = Path(path)
-    out: dict[str, str] = {}
-
-    def walk(node: Any, where: str) -> None:
-        if isinstance(node, list):
-            for i, v in enumerate(node):
-                walk(v, f"{where}[{i}]")
-            return
-        if not isinstance(node, dict):
-            return
-        if isinstance(node.get("use"), str):
-            try:
-                lib_path, name = parse_ref(node["use"], path.parent, str(path), where)
-                entry = load_library(lib_path).entries.get(name)
-            except ScenarioError:
-                entry = None
-            notes = entry.data.get(NOTES_KEY) if entry is not None else None
-            if isinstance(notes, list) and notes:
-                ref = f"{entry.library.name}:{entry.key}"
-                out[where or "(file)"] = f"{ref}: " + "; ".join(str(n) for n in notes)
-        for k, v in node.items():
-            walk(v, f"{where}.{k}" if where else k)
-
-    try:
-        walk(read_toml(path), "")
-    except ScenarioError:
-        return {}
     return out

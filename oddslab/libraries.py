@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oddslab._entry_roles import _is_name_list, select_weapons
 from oddslab._schema import ScenarioError
-from oddslab.analysis.entry_roles import _is_name_list, entry_notes, select_weapons
 
 __all__ = [
     "POINTS_KEYS",
@@ -425,4 +425,42 @@ def resolve_entries(
             out.extend(hits)
         else:
             out.append(lib[name])
+    return out
+
+
+def entry_notes(path: str | Path) -> dict[str, str]:
+    """``{table: "entry: note; note"}`` for every ``use`` of an entry with ``not_modelled``.
+
+    Read from the scenario file as written; a reference that cannot be read is skipped here
+    (loading the scenario reports it).
+    """
+    from oddslab._schema import read_toml
+
+    path = Path(path)
+    out: dict[str, str] = {}
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{where}[{i}]")
+            return
+        if not isinstance(node, dict):
+            return
+        if isinstance(node.get("use"), str):
+            try:
+                lib_path, name = parse_ref(node["use"], path.parent, str(path), where)
+                entry = load_library(lib_path).entries.get(name)
+            except ScenarioError:
+                entry = None
+            notes = entry.data.get(NOTES_KEY) if entry is not None else None
+            if isinstance(notes, list) and notes:
+                ref = f"{entry.library.name}:{entry.key}"
+                out[where or "(file)"] = f"{ref}: " + "; ".join(str(n) for n in notes)
+        for k, v in node.items():
+            walk(v, f"{where}.{k}" if where else k)
+
+    try:
+        walk(read_toml(path), "")
+    except ScenarioError:
+        return {}
     return out
