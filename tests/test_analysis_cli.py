@@ -111,6 +111,31 @@ def test_duel(tmp_path):
         (["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=x"], "must be a number"),
         (["points", "duel", SCENARIO, "--vary", "target.save"], "KEY=LO..HI"),
         (["library", "missing.toml"], "not found"),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target[save]=5"],
+            "'target.save' and 'target[save]' are the same key",
+        ),
+        (["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target.save=5"], "given twice"),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "--stat", "model_slain"],
+            "did you mean 'models_slain'",
+        ),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "mean(model_slain)"],
+            "did you mean 'models_slain'",
+        ),
+        (
+            [
+                "points",
+                "efficiency",
+                GENERIC,
+                "-b",
+                f"{GENERIC}:conscripts",
+                "-b",
+                f"{GENERIC}:conscripts=3",
+            ],
+            "given twice",
+        ),  # fmt: skip
     ],
 )
 def test_errors_are_one_line_exit_2(args, match):

@@ -123,3 +123,21 @@ def test_every_shipped_library_runs_a_small_matchup(path):
         grid = matchup(path, path, trials=1_000, seed=1, metric="P(attacker wins)").matrix()
         assert ((grid.isna()) | ((grid >= 0) & (grid <= 1))).all().all()
     assert lib.ruleset in RULESETS
+
+
+def test_libraries_with_the_same_file_name_do_not_collide(tmp_path):
+    text = (GENERIC).read_text()
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "generic.toml").write_text(text)
+    a, b = tmp_path / "a" / "generic.toml", tmp_path / "b" / "generic.toml"
+    res = matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{b}:conscripts"], trials=500, seed=3)
+    assert list(res.matrix().columns) == ["Conscripts", "Conscripts"]
+    assert list(res.table()["target"]) == ["a/generic.toml:conscripts", "b/generic.toml:conscripts"]
+    assert res.table()["attacker"].iloc[0] == "a/generic.toml:shock_squad"
+    solo = matchup(f"{a}:shock_squad", f"{a}:conscripts", trials=500, seed=3)
+    assert solo.table()["target"].iloc[0] == "generic.toml:conscripts"  # no collision: as before
+    # one library reached by two spellings of its path is one entry
+    rel = tmp_path / "a" / ".." / "a" / "generic.toml"
+    res = matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{rel}:conscripts"], trials=500)
+    assert len(res.targets) == 1

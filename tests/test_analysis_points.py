@@ -159,3 +159,8 @@ def test_a_basket_cell_without_the_metric_is_no_price_not_zero(lib):
     fine = efficiency(f"{lib}:candidate,reference", {f"{lib}:horde": 1},
                       metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
     assert fine.table["value"].notna().all() and (fine.table["value"] > 0).all()
+
+
+def test_a_basket_target_given_twice_is_an_error(lib):
+    with pytest.raises(ValueError, match="names weapons.toml:horde twice"):
+        efficiency(f"{lib}:reference", {f"{lib}:horde": 1, f"{lib}:horde,elite": 3}, trials=100)

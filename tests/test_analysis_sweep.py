@@ -144,3 +144,44 @@ def test_top_level_names_are_the_analysis_functions():
     assert oddslab.matchup is oddslab.analysis.matchup and callable(oddslab.matchup)
     for name in ("sweep", "matchup", "efficiency", "fair_points", "duel_balance"):
         assert name in oddslab.__all__
+
+
+def test_two_spellings_of_one_key_are_one_canonical_path():
+    from oddslab.analysis.cells import canonical_path
+
+    assert canonical_path("target[save]") == canonical_path("target.save") == "target.save"
+    assert canonical_path('target["save"]') == "target.save"
+    assert canonical_path("attacker.weapons[0].models") == "attacker.weapons.0.models"
+    # the bracket spelling runs, labels and seeds exactly as the dotted one
+    a = sweep(SCENARIO, {"target[save]": [3, 5]}, trials=3_000, seed=2)
+    b = sweep(SCENARIO, {"target.save": [3, 5]}, trials=3_000, seed=2)
+    assert a.keys == ["target.save"] and list(a.table()["target.save"]) == [3, 5]
+    assert [r.counts for r in a.results] == [r.counts for r in b.results]
+    assert [c.seed for c in a.cells] == [cell_seed(2, {"target.save": v}) for v in (3, 5)]
+
+
+@pytest.mark.parametrize(
+    "vary",
+    [
+        {"target.save": [2, 3, 4], "target[save]": [5]},
+        {"attacker.weapons.0.models": [5], "attacker.weapons[0].models": [6]},
+        {"attacker.weapons.0": [{}], "attacker.weapons.0.models": [6]},
+    ],
+)
+def test_varying_a_key_twice_is_an_error_naming_both(vary):
+    first, second = list(vary)
+    with pytest.raises(ValueError, match="'" + first.replace("[", r"\[") + "' and '"):
+        sweep(SCENARIO, vary, trials=100)
+    with pytest.raises(ValueError, match=second.replace("[", r"\[").replace(".", r"\.")):
+        sweep(SCENARIO, vary, trials=100)
+
+
+def test_the_same_value_twice_names_the_cell():
+    with pytest.raises(ValueError, match=r"same values \(target\.save=4, in .*\[target\.save=4\]"):
+        sweep(SCENARIO, {"target.save": [4, 4]}, trials=100)
+
+
+def test_unknown_statistic_in_the_frame_gets_did_you_mean():
+    res = sweep(SCENARIO, {"target.save": [4]}, trials=1_000, seed=1)
+    with pytest.raises(ValueError, match="no statistic 'model_slain'.*did you mean 'models_slain'"):
+        res.frame(["model_slain"])

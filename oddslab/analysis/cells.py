@@ -28,6 +28,9 @@ __all__ = [
     "run_cell",
     "with_paths",
     "set_path",
+    "split_path",
+    "canonical_path",
+    "canonical_paths",
 ]
 
 #: Seeds are kept below 2**63 so they fit every integer column and CLI option.
@@ -259,14 +262,48 @@ def _trim(c: np.ndarray) -> np.ndarray:
 
 # -- dotted paths into scenario dicts --------------------------------------------------------
 def split_path(path: str) -> list[str | int]:
-    """``"weapons.0.models"`` → ``["weapons", 0, "models"]`` (``[0]`` also accepted)."""
-    text = path.replace("[", ".").replace("]", "")
+    """``"weapons.0.models"`` → ``["weapons", 0, "models"]``.
+
+    Brackets are the same path: ``weapons[0].models``, ``target[save]`` and
+    ``target["save"]`` split as ``weapons.0.models`` and ``target.save``.
+    """
+    text = path.strip().replace("[", ".").replace("]", "")
     parts: list[str | int] = []
     for p in text.split("."):
+        p = p.strip()
+        if len(p) >= 2 and p[0] == p[-1] and p[0] in "\"'":
+            p = p[1:-1]
         if p == "":
             raise ValueError(f"'{path}' is not a dotted key path (e.g. target.save)")
         parts.append(int(p) if p.isdigit() else p)
     return parts
+
+
+def canonical_path(path: str) -> str:
+    """The one spelling of a key path: dots only (``target[save]`` → ``target.save``,
+    ``weapons[0].models`` → ``weapons.0.models``). Labels and cell seeds use it, so two
+    spellings of one key are one cell."""
+    return ".".join(str(p) for p in split_path(path))
+
+
+def canonical_paths(paths: list[str], what: str = "vary") -> list[str]:
+    """:func:`canonical_path` of each path; a key given twice (in any spelling), or a key
+    inside another given key, is a ValueError naming both as written."""
+    out: list[str] = []
+    for path in paths:
+        c = canonical_path(path)
+        for j, prev in enumerate(out):
+            if prev == c:
+                raise ValueError(
+                    f"'{paths[j]}' and '{path}' are the same key ({c}): {what} it once"
+                )
+            inner, outer = (c, prev) if len(c) > len(prev) else (prev, c)
+            if inner.startswith(outer + "."):
+                raise ValueError(
+                    f"'{paths[j]}' and '{path}': {inner} is inside {outer}; {what} one of them"
+                )
+        out.append(c)
+    return out
 
 
 def _resolves(data: Any, parts: list[str | int]) -> bool:

@@ -205,6 +205,7 @@ def _write_table(df, path: Path) -> None:
 
 
 def _parse_vary(items: list[str]) -> dict:
+    from oddslab.analysis.cells import canonical_paths
     from oddslab.analysis.sweep import parse_values
 
     vary = {}
@@ -214,10 +215,16 @@ def _parse_vary(items: list[str]) -> dict:
             raise _fail(
                 f"--vary '{item}': expected KEY=VALUES, e.g. target.save=2..6 or weapons.0.models=5,10"
             )
+        if key.strip() in vary:  # the same spelling twice (other spellings: below)
+            raise _fail(f"--vary {key.strip()} is given twice: vary it once, with every value")
         try:
             vary[key.strip()] = parse_values(values)
         except ValueError as exc:
             raise _fail(f"--vary {key.strip()}: {exc}") from None
+    try:
+        canonical_paths(list(vary))
+    except ValueError as exc:
+        raise _fail(f"--vary {exc}") from None
     return vary
 
 
@@ -225,13 +232,14 @@ def _parse_basket(items: list[str]) -> dict:
     basket: dict[str, float] = {}
     for item in items:
         spec, sep, w = item.rpartition("=")
-        if sep:
-            try:
-                basket[spec] = float(w)
-            except ValueError:
-                raise _fail(f"--basket '{item}': the weight after '=' must be a number") from None
-        else:
-            basket[item] = 1.0
+        if not sep:
+            spec, w = item, "1"
+        if spec in basket:
+            raise _fail(f"--basket {spec} is given twice: give each target once, with its weight")
+        try:
+            basket[spec] = float(w)
+        except ValueError:
+            raise _fail(f"--basket '{item}': the weight after '=' must be a number") from None
     if not basket:
         raise _fail("give at least one --basket target (lib.toml:entry[=weight])")
     return basket
@@ -282,6 +290,10 @@ def sweep_cmd(
 
         with _progress("sweeping") as cb:
             res = sweep(scenario, grid, progress=cb, metric=metric, **kw)
+        if stat:
+            from oddslab.analysis.metrics import check_stat_names
+
+            check_stat_names(stat, res.outcomes)
         if fmt is Fmt.table:
             tab = res.table(metric)
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"

@@ -167,7 +167,14 @@ def run_cells(
     db = CellStore(store) if own_store else store
     keys = [c.key for c in cells]
     if len(set(keys)) != len(keys):
-        raise ValueError("two cells of the study have the same values")
+        seen: set[str] = set()
+        for c in cells:
+            if c.key in seen:
+                raise ValueError(
+                    f"two cells of the study have the same values ({_values_text(c)}, in "
+                    f"{c.source}): give each value once"
+                )
+            seen.add(c.key)
     results: dict[str, CellResult] = {}
     try:
         if db is not None:
@@ -206,6 +213,10 @@ def run_cells(
         if own_store and db is not None:
             db.close()
     return [results[k] for k in keys]
+
+
+def _values_text(c: Cell) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in c.values.items())
 
 
 def run_batch(

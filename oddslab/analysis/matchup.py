@@ -57,7 +57,7 @@ def select_entries(specs: Any, base: Path | None = None) -> Selection:
         if isinstance(spec, str | Path) and (str(spec).endswith(".toml") or ":" not in str(spec)):
             explicit = False
         for e in resolve_entries(spec, base):
-            if all(e.ref != x.ref for x in entries):
+            if all(_ident(e) != _ident(x) for x in entries):
                 entries.append(e)
     if not entries:
         raise ValueError("no library entries were given")
@@ -91,8 +91,41 @@ def _slot_overrides(template: Any, slot: str) -> dict[str, Any]:
     return {}
 
 
-def _name(e: LibraryEntry) -> str:
+def _ident(e: LibraryEntry) -> str:
+    """The entry's identity: its library's resolved path and its key."""
+    return f"{e.library.resolve()}:{e.key}"
+
+
+def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
+    """The entry's name in tables and cell values: ``file-name.toml:key``, or the name
+    :func:`entry_names` gave it when two libraries share a file name."""
+    if names is not None and _ident(e) in names:
+        return names[_ident(e)]
     return f"{e.library.name}:{e.key}"
+
+
+def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
+    """Names of entries (identity → name) that never collide.
+
+    ``file-name.toml:key`` as before (so cells keep their seeds); when libraries in different
+    folders share a file name, their entries are named by as many trailing folders as tell
+    them apart (``a/units.toml:x``, ``b/units.toml:x``).
+    """
+    paths = {e.library.resolve() for e in entries}
+    by_name: dict[str, list[Path]] = {}
+    for p in sorted(paths):
+        by_name.setdefault(p.name, []).append(p)
+    shown: dict[Path, str] = {}
+    for name, group in by_name.items():
+        if len(group) == 1:
+            shown[group[0]] = name
+            continue
+        for k in range(2, max(len(p.parts) for p in group) + 1):
+            tails = ["/".join(p.parts[-k:]) for p in group]
+            if len(set(tails)) == len(tails):
+                break
+        shown.update(zip(group, tails, strict=True))
+    return {_ident(e): f"{shown[e.library.resolve()]}:{e.key}" for e in entries}
 
 
 @dataclass
@@ -126,7 +159,12 @@ class MatchupResult:
     skipped: list[str] = field(default_factory=list)
     seed: int = 0
     unfit: dict[tuple[str, str], str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
     _outcomes: list[Any] = field(default_factory=list, repr=False)
+
+    def name(self, e: LibraryEntry) -> str:
+        """The entry's name in this matchup's tables (see :func:`entry_names`)."""
+        return _name(e, self.names)
 
     @property
     def outcomes(self) -> list[Any]:
@@ -153,8 +191,8 @@ class MatchupResult:
             for c, o in zip(self.cells, self.outcomes, strict=True)
         }
         rows = []
-        for a in (_name(e) for e in self.attackers):
-            for t in (_name(e) for e in self.targets):
+        for a in (self.name(e) for e in self.attackers):
+            for t in (self.name(e) for e in self.targets):
                 pts = self.points.get(a)
                 scale = 100.0 / pts if pts else float("nan")
                 row = {
@@ -196,7 +234,7 @@ class MatchupResult:
 
     def _label(self, name: str) -> str:
         for e in (*self.attackers, *self.targets):
-            if _name(e) == name:
+            if self.name(e) == name:
                 return e.label
         return name
 
@@ -209,7 +247,9 @@ class MatchupResult:
         if se and not per_points:
             col = "se"
         grid = tab.pivot(index="attacker", columns="target", values=col)
-        grid = grid.loc[[_name(e) for e in self.attackers], [_name(e) for e in self.targets]]
+        grid = grid.loc[
+            [self.name(e) for e in self.attackers], [self.name(e) for e in self.targets]
+        ]
         grid.index = [e.label for e in self.attackers]
         grid.columns = [e.label for e in self.targets]
         grid.index.name, grid.columns.name = "attacker", "target"
@@ -265,6 +305,11 @@ def matchup(
 
     att = select_entries(attackers)
     tgt = select_entries(targets)
+    names = entry_names([*att.entries, *tgt.entries])
+
+    def nm(e: LibraryEntry) -> str:
+        return _name(e, names)
+
     tpl, tpl_source, tpl_base = _template(template, att.entries[0])
     for slot in SLOTS:
         if not _mentions(tpl, slot):
@@ -276,7 +321,7 @@ def matchup(
     errors: dict[tuple[int, int], ScenarioError] = {}
     for i, a in enumerate(att.entries):
         for j, t in enumerate(tgt.entries):
-            values = {"attacker": _name(a), "target": _name(t)}
+            values = {"attacker": nm(a), "target": nm(t)}
             where = f"{tpl_source} [{values['attacker']} vs {values['target']}]"
             filled = _fill(copy.deepcopy(tpl), {SLOTS[0]: _abs_ref(a), SLOTS[1]: _abs_ref(t)})
             try:
@@ -295,10 +340,10 @@ def matchup(
     skipped = []
     if not att.explicit:
         for i in set(range(len(att.entries))) - set(rows):
-            skipped.append(f"{_name(att.entries[i])} (attacker): {_first_error(errors, i, None)}")
+            skipped.append(f"{nm(att.entries[i])} (attacker): {_first_error(errors, i, None)}")
     if not tgt.explicit:
         for j in set(range(len(tgt.entries))) - set(cols):
-            skipped.append(f"{_name(tgt.entries[j])} (target): {_first_error(errors, None, j)}")
+            skipped.append(f"{nm(tgt.entries[j])} (target): {_first_error(errors, None, j)}")
     if att.explicit:
         rows = list(range(len(att.entries)))
     if tgt.explicit:
@@ -315,7 +360,7 @@ def matchup(
             if (att.explicit and tgt.explicit) or alone:
                 raise exc
             reason = f"{exc.key}: {exc.problem}" if exc.key else exc.problem
-            unfit[(_name(att.entries[i]), _name(tgt.entries[j]))] = reason
+            unfit[(nm(att.entries[i]), nm(tgt.entries[j]))] = reason
     if not rows or not cols:
         first = next(iter(errors.values()), None)
         raise ScenarioError(tpl_source, "", f"no attacker/target pair fits the template ({first})")
@@ -326,9 +371,9 @@ def matchup(
     over_a = _slot_overrides(tpl, SLOTS[0])
     over_t = _slot_overrides(tpl, SLOTS[1])
     for e in att_kept:
-        points[_name(e)] = e.points(over_a)
+        points[nm(e)] = e.points(over_a)
     for e in tgt_kept:
-        points.setdefault(_name(e), e.points(over_t))
+        points.setdefault(nm(e), e.points(over_t))
     results = run_study(
         "matchup",
         {"template": tpl, "seed": seed},
@@ -344,7 +389,7 @@ def matchup(
         batch=batch,
     )
     res = MatchupResult(
-        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit
+        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names
     )
     if metric is None:
         metric = f"mean({common_primary(res.outcomes)})"

@@ -37,6 +37,8 @@ __all__ = [
     "check_metric",
     "read_metric",
     "common_primary",
+    "check_stat_names",
+    "did_you_mean",
 ]
 
 _OPS = {
@@ -133,6 +135,25 @@ class Metric:
             f"'{self.text}' is not a headline or statistic of '{outcome.name}' "
             f"(headlines: {labels}; statistics: {', '.join(outcome.stat_names)})"
         )
+
+
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``choices`` (empty when none is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def check_stat_names(names: set[str] | list[str], outcomes: list[Outcome]) -> None:
+    """Every name must be a statistic of at least one outcome (ValueError with did-you-mean)."""
+    known = list(dict.fromkeys(n for o in outcomes for n in o.stat_names))
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"no statistic '{name}' in any cell{did_you_mean(name, known)} "
+                f"(statistics: {', '.join(known)})"
+            )
 
 
 def _norm(text: str) -> str:
@@ -244,12 +265,17 @@ def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
         return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: no {what} here"
 
 
+def _missing(outcome: Outcome, stat: str, text: str) -> KeyError:
+    names = list(outcome.stat_names)
+    return KeyError(
+        f"'{text}': no statistic '{stat}' in '{outcome.name}'{did_you_mean(stat, names)} "
+        f"(statistics: {', '.join(names)})"
+    )
+
+
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
     if stat not in outcome.probs:
-        raise KeyError(
-            f"'{text}': no statistic '{stat}' in '{outcome.name}' "
-            f"(statistics: {', '.join(outcome.stat_names)})"
-        )
+        raise _missing(outcome, stat, text)
     p = outcome.probs[stat]
     v = np.arange(len(p))
     mean = float(np.dot(v, p))
@@ -260,10 +286,7 @@ def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
 
 def _prob(outcome: Outcome, stat: str, op: str, k: int, text: str) -> MetricValue:
     if stat not in outcome.probs:
-        raise KeyError(
-            f"'{text}': no statistic '{stat}' in '{outcome.name}' "
-            f"(statistics: {', '.join(outcome.stat_names)})"
-        )
+        raise _missing(outcome, stat, text)
     p_all = outcome.probs[stat]
     test = _OPS[op]
     if outcome.counts is not None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from oddslab.analysis.libraries import LibraryEntry
-from oddslab.analysis.matchup import MatchupResult, _name, matchup, select_entries
+from oddslab.analysis.matchup import MatchupResult, _ident, _name, matchup, select_entries
 from oddslab.outcome import Z95
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -50,16 +50,27 @@ def read_basket(basket: Any) -> tuple[list[LibraryEntry], dict[str, float]]:
         items = [(s, 1.0) for s in specs]
     entries: list[LibraryEntry] = []
     weights: dict[str, float] = {}
+    given: dict[str, Any] = {}
     for spec, w in items:
         if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
             raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
         for e in select_entries(spec).entries:
-            if _name(e) not in weights:
-                entries.append(e)
-            weights[_name(e)] = float(w)
+            if _ident(e) in weights:  # never a silent re-weighting
+                raise ValueError(
+                    f"the basket names {_name(e)} twice ('{given[_ident(e)]}' and '{spec}'): "
+                    "give each target once, with its weight"
+                )
+            entries.append(e)
+            given[_ident(e)] = spec
+            weights[_ident(e)] = float(w)
     if not entries:
         raise ValueError("the basket is empty")
     return entries, weights
+
+
+def _by_name(res: MatchupResult, entries: list[LibraryEntry], weights: dict[str, float]):
+    """Basket weights keyed by the entries' names in ``res`` (read_basket keys by identity)."""
+    return {res.name(e): weights[_ident(e)] for e in entries}
 
 
 def _basket_value(
@@ -116,10 +127,11 @@ def efficiency(
 
     targets, weights = read_basket(basket)
     res = matchup(units, targets, metric=metric, **run)
+    weights = _by_name(res, targets, weights)
     tab = res.table()
     rows = []
     for e in res.attackers:
-        name = _name(e)
+        name = res.name(e)
         pts = res.points.get(name)
         v, se = _basket_value(tab, name, weights)
         per = 100 * v / pts if pts else float("nan")
@@ -283,12 +295,13 @@ def fair_points(
     if len(cand) != 1 or len(ref) != 1:
         raise ValueError("fair points needs exactly one candidate entry and one reference entry")
     c, r = cand[0], ref[0]
-    if _name(c) == _name(r):
+    if _ident(c) == _ident(r):
         raise ValueError("the candidate and the reference are the same entry")
     targets, weights = read_basket(basket)
     res = matchup([c, r], targets, metric=metric, **run)
+    weights = _by_name(res, targets, weights)
     tab = res.table()
-    cn, rn = _name(c), _name(r)
+    cn, rn = res.name(c), res.name(r)
     pr = reference_points if reference_points is not None else res.points.get(rn)
     if pr is None:
         raise ValueError(f"{rn} has no points in its library entry; give reference_points")
@@ -352,7 +365,7 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
     import pandas as pd
 
     tab = fair.matchup.table()
-    labels = {_name(e): e.label for e in fair.matchup.targets}
+    labels = {fair.matchup.name(e): e.label for e in fair.matchup.targets}
     baskets: list[tuple[str, dict[str, float]]] = [("whole basket", dict(fair.weights))]
     names = list(fair.weights)
     for t in names:

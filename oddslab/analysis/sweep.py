@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oddslab._schema import ScenarioError
-from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
+from oddslab.analysis.cells import Cell, CellResult, canonical_paths, cell_seed, with_paths
 from oddslab.analysis.distributed import run_study
 from oddslab.analysis.libraries import expand_uses
-from oddslab.analysis.metrics import check_metric, common_primary, read_metric
+from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -165,6 +165,8 @@ class SweepResult:
         from oddslab.outcome import Z95
 
         keep = None if stats is None else set(stats)
+        if keep:
+            check_stat_names(keep, self.outcomes)
         rows = []
         for cell, out in zip(self.cells, self.outcomes, strict=True):
             base = {k: cell.values[k] for k in self.keys}
@@ -302,10 +304,11 @@ def sweep(
     raw, source = read_scenario_dict(scenario)
     if not vary:
         raise ValueError("nothing to vary: give at least one key and its values")
-    keys = list(vary)
+    written = list(vary)
+    keys = canonical_paths(written)  # labels and seeds use one spelling per key
     grids = []
-    for k in keys:
-        values = [_plain(v) for v in vary[k]]
+    for w, k in zip(written, keys, strict=True):
+        values = [_plain(v) for v in vary[w]]
         if not values:
             raise ScenarioError(source, k, "no values to vary over")
         grids.append(values)
