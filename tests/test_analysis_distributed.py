@@ -58,10 +58,9 @@ def test_store_streams_and_resume_skips_finished_cells(tmp_path, monkeypatch):
     )
     assert ran == ['{"target.save":5}']  # only the new cell ran
     assert _counts(more)[:2] == _counts(first)
-    # different trials = a different study: nothing is reused
-    ran.clear()
-    sweep(SCENARIO, {"target.save": [3]}, trials=10_000, seed=5, store=store, resume=True)
-    assert len(ran) == 1
+    # different trials = a different study: refused, saying what differs
+    with pytest.raises(ScenarioError, match="holds another study.*trials: 10000 here, 20000 in"):
+        sweep(SCENARIO, {"target.save": [3]}, trials=10_000, seed=5, store=store, resume=True)
 
 
 def test_cell_result_round_trips_json():

@@ -532,9 +532,67 @@ def library_cmd(
         _print_frame(df, f"{lib.path} ({lib.ruleset}): {lib.description}", fmt)
 
 
+store_app = typer.Typer(
+    name="store", help="Results stores (--store FILE): what they hold.", no_args_is_help=True
+)
+
+
+@store_app.command("info")
+def store_info_cmd(
+    file: Annotated[Path, typer.Argument(help="A results store written with --store.")],
+    fmt: FmtOpt = Fmt.table,
+) -> None:
+    """Show the study a results store holds: scenario digest, keys, seed, trials, cells."""
+    with _user_errors():
+        import json
+        from datetime import UTC, datetime
+
+        import pandas as pd
+
+        from oddslab.analysis.store import FIELDS, CellStore
+
+        with CellStore(file, create=False) as db:
+            info = db.summary()
+        if fmt is Fmt.json:
+            typer.echo(json.dumps(info, indent=2))
+            return
+        ident = info["identity"] or {}
+
+        def when(t):
+            return (
+                "—"
+                if t is None
+                else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+            )
+
+        rows = [(words, _plain_value(ident.get(k))) for k, words in FIELDS.items()]
+        if not ident:
+            rows = [("study", "none recorded (an empty store, or one from an older oddslab)")]
+        rows += [
+            ("finished cells", str(info["cells"])),
+            ("created", when(info["created"])),
+            ("last cell written", when(info["last_cell"])),
+            ("file size", f"{info['bytes'] / 1e6:.2f} MB"),
+        ]
+        df = pd.DataFrame(rows, columns=["quantity", "value"])
+        if fmt is Fmt.csv:
+            typer.echo(df.to_csv(index=False), nl=False)
+            return
+        _print_frame(df, f"Results store {file}", fmt)
+
+
+def _plain_value(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, list):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``sweep``, ``matchup``, ``points ...`` and ``library`` to the ``oddslab`` app."""
     app.command("sweep")(_collecting(sweep_cmd))
     app.command("matchup")(_collecting(matchup_cmd))
     app.command("library")(library_cmd)
     app.add_typer(points_app, name="points")
+    app.add_typer(store_app, name="store")

@@ -23,7 +23,15 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, digest, run_cell
 from oddslab.analysis.store import CellStore
 
-__all__ = ["DaskMissing", "run_cells", "run_batch", "study_hash", "local_cluster"]
+__all__ = [
+    "DaskMissing",
+    "run_cells",
+    "run_batch",
+    "study_hash",
+    "study_identity",
+    "stored_seed",
+    "local_cluster",
+]
 
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT = 20.0
@@ -38,19 +46,55 @@ class DaskMissing(RuntimeError):
         super().__init__(INSTALL_HINT)
 
 
-def study_hash(kind: str, definition: Any, trials: int | None, precision: float | None) -> str:
-    """Digest of what a study's cells share (its kind, base scenario/template, run options)."""
+def study_identity(
+    kind: str,
+    definition: Any,
+    keys: Sequence[str],
+    seed: int,
+    trials: int | None,
+    precision: float | None,
+    metric: str | None = None,
+    exact: str | None = None,
+) -> dict[str, Any]:
+    """What makes a study the study it is, as a store keeps it (JSON-ready).
+
+    ``definition`` is the base scenario (sweeps) or template (matchups) as a dict, kept as its
+    digest; ``metric`` counts only with ``precision`` (it then decides each cell's trials).
+    """
+    import oddslab
     from oddslab.engine import CHUNK_TRIALS
 
-    return digest(
-        {
-            "kind": kind,
-            "definition": definition,
-            "trials": trials,
-            "precision": precision,
-            "chunk": CHUNK_TRIALS,
-        }
-    )
+    return {
+        "kind": kind,
+        "scenario": digest(definition),
+        "keys": list(keys),
+        "seed": int(seed),
+        "trials": trials,
+        "precision": precision,
+        "metric": metric if precision is not None else None,
+        "exact": exact,
+        "chunk": CHUNK_TRIALS,
+        "oddslab": oddslab.__version__,
+    }
+
+
+def study_hash(identity: dict[str, Any]) -> str:
+    """Digest of a study's identity (:func:`study_identity`): the first half of a store key."""
+    return digest(identity)
+
+
+def stored_seed(store: str | Path | CellStore | None) -> int | None:
+    """The seed of the study an existing store holds (for ``--resume`` without a seed)."""
+    if store is None:
+        return None
+    if isinstance(store, CellStore):
+        ident = store.identity()
+    else:
+        if not Path(store).is_file():
+            return None
+        with CellStore(store, create=False) as db:
+            ident = db.identity()
+    return None if ident is None else int(ident["seed"])
 
 
 def _import_distributed():
@@ -84,26 +128,33 @@ def run_study(
     definition: dict[str, Any],
     cells: Sequence[Cell],
     *,
+    keys: Sequence[str],
+    seed: int,
     trials: int | None = None,
     precision: float | None = None,
     metric: str | None = None,
     **run: Any,
 ) -> list[CellResult]:
     """Run the cells of one study (a sweep, a matchup): the metric is checked before anything
-    runs, the study is keyed by what its cells share, then :func:`run_cells` runs them.
+    runs, the study is identified (:func:`study_identity`), then :func:`run_cells` runs them.
 
-    ``definition`` is what the cells share (base scenario or template, seed); the metric joins
-    it when ``precision`` is set, because it then decides how many trials each cell runs.
-    ``run`` are :func:`run_cells`'s other options (store, resume, workers, ...).
+    ``definition`` is what the cells share (base scenario or template); ``keys`` name what
+    tells cells apart; ``run`` are :func:`run_cells`'s other options (store, resume, ...).
     """
     from oddslab.analysis.metrics import parse_metric
 
     if metric is not None:
         parse_metric(metric)  # a malformed metric fails before anything runs
-        if precision is not None:
-            definition = {**definition, "metric": metric}
-    study = study_hash(kind, definition, trials, precision)
-    return run_cells(cells, study=study, trials=trials, precision=precision, metric=metric, **run)
+    identity = study_identity(kind, definition, keys, seed, trials, precision, metric)
+    return run_cells(
+        cells,
+        study=study_hash(identity),
+        identity=identity,
+        trials=trials,
+        precision=precision,
+        metric=metric,
+        **run,
+    )
 
 
 def run_cells(
@@ -119,6 +170,7 @@ def run_cells(
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
     metric: str | None = None,
+    identity: dict[str, Any] | None = None,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -147,6 +199,9 @@ def run_cells(
         futures small; a lost worker then re-runs at most a batch per task it held.
     metric : str, optional
         A probability metric that ``precision`` also applies to (besides the headlines).
+    identity : dict, optional
+        The study's identity (:func:`study_identity`): a store keeps it, and refuses a
+        store that holds another study (see :meth:`CellStore.claim`).
 
     Raises
     ------
@@ -178,6 +233,8 @@ def run_cells(
     results: dict[str, CellResult] = {}
     try:
         if db is not None:
+            if identity is not None:
+                db.claim(study, identity)
             done = db.finished(study)
             if done and not resume:
                 raise ScenarioError(

@@ -376,8 +376,10 @@ def matchup(
         points.setdefault(nm(e), e.points(over_t))
     results = run_study(
         "matchup",
-        {"template": tpl, "seed": seed},
+        {"template": tpl},
         order,
+        keys=("attacker", "target"),
+        seed=int(seed),
         trials=trials,
         precision=precision,
         metric=metric,

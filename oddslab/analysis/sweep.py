@@ -26,7 +26,7 @@ import numpy as np
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, canonical_paths, cell_seed, with_paths
-from oddslab.analysis.distributed import run_study
+from oddslab.analysis.distributed import run_study, stored_seed
 from oddslab.analysis.libraries import expand_uses
 from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
 
@@ -314,7 +314,11 @@ def sweep(
         grids.append(values)
     if seed is None:
         s = raw.get("seed")
-        seed = s if isinstance(s, int) and not isinstance(s, bool) and s >= 0 else fresh_seed()
+        if isinstance(s, int) and not isinstance(s, bool) and s >= 0:
+            seed = s
+        else:  # resuming a study whose seed was drawn: the store keeps it
+            kept = stored_seed(store) if resume else None
+            seed = kept if kept is not None else fresh_seed()
     base = Path(source).parent if source != "<dict>" else Path.cwd()
     expanded = expand_uses(raw, source, base)
     cells = []
@@ -326,8 +330,10 @@ def sweep(
         cells.append(Cell(values, data, cell_seed(seed, values), where))
     results = run_study(
         "sweep",
-        {"scenario": expanded, "seed": seed},
+        {"scenario": expanded},
         cells,
+        keys=keys,
+        seed=int(seed),
         trials=trials,
         precision=precision,
         metric=metric,
