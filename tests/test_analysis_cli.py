@@ -156,8 +156,9 @@ def test_unwritable_out_and_plot_fail_before_any_cell(tmp_path, monkeypatch, cmd
         "matchup": ["matchup", GENERIC, GENERIC],
         "efficiency": ["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts"],
     }[cmd]
-    _err([*args, "-n", "100", option, str(tmp_path / "missing" / "x.png")],
-         f"{option} '{tmp_path / 'missing' / 'x.png'}': the folder")  # fmt: skip
+    name = "x.png" if option == "--plot" else "x.csv"
+    _err([*args, "-n", "100", option, str(tmp_path / "missing" / name)],
+         f"{option} '{tmp_path / 'missing' / name}': the folder")  # fmt: skip
 
 
 def test_dask_missing_is_one_line(monkeypatch):
@@ -178,3 +179,43 @@ def test_unreachable_scheduler_is_one_line(monkeypatch):
     monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 2.0)
     _err(["sweep", SCENARIO, "--vary", "target.save=4", "-n", "100",
           "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler")  # fmt: skip
+
+
+def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
+    import json
+
+    args = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
+            "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm",
+            "-n", "2000", "-m", "mean(damage)", "--seed", "2"]  # fmt: skip
+    doc = json.loads(_ok([*args, "-f", "json"]).stdout)  # one valid document
+    assert isinstance(doc["fair_points"], float) and isinstance(doc["se"], float)
+    assert doc["sensitivity"][0]["basket"] == "whole basket"
+    assert doc["sensitivity"][0]["fair_points"] == pytest.approx(doc["fair_points"])
+    df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
+    assert list(df.columns[:5]) == [
+        "candidate",
+        "reference",
+        "metric",
+        "reference_points",
+        "basket",
+    ]
+    assert df["fair_points"].dtype == float and df["basket"].iloc[0] == "whole basket"
+    assert df["fair_points"].iloc[0] == pytest.approx(doc["fair_points"])
+
+
+@pytest.mark.parametrize(
+    ("out", "match"),
+    [("t.txt", "give a .csv or .parquet file"), ("t.parquet", "writing Parquet needs pyarrow")],
+)
+def test_out_format_and_its_module_are_checked_before_any_cell(tmp_path, monkeypatch, out, match):
+    from oddslab.analysis import cli, distributed
+
+    def boom(*a, **k):
+        raise AssertionError("a cell ran before --out was checked")
+
+    monkeypatch.setattr(distributed, "run_cell", boom)
+    monkeypatch.setattr(cli, "_has_module", lambda name: name != "pyarrow")
+    _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
+          "--out", str(tmp_path / out)], match)  # fmt: skip
+    _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
+          "--store", str(tmp_path / "no" / "s.sqlite")], "--store")  # fmt: skip

@@ -176,17 +176,42 @@ def _shown(df):
     return df
 
 
-def _check_files(out: Path | None, plot: Path | None) -> Path | None:
-    """Check that ``--out`` and ``--plot`` can be written, before any cell runs (exit 2
-    naming the option if not); returns the plot's file (``.png`` added to a bare name)."""
+#: Table formats ``--out`` writes, by suffix, and the module each needs (None: pandas alone).
+OUT_FORMATS = {".csv": None, ".parquet": "pyarrow"}
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def _check_files(out: Path | None, plot: Path | None, store: Path | None = None) -> Path | None:
+    """Check every output before any cell runs (exit 2 naming the option if not): ``--out``'s
+    format (.csv or .parquet), the optional module it needs and its folder; ``--plot``;
+    ``--store``'s folder. Returns the plot's file (``.png`` added to a bare name)."""
     from oddslab.cli import _check_plot  # the simulate command's check, same message
     from oddslab.plotting import check_output_file
 
     if out is not None:
+        suffix = out.suffix.lower()
+        if suffix not in OUT_FORMATS:
+            raise _fail(f"--out '{out}': give a .csv or .parquet file (got '{suffix or out.name}')")
+        need = OUT_FORMATS[suffix]
+        if need is not None and not _has_module(need):
+            raise _fail(
+                f"--out '{out}': writing Parquet needs {need} (pip install {need}); "
+                "or give a .csv file"
+            )
         try:
             check_output_file(out.expanduser(), str(out))
         except ValueError as exc:
             raise _fail(f"--out {exc}") from None
+    if store is not None:
+        try:
+            check_output_file(store.expanduser(), str(store))
+        except ValueError as exc:
+            raise _fail(f"--store {exc}") from None
     return _check_plot(plot)
 
 
@@ -281,7 +306,7 @@ def sweep_cmd(
 ) -> None:
     """Run a scenario at every combination of the values of some of its keys."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
-    plot = _check_files(out, plot)
+    plot = _check_files(out, plot, store)
     grid = _parse_vary(vary)
     if plot is not None and len(grid) > 2:
         raise _fail("--plot draws one varied key (line) or two (heatmap)")
@@ -344,7 +369,7 @@ def matchup_cmd(
 ) -> None:
     """Attackers × targets: a matrix of any statistic or headline probability."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
-    plot = _check_files(out, plot)
+    plot = _check_files(out, plot, store)
     with _user_errors(store):
         from oddslab.analysis.matchup import matchup
 
@@ -416,7 +441,7 @@ def efficiency_cmd(
 ) -> None:
     """Rank units by a metric per 100 points against a weighted basket of targets."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
-    plot = _check_files(out, plot)
+    plot = _check_files(out, plot, store)
     weights = _parse_basket(basket)
     with _user_errors(store):
         from oddslab.analysis.points import efficiency
@@ -457,6 +482,7 @@ def fair_cmd(
 ) -> None:
     """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
     kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    _check_files(None, None, store)
     weights = _parse_basket(basket)
     with _user_errors(store):
         from oddslab.analysis.points import fair_points
@@ -466,6 +492,14 @@ def fair_cmd(
                 candidate, reference, weights, metric=metric, reference_points=reference_points,
                 template=template, progress=cb, **kw,
             )  # fmt: skip
+        if fmt is Fmt.json:  # one document
+            import json
+
+            typer.echo(json.dumps(res.to_dict(), indent=2))
+            return
+        if fmt is Fmt.csv:  # one tidy table
+            typer.echo(res.frame().to_csv(index=False), nl=False)
+            return
         _print_frame(res.summary(), f"Fair points of {res.candidate}", fmt)
         _print_frame(res.sensitivity(), "How the answer moves with the basket", fmt)
 

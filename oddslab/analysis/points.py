@@ -257,6 +257,65 @@ class FairPoints:
         """:func:`basket_sensitivity` of this answer (no new simulation)."""
         return basket_sensitivity(self)
 
+    def frame(self) -> pd.DataFrame:
+        """One tidy table (what ``points fair -f csv`` writes): one row per basket (the whole
+        basket first, then the :meth:`sensitivity` rows), numbers as numbers.
+
+        Columns: candidate, reference, metric, reference_points, basket, candidate_value,
+        candidate_se, reference_value, reference_se, fair_points, se, ci_low, ci_high,
+        fair_per_model, per_model_ci_low, per_model_ci_high (NaN for a unit not bought by the
+        model), note.
+        """
+        df = self.sensitivity()
+        nan = float("nan")
+        m = self.models
+        df["fair_per_model"] = (df["fair_points"] - self.base_points) / m if m else nan
+        df["per_model_ci_low"] = (df["ci_low"] - self.base_points) / m if m else nan
+        df["per_model_ci_high"] = (df["ci_high"] - self.base_points) / m if m else nan
+        for col, value in (
+            ("reference_points", self.reference_points),
+            ("metric", self.metric),
+            ("reference", self.reference),
+            ("candidate", self.candidate),
+        ):
+            df.insert(0, col, value)
+        last = [c for c in df.columns if c != "note"] + ["note"]
+        return df[last]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole answer as one JSON-ready document (``points fair -f json``): every
+        number a number (NaN → None), the bracket, the allowed prices, the weights and the
+        sensitivity rows."""
+
+        def num(x: Any) -> Any:
+            if isinstance(x, float) and not math.isfinite(x):
+                return None
+            return x
+
+        rows = [{k: num(v) for k, v in r.items()} for r in self.sensitivity().to_dict("records")]
+        return {
+            "candidate": self.candidate,
+            "reference": self.reference,
+            "metric": self.metric,
+            "candidate_value": num(self.candidate_value),
+            "candidate_se": num(self.candidate_se),
+            "reference_value": num(self.reference_value),
+            "reference_se": num(self.reference_se),
+            "reference_points": num(self.reference_points),
+            "fair_points": num(self.fair_points),
+            "se": num(self.se),
+            "ci_low": num(self.ci_low),
+            "ci_high": num(self.ci_high),
+            "models": self.models,
+            "base_points": self.base_points,
+            "fair_per_model": num(self.fair_per_model),
+            "per_model_ci": None if self.per_model_ci is None else [*map(num, self.per_model_ci)],
+            "bracket": [{k: num(v) for k, v in b.items()} for b in self.bracket],
+            "allowed": list(self.allowed),
+            "weights": dict(self.weights),
+            "sensitivity": rows,
+        }
+
 
 def _ratio(pr: float, vc: float, sc: float, vr: float, sr: float) -> tuple[float, float]:
     if not vr > 0 or not math.isfinite(vc):
@@ -359,8 +418,8 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns: basket, candidate_value, reference_value, fair_points, se, ci_low, ci_high,
-        note (why a row has no fair price).
+        Columns: basket, candidate_value, candidate_se, reference_value, reference_se,
+        fair_points, se, ci_low, ci_high, note (why a row has no fair price).
     """
     import pandas as pd
 
@@ -391,7 +450,9 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
             {
                 "basket": label,
                 "candidate_value": vc,
+                "candidate_se": sc,
                 "reference_value": vr,
+                "reference_se": sr,
                 "fair_points": p,
                 "se": se,
                 "ci_low": p - Z95 * se,
