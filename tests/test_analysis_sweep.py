@@ -185,3 +185,11 @@ def test_unknown_statistic_in_the_frame_gets_did_you_mean():
     res = sweep(SCENARIO, {"target.save": [4]}, trials=1_000, seed=1)
     with pytest.raises(ValueError, match="no statistic 'model_slain'.*did you mean 'models_slain'"):
         res.frame(["model_slain"])
+
+
+def test_sweep_accepts_a_scenario_object():
+    sc = oddslab.load(SCENARIO)
+    a = oddslab.sweep(sc, {"target.save": [3, 5]}, trials=2_000)
+    b = sweep(SCENARIO, {"target.save": [3, 5]}, trials=2_000)
+    assert a.seed == b.seed == sc.seed  # the object's seed is the file's
+    assert [r.counts for r in a.results] == [r.counts for r in b.results]

@@ -40,10 +40,12 @@ def read_scenario_dict(scenario: str | Path | Mapping[str, Any]) -> tuple[dict[s
     """(the scenario as a dict, its source name) from a path or a dict."""
     if isinstance(scenario, Mapping):
         return dict(scenario), "<dict>"
+    if callable(getattr(scenario, "to_dict", None)):  # a scenario object (oddslab.load(...))
+        return scenario.to_dict(), "<dict>"
     if not isinstance(scenario, str | Path):
         raise TypeError(
-            "sweep needs a scenario file or a scenario dict (what tomllib gives); "
-            f"got {type(scenario).__name__}"
+            "sweep needs a scenario file, a scenario object or a scenario dict (what tomllib "
+            f"gives); got {type(scenario).__name__}"
         )
     from oddslab.scenario import read_toml
 
@@ -272,8 +274,9 @@ def sweep(
 
     Parameters
     ----------
-    scenario : path or dict
-        A scenario file, or a scenario as a dict (what ``tomllib`` gives).
+    scenario : path, scenario object or dict
+        A scenario file, a scenario object (``oddslab.load(...)``; its ``to_dict()`` is
+        used), or a scenario as a dict (what ``tomllib`` gives).
     vary : mapping of dotted path → values
         ``{"target.save": range(2, 7), "attacker.weapons.0.models": [5, 10, 20]}``.
     trials : int, optional

@@ -52,6 +52,13 @@ class ArmouredClashScenario:
     trials: int | None = None
     seed: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
+        :func:`oddslab.scenario.scenario_dict`)."""
+        from oddslab.scenario import scenario_dict
+
+        return scenario_dict(self)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "units", tuple(self.units))
         object.__setattr__(self, "attacks", tuple(self.attacks))

@@ -399,6 +399,13 @@ class AssaultScenario:
     # -- flattening ---------------------------------------------------------------------------
 
     # -- the work is done in compile.py and resolved.py -------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
+        :func:`oddslab.scenario.scenario_dict`)."""
+        from oddslab.scenario import scenario_dict
+
+        return scenario_dict(self)
+
     def resolved(self) -> dict[str, dict[str, Any]]:
         """The combat as read: every group's derived rolls, strike order, charge, switches."""
         from oddslab.rulesets.assault_phase.resolved import resolved

@@ -364,6 +364,19 @@ class GenericScenario:
     trials: int | None = None
     seed: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
+        :func:`oddslab.scenario.scenario_dict`)."""
+        from oddslab.scenario import scenario_dict
+
+        return scenario_dict(self)
+
+    def write_dict(self) -> dict[str, Any]:
+        """Every key of this scenario as a dict (built from its fields, not a kept source)."""
+        from oddslab.rulesets.generic.reading import write_dict
+
+        return write_dict(self)
+
     def __post_init__(self) -> None:
         if isinstance(self.weapons, Weapon):  # one weapon where a tuple is expected
             object.__setattr__(self, "weapons", (self.weapons,))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from oddslab._schema import ScenarioError, Table
 from oddslab.rulesets.generic.model import (
     DAMAGE_REROLL_MODES,
@@ -15,7 +17,7 @@ from oddslab.rulesets.generic.model import (
     Weapon,
 )
 
-__all__ = ["from_table"]
+__all__ = ["from_table", "write_dict"]
 
 
 def _reroll(tbl: Table, key: str) -> str | tuple[int, ...]:
@@ -156,3 +158,39 @@ def from_table(root: Table) -> GenericScenario:
         return GenericScenario(weapons, target, rules, **run)
     except ValueError as exc:  # pragma: no cover - guarded by the readers above
         raise ScenarioError(root.source, "", str(exc)) from None
+
+
+def write_dict(sc: GenericScenario) -> dict[str, Any]:
+    """The scenario as the dict :func:`from_table` reads (every key written, ``None`` left
+    out): the inverse of reading, for scenarios built in Python."""
+    import dataclasses
+
+    from oddslab.dice import DiceExpr
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, DiceExpr):
+            text = str(v)
+            return int(text) if text.isdigit() else text
+        if isinstance(v, tuple):
+            return [plain(x) for x in v]
+        return v
+
+    def table(obj: Any) -> dict[str, Any]:
+        out = {}
+        for f in dataclasses.fields(obj):
+            v = getattr(obj, f.name)
+            if v is None:
+                continue
+            out[f.name] = dict(v) if f.name == "anti" else plain(v)
+        return out
+
+    data: dict[str, Any] = {"ruleset": "generic", "name": sc.name}
+    if sc.description:
+        data["description"] = sc.description
+    for key in ("trials", "seed"):
+        if getattr(sc, key) is not None:
+            data[key] = getattr(sc, key)
+    data["attacker"] = {"weapons": [table(w) for w in sc.weapons]}
+    data["target"] = table(sc.target)
+    data["rules"] = table(sc.rules)
+    return data

@@ -80,6 +80,13 @@ class HexPlatoonScenario:
     seed: int | None = None
     primary: str | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
+        :func:`oddslab.scenario.scenario_dict`)."""
+        from oddslab.scenario import scenario_dict
+
+        return scenario_dict(self)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "hexes", tuple(self.hexes))
         object.__setattr__(self, "steps", tuple(self.steps))

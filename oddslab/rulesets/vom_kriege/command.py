@@ -116,6 +116,13 @@ class CommandScenario:
     trials: int | None = None
     seed: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
+        :func:`oddslab.scenario.scenario_dict`)."""
+        from oddslab.scenario import scenario_dict
+
+        return scenario_dict(self)
+
     def __post_init__(self) -> None:
         if not 1 <= self.cp <= 6:
             raise ValueError("cp: expected 1 to 6 command dice")

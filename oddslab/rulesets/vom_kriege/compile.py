@@ -65,6 +65,13 @@ class VomKriegeScenario:
     trials: int | None = None
     seed: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
+        :func:`oddslab.scenario.scenario_dict`)."""
+        from oddslab.scenario import scenario_dict
+
+        return scenario_dict(self)
+
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
