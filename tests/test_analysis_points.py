@@ -81,7 +81,7 @@ def test_fair_points_recovers_the_known_answer(lib):
     """Identical but for model count (5 vs 10): mean damage is linear, so fair = 50 points."""
     basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
     fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
-                       metric="mean(damage)", trials=60_000, seed=3)  # fmt: skip
+                       metric="mean(damage)", trials=60_000, seed=3, exact="never")  # fmt: skip
     assert fair.reference_points == 100
     assert abs(fair.fair_points - 50) < 4 * fair.se
     assert fair.ci_low < 50 < fair.ci_high
@@ -103,8 +103,15 @@ def test_fair_points_recovers_the_known_answer(lib):
 
 def test_sensitivity_rows_reuse_the_cells(lib):
     basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
-    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
-                       metric="mean(models_slain)", trials=20_000, seed=3)  # fmt: skip
+    fair = fair_points(
+        f"{lib}:candidate",
+        f"{lib}:reference",
+        basket,
+        metric="mean(models_slain)",
+        trials=20_000,
+        seed=3,
+        exact="never",
+    )  # fmt: skip  (simulated: the reference never scores)
     tab = basket_sensitivity(fair)
     notes = dict(zip(tab["basket"], tab["note"], strict=True))
     # 10 wounds: the candidate's most damage (10 attacks) can just slay it, so every cell reports
@@ -121,7 +128,7 @@ def test_sensitivity_rows_reuse_the_cells(lib):
 
 def test_efficiency_ranks_units_with_basket_se():
     basket = {f"{GENERIC}:conscripts": 3, f"{GENERIC}:battle_tank": 1}
-    res = efficiency(GENERIC, basket, metric="mean(damage)", trials=10_000, seed=2)
+    res = efficiency(GENERIC, basket, metric="mean(damage)", trials=10_000, seed=2, exact="never")
     t = res.table
     assert list(t["rank"]) == list(range(1, 6))
     assert t["per_100_points"].is_monotonic_decreasing
@@ -164,3 +171,10 @@ def test_a_basket_cell_without_the_metric_is_no_price_not_zero(lib):
 def test_a_basket_target_given_twice_is_an_error(lib):
     with pytest.raises(ValueError, match="names weapons.toml:horde twice"):
         efficiency(f"{lib}:reference", {f"{lib}:horde": 1, f"{lib}:horde,elite": 3}, trials=100)
+
+
+def test_fair_points_exact_is_the_known_answer_exactly(lib):
+    basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
+    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket, metric="mean(damage)")
+    assert fair.se == 0 and fair.fair_points == pytest.approx(50, rel=1e-12)
+    assert all(o.exact for o in fair.matchup.outcomes)

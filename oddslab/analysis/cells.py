@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,8 @@ __all__ = [
     "canonical",
     "digest",
     "run_cell",
+    "exact_outcome",
+    "EXACT_MODES",
     "with_paths",
     "set_path",
     "split_path",
@@ -88,6 +91,9 @@ class Cell:
     scenario: dict[str, Any]
     seed: int
     source: str = "<dict>"
+    #: The scenario object validated when the cell was made: an in-process run uses it
+    #: instead of reading the dict again (and lets go of it); never sent to a worker.
+    validated: Any = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -115,12 +121,27 @@ class CellResult:
     meta: dict[str, Any]
     elapsed: float
     interrupted: bool = False
+    probs: dict[str, list[float]] | None = None
+
+    @property
+    def exact(self) -> bool:
+        """An exact answer (``probs``: the exact distributions) rather than a simulation."""
+        return self.probs is not None
 
     def outcome(self):
         """The :class:`oddslab.outcome.Outcome` this cell produced (counts identical)."""
         from oddslab.outcome import Headline, Outcome, Stat
 
         stats = tuple(Stat(*s) for s in self.stats)
+        if self.probs is not None:
+            return Outcome.from_pmfs(
+                self.name,
+                stats,
+                {k: np.asarray(v, dtype=float) for k, v in self.probs.items()},
+                headlines=tuple(Headline(*h) for h in self.headlines),
+                meta=dict(self.meta),
+                elapsed=self.elapsed,
+            )
         table = np.zeros((len(stats), max(s.nbins for s in stats)), dtype=np.int64)
         for i, s in enumerate(stats):
             c = self.counts[s.name]
@@ -168,17 +189,38 @@ def run_cell(
     trials: int | None,
     precision: float | None,
     metric: str | None = None,
+    exact: str = "never",
+    validated: Any = None,
 ) -> CellResult:
     """Validate and simulate one cell; the function a Dask worker runs.
 
     ``trials`` defaults to the scenario's own, else 1,000,000 (as :func:`oddslab.simulate`);
     with ``precision`` it is the ceiling. With ``precision``, every headline probability and
     the probability ``metric`` (if one is given) are run to that 95% half-width.
+    With ``exact="auto"``, a cell whose every statistic has an exact answer is answered
+    exactly (no simulation: ``probs`` holds the distributions, ``trials`` is 0).
     """
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict
 
-    sc = from_dict(scenario, source=source)
+    sc = validated if validated is not None else from_dict(scenario, source=source)
+    if exact == "auto":
+        t0 = time.perf_counter()
+        ex = exact_outcome(sc)
+        if ex is not None:
+            return CellResult(
+                key=key,
+                scenario_hash=scenario_hash,
+                name=ex.name,
+                seed=int(seed),
+                trials=0,
+                stats=tuple((s.name, s.nbins, s.description, s.flag, s.label) for s in ex.stats),
+                headlines=tuple((h.label, h.stat, h.k) for h in ex.headlines),
+                counts={},
+                meta=_json_meta(ex.meta),
+                elapsed=time.perf_counter() - t0,
+                probs={k: [float(x) for x in _trim(v)] for k, v in ex.probs.items()},
+            )
     if precision is None:
         out = simulate(sc, trials=trials, seed=seed)
     else:
@@ -196,6 +238,33 @@ def run_cell(
         meta=_json_meta(out.meta),
         elapsed=float(out.elapsed),
         interrupted=bool(out.interrupted),
+    )
+
+
+#: What ``exact`` may be: "auto" (exact where every statistic has an exact answer) or "never".
+EXACT_MODES = ("auto", "never")
+
+
+def exact_outcome(sc: Any):
+    """The exact :class:`~oddslab.outcome.Outcome` of a scenario when *every* statistic it
+    reports has an exact answer, else None (the cell is simulated: a study never mixes exact
+    and simulated statistics within one cell)."""
+    from oddslab.engine import check_histogram_size
+    from oddslab.outcome import Outcome
+
+    job = sc.compile()
+    if job.exact is None:
+        return None
+    check_histogram_size(job)
+    pmfs = job.exact()
+    if not all(s.name in pmfs for s in job.stats):
+        return None
+    return Outcome.from_pmfs(
+        job.name,
+        job.stats,
+        pmfs,
+        headlines=job.headlines,
+        meta={"ruleset": job.ruleset, **job.meta} if job.ruleset else dict(job.meta),
     )
 
 

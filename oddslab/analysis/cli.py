@@ -20,6 +20,11 @@ import typer
 __all__ = ["register"]
 
 
+class ExactMode(StrEnum):
+    auto = "auto"
+    never = "never"
+
+
 class Fmt(StrEnum):
     table = "table"
     csv = "csv"
@@ -132,9 +137,19 @@ OutOpt = Annotated[
 ]
 PlotOpt = Annotated[Path | None, typer.Option("--plot", "-p", help="Write a PNG plot here.")]
 FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="Output format.")]
+ExactOpt = Annotated[
+    ExactMode,
+    typer.Option(
+        "--exact",
+        help="auto: answer exactly every cell whose statistics all have exact answers; "
+        "never: simulate every cell.",
+    ),
+]
 
 
-def _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch=1) -> dict:
+def _run_kw(
+    trials, seed, precision, store, resume, workers, scheduler, batch=1, exact=ExactMode.auto
+) -> dict:
     if resume and store is None:
         raise _fail("--resume needs --store FILE (where the finished cells are)")
     if workers is not None and scheduler is not None:
@@ -148,6 +163,7 @@ def _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch=1)
         "workers": workers,
         "scheduler": scheduler,
         "batch": batch,
+        "exact": str(exact),
     }
 
 
@@ -167,6 +183,16 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
     for row in df.itertuples(index=False):
         t.add_row(*(floats.format(v) if isinstance(v, float) else str(v) for v in row))
     Console().print(t)
+
+
+def _no_se_if_exact(df):
+    """An all-exact table has no SE or interval columns (they would all be 0 wide); the
+    ``exact`` column goes into the title."""
+    if "exact" not in df.columns:
+        return df
+    if df["exact"].all():
+        df = df.drop(columns=[c for c in ("se", "ci_low", "ci_high") if c in df.columns])
+    return df.drop(columns="exact")
 
 
 def _shown(df):
@@ -300,12 +326,13 @@ def sweep_cmd(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     batch: BatchOpt = 1,
+    exact: ExactOpt = ExactMode.auto,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Run a scenario at every combination of the values of some of its keys."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
     plot = _check_files(out, plot, store)
     grid = _parse_vary(vary)
     if plot is not None and len(grid) > 2:
@@ -322,7 +349,9 @@ def sweep_cmd(
         if fmt is Fmt.table:
             tab = res.table(metric)
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
-            _print_frame(_shown(tab.drop(columns="metric")), title, fmt)
+            if tab["exact"].all():
+                title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, exact"
+            _print_frame(_shown(_no_se_if_exact(tab.drop(columns="metric"))), title, fmt)
         else:
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:
@@ -363,12 +392,13 @@ def matchup_cmd(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     batch: BatchOpt = 1,
+    exact: ExactOpt = ExactMode.auto,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Attackers × targets: a matrix of any statistic or headline probability."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
     plot = _check_files(out, plot, store)
     with _user_errors(store):
         from oddslab.analysis.matchup import matchup
@@ -385,18 +415,22 @@ def matchup_cmd(
             )
         tab = res.table(sort_by=sort)
         if long or fmt is not Fmt.table or sort is not None:
-            _print_frame(_shown(tab), f"{res.metric}", fmt)
+            shown_tab = _no_se_if_exact(tab) if fmt is Fmt.table else tab
+            _print_frame(_shown(shown_tab), f"{res.metric}", fmt)
         else:
             grid = res.matrix(per_points=per_points)
             se = res.matrix(per_points=per_points, se=True)
+            exact = bool(tab["exact"].all())
             shown = grid.copy().astype(object)
             for r in grid.index:
                 for c in grid.columns:
                     v = grid.loc[r, c]  # NaN: not run or not reported (--long gives the note)
-                    shown.loc[r, c] = f"{v:.3g} ± {se.loc[r, c]:.1g}" if v == v else "—"
+                    text = f"{v:.4g}" if exact else f"{v:.3g} ± {se.loc[r, c]:.1g}"
+                    shown.loc[r, c] = text if v == v else "—"
             shown = shown.reset_index()
             per = " per 100 points" if per_points else ""
-            _print_frame(shown, f"{res.metric}{per} (rows: attackers, columns: targets)", fmt)
+            how = ", exact" if exact else ""
+            _print_frame(shown, f"{res.metric}{per}{how} (rows: attackers, columns: targets)", fmt)
         if out is not None:
             _write_table(tab, out)
         if plot is not None:
@@ -435,12 +469,13 @@ def efficiency_cmd(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     batch: BatchOpt = 1,
+    exact: ExactOpt = ExactMode.auto,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Rank units by a metric per 100 points against a weighted basket of targets."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
     plot = _check_files(out, plot, store)
     weights = _parse_basket(basket)
     with _user_errors(store):
@@ -448,7 +483,11 @@ def efficiency_cmd(
 
         with _progress("efficiency") as cb:
             res = efficiency(units, weights, metric=metric, template=template, progress=cb, **kw)
-        _print_frame(res.table, f"{res.table.attrs['metric']} per 100 points (ranked)", fmt)
+        tab, how = res.table, ""
+        if tab.attrs.get("exact") and fmt is Fmt.table:
+            tab = tab.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])
+            how = ", exact"
+        _print_frame(tab, f"{res.table.attrs['metric']} per 100 points (ranked{how})", fmt)
         if out is not None:
             _write_table(res.table, out)
         if plot is not None:
@@ -478,10 +517,11 @@ def fair_cmd(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     batch: BatchOpt = 1,
+    exact: ExactOpt = ExactMode.auto,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch)
+    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
     _check_files(None, None, store)
     weights = _parse_basket(basket)
     with _user_errors(store):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from oddslab._schema import ScenarioError
-from oddslab.analysis.cells import Cell, CellResult, digest, run_cell
+from oddslab.analysis.cells import EXACT_MODES, Cell, CellResult, digest, run_cell
 from oddslab.analysis.store import CellStore
 
 __all__ = [
@@ -133,6 +133,7 @@ def run_study(
     trials: int | None = None,
     precision: float | None = None,
     metric: str | None = None,
+    exact: str = "auto",
     **run: Any,
 ) -> list[CellResult]:
     """Run the cells of one study (a sweep, a matchup): the metric is checked before anything
@@ -145,7 +146,9 @@ def run_study(
 
     if metric is not None:
         parse_metric(metric)  # a malformed metric fails before anything runs
-    identity = study_identity(kind, definition, keys, seed, trials, precision, metric)
+    if exact not in EXACT_MODES:
+        raise ValueError(f"exact must be one of {', '.join(EXACT_MODES)}, got {exact!r}")
+    identity = study_identity(kind, definition, keys, seed, trials, precision, metric, exact)
     return run_cells(
         cells,
         study=study_hash(identity),
@@ -153,6 +156,7 @@ def run_study(
         trials=trials,
         precision=precision,
         metric=metric,
+        exact=exact,
         **run,
     )
 
@@ -171,6 +175,7 @@ def run_cells(
     batch: int = 1,
     metric: str | None = None,
     identity: dict[str, Any] | None = None,
+    exact: str = "never",
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -199,6 +204,8 @@ def run_cells(
         futures small; a lost worker then re-runs at most a batch per task it held.
     metric : str, optional
         A probability metric that ``precision`` also applies to (besides the headlines).
+    exact : {"never", "auto"}
+        "auto": answer a cell exactly when every statistic it reports has an exact answer.
     identity : dict, optional
         The study's identity (:func:`study_identity`): a store keeps it, and refuses a
         store that holds another study (see :meth:`CellStore.claim`).
@@ -263,9 +270,9 @@ def run_cells(
 
         if workers is None and scheduler is None:
             for c in pending:
-                finish(_run(c, trials, precision, metric))
+                finish(_run(c, trials, precision, metric, exact))
         else:
-            _run_dask(pending, trials, precision, workers, scheduler, finish, batch, metric)
+            _run_dask(pending, trials, precision, workers, scheduler, finish, batch, metric, exact)
     finally:
         if own_store and db is not None:
             db.close()
@@ -281,6 +288,7 @@ def run_batch(
     trials: int | None,
     precision: float | None,
     metric: str | None = None,
+    exact: str = "never",
 ) -> list[CellResult]:
     """Run several cells in one Dask task (each exactly as :func:`run_cell`).
 
@@ -290,7 +298,7 @@ def run_batch(
     Results do not depend on it (chunks are seeded independently of threads).
     """
     _worker_threads()
-    return [run_cell(*c, trials, precision, metric) for c in cells]
+    return [run_cell(*c, trials, precision, metric, exact) for c in cells]
 
 
 def _worker_threads() -> None:
@@ -302,8 +310,14 @@ def _worker_threads() -> None:
     numba.set_num_threads(min(int(want), numba.config.NUMBA_NUM_THREADS))
 
 
-def _run(c: Cell, trials: int | None, precision: float | None, metric: str | None) -> CellResult:
-    return run_cell(c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric)
+def _run(
+    c: Cell, trials: int | None, precision: float | None, metric: str | None, exact: str
+) -> CellResult:
+    sc, c.__dict__["validated"] = c.validated, None  # run once: the object is not kept
+    return run_cell(
+        c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric, exact,
+        validated=sc,
+    )  # fmt: skip
 
 
 def _run_dask(
@@ -315,6 +329,7 @@ def _run_dask(
     finish: Callable[[CellResult], None],
     batch: int,
     metric: str | None,
+    exact: str = "never",
 ) -> None:
     distributed = _import_distributed()
     cluster = local_cluster(workers) if workers is not None else None
@@ -335,6 +350,7 @@ def _run_dask(
                 trials,
                 precision,
                 metric,
+                exact,
                 key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{i}",
                 pure=False,
                 retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of

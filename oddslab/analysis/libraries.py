@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,6 +153,20 @@ def _number(value: Any, source: str, key: str) -> float:
 
 
 # -- loading ---------------------------------------------------------------------------------
+def resolved(path: Path) -> Path:
+    """``path.resolve()``, kept per (path, current folder for a relative one): a study
+    resolves the same few library paths for every cell (each resolve is a few system calls
+    per folder of the path)."""
+    import os
+
+    return _resolve(path, "" if path.is_absolute() else os.getcwd())
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve(path: Path, cwd: str) -> Path:
+    return path.resolve()
+
+
 _CACHE: dict[tuple[str, float], Library] = {}
 
 
@@ -177,22 +192,22 @@ def load_library(path: str | Path, *, source: str = "", key: str = "") -> Librar
     """
     path = Path(path)
     try:
-        resolved = path.resolve()
-        stamp = resolved.stat().st_mtime
+        where_to = resolved(path)
+        stamp = where_to.stat().st_mtime
     except OSError:
         where = (source, key) if source else (str(path), "")
         raise ScenarioError(where[0], where[1], f"library file '{path}' not found") from None
-    cached = _CACHE.get((str(resolved), stamp))
+    cached = _CACHE.get((str(where_to), stamp))
     if cached is not None:
         return cached
     try:
-        data = tomllib.loads(resolved.read_text(encoding="utf-8"))
+        data = tomllib.loads(where_to.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(str(path), "", f"cannot read library ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(str(path), "", f"not valid TOML: {exc}") from None
     lib = _parse_library(path, data)
-    _CACHE[(str(resolved), stamp)] = lib
+    _CACHE[(str(where_to), stamp)] = lib
     return lib
 
 
@@ -326,7 +341,7 @@ def _expand_entry(
     *,
     keep_points: bool = False,
 ) -> dict[str, Any]:
-    ident = f"{entry.library.resolve()}:{entry.key}"
+    ident = f"{resolved(entry.library)}:{entry.key}"
     if ident in stack:
         chain = " -> ".join(s.rsplit("/", 1)[-1] for s in (*stack, ident))
         raise ScenarioError(str(entry.library), f"units.{entry.key}.use", f"cycle of uses: {chain}")

@@ -28,6 +28,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
 from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
+from oddslab.analysis.libraries import resolved as _resolved
 from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -93,7 +94,7 @@ def _slot_overrides(template: Any, slot: str) -> dict[str, Any]:
 
 def _ident(e: LibraryEntry) -> str:
     """The entry's identity: its library's resolved path and its key."""
-    return f"{e.library.resolve()}:{e.key}"
+    return f"{_resolved(e.library)}:{e.key}"
 
 
 def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
@@ -111,7 +112,7 @@ def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
     folders share a file name, their entries are named by as many trailing folders as tell
     them apart (``a/units.toml:x``, ``b/units.toml:x``).
     """
-    paths = {e.library.resolve() for e in entries}
+    paths = {_resolved(e.library) for e in entries}
     by_name: dict[str, list[Path]] = {}
     for p in sorted(paths):
         by_name.setdefault(p.name, []).append(p)
@@ -125,7 +126,7 @@ def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
             if len(set(tails)) == len(tails):
                 break
         shown.update(zip(group, tails, strict=True))
-    return {_ident(e): f"{shown[e.library.resolve()]}:{e.key}" for e in entries}
+    return {_ident(e): f"{shown[_resolved(e.library)]}:{e.key}" for e in entries}
 
 
 @dataclass
@@ -207,7 +208,7 @@ class MatchupResult:
                     nan = float("nan")
                     seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
                     row.update(value=nan, se=nan, ci_low=nan, ci_high=nan, per_100_points=nan,
-                               per_100_points_se=nan, trials=0, seed=seed)  # fmt: skip
+                               per_100_points_se=nan, trials=0, seed=seed, exact=False)  # fmt: skip
                     row["note"] = f"not run: {self.unfit.get((a, t), 'does not fit')}"
                     rows.append(row)
                     continue
@@ -220,8 +221,9 @@ class MatchupResult:
                     ci_high=v.ci_high,
                     per_100_points=v.value * scale,
                     per_100_points_se=v.se * scale,
-                    trials=out.trials,
+                    trials=out.trials or 0,
                     seed=cell.seed,
+                    exact=out.exact,
                     note=note,
                 )
                 rows.append(row)
@@ -281,6 +283,7 @@ def matchup(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
+    exact: str = "auto",
 ) -> MatchupResult:
     """Run every attacker against every target.
 
@@ -297,7 +300,7 @@ def matchup(
         A scenario with ``use = "{attacker}"`` / ``use = "{target}"`` tables; default the
         ``[matchup.template]`` of the first attacker's library. Relative ``use`` paths in a
         template dict are relative to the current folder; in a file, to the file.
-    trials, seed, precision, store, resume, workers, scheduler, progress, batch
+    trials, seed, precision, store, resume, workers, scheduler, progress, batch, exact
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
     """
@@ -326,11 +329,11 @@ def matchup(
             filled = _fill(copy.deepcopy(tpl), {SLOTS[0]: _abs_ref(a), SLOTS[1]: _abs_ref(t)})
             try:
                 data = copy.deepcopy(expand_uses(filled, where, tpl_base))
-                from_dict(data, source=where)
+                sc = from_dict(data, source=where)
             except ScenarioError as exc:
                 errors[(i, j)] = exc
                 continue
-            cells[(i, j)] = Cell(values, data, cell_seed(seed, values), where)
+            cells[(i, j)] = Cell(values, data, cell_seed(seed, values), where, sc)
     rows = [
         i for i in range(len(att.entries)) if any((i, j) in cells for j in range(len(tgt.entries)))
     ]
@@ -389,6 +392,7 @@ def matchup(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
+        exact=exact,
     )
     res = MatchupResult(
         att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names
@@ -401,7 +405,7 @@ def matchup(
 
 
 def _abs_ref(e: LibraryEntry) -> str:
-    return f"{e.library.resolve()}:{e.key}"
+    return f"{_resolved(e.library)}:{e.key}"
 
 
 def _mentions(node: Any, slot: str) -> bool:

@@ -152,6 +152,7 @@ def efficiency(
     df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["metric"] = res.metric
+    df.attrs["exact"] = all(o.exact for o in res.outcomes)
     return EfficiencyResult(df.reset_index(drop=True), res, weights)
 
 

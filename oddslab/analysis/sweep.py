@@ -154,8 +154,9 @@ class SweepResult:
 
         Columns: the varied keys, ``kind`` ("mean" or "probability"), ``statistic`` (a
         statistic's name), ``label`` (plain words: the statistic's label or the headline),
-        ``value``, ``se``, ``ci_low``, ``ci_high`` (95%), ``trials``, ``seed``. Means of every
-        statistic come first, then the headline probabilities.
+        ``value``, ``se``, ``ci_low``, ``ci_high`` (95%), ``trials``, ``seed``, ``exact`` (an
+        exact answer: SE 0, trials 0). Means of every statistic come first, then the headline
+        probabilities.
 
         Parameters
         ----------
@@ -187,8 +188,9 @@ class SweepResult:
                         "se": float(r["se_mean"]),
                         "ci_low": float(r["mean"] - Z95 * r["se_mean"]),
                         "ci_high": float(r["mean"] + Z95 * r["se_mean"]),
-                        "trials": out.trials,
+                        "trials": out.trials or 0,
                         "seed": cell.seed,
+                        "exact": out.exact,
                     }
                 )
             for r in out.probabilities().itertuples():
@@ -204,14 +206,16 @@ class SweepResult:
                         "se": float(r.se),
                         "ci_low": float(r.ci_low),
                         "ci_high": float(r.ci_high),
-                        "trials": out.trials,
+                        "trials": out.trials or 0,
                         "seed": cell.seed,
+                        "exact": out.exact,
                     }
                 )
         return pd.DataFrame(rows)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
-        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high, note.
+        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high,
+        exact, note.
 
         ``note`` says why a value is NaN (a cell whose scenario does not report the statistic).
         """
@@ -230,6 +234,7 @@ class SweepResult:
                     "se": v.se,
                     "ci_low": v.ci_low,
                     "ci_high": v.ci_high,
+                    "exact": out.exact,
                     "note": note,
                 }
             )
@@ -268,6 +273,7 @@ def sweep(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
+    exact: str = "auto",
     metric: str | None = None,
 ) -> SweepResult:
     """Run a scenario at every combination of the values of some of its keys.
@@ -288,6 +294,10 @@ def sweep(
         Per-cell target 95% half-width of the headline probabilities.
     store, resume, workers, scheduler, progress, batch
         See :func:`oddslab.analysis.distributed.run_cells`.
+    exact : {"auto", "never"}
+        "auto" (default): a cell whose every statistic has an exact answer (the generic
+        ruleset, for one) is answered exactly — SE 0, ``trials`` 0, ``exact`` True in the
+        tables; "never": every cell is simulated from its seed.
     metric : str, optional
         The default metric of the result's table and plot; with ``precision``, a probability
         metric is also run to that precision.
@@ -329,8 +339,8 @@ def sweep(
         values = dict(zip(keys, combo, strict=True))
         where = f"{source} [{', '.join(f'{k}={v!r}' for k, v in values.items())}]"
         data = with_paths(raw, values, where, base)
-        from_dict(data, source=where)  # every cell is validated before any runs
-        cells.append(Cell(values, data, cell_seed(seed, values), where))
+        sc = from_dict(data, source=where)  # every cell is validated before any runs
+        cells.append(Cell(values, data, cell_seed(seed, values), where, sc))
     results = run_study(
         "sweep",
         {"scenario": expanded},
@@ -346,6 +356,7 @@ def sweep(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
+        exact=exact,
     )
     return SweepResult(keys, cells, results, int(seed), source, metric)
 
