@@ -125,6 +125,10 @@ def test_duel(tmp_path):
             "did you mean 'models_slain'",
         ),
         (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "points_removed"],
+            "is a matchup metric",
+        ),
+        (
             [
                 "points",
                 "efficiency",

@@ -178,3 +178,27 @@ def test_fair_points_exact_is_the_known_answer_exactly(lib):
     fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket, metric="mean(damage)")
     assert fair.se == 0 and fair.fair_points == pytest.approx(50, rel=1e-12)
     assert all(o.exact for o in fair.matchup.outcomes)
+
+
+def test_points_removed_is_models_slain_times_the_targets_points_per_model(tmp_path, lib):
+    from oddslab.analysis.matchup import matchup
+
+    text = lib.read_text().replace(
+        "[units.horde]\npoints = 1\n", "[units.horde]\npoints_per_model = 7\n"
+    )
+    priced = tmp_path / "priced.toml"
+    priced.write_text(text)
+    res = matchup(f"{priced}:reference", f"{priced}:horde,elite,giant", metric="points_removed")
+    tab = res.table().set_index("target")
+    slain = res.table("mean(models_slain)").set_index("target")
+    horde, elite = "priced.toml:horde", "priced.toml:elite"
+    assert tab.loc[horde, "value"] == pytest.approx(7 * slain.loc[horde, "value"])
+    assert tab.loc[elite, "value"] == pytest.approx(slain.loc[elite, "value"] / 5)  # 1 pt, 5 models
+    # 20 attacks of damage 1 cannot slay a 30-wound giant: 0 removed, said so
+    assert tab.loc["priced.toml:giant", "value"] == 0
+    assert tab.loc["priced.toml:giant", "note"] == "cannot slay a model: 0 removed"
+    # per 100 points of the attacker (100 points): the number efficiency tools rank by
+    per = res.matrix(per_points=True)
+    assert per.loc["reference", "horde"] == pytest.approx(tab.loc[horde, "value"])
+    eff = efficiency(f"{priced}:reference,candidate", f"{priced}:horde", metric="points_removed")
+    assert eff.table["per_100_points"].iloc[0] > 0

@@ -115,7 +115,8 @@ MetricOpt = Annotated[
     typer.Option(
         "--metric",
         "-m",
-        help='"mean(stat)", "P(stat >= k)" or a headline label ("P(attacker wins)").',
+        help='"mean(stat)", "P(stat >= k)", a headline label ("P(attacker wins)"), or in '
+        "matchups points_removed (target points removed; with --per-points: per 100 points).",
     ),
 ]
 StoreOpt = Annotated[

@@ -29,7 +29,13 @@ from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
 from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
 from oddslab.analysis.libraries import resolved as _resolved
-from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
+from oddslab.analysis.metrics import (
+    check_metric,
+    common_primary,
+    parse_metric,
+    points_removed,
+    read_metric,
+)
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -149,6 +155,10 @@ class MatchupResult:
     seed : int
     unfit : dict
         ``(attacker name, target name)`` → why that pair was not run (its value is NaN).
+    names : dict
+        Entry identity (resolved library path:key) → its name (:func:`entry_names`).
+    target_ppm : dict
+        Target name → its points per model as fielded (for ``points_removed``), or None.
     """
 
     attackers: list[LibraryEntry]
@@ -161,6 +171,7 @@ class MatchupResult:
     seed: int = 0
     unfit: dict[tuple[str, str], str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
+    target_ppm: dict[str, float | None] = field(default_factory=dict)
     _outcomes: list[Any] = field(default_factory=list, repr=False)
 
     def name(self, e: LibraryEntry) -> str:
@@ -186,7 +197,7 @@ class MatchupResult:
         import pandas as pd
 
         names = [f"{c.values['attacker']} vs {c.values['target']}" for c in self.cells]
-        m = check_metric(metric or self.metric, names, self.outcomes)
+        m = _checked(metric or self.metric, names, self.outcomes)
         ran = {
             (c.values["attacker"], c.values["target"]): (c, o)
             for c, o in zip(self.cells, self.outcomes, strict=True)
@@ -213,7 +224,10 @@ class MatchupResult:
                     rows.append(row)
                     continue
                 cell, out = ran[(a, t)]
-                v, note = read_metric(m, out)
+                if m.kind == "points_removed":
+                    v, note = points_removed(out, self.target_ppm.get(t))
+                else:
+                    v, note = read_metric(m, out)
                 row.update(
                     value=v.value,
                     se=v.se,
@@ -375,8 +389,10 @@ def matchup(
     over_t = _slot_overrides(tpl, SLOTS[1])
     for e in att_kept:
         points[nm(e)] = e.points(over_a)
+    target_ppm = {}
     for e in tgt_kept:
         points.setdefault(nm(e), e.points(over_t))
+        target_ppm[nm(e)] = _points_per_model(e, over_t)
     results = run_study(
         "matchup",
         {"template": tpl},
@@ -395,13 +411,30 @@ def matchup(
         exact=exact,
     )
     res = MatchupResult(
-        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names
-    )
+        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names,
+        target_ppm,
+    )  # fmt: skip
     if metric is None:
         metric = f"mean({common_primary(res.outcomes)})"
     names = [f"{c.values['attacker']} vs {c.values['target']}" for c in order]
-    res.metric = check_metric(metric, names, res.outcomes).text
+    res.metric = _checked(metric, names, res.outcomes).text
     return res
+
+
+def _checked(metric: str, names: list[str], outcomes: list[Any]):
+    """:func:`check_metric`, which also knows ``points_removed`` (read with the targets)."""
+    m = parse_metric(metric)
+    return m if m.kind == "points_removed" else check_metric(metric, names, outcomes)
+
+
+def _points_per_model(e: LibraryEntry, overrides: dict[str, Any]) -> float | None:
+    """The target's points per model as fielded: its points over its ``models`` (None when
+    it has no points or no integer ``models``)."""
+    pts = e.points(overrides)
+    models = {**e.profile(), **{k: v for k, v in overrides.items() if k != "use"}}.get("models")
+    if pts is None or isinstance(models, bool) or not isinstance(models, int) or models < 1:
+        return None
+    return pts / models
 
 
 def _abs_ref(e: LibraryEntry) -> str:

@@ -39,6 +39,8 @@ __all__ = [
     "common_primary",
     "check_stat_names",
     "did_you_mean",
+    "points_removed",
+    "MODELS_LOST",
 ]
 
 _OPS = {
@@ -57,6 +59,10 @@ _COMPARE = re.compile(
 _MEAN = re.compile(r"^\s*mean\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", re.I)
 _PROB = re.compile(r"^\s*P\s*\((.*)\)\s*$", re.S | re.I)
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+#: Statistics that count the target's models removed, for ``points_removed`` (first found).
+MODELS_LOST = ("models_slain", "defender_models_lost")
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,7 @@ class Metric:
 
     @property
     def is_probability(self) -> bool:
-        return self.kind != "mean"
+        return self.kind not in ("mean", "points_removed")
 
     def evaluate(self, outcome: Outcome) -> MetricValue:
         """Value, SE and 95% CI of this metric in ``outcome``.
@@ -104,6 +110,10 @@ class Metric:
         """
         if self.kind == "mean":
             return _mean(outcome, self.stat, self.text)
+        if self.kind == "points_removed":
+            raise KeyError(
+                "'points_removed' is a matchup metric (it needs the target's points per model)"
+            )
         if self.kind == "compare":
             return _prob(outcome, self.stat, self.op, self.k, self.text)
         return self._label(outcome)
@@ -170,6 +180,8 @@ def parse_metric(text: str) -> Metric:
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError('a metric is needed, e.g. "mean(models_slain)" or "P(models_slain >= 5)"')
+    if re.sub(r"\s+", "", text).lower() in ("points_removed", "mean(points_removed)"):
+        return Metric("points_removed", "points_removed", MODELS_LOST[0])
     m = _COMPARE.match(text)
     if m:
         return Metric(text.strip(), "compare", m.group(1), m.group(2), int(m.group(3)))
@@ -299,3 +311,25 @@ def _prob(outcome: Outcome, stat: str, op: str, k: int, text: str) -> MetricValu
         return MetricValue(p, se, lo, hi, text)
     p = float(sum(float(p_all[v]) for v in range(len(p_all)) if test(v, k)))
     return MetricValue(p, 0.0, p, p, text)
+
+
+def points_removed(outcome: Outcome, points_per_model: float | None) -> tuple[MetricValue, str]:
+    """Mean points of the target removed: the mean of its models lost (the first of
+    :data:`MODELS_LOST` the cell reports) × the target's points per model; and a note.
+
+    A generic cell without ``models_slain`` cannot slay a model (the generic ruleset leaves
+    the statistic out exactly then), so it removes 0 points; any other cell without a
+    models-lost statistic, or a target without points per model, is NaN with a note.
+    """
+    nan = float("nan")
+    text = "points_removed"
+    if points_per_model is None:
+        return MetricValue(nan, nan, nan, nan, text), "not reported: the target has no points"
+    stat = next((s for s in MODELS_LOST if s in outcome.probs), None)
+    if stat is None:
+        if outcome.meta.get("ruleset") == "generic":
+            return MetricValue(0.0, 0.0, 0.0, 0.0, text), "cannot slay a model: 0 removed"
+        return MetricValue(nan, nan, nan, nan, text), "not reported: no models-lost statistic"
+    v = _mean(outcome, stat, text)
+    k = float(points_per_model)
+    return MetricValue(v.value * k, v.se * k, v.ci_low * k, v.ci_high * k, text), ""
