@@ -131,7 +131,14 @@ SchedulerOpt = Annotated[
     str | None, typer.Option(help="Run on an existing Dask cluster (tcp://host:8786).")
 ]
 BatchOpt = Annotated[
-    int, typer.Option(min=1, help="Cells per Dask task (for very many small cells).")
+    int | None,
+    typer.Option(
+        min=1, help="Cells per Dask task (default: sized from the measured cost of a cell)."
+    ),
+]
+DashboardOpt = Annotated[
+    bool,
+    typer.Option("--dashboard", help="With --workers: serve Dask's dashboard on 127.0.0.1:8787."),
 ]
 OutOpt = Annotated[
     Path | None, typer.Option("--out", "-o", help="Write the table (.csv or .parquet).")
@@ -149,12 +156,15 @@ ExactOpt = Annotated[
 
 
 def _run_kw(
-    trials, seed, precision, store, resume, workers, scheduler, batch=1, exact=ExactMode.auto
-) -> dict:
+    trials, seed, precision, store, resume, workers, scheduler, batch=None,
+    exact=ExactMode.auto, dashboard=False,
+) -> dict:  # fmt: skip
     if resume and store is None:
         raise _fail("--resume needs --store FILE (where the finished cells are)")
     if workers is not None and scheduler is not None:
         raise _fail("give --workers or --scheduler, not both")
+    if dashboard and workers is None:
+        raise _fail("--dashboard is for the local cluster of --workers N")
     return {
         "trials": trials,
         "seed": seed,
@@ -165,6 +175,7 @@ def _run_kw(
         "scheduler": scheduler,
         "batch": batch,
         "exact": str(exact),
+        "dashboard": dashboard,
     }
 
 
@@ -326,14 +337,17 @@ def sweep_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
-    batch: BatchOpt = 1,
+    batch: BatchOpt = None,
+    dashboard: DashboardOpt = False,
     exact: ExactOpt = ExactMode.auto,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Run a scenario at every combination of the values of some of its keys."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
+    kw = _run_kw(
+        trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
+    )
     plot = _check_files(out, plot, store)
     grid = _parse_vary(vary)
     if plot is not None and len(grid) > 2:
@@ -392,14 +406,17 @@ def matchup_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
-    batch: BatchOpt = 1,
+    batch: BatchOpt = None,
+    dashboard: DashboardOpt = False,
     exact: ExactOpt = ExactMode.auto,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Attackers × targets: a matrix of any statistic or headline probability."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
+    kw = _run_kw(
+        trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
+    )
     plot = _check_files(out, plot, store)
     with _user_errors(store):
         from oddslab.analysis.matchup import matchup
@@ -469,14 +486,17 @@ def efficiency_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
-    batch: BatchOpt = 1,
+    batch: BatchOpt = None,
+    dashboard: DashboardOpt = False,
     exact: ExactOpt = ExactMode.auto,
     out: OutOpt = None,
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Rank units by a metric per 100 points against a weighted basket of targets."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
+    kw = _run_kw(
+        trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
+    )
     plot = _check_files(out, plot, store)
     weights = _parse_basket(basket)
     with _user_errors(store):
@@ -517,12 +537,15 @@ def fair_cmd(
     resume: ResumeOpt = False,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
-    batch: BatchOpt = 1,
+    batch: BatchOpt = None,
+    dashboard: DashboardOpt = False,
     exact: ExactOpt = ExactMode.auto,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
-    kw = _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch, exact)
+    kw = _run_kw(
+        trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
+    )
     _check_files(None, None, store)
     weights = _parse_basket(basket)
     with _user_errors(store):

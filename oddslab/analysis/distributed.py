@@ -33,6 +33,14 @@ __all__ = [
     "local_cluster",
 ]
 
+
+def local_cluster(workers: int, dashboard: bool = False):
+    """See :func:`oddslab.analysis.dask_run.local_cluster`."""
+    from oddslab.analysis.dask_run import local_cluster as make
+
+    return make(workers, dashboard)
+
+
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT = 20.0
 
@@ -105,24 +113,6 @@ def _import_distributed():
     return distributed
 
 
-def local_cluster(workers: int):
-    """A LocalCluster of ``workers`` single-threaded processes bound to 127.0.0.1."""
-    distributed = _import_distributed()
-    env = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    for key in ("NUMBA_CACHE_DIR", "PYTHONPATH"):
-        if key in os.environ:
-            env[key] = os.environ[key]
-    return distributed.LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        env=env,
-        silence_logs=50,  # logging.CRITICAL: no worker heartbeat noise at shutdown
-    )
-
-
 def run_study(
     kind: str,
     definition: dict[str, Any],
@@ -172,10 +162,11 @@ def run_cells(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-    batch: int = 1,
+    batch: int | None = None,
     metric: str | None = None,
     identity: dict[str, Any] | None = None,
     exact: str = "never",
+    dashboard: bool = False,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -198,10 +189,12 @@ def run_cells(
         Address of an existing Dask scheduler (``tcp://host:8786``).
     progress : callable, optional
         ``progress(cells_done, cells_total)`` after every finished cell (skipped ones count).
-    batch : int
-        Cells per Dask task (default 1). For studies of 10⁵+ small cells, batches of 10–100
-        keep the scheduler's per-task cost (about a millisecond) and the client's memory for
-        futures small; a lost worker then re-runs at most a batch per task it held.
+    batch : int, optional
+        Cells per Dask task. Default: sized from the measured cost of a cell (see
+        :mod:`oddslab.analysis.dask_run`), so the scheduler's per-task cost (about a
+        millisecond) stays small; a lost worker re-runs at most a batch per task it held.
+    dashboard : bool
+        Keep the local cluster's dashboard (127.0.0.1:8787); by default no HTTP server listens.
     metric : str, optional
         A probability metric that ``precision`` also applies to (besides the headlines).
     exact : {"never", "auto"}
@@ -221,7 +214,7 @@ def run_cells(
         raise ValueError("give either workers or scheduler, not both")
     if workers is not None and workers < 1:
         raise ValueError("workers must be at least 1")
-    if batch < 1:
+    if batch is not None and batch < 1:
         raise ValueError("batch must be at least 1")
     if workers is not None or scheduler is not None:
         _import_distributed()
@@ -259,20 +252,32 @@ def run_cells(
         if progress is not None:
             progress(len(results), total)
 
-        def finish(r: CellResult) -> None:
-            if r.interrupted:  # Ctrl-C inside a kernel: keep nothing partial
+        def finish(rs: list[CellResult]) -> None:
+            if any(r.interrupted for r in rs):  # Ctrl-C inside a kernel: keep nothing partial
                 raise KeyboardInterrupt
-            results[r.key] = r
+            for r in rs:
+                results[r.key] = r
             if db is not None:
-                db.put(study, r)
+                db.put_many(study, rs)  # one transaction per task
             if progress is not None:
                 progress(len(results), total)
 
         if workers is None and scheduler is None:
             for c in pending:
-                finish(_run(c, trials, precision, metric, exact))
+                finish([_run(c, trials, precision, metric, exact)])
         else:
-            _run_dask(pending, trials, precision, workers, scheduler, finish, batch, metric, exact)
+            from oddslab.analysis.dask_run import run_dask
+
+            run_dask(
+                pending,
+                (trials, precision, metric, exact),
+                workers=workers,
+                scheduler=scheduler,
+                finish=finish,
+                batch=batch,
+                dashboard=dashboard,
+                connect_timeout=CONNECT_TIMEOUT,
+            )
     finally:
         if own_store and db is not None:
             db.close()
@@ -318,55 +323,3 @@ def _run(
         c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric, exact,
         validated=sc,
     )  # fmt: skip
-
-
-def _run_dask(
-    pending: Sequence[Cell],
-    trials: int | None,
-    precision: float | None,
-    workers: int | None,
-    scheduler: str | None,
-    finish: Callable[[CellResult], None],
-    batch: int,
-    metric: str | None,
-    exact: str = "never",
-) -> None:
-    distributed = _import_distributed()
-    cluster = local_cluster(workers) if workers is not None else None
-    client = None
-    try:
-        try:
-            client = distributed.Client(
-                cluster if cluster is not None else scheduler, timeout=CONNECT_TIMEOUT
-            )
-        except (OSError, TimeoutError) as exc:
-            where = scheduler if scheduler is not None else "the local cluster"
-            raise OSError(f"cannot reach the Dask scheduler at {where} ({exc})") from None
-        groups = [pending[i : i + batch] for i in range(0, len(pending), batch)]
-        futures = [
-            client.submit(
-                run_batch,
-                [(c.scenario, c.source, c.key, c.scenario_hash, c.seed) for c in group],
-                trials,
-                precision,
-                metric,
-                exact,
-                key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{i}",
-                pure=False,
-                retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
-                # a lost worker are rescheduled by Dask itself (allowed-failures)
-            )
-            for i, group in enumerate(groups)
-        ]
-        try:
-            for fut in distributed.as_completed(futures):
-                for r in fut.result():
-                    finish(r)
-        except BaseException:
-            client.cancel(futures)
-            raise
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()

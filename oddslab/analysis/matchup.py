@@ -296,8 +296,9 @@ def matchup(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-    batch: int = 1,
+    batch: int | None = None,
     exact: str = "auto",
+    dashboard: bool = False,
 ) -> MatchupResult:
     """Run every attacker against every target.
 
@@ -314,7 +315,8 @@ def matchup(
         A scenario with ``use = "{attacker}"`` / ``use = "{target}"`` tables; default the
         ``[matchup.template]`` of the first attacker's library. Relative ``use`` paths in a
         template dict are relative to the current folder; in a file, to the file.
-    trials, seed, precision, store, resume, workers, scheduler, progress, batch, exact
+    trials, seed, precision, store, resume, workers, scheduler, progress, batch, exact,
+    dashboard
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
     """
@@ -409,6 +411,7 @@ def matchup(
         progress=progress,
         batch=batch,
         exact=exact,
+        dashboard=dashboard,
     )
     res = MatchupResult(
         att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names,

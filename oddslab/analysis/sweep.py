@@ -272,8 +272,9 @@ def sweep(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-    batch: int = 1,
+    batch: int | None = None,
     exact: str = "auto",
+    dashboard: bool = False,
     metric: str | None = None,
 ) -> SweepResult:
     """Run a scenario at every combination of the values of some of its keys.
@@ -292,7 +293,7 @@ def sweep(
         Master seed (default: the scenario's ``seed``, else fresh entropy, kept in the result).
     precision : float, optional
         Per-cell target 95% half-width of the headline probabilities.
-    store, resume, workers, scheduler, progress, batch
+    store, resume, workers, scheduler, progress, batch, dashboard
         See :func:`oddslab.analysis.distributed.run_cells`.
     exact : {"auto", "never"}
         "auto" (default): a cell whose every statistic has an exact answer (the generic
@@ -357,6 +358,7 @@ def sweep(
         progress=progress,
         batch=batch,
         exact=exact,
+        dashboard=dashboard,
     )
     return SweepResult(keys, cells, results, int(seed), source, metric)
 
