@@ -193,3 +193,19 @@ def test_sweep_accepts_a_scenario_object():
     b = sweep(SCENARIO, {"target.save": [3, 5]}, trials=2_000, exact="never")
     assert a.seed == b.seed == sc.seed  # the object's seed is the file's
     assert [r.counts for r in a.results] == [r.counts for r in b.results]
+
+
+def test_a_big_sweep_keeps_values_not_scenarios_and_gives_the_same_answers(monkeypatch):
+    from oddslab.analysis import cells as cells_mod
+    from oddslab.analysis import sweep as sweep_mod
+
+    vary = {"target.models": [5, 6, 7]}
+    small = sweep(SCENARIO, vary, trials=1_000, seed=4, exact="never")
+    monkeypatch.setattr(sweep_mod, "KEEP_VALIDATED", 2)  # as if the study were huge
+    monkeypatch.setattr(cells_mod, "KEEP_VALIDATED", 2)
+    big = sweep(SCENARIO, vary, trials=1_000, seed=4, exact="never")
+    assert all(callable(c.spec) and c.validated is None for c in big.cells)
+    assert [c.scenario for c in big.cells] == [c.scenario for c in small.cells]
+    assert [r.counts for r in big.results] == [r.counts for r in small.results]
+    pd.testing.assert_frame_equal(big.frame(), small.frame())
+    pd.testing.assert_frame_equal(big.table(), small.table())

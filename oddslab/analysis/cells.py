@@ -9,6 +9,7 @@ that rebuilds the exact :class:`oddslab.outcome.Outcome` later.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -79,31 +80,44 @@ class Cell:
     values : dict
         What identifies the cell in its study (``{"target.save": 4}``,
         ``{"attacker": "lib.toml:a", "target": "lib.toml:b"}``); JSON-ready.
-    scenario : dict
-        The scenario as a dict, library uses already expanded.
+    spec : dict or callable
+        The scenario as a dict (library uses expanded), or a function that builds it: a
+        study of many cells keeps only each cell's values and builds its scenario when the
+        cell is sent to run (client memory does not grow with the scenarios).
     seed : int
         The cell's master seed (:func:`cell_seed`).
     source : str
         Shown in error messages.
+    validated : scenario object, optional
+        The object validated when the cell was made: an in-process run uses it instead of
+        reading the dict again (and lets go of it); never sent to a worker.
     """
 
     values: dict[str, Any]
-    scenario: dict[str, Any]
+    spec: Any
     seed: int
     source: str = "<dict>"
-    #: The scenario object validated when the cell was made: an in-process run uses it
-    #: instead of reading the dict again (and lets go of it); never sent to a worker.
     validated: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The cell's scenario as a dict (built afresh when the cell keeps a builder)."""
+        return self.spec() if callable(self.spec) else self.spec
 
     @property
     def key(self) -> str:
         """The cell's identity in a store (canonical JSON of its values)."""
         return canonical(self.values)
 
-    @property
+    @functools.cached_property
     def scenario_hash(self) -> str:
         """Digest of the cell's full scenario and seed (a changed library invalidates it)."""
         return digest({"scenario": self.scenario, "seed": self.seed})
+
+
+#: A study keeps each cell's validated scenario object (for the in-process run) only up to
+#: this many cells; bigger studies read each cell again when it runs (bounded memory).
+KEEP_VALIDATED = 5_000
 
 
 @dataclass(frozen=True)

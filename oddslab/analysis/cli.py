@@ -360,7 +360,7 @@ def sweep_cmd(
         if stat:
             from oddslab.analysis.metrics import check_stat_names
 
-            check_stat_names(stat, res.outcomes)
+            check_stat_names(stat, res.iter_outcomes())
         if fmt is Fmt.table:
             tab = res.table(metric)
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,7 +156,7 @@ def did_you_mean(word: str, choices: list[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-def check_stat_names(names: set[str] | list[str], outcomes: list[Outcome]) -> None:
+def check_stat_names(names: set[str] | list[str], outcomes: Iterable[Outcome]) -> None:
     """Every name must be a statistic of at least one outcome (ValueError with did-you-mean)."""
     known = list(dict.fromkeys(n for o in outcomes for n in o.stat_names))
     for name in names:
@@ -199,7 +200,7 @@ def parse_metric(text: str) -> Metric:
     )
 
 
-def common_primary(outcomes: list[Outcome]) -> str:
+def common_primary(outcomes: Iterable[Outcome]) -> str:
     """The statistic to show by default across cells whose statistics may differ.
 
     The cells' primary statistic reported by every cell (the most frequent primary first),
@@ -210,13 +211,20 @@ def common_primary(outcomes: list[Outcome]) -> str:
     ValueError
         If no statistic is reported by every cell.
     """
-    common = set(outcomes[0].stat_names).intersection(*(o.stat_names for o in outcomes))
-    primaries = [o.primary_stat() for o in outcomes]
-    ranked = sorted(dict.fromkeys(primaries), key=lambda s: -primaries.count(s))
+    common: set[str] | None = None
+    tally: dict[str, int] = {}
+    first = None
+    for o in outcomes:  # one pass: ``outcomes`` may be a generator over a big study
+        first = first or o
+        common = set(o.stat_names) if common is None else common & set(o.stat_names)
+        p = o.primary_stat()
+        tally[p] = tally.get(p, 0) + 1
+    if first is None or common is None:
+        raise ValueError("the study has no cells")
+    ranked = sorted(tally, key=lambda s: -tally[s])  # stable: first seen first among ties
     for stat in ranked:
         if stat in common:
             return stat
-    first = outcomes[0]
     for flags in (False, True):
         for s in first.stats:
             if s.name in common and s.flag == flags:
@@ -247,7 +255,7 @@ def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metr
     """
     m = parse_metric(metric)
     first = None
-    for name, out in zip(names, outcomes, strict=True):
+    for name, out in zip(names, outcomes, strict=False):  # outcomes may be a generator
         try:
             m.evaluate(out)
             return m

@@ -15,9 +15,10 @@ equals ``oddslab.simulate(that cell's scenario, seed=cell.seed)`` bit for bit.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oddslab._schema import ScenarioError
-from oddslab.analysis.cells import Cell, CellResult, canonical_paths, cell_seed, with_paths
+from oddslab.analysis.cells import (
+    KEEP_VALIDATED,
+    Cell,
+    CellResult,
+    canonical_paths,
+    cell_seed,
+    with_paths,
+)
 from oddslab.analysis.distributed import run_study, stored_seed
 from oddslab.analysis.libraries import expand_uses
 from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
@@ -137,17 +145,27 @@ class SweepResult:
 
     @property
     def outcomes(self) -> list[Any]:
-        """One :class:`oddslab.outcome.Outcome` per cell."""
+        """One :class:`oddslab.outcome.Outcome` per cell (kept once built)."""
         if not self._outcomes:
             self._outcomes = [r.outcome() for r in self.results]
         return self._outcomes
+
+    def iter_outcomes(self) -> Iterator[Any]:
+        """The outcomes one by one; for studies of more than
+        :data:`~oddslab.analysis.cells.KEEP_VALIDATED` cells they are built as they are read
+        and not kept (an Outcome holds every histogram twice: counts and probabilities)."""
+        if self._outcomes or len(self.results) <= KEEP_VALIDATED:
+            yield from self.outcomes
+            return
+        for r in self.results:
+            yield r.outcome()
 
     def primary(self) -> str:
         """The default metric: ``mean(<primary statistic>)``, of a statistic every cell reports.
 
         See :func:`oddslab.analysis.metrics.common_primary`.
         """
-        return f"mean({common_primary(self.outcomes)})"
+        return f"mean({common_primary(self.iter_outcomes())})"
 
     def frame(self, stats: Iterable[str] | None = None) -> pd.DataFrame:
         """Tidy table: one row per cell and statistic.
@@ -165,53 +183,33 @@ class SweepResult:
         """
         import pandas as pd
 
-        from oddslab.outcome import Z95
-
         keep = None if stats is None else set(stats)
         if keep:
-            check_stat_names(keep, self.outcomes)
-        rows = []
-        for cell, out in zip(self.cells, self.outcomes, strict=True):
-            base = {k: cell.values[k] for k in self.keys}
-            summ = out.summary()
-            for s in out.stats:
-                if keep is not None and s.name not in keep:
-                    continue
-                r = summ.loc[s.name]
-                rows.append(
-                    {
-                        **base,
-                        "kind": "mean",
-                        "statistic": s.name,
-                        "label": s.title,
-                        "value": float(r["mean"]),
-                        "se": float(r["se_mean"]),
-                        "ci_low": float(r["mean"] - Z95 * r["se_mean"]),
-                        "ci_high": float(r["mean"] + Z95 * r["se_mean"]),
-                        "trials": out.trials or 0,
-                        "seed": cell.seed,
-                        "exact": out.exact,
-                    }
-                )
-            for r in out.probabilities().itertuples():
-                if keep is not None and r.stat not in keep:
-                    continue
-                rows.append(
-                    {
-                        **base,
-                        "kind": "probability",
-                        "statistic": r.stat,
-                        "label": r.label,
-                        "value": float(r.probability),
-                        "se": float(r.se),
-                        "ci_low": float(r.ci_low),
-                        "ci_high": float(r.ci_high),
-                        "trials": out.trials or 0,
-                        "seed": cell.seed,
-                        "exact": out.exact,
-                    }
-                )
-        return pd.DataFrame(rows)
+            check_stat_names(keep, self.iter_outcomes())
+        cols = [*self.keys, "kind", "statistic", "label", "value", "se", "ci_low", "ci_high",
+                "trials", "seed", "exact"]  # fmt: skip
+        data: dict[str, list[Any]] = {c: [] for c in cols}
+
+        def add(cell: Cell, out: Any, kind: str, stat: str, label: str, v, se, lo, hi) -> None:
+            for k in self.keys:
+                data[k].append(cell.values[k])
+            for c, x in zip(cols[len(self.keys) :],
+                            (kind, stat, label, float(v), float(se), float(lo), float(hi),
+                             out.trials or 0, cell.seed, out.exact), strict=True):  # fmt: skip
+                data[c].append(x)
+
+        # rows as plain dicts, columns as lists: no DataFrame per cell (a few µs per row)
+        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
+            titles = {st.name: st.title for st in out.stats}
+            for r in out.summary_rows():
+                if keep is None or r["stat"] in keep:
+                    add(cell, out, "mean", r["stat"], titles[r["stat"]], r["mean"],
+                        r["se_mean"], r["ci_low"], r["ci_high"])  # fmt: skip
+            for r in out.probability_rows():
+                if keep is None or r["stat"] in keep:
+                    add(cell, out, "probability", r["stat"], r["label"], r["probability"],
+                        r["se"], r["ci_low"], r["ci_high"])  # fmt: skip
+        return pd.DataFrame(data, columns=cols)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
         """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high,
@@ -222,9 +220,9 @@ class SweepResult:
         import pandas as pd
 
         names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
-        m = check_metric(metric or self.metric or self.primary(), names, self.outcomes)
+        m = check_metric(metric or self.metric or self.primary(), names, self.iter_outcomes())
         rows = []
-        for cell, out in zip(self.cells, self.outcomes, strict=True):
+        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
             v, note = read_metric(m, out)
             rows.append(
                 {
@@ -336,12 +334,20 @@ def sweep(
     base = Path(source).parent if source != "<dict>" else Path.cwd()
     expanded = expand_uses(raw, source, base)
     cells = []
+    n_cells = 1
+    for g in grids:
+        n_cells *= len(g)
+    small = n_cells <= KEEP_VALIDATED
     for combo in itertools.product(*grids):
         values = dict(zip(keys, combo, strict=True))
         where = f"{source} [{', '.join(f'{k}={v!r}' for k, v in values.items())}]"
         data = with_paths(raw, values, where, base)
         sc = from_dict(data, source=where)  # every cell is validated before any runs
-        cells.append(Cell(values, data, cell_seed(seed, values), where, sc))
+        if small:
+            cells.append(Cell(values, data, cell_seed(seed, values), where, sc))
+        else:  # keep the values only: the scenario is built again when the cell runs
+            build = functools.partial(with_paths, raw, values, where, base)
+            cells.append(Cell(values, build, cell_seed(seed, values), where))
     results = run_study(
         "sweep",
         {"scenario": expanded},
