@@ -223,3 +223,41 @@ def test_out_format_and_its_module_are_checked_before_any_cell(tmp_path, monkeyp
           "--out", str(tmp_path / out)], match)  # fmt: skip
     _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
           "--store", str(tmp_path / "no" / "s.sqlite")], "--store")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["sweep"],
+        ["matchup"],
+        ["library"],
+        ["points", "efficiency"],
+        ["points", "fair"],
+        ["points", "duel"],
+        ["store", "info"],
+    ],  # fmt: skip
+)
+def test_help_names_every_value_in_words(cmd):
+    res = CliRunner(env={"COLUMNS": "80"}).invoke(app, [*cmd, "--help"])
+    assert res.exit_code == 0, res.output
+    for placeholder in ("<int range>", "<str>", "<path>", "<float>", "<int>"):
+        assert placeholder not in res.output
+    usage = res.output.splitlines()[0]
+    assert "{" not in usage and "[OPTIONS]" in usage
+
+
+def test_tables_fit_80_columns_without_cutting_numbers():
+    narrow = CliRunner(env={"COLUMNS": "80"})
+    res = narrow.invoke(app, ["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=2",
+                              "-b", f"{GENERIC}:battle_tank", "-m", "mean(damage)",
+                              "-n", "2000", "--exact", "never"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert max(len(line) for line in res.stdout.splitlines()) <= 80
+    assert "…" not in res.stdout
+    assert "per 100 points" in res.stdout  # the column the table ranks by stays
+    assert "note: left out to fit 80 columns" in res.output
+    res = narrow.invoke(app, ["sweep", SCENARIO, "-v", "target.save=2..4",
+                              "-v", "attacker.weapons.0.models=5,10", "-n", "2000",
+                              "--exact", "never"])  # fmt: skip
+    assert res.exit_code == 0 and max(len(x) for x in res.stdout.splitlines()) <= 80
+    assert "…" not in res.stdout

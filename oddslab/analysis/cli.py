@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
 
 __all__ = ["register"]
 
@@ -29,6 +30,49 @@ class Fmt(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
+
+
+#: What each option's value is called in --help (instead of click's "<int range>").
+METAVARS = {
+    "trials": "N",
+    "seed": "SEED",
+    "precision": "P",
+    "metric": "METRIC",
+    "stat": "NAME",
+    "store": "FILE",
+    "workers": "N",
+    "scheduler": "ADDRESS",
+    "batch": "K",
+    "out": "FILE",
+    "plot": "FILE",
+    "fmt": "table|csv|json",
+    "exact": "auto|never",
+    "vary": "KEY=VALUES",
+    "basket": "SPEC[=WEIGHT]",
+    "template": "FILE",
+    "sort": "COLUMN",
+    "reference_points": "POINTS",
+    "target": "P",
+    "points_per_model": "POINTS",
+    "base_points": "POINTS",
+}
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose --help names every value in words: options get :data:`METAVARS`,
+    arguments their name in capitals, and the usage line has no ``{braces}``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for p in self.params:
+            if isinstance(p, typer.core.TyperArgument):
+                p.metavar = (p.metavar or p.name or "").upper()
+            elif p.metavar is None and not getattr(p, "is_flag", False) and p.name in METAVARS:
+                p.metavar = METAVARS[p.name]
+
+    def collect_usage_pieces(self, ctx):
+        pieces = super().collect_usage_pieces(ctx)
+        return [x[1:-1] if x.startswith("{") and x.endswith("}") else x for x in pieces]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -187,14 +231,74 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
         typer.echo(df.to_json(orient="records", indent=2))
         return
     from rich.console import Console
+
+    console = Console()
+    t, dropped = fitted_table(df, title, console.width, floats)
+    console.print(t)
+    if dropped:
+        typer.echo(
+            f"note: left out to fit {console.width} columns: {', '.join(dropped)} "
+            "(a wider terminal, or -f csv, shows them)",
+            err=True,
+        )
+
+
+#: Widest a text column is drawn in a printed table (long names fold onto more lines).
+TEXT_WIDTH = 24
+#: Columns left out first when a table does not fit the terminal (the last first).
+DROP_FIRST = ("seed", "trials", "ci_high", "ci_low", "per_100_points_se", "se", "points")
+
+
+def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
+    """A rich Table of ``df`` that fits ``width`` columns without cutting a number.
+
+    Numbers never wrap or shrink (each number column is at least as wide as its widest
+    value); headers are plain words (``_`` → space) that wrap, and text columns fold. When the numbers alone would not fit,
+    columns of :data:`DROP_FIRST` are left out, then others from the right (never the
+    first); returns (table, names left out).
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
     from rich.table import Table
 
-    t = Table(title=title, title_justify="left")
-    for c in df.columns:
-        t.add_column(str(c), justify="left" if df[c].dtype == object else "right")
-    for row in df.itertuples(index=False):
-        t.add_row(*(floats.format(v) if isinstance(v, float) else str(v) for v in row))
-    Console().print(t)
+    text = {c: [floats.format(v) if isinstance(v, float) else str(v) for v in df[c]] for c in df}
+    numeric = {c: is_numeric_dtype(df[c]) and not is_bool_dtype(df[c]) for c in df}
+
+    def need(c) -> int:  # the narrowest a column may get
+        longest = max((len(v) for v in text[c]), default=1)
+        if numeric[c]:  # every number whole, and the header's longest word
+            return max(longest, max(len(p) for p in str(c).split("_")))
+        words = [len(w) for v in text[c] for w in v.split()] or [1]
+        return min(longest, max(8, max(words) if max(words) < 16 else 8))
+
+    def build(cols: list) -> Table:
+        t = Table(title=title, title_justify="left")
+        for c in cols:
+            header = str(c).replace("_", " ")  # plain words, and a header wraps between them
+            if numeric[c]:
+                t.add_column(header, justify="right", overflow="fold", min_width=need(c))
+            else:  # text folds; at most TEXT_WIDTH wide when the numbers need the room
+                t.add_column(header, justify="left", overflow="fold", min_width=need(c),
+                             max_width=max(need(c), TEXT_WIDTH))  # fmt: skip
+        for i in range(len(df)):
+            t.add_row(*(text[c][i] for c in cols))
+        return t
+
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console(width=100_000)  # measured unclamped (rich clamps to the console width)
+    cols = list(df.columns)
+    dropped: list[str] = []
+    order = [c for c in DROP_FIRST if c in cols] + [c for c in reversed(cols[1:])]
+    t = build(cols)
+    while Measurement.get(console, console.options, t).minimum > width:
+        victim = next((c for c in order if c in cols and c != cols[0]), None)
+        if victim is None:
+            break
+        cols.remove(victim)
+        dropped.append(str(victim))
+        t = build(cols)
+    return t, dropped
 
 
 def _no_se_if_exact(df):
@@ -472,7 +576,7 @@ BasketOpt = Annotated[
 ]
 
 
-@points_app.command("efficiency")
+@points_app.command("efficiency", cls=_Command)
 @_collecting
 def efficiency_cmd(
     units: Annotated[str, typer.Argument(help="Library file or lib.toml:a,b: the units to rate.")],
@@ -516,7 +620,7 @@ def efficiency_cmd(
             _save_plot(res.plot(), plot)
 
 
-@points_app.command("fair")
+@points_app.command("fair", cls=_Command)
 @_collecting
 def fair_cmd(
     candidate: Annotated[str, typer.Argument(help="lib.toml:entry of the unit to price.")],
@@ -568,12 +672,15 @@ def fair_cmd(
         _print_frame(res.sensitivity(), "How the answer moves with the basket", fmt)
 
 
-@points_app.command("duel")
+@points_app.command("duel", cls=_Command)
 @_collecting
 def duel_cmd(
     scenario: Annotated[Path, typer.Argument(help="A two-sided scenario (uses allowed).")],
     vary: Annotated[
-        str, typer.Option("--vary", "-v", help="KEY=LO..HI: the size of side A to vary.")
+        str,
+        typer.Option(
+            "--vary", "-v", metavar="KEY=LO..HI", help="KEY=LO..HI: the size of side A to vary."
+        ),
     ],
     metric: Annotated[
         str, typer.Option("--metric", "-m", help="A probability metric.")
@@ -635,7 +742,7 @@ store_app = typer.Typer(
 )
 
 
-@store_app.command("info")
+@store_app.command("info", cls=_Command)
 def store_info_cmd(
     file: Annotated[Path, typer.Argument(help="A results store written with --store.")],
     fmt: FmtOpt = Fmt.table,
@@ -689,8 +796,8 @@ def _plain_value(v) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add ``sweep``, ``matchup``, ``points ...`` and ``library`` to the ``oddslab`` app."""
-    app.command("sweep")(_collecting(sweep_cmd))
-    app.command("matchup")(_collecting(matchup_cmd))
-    app.command("library")(library_cmd)
+    app.command("sweep", cls=_Command)(_collecting(sweep_cmd))
+    app.command("matchup", cls=_Command)(_collecting(matchup_cmd))
+    app.command("library", cls=_Command)(library_cmd)
     app.add_typer(points_app, name="points")
     app.add_typer(store_app, name="store")
