@@ -212,13 +212,13 @@ def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
     [("t.txt", "give a .csv or .parquet file"), ("t.parquet", "writing Parquet needs pyarrow")],
 )
 def test_out_format_and_its_module_are_checked_before_any_cell(tmp_path, monkeypatch, out, match):
-    from oddslab.analysis import cli, distributed
+    from oddslab.analysis import cli_common, distributed
 
     def boom(*a, **k):
         raise AssertionError("a cell ran before --out was checked")
 
     monkeypatch.setattr(distributed, "run_cell", boom)
-    monkeypatch.setattr(cli, "_has_module", lambda name: name != "pyarrow")
+    monkeypatch.setattr(cli_common, "_has_module", lambda name: name != "pyarrow")
     _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
           "--out", str(tmp_path / out)], match)  # fmt: skip
     _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
