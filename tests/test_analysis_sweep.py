@@ -127,7 +127,7 @@ def test_plots_return_axes():
 
     one = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=5_000, seed=2)
     ax = plot_sweep(one, "P(at least 1 target model slain)")
-    assert ax.get_xlabel() == "target.save" and len(ax.lines) >= 1
+    assert ax.get_xlabel() == "target save" and len(ax.lines) >= 1
     two = sweep(SCENARIO, {"target.save": [3, 4], "attacker.weapons.0.models": [5, 10]},
                 trials=5_000, seed=2)  # fmt: skip
     fig, axis = plt.subplots()

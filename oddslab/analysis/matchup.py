@@ -495,19 +495,26 @@ def plot_matchup(
     """
     import matplotlib.pyplot as plt
 
-    from oddslab.analysis.sweep import _annotate, _heatmap
+    from oddslab.analysis.plots import heatmap, plain_metric
 
     values = result.matrix(metric, per_points=per_points)
     ses = result.matrix(metric, per_points=per_points, se=True)
+    tab = result.table(metric)
+    grid = tab.pivot(index="attacker", columns="target", values="trials")
+    trials = grid.loc[[result.name(e) for e in result.attackers],
+                      [result.name(e) for e in result.targets]].to_numpy()  # fmt: skip
     if ax is None:
         w = max(5.0, 1.1 * values.shape[1] + 3)
         h = max(3.5, 0.6 * values.shape[0] + 2)
         _, ax = plt.subplots(figsize=(w, h))
-    _heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns))
-    if annotate:
-        _annotate(ax, values.to_numpy(float), ses.to_numpy(float))
-    label = parse_metric(metric or result.metric).text
-    ax.set_title(f"{label}{' per 100 points' if per_points else ''}")
+    m = parse_metric(metric or result.metric)
+    heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns),
+            se=ses.to_numpy(float), trials=trials, probability=m.is_probability and not per_points,
+            annotate=annotate)  # fmt: skip
+    label = plain_metric(m.text, result.outcomes[0] if result.outcomes else None)
+    per = " per 100 points of the attacker" if per_points else ""
+    n = "exact" if tab["exact"].all() else f"{int(tab['trials'].max()):,} trials per cell"
+    ax.set_title(f"{label}{per} ({n})")
     ax.set_xlabel("target")
     ax.set_ylabel("attacker")
     return ax

@@ -389,8 +389,13 @@ def plot_sweep(
     """
     import matplotlib.pyplot as plt
 
+    from oddslab.analysis.metrics import parse_metric
+    from oddslab.analysis.plots import heatmap, plain_key, plain_metric
+
     tab = result.table(metric)
-    label = tab["metric"].iloc[0]
+    text = tab["metric"].iloc[0]
+    label = plain_metric(text, next(result.iter_outcomes()))
+    exact = bool(tab["exact"].all())
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.2))
     if len(result.keys) == 1:
@@ -406,52 +411,32 @@ def plot_sweep(
             capsize=3,
         )
         if not numeric:
-            ax.set_xticks(pos, [str(x) for x in xs])
-        ax.set_xlabel(k)
+            ax.set_xticks(pos, [str(x) for x in xs], rotation=45 if len(xs) > 6 else 0,
+                          ha="right" if len(xs) > 6 else "center")  # fmt: skip
+        ax.set_xlabel(plain_key(k))
         ax.set_ylabel(label)
-        ax.set_title(f"{label} (95% CI)")
+        ax.set_title(label if exact else f"{label} (95% CI)")
         ax.grid(alpha=0.3)
         return ax
     if len(result.keys) != 2:
         raise ValueError("plot_sweep draws one varied key (line) or two (heatmap)")
     ky, kx = result.keys
-    grid = tab.pivot_table(index=ky, columns=kx, values="value", sort=False)
-    _heatmap(ax, grid.to_numpy(), [str(v) for v in grid.index], [str(v) for v in grid.columns])
-    if annotate:
-        _annotate(ax, grid.to_numpy())
-    ax.set_xlabel(kx)
-    ax.set_ylabel(ky)
-    ax.set_title(label)
+    rows = list(dict.fromkeys(map(_hashable, tab[ky])))
+    cols = list(dict.fromkeys(map(_hashable, tab[kx])))
+    values = np.full((len(rows), len(cols)), np.nan)
+    trials = np.zeros((len(rows), len(cols)), dtype=np.int64)
+    for r, (y, x, v) in enumerate(zip(tab[ky], tab[kx], tab["value"], strict=True)):
+        i, j = rows.index(_hashable(y)), cols.index(_hashable(x))
+        values[i, j] = v
+        trials[i, j] = result.results[r].trials
+    heatmap(ax, values, [str(v) for v in rows], [str(v) for v in cols], trials=trials,
+            probability=parse_metric(text).is_probability, annotate=annotate)  # fmt: skip
+    ax.set_xlabel(plain_key(kx))
+    ax.set_ylabel(plain_key(ky))
+    n = "exact" if exact else f"{int(trials.max()):,} trials per cell"
+    ax.set_title(f"{label} ({n})")
     return ax
 
 
-def _heatmap(ax: Any, values: np.ndarray, ylabels: list[str], xlabels: list[str]) -> None:
-    im = ax.imshow(values, aspect="auto", cmap="viridis", origin="upper")
-    ax.set_xticks(
-        range(len(xlabels)),
-        xlabels,
-        rotation=45 if len(xlabels) > 6 else 0,
-        ha="right" if len(xlabels) > 6 else "center",
-    )
-    ax.set_yticks(range(len(ylabels)), ylabels)
-    ax.figure.colorbar(im, ax=ax)
-
-
-def _annotate(ax: Any, values: np.ndarray, se: np.ndarray | None = None) -> None:
-    finite = values[np.isfinite(values)]
-    mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
-    for i in range(values.shape[0]):
-        for j in range(values.shape[1]):
-            v = values[i, j]
-            if not np.isfinite(v):
-                continue
-            text = f"{v:.3g}" if se is None else f"{v:.3g}\n±{se[i, j]:.2g}"
-            ax.text(
-                j,
-                i,
-                text,
-                ha="center",
-                va="center",
-                fontsize=7,
-                color="black" if v > mid else "white",
-            )
+def _hashable(v: Any) -> Any:
+    return repr(v) if isinstance(v, list | dict) else v
