@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import sys
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -113,33 +112,11 @@ def _user_errors(store: Path | None = None):
         raise _fail(text) from None
 
 
-@contextmanager
 def _progress(what: str):
-    """A rich progress bar over cells on an interactive stderr (nothing otherwise)."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """A progress bar over cells on an interactive stderr (nothing otherwise)."""
+    from oddslab.analysis.progress import progress_bar
 
-    bar = Progress(
-        TextColumn(what),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("cells"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-    )
-    task = bar.add_task(what, total=None)
-    with bar:
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+    return progress_bar(what)
 
 
 # -- shared options -----------------------------------------------------------------------------

@@ -165,7 +165,7 @@ def run_cells(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | str | None = "auto",
     batch: int | None = None,
     metric: str | None = None,
     identity: dict[str, Any] | None = None,
@@ -191,8 +191,10 @@ def run_cells(
         Start a LocalCluster of this many single-threaded worker processes.
     scheduler : str, optional
         Address of an existing Dask scheduler (``tcp://host:8786``).
-    progress : callable, optional
-        ``progress(cells_done, cells_total)`` after every finished cell (skipped ones count).
+    progress : callable, "auto" or None
+        ``progress(cells_done, cells_total)`` after every finished cell (skipped ones count);
+        "auto" (default): a progress bar in a terminal or a Jupyter notebook, nothing
+        elsewhere (:mod:`oddslab.analysis.progress`); None: no progress.
     batch : int, optional
         Cells per Dask task. Default: sized from the measured cost of a cell (see
         :mod:`oddslab.analysis.dask_run`), so the scheduler's per-task cost (about a
@@ -222,6 +224,15 @@ def run_cells(
         raise ValueError("batch must be at least 1")
     if workers is not None or scheduler is not None:
         _import_distributed()
+    if progress == "auto":  # a bar in a terminal or a notebook, nothing elsewhere
+        from oddslab.analysis.progress import progress_bar
+
+        with progress_bar("cells") as bar:
+            return run_cells(
+                cells, study=study, trials=trials, precision=precision, store=store,
+                resume=resume, workers=workers, scheduler=scheduler, progress=bar, batch=batch,
+                metric=metric, identity=identity, exact=exact, dashboard=dashboard,
+            )  # fmt: skip
     own_store = store is not None and not isinstance(store, CellStore)
     db = CellStore(store) if own_store else store
     keys = [c.key for c in cells]

@@ -295,7 +295,7 @@ def matchup(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | str | None = "auto",
     batch: int | None = None,
     exact: str = "auto",
     dashboard: bool = False,
