@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import compile as C
@@ -25,7 +26,7 @@ __all__ = ["ArmouredClashScenario"]
 
 
 @dataclass(frozen=True)
-class ArmouredClashScenario:
+class ArmouredClashScenario(DictForm):
     """Units, a sequence of attacks and the rule options, plus run defaults.
 
     Parameters
@@ -51,13 +52,6 @@ class ArmouredClashScenario:
     description: str = ""
     trials: int | None = None
     seed: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "units", tuple(self.units))

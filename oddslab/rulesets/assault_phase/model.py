@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.rulesets.assault_phase import layout as K
 
 __all__ = [
@@ -385,7 +386,7 @@ SIDES = ("attacker", "defender")
 
 
 @dataclass(frozen=True)
-class AssaultScenario:
+class AssaultScenario(DictForm):
     """A close combat between ``attacker`` (charging) and ``defender``, plus run defaults."""
 
     attacker: Side
@@ -399,13 +400,6 @@ class AssaultScenario:
     # -- flattening ---------------------------------------------------------------------------
 
     # -- the work is done in compile.py and resolved.py -------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
-
     def resolved(self) -> dict[str, dict[str, Any]]:
         """The combat as read: every group's derived rolls, strike order, charge, switches."""
         from oddslab.rulesets.assault_phase.resolved import resolved

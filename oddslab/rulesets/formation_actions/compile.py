@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.formation_actions import chain
@@ -70,7 +71,7 @@ def _activation_order(army: Army, rules: Rules, start: int) -> tuple[list[int], 
 
 
 @dataclass(frozen=True)
-class FormationActionsScenario:
+class FormationActionsScenario(DictForm):
     """``turns`` turns of two armies activating formations (see docs/formation-actions.md).
 
     Parameters
@@ -93,13 +94,6 @@ class FormationActionsScenario:
     trials: int | None = None
     seed: int | None = None
     primary: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "armies", tuple(self.armies))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.dice import DiceExpr
 
 if TYPE_CHECKING:
@@ -353,7 +354,7 @@ class Rules:
 
 
 @dataclass(frozen=True)
-class GenericScenario:
+class GenericScenario(DictForm):
     """Weapons firing in sequence at one target, plus run defaults."""
 
     weapons: tuple[Weapon, ...]
@@ -363,13 +364,6 @@ class GenericScenario:
     description: str = ""
     trials: int | None = None
     seed: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
 
     def write_dict(self) -> dict[str, Any]:
         """Every key of this scenario as a dict (built from its fields, not a kept source)."""

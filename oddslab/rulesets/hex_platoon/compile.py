@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 
@@ -68,7 +69,7 @@ def _conceal_base(unit: Unit, hx: Hex) -> bool:
 
 
 @dataclass(frozen=True)
-class HexPlatoonScenario:
+class HexPlatoonScenario(DictForm):
     """Hexes with their stacks, the steps played in order, and the rule switches."""
 
     hexes: tuple[Hex, ...]
@@ -79,13 +80,6 @@ class HexPlatoonScenario:
     trials: int | None = None
     seed: int | None = None
     primary: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hexes", tuple(self.hexes))

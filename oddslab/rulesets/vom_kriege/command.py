@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab._schema import Table
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
@@ -75,7 +76,7 @@ def _subsets(m: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
 
 
 @dataclass(frozen=True)
-class CommandScenario:
+class CommandScenario(DictForm):
     """A command-dice question: can this roll (after rerolls and swaps) issue these orders?
 
     Parameters
@@ -115,13 +116,6 @@ class CommandScenario:
     description: str = ""
     trials: int | None = None
     seed: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
 
     def __post_init__(self) -> None:
         if not 1 <= self.cp <= 6:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege import kernel as K
@@ -34,7 +35,7 @@ __all__ = ["VomKriegeScenario", "STAT_TEXT"]
 
 
 @dataclass(frozen=True)
-class VomKriegeScenario:
+class VomKriegeScenario(DictForm):
     """Shooting and melee actions by the active (attacking) player against defending units.
 
     Parameters
@@ -64,13 +65,6 @@ class VomKriegeScenario:
     description: str = ""
     trials: int | None = None
     seed: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This scenario as a dict that :func:`oddslab.from_dict` reads back (see
-        :func:`oddslab.scenario.scenario_dict`)."""
-        from oddslab.scenario import scenario_dict
-
-        return scenario_dict(self)
 
     def __post_init__(self) -> None:
         problems = self.problems()
