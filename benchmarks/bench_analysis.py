@@ -261,13 +261,19 @@ def _big_child(cells: int) -> None:
 
     sweep(SCENARIO, {"target.models": [1]}, trials=1, seed=1, exact="never")  # warm-up
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    side = 1000 if cells >= 1000 else cells
-    reps = max(1, cells // side)
-    vary = {"attacker.weapons.0.models": list(range(1, reps + 1)),
-            "target.models": list(range(1, side + 1))}  # fmt: skip
+    # 5 × 5 × 4 × 20 × 50 = 100,000 small cells (quick: 2 × 1 × 1 × 20 × 50 = 2,000)
+    big = cells >= 100_000
+    vary = {
+        "target.save": list(range(2, 7)) if big else [3, 4],
+        "target.toughness": list(range(3, 8)) if big else [4],
+        "attacker.weapons.0.strength": list(range(3, 7)) if big else [4],
+        "target.models": list(range(1, 21)),
+        "attacker.weapons.0.models": list(range(1, 51)),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        res = sweep(SCENARIO, vary, trials=1, seed=1, exact="never", store=Path(tmp) / "s.sqlite")
+        res = sweep(SCENARIO, vary, trials=1, seed=1, exact="never", store=Path(tmp) / "s.sqlite",
+                    progress=None)  # fmt: skip
         ran = time.perf_counter() - t0
         t0 = time.perf_counter()
         frame = res.frame()

@@ -117,7 +117,7 @@ class Cell:
 
 #: A study keeps each cell's validated scenario object (for the in-process run) only up to
 #: this many cells; bigger studies read each cell again when it runs (bounded memory).
-KEEP_VALIDATED = 5_000
+KEEP_VALIDATED = 1_000
 
 
 @dataclass(frozen=True)
