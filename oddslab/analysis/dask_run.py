@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,13 +64,21 @@ def local_cluster(workers: int, dashboard: bool = False):
 
 def _stop_http(server: Any, loop: Any) -> None:
     """Stop ``server``'s HTTP listener on its own event loop and wait until it is closed."""
+    import threading
+
     http = getattr(server, "http_server", None)
     if http is None:
         return
-    loop.add_callback(http.stop)
-    deadline = time.monotonic() + 10
-    while getattr(http, "_sockets", None) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    done = threading.Event()
+
+    def stop() -> None:
+        try:
+            http.stop()  # closes the listening sockets
+        finally:
+            done.set()
+
+    loop.add_callback(stop)
+    done.wait(10)
 
 
 def stop_worker_http(dask_worker: Any = None) -> None:
