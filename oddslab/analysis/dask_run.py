@@ -3,9 +3,10 @@ tasks in flight, and a local cluster that serves no HTTP unless a dashboard is a
 
 - **Batches.** A Dask task costs about a millisecond of scheduler and transfer time whatever it
   holds, so one 10⁵-trial cell per task (a few ms) spends much of its time on overhead. With
-  ``batch=None`` (the default) the first tasks carry two cells each; the second cell of each
-  (its worker has loaded the kernels by then) gives the cost of a cell, and the rest go in
-  batches of about :data:`TARGET_TASK_SECONDS` of work, never fewer than
+  ``batch=None`` (the default) the first tasks carry two cells each; the kernel time of the
+  second cell of the first to finish gives the cost of a cell, and the rest go in
+  batches of about :data:`TARGET_TASK_SECONDS` of work (sized as soon as the first of those
+  tasks returns; the workers are never left idle waiting for the others), never fewer than
   :data:`TASKS_PER_WORKER` tasks per worker (so a slow worker cannot hold the end of a study).
 - **Window.** At most ``TASKS_PER_WORKER × workers`` tasks are in flight; the next is sent as
   one finishes. The client therefore holds the cells of a bounded number of tasks, not of the
@@ -146,8 +147,8 @@ def run_dask(
         pilot = batch is None and todo >= 4 * TASKS_PER_WORKER * nworkers
         if batch is None and not pilot:
             size = 1
+        info["batch"] = size
         window = TASKS_PER_WORKER * nworkers
-        seen: list[float] = []
         n = 0
 
         def submit(group: Sequence[Cell]):
@@ -168,25 +169,22 @@ def run_dask(
             del queue[:k]
             return group
 
-        first = [submit(take(2)) for _ in range(nworkers)] if pilot else []
-        running = dist.as_completed(first)
+        running = dist.as_completed()
         try:
-            if pilot:
-                for fut in running:
-                    rs = fut.result()
-                    seen.append(rs[-1].elapsed)
-                    finish(rs)
-                # the second cell of each pilot task: kernels already loaded on that worker
-                cost = sorted(seen)[len(seen) // 2] + 0.5e-3  # + the cell's fixed cost
-                info["cell_seconds"] = cost
-                size = plan_batch(cost, len(queue), nworkers)
-                running = dist.as_completed([])
-            info["batch"] = size
-            while queue and running.count() < window:
+            if pilot:  # two cells per worker; the first result sizes the batches
+                for _ in range(nworkers):
+                    running.add(submit(take(2)))
+            while queue and size is not None and running.count() < window:
                 running.add(submit(take(size)))
             for fut in running:
-                finish(fut.result())
-                if queue:
+                rs = fut.result()
+                if size is None:  # the first pilot task: its last cell's kernel time
+                    cost = rs[-1].elapsed + 0.5e-3  # + the cell's fixed cost
+                    info["cell_seconds"] = cost
+                    size = plan_batch(cost, len(queue), nworkers)
+                    info["batch"] = size
+                finish(rs)
+                while queue and running.count() < window:
                     running.add(submit(take(size)))
         except BaseException:
             client.cancel(list(getattr(running, "futures", ())))
