@@ -263,23 +263,16 @@ def exact_outcome(sc: Any):
     """The exact :class:`~oddslab.outcome.Outcome` of a scenario when *every* statistic it
     reports has an exact answer, else None (the cell is simulated: a study never mixes exact
     and simulated statistics within one cell)."""
-    from oddslab.engine import check_histogram_size
-    from oddslab.outcome import Outcome
+    from oddslab.exact import exact
 
     job = sc.compile()
     if job.exact is None:
         return None
-    check_histogram_size(job)
-    pmfs = job.exact()
-    if not all(s.name in pmfs for s in job.stats):
+    try:
+        out = exact(job)
+    except NotImplementedError:  # no statistic of this cell has an exact answer
         return None
-    return Outcome.from_pmfs(
-        job.name,
-        job.stats,
-        pmfs,
-        headlines=job.headlines,
-        meta={"ruleset": job.ruleset, **job.meta} if job.ruleset else dict(job.meta),
-    )
+    return out if len(out.stats) == len(job.stats) else None  # exact() drops the rest
 
 
 def _run_to_precision(
