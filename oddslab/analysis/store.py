@@ -1,4 +1,5 @@
-"""A store of finished cells: SQLite, one row per cell, committed as each cell finishes.
+"""A store of finished cells: SQLite, one row per cell, committed as cells finish (one
+transaction per batch of finished cells: see :func:`oddslab.analysis.distributed.run_cells`).
 
 Rows are keyed by (study hash, cell key). The study hash covers what every cell of a study
 shares (the base scenario or template, trials, seed, precision); the cell key is the canonical
