@@ -7,7 +7,7 @@ JSON of the cell's values. Each row also keeps the digest of the cell's full sce
 resumed study re-runs a cell whose scenario changed (an edited library entry, say) instead of
 trusting a stale row.
 
-SQLite was chosen over Parquet for the live store because each row is its own committed
+SQLite was chosen over Parquet for the live store because each batch of rows is its own committed
 transaction (WAL journal): a process killed with ``kill -9`` loses at most the cells it had
 not yet written, and the file is never left half-written. Finished tables export to CSV or
 Parquet (:meth:`oddslab.analysis.sweep.SweepResult.to_parquet`).
