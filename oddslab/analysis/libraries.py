@@ -32,6 +32,7 @@ import copy
 import fnmatch
 import functools
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ __all__ = [
     "library_dir",
     "shipped_libraries",
     "resolve_entries",
+    "entry_names",
 ]
 
 #: Keys of a library entry that price it; stripped when the entry is used in a scenario.
@@ -388,3 +390,41 @@ def resolve_entries(
         else:
             out.append(lib[name])
     return out
+
+
+# -- names of entries in tables and cells -------------------------------------------------------
+def _ident(e: LibraryEntry) -> str:
+    """The entry's identity: its library's resolved path and its key."""
+    return f"{resolved(e.library)}:{e.key}"
+
+
+def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
+    """The entry's name in tables and cell values: ``file-name.toml:key``, or the name
+    :func:`entry_names` gave it when two libraries share a file name."""
+    if names is not None and _ident(e) in names:
+        return names[_ident(e)]
+    return f"{e.library.name}:{e.key}"
+
+
+def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
+    """Names of entries (identity → name) that never collide.
+
+    ``file-name.toml:key`` as before (so cells keep their seeds); when libraries in different
+    folders share a file name, their entries are named by as many trailing folders as tell
+    them apart (``a/units.toml:x``, ``b/units.toml:x``).
+    """
+    paths = {resolved(e.library) for e in entries}
+    by_name: dict[str, list[Path]] = {}
+    for p in sorted(paths):
+        by_name.setdefault(p.name, []).append(p)
+    shown: dict[Path, str] = {}
+    for name, group in by_name.items():
+        if len(group) == 1:
+            shown[group[0]] = name
+            continue
+        for k in range(2, max(len(p.parts) for p in group) + 1):
+            tails = ["/".join(p.parts[-k:]) for p in group]
+            if len(set(tails)) == len(tails):
+                break
+        shown.update(zip(group, tails, strict=True))
+    return {_ident(e): f"{shown[resolved(e.library)]}:{e.key}" for e in entries}

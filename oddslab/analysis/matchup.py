@@ -27,8 +27,16 @@ from typing import TYPE_CHECKING, Any
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
-from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
-from oddslab.analysis.libraries import resolved as _resolved
+from oddslab.analysis.libraries import (
+    LibraryEntry,
+    _ident,
+    _name,
+    entry_names,
+    expand_uses,
+    load_library,
+    resolve_entries,
+    resolved,
+)
 from oddslab.analysis.metrics import (
     check_metric,
     common_primary,
@@ -96,43 +104,6 @@ def _slot_overrides(template: Any, slot: str) -> dict[str, Any]:
             if found:
                 return found
     return {}
-
-
-def _ident(e: LibraryEntry) -> str:
-    """The entry's identity: its library's resolved path and its key."""
-    return f"{_resolved(e.library)}:{e.key}"
-
-
-def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
-    """The entry's name in tables and cell values: ``file-name.toml:key``, or the name
-    :func:`entry_names` gave it when two libraries share a file name."""
-    if names is not None and _ident(e) in names:
-        return names[_ident(e)]
-    return f"{e.library.name}:{e.key}"
-
-
-def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
-    """Names of entries (identity → name) that never collide.
-
-    ``file-name.toml:key`` as before (so cells keep their seeds); when libraries in different
-    folders share a file name, their entries are named by as many trailing folders as tell
-    them apart (``a/units.toml:x``, ``b/units.toml:x``).
-    """
-    paths = {_resolved(e.library) for e in entries}
-    by_name: dict[str, list[Path]] = {}
-    for p in sorted(paths):
-        by_name.setdefault(p.name, []).append(p)
-    shown: dict[Path, str] = {}
-    for name, group in by_name.items():
-        if len(group) == 1:
-            shown[group[0]] = name
-            continue
-        for k in range(2, max(len(p.parts) for p in group) + 1):
-            tails = ["/".join(p.parts[-k:]) for p in group]
-            if len(set(tails)) == len(tails):
-                break
-        shown.update(zip(group, tails, strict=True))
-    return {_ident(e): f"{shown[_resolved(e.library)]}:{e.key}" for e in entries}
 
 
 @dataclass
@@ -441,7 +412,7 @@ def _points_per_model(e: LibraryEntry, overrides: dict[str, Any]) -> float | Non
 
 
 def _abs_ref(e: LibraryEntry) -> str:
-    return f"{_resolved(e.library)}:{e.key}"
+    return f"{resolved(e.library)}:{e.key}"
 
 
 def _mentions(node: Any, slot: str) -> bool:
