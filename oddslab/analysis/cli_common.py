@@ -259,14 +259,18 @@ def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
         return t
 
     from rich.console import Console
-    from rich.measure import Measurement
 
-    console = Console(width=100_000)  # measured unclamped (rich clamps to the console width)
+    def too_wide(t: Table) -> bool:  # drawn at ``width`` without cropping: does it fit?
+        console = Console(width=width, color_system=None)
+        with console.capture() as cap:
+            console.print(t, crop=False)
+        return max((len(line) for line in cap.get().splitlines()), default=0) > width
+
     cols = list(df.columns)
     dropped: list[str] = []
     order = [c for c in DROP_FIRST if c in cols] + [c for c in reversed(cols[1:])]
     t = build(cols)
-    while Measurement.get(console, console.options, t).minimum > width:
+    while too_wide(t):
         victim = next((c for c in order if c in cols and c != cols[0]), None)
         if victim is None:
             break
