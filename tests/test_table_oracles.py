@@ -134,3 +134,103 @@ def test_generic_grid_reaches_every_outcome(kind):
     """The grid is not degenerate: its probabilities span impossible to certain."""
     ps = {float(_generic_case(k, a)[2]) for k, a in _generic_grid() if k == kind}
     assert len(ps) >= 4 and (kind == "save" or max(ps) > 0.8)
+
+
+# -- assault phase: the WS and S v T charts ----------------------------------------------------
+
+
+def test_assault_phase_charts_against_the_text():
+    """To hit: 3+ if WS is higher than the target's, 5+ if the target's is more than twice
+    it, else 4+. To wound: 2+ at S >= T+2, 3+ at T+1, 4+ at T, 5+ at T-1, 6+ at T-2 or T-3,
+    impossible (7) at S <= T-4 (docs/assault-phase.md)."""
+    from oddslab.rulesets.assault_phase import Rules as APRules
+
+    hit, wound = APRules().hit_table(), APRules().wound_table()
+    for a, d in itertools.product(range(1, 11), repeat=2):
+        want = 3 if a > d else (5 if d > 2 * a else 4)
+        assert hit[a, d] == want, ("to hit", a, d)
+    for s, t in itertools.product(range(1, 11), repeat=2):
+        diff = s - t
+        want = {2: 2, 1: 3, 0: 4, -1: 5, -2: 6, -3: 6}.get(diff, 2 if diff > 2 else 7)
+        assert wound[s, t] == want, ("to wound", s, t)
+
+
+# -- formation actions: the action test ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("nat1, nat6", [(False, False), (True, False), (False, True), (True, True)])
+def test_formation_actions_pass_faces_against_the_text(nat1, nat6):
+    """ "Roll equal to or under" the rating: faces 1..min(6, rating) pass; a natural 1 passes
+    and a natural 6 fails when those switches are on."""
+    from oddslab.rulesets.formation_actions.model import pass_faces
+
+    for target in range(-2, 10):
+        want = sum(
+            1 for d in range(1, 7) if (d == 1 and nat1) or (d <= target and not (d == 6 and nat6))
+        )
+        assert pass_faces(target, nat1, nat6) == want, target
+
+
+# -- Vom Kriege: the battle die's hit table ------------------------------------------------------
+
+
+@pytest.mark.parametrize("sabers", ["both", "melee"])
+def test_vom_kriege_face_tables_against_the_text(sabers):
+    """ "1 hit for each troop symbol rolled that matches the target unit"; a saber hits in
+    melee (and in shooting unless ``sabers = "melee"``); a flag is a retreat, not a hit; in
+    the sabers-only mode (cavalry at a square) only sabers hit."""
+    from oddslab.rulesets.vom_kriege.model import Dice
+    from oddslab.rulesets.vom_kriege.model import Rules as VKRules
+    from oddslab.rulesets.vom_kriege.tables import face_tables
+
+    faces = ("infantry", "infantry", "cavalry", "artillery", "saber", "flag", "blank")
+    hit, flag, _ = face_tables(Dice(faces), VKRules(sabers=sabers))
+    for f, face in enumerate(faces):
+        assert flag[f] == (face == "flag")
+        for t, troop in enumerate(("infantry", "cavalry", "artillery")):
+            shoot = face == troop or (face == "saber" and sabers == "both")
+            assert hit[0, t, f] == shoot, ("shooting", face, troop)
+            assert hit[1, t, f] == (face == troop or face == "saber"), ("melee", face, troop)
+            assert hit[2, t, f] == (face == "saber"), ("sabers only", face, troop)
+
+
+# -- armoured clash: the attack pool -------------------------------------------------------------
+
+_AC_FACES = ("heroic", "strike", "strike", "glancing", "miss", "blank")
+_AC_REROLL = {0: (), 1: ("glancing",), 2: ("glancing", "miss")}
+
+
+def _ac_die(rating: int, explode: bool) -> dict[int, F]:
+    """One attack die from the text: a heroic strike scores 2 and adds one die (an added die
+    or a re-rolled one adds none); a strike 1; glancing (neutral) and miss (improved) faces
+    are re-rolled once."""
+    out: dict[int, F] = {}
+
+    def add(h: int, p: F) -> None:
+        out[h] = out.get(h, 0) + p
+
+    for face in _AC_FACES:
+        p = F(1, 6)
+        if face in _AC_REROLL[rating]:
+            for again in _AC_FACES:  # a re-rolled heroic strike adds no die
+                add({"heroic": 2, "strike": 1}.get(again, 0), p / 6)
+        elif face == "heroic" and explode:
+            for h, q in _ac_die(rating, False).items():
+                add(2 + h, p * q)
+        else:
+            add({"heroic": 2, "strike": 1}.get(face, 0), p)
+    return out
+
+
+@pytest.mark.parametrize("rating", ["weakened", "neutral", "improved"])
+def test_armoured_clash_pool_against_the_text(rating):
+    from oddslab.rulesets.armoured_clash import attack_pool_pmf
+
+    one = _ac_die(("weakened", "neutral", "improved").index(rating), True)
+    die = np.zeros(max(one) + 1)
+    for h, p in one.items():
+        die[h] = float(p)
+    pool = np.array([1.0])
+    for n in range(1, 5):
+        pool = np.convolve(pool, die)
+        assert _close(attack_pool_pmf(n, rating), pool), (rating, n)
