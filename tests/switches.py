@@ -16,10 +16,11 @@ session and keeps the counts, so the default's naive run is shared by every swit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
+import pytest
 from scipy import stats as sps
 from stats import P_MIN
 
@@ -49,6 +50,28 @@ def counts_of(values: list[int] | np.ndarray) -> np.ndarray:
     v = np.asarray(values, dtype=np.int64)
     assert v.min(initial=0) >= 0, "negative statistic"
     return np.bincount(v)
+
+
+def counter_counts(hist: Mapping[str, Mapping[int, int]]) -> dict[str, np.ndarray]:
+    """Histograms of a naive run given as ``{statistic: {value: count}}``."""
+    out = {}
+    for name, c in hist.items():
+        h = np.zeros(max(c) + 1, dtype=np.int64)
+        for v, k in c.items():
+            h[v] = k
+        out[name] = h
+    return out
+
+
+def switch_params(cases: Iterable[tuple], rules: Any) -> Iterator[Any]:
+    """``pytest.param(field, value, default, case)`` for every value of every switch and its
+    default; ``cases`` holds ``(rule_switch mark, other values, case)`` and the mark names
+    the field, so the marker scan of tests/test_rule_switches.py sees the literal names."""
+    for mark, values, case in cases:
+        field = mark.args[1]
+        default = getattr(rules, field)
+        for value in [default, *values]:
+            yield pytest.param(field, value, default, case, marks=mark, id=f"{field}={value}")
 
 
 def per_trial_counts(rows: list[dict[str, int]]) -> dict[str, np.ndarray]:

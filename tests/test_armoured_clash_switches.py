@@ -14,7 +14,8 @@ import dataclasses
 
 import pytest
 from naive_armoured_clash import run as naive_run
-from switches import check_switch, per_trial_counts
+from switches import check_switch, per_trial_counts, switch_params
+from test_armoured_clash_reference import _unit
 
 from oddslab.engine import simulate
 from oddslab.rulesets.armoured_clash import (
@@ -30,12 +31,6 @@ from oddslab.rulesets.armoured_clash import (
 N_KERNEL = 200_000
 N_NAIVE = 3_000
 SEED = 27
-
-
-def _unit(name, side, models, **kw):
-    dice = tuple(range(1, models + 1))
-    kw.setdefault("armaments", Armaments(ranged=(RangedAttack("rifles", dice=dice),), melee=dice))
-    return Unit(name, side=side, models=models, **kw)
 
 
 def _rules(rules: dict) -> Rules:
@@ -160,14 +155,6 @@ CASES = [
 ]  # fmt: skip
 
 
-def _params():
-    for mark, values, case in CASES:
-        field = mark.args[1]
-        default = getattr(Rules(), field)
-        for value in [default, *values]:
-            yield pytest.param(field, value, default, case, marks=mark, id=f"{field}={value}")
-
-
-@pytest.mark.parametrize("field, value, default, case", list(_params()))
+@pytest.mark.parametrize("field, value, default, case", list(switch_params(CASES, Rules())))
 def test_switch_value_matches_naive(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case))

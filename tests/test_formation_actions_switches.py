@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from switches import check_switch, counts_of
+from switches import check_switch, counts_of, switch_params
 
 from oddslab import simulate
 from oddslab.dice import DiceExpr
@@ -71,35 +71,24 @@ def _naive(rules):
 START = {"outside_timing": "start-of-turn"}
 
 CASES = [
-    (pytest.mark.rule_switch("formation-actions", "action_penalty"), ["shock", "either", "both"]),
-    (pytest.mark.rule_switch("formation-actions", "natural_one_passes"), [True]),
-    (pytest.mark.rule_switch("formation-actions", "natural_six_fails"), [True]),
-    (pytest.mark.rule_switch("formation-actions", "rally_action_penalty"), [True]),
-    (pytest.mark.rule_switch("formation-actions", "retain_limit"), ["once-per-turn"]),
-    (pytest.mark.rule_switch("formation-actions", "withdrawal"), ["removed"]),
+    (
+        pytest.mark.rule_switch("formation-actions", "action_penalty"),
+        ["shock", "either", "both"],
+        None,
+    ),
+    (pytest.mark.rule_switch("formation-actions", "natural_one_passes"), [True], None),
+    (pytest.mark.rule_switch("formation-actions", "natural_six_fails"), [True], None),
+    (pytest.mark.rule_switch("formation-actions", "rally_action_penalty"), [True], None),
+    (pytest.mark.rule_switch("formation-actions", "retain_limit"), ["once-per-turn"], None),
+    (pytest.mark.rule_switch("formation-actions", "withdrawal"), ["removed"], None),
     # Shock rises in the action phase only on the formation's own failed test, after it acted:
     # breaking then or at the end phase differs when outside Shock lands at the start of turn
     (pytest.mark.rule_switch("formation-actions", "break_check"), ["end-phase"], START),
-    (pytest.mark.rule_switch("formation-actions", "outside_timing"), ["start-of-turn"]),
-    (pytest.mark.rule_switch("formation-actions", "first_turn_tie"), ["blue", "red"]),
+    (pytest.mark.rule_switch("formation-actions", "outside_timing"), ["start-of-turn"], None),
+    (pytest.mark.rule_switch("formation-actions", "first_turn_tie"), ["blue", "red"], None),
 ]
 
 
-def _params():
-    for mark, values, *extra in CASES:
-        field = mark.args[1]
-        default = getattr(Rules(), field)
-        for value in [default, *values]:
-            yield pytest.param(
-                field,
-                value,
-                default,
-                extra[0] if extra else None,
-                marks=mark,
-                id=f"{field}={value}",
-            )
-
-
-@pytest.mark.parametrize("field, value, default, extra", list(_params()))
+@pytest.mark.parametrize("field, value, default, extra", list(switch_params(CASES, Rules())))
 def test_switch_value_matches_naive(field, value, default, extra):
     check_switch(field, value, default, "mixed", _kernel, _naive, extra_rules=extra)

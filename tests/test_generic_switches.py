@@ -13,7 +13,7 @@ import random
 
 import pytest
 from naive import generic_trial
-from switches import check_switch, per_trial_counts
+from switches import check_switch, per_trial_counts, switch_params
 
 from oddslab import GenericScenario, Rules, Target, Weapon, simulate
 
@@ -74,14 +74,6 @@ CASES = [
 ]
 
 
-def _params():
-    for mark, values, case in CASES:
-        field = mark.args[1]
-        default = getattr(Rules(), field)
-        for value in [default, *values]:
-            yield pytest.param(field, value, default, case, marks=mark, id=f"{field}={value}")
-
-
-@pytest.mark.parametrize("field, value, default, case", list(_params()))
+@pytest.mark.parametrize("field, value, default, case", list(switch_params(CASES, Rules())))
 def test_switch_value_matches_naive(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case))

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import HQ, MG, RIFLES, TANK, scenario, unit  # noqa: E402
-from switches import check_switch  # noqa: E402
+from switches import check_switch, switch_params  # noqa: E402
 
 from oddslab import engine  # noqa: E402
 from oddslab.rulesets.hex_platoon.model import Rules  # noqa: E402
@@ -350,20 +350,12 @@ EQUIVALENT = [
 ]
 
 
-def _params(cases=CASES):
-    for mark, values, case in cases:
-        field = mark.args[1]
-        default = getattr(Rules(), field)
-        for value in [default, *values]:
-            yield pytest.param(field, value, default, case, marks=mark, id=f"{field}={value}")
-
-
-@pytest.mark.parametrize("field, value, default, case", list(_params()))
+@pytest.mark.parametrize("field, value, default, case", list(switch_params(CASES, Rules())))
 def test_switch_value_matches_naive(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case))
 
 
-@pytest.mark.parametrize("field, value, default, case", list(_params(EQUIVALENT)))
+@pytest.mark.parametrize("field, value, default, case", list(switch_params(EQUIVALENT, Rules())))
 def test_equivalent_switch_changes_nothing(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case), equivalent=True)
 

@@ -11,9 +11,8 @@ for a value other than the default, differs from the kernel's answer at the defa
 from __future__ import annotations
 
 import naive_vom_kriege as naive
-import numpy as np
 import pytest
-from switches import check_switch
+from switches import check_switch, counter_counts, switch_params
 from test_vom_kriege_kernel import _assault, _cavalry_fight, _charge, _flanks
 from test_vom_kriege_melee_readings import _retires, _squares_and_woods, _squares_attack
 
@@ -98,17 +97,7 @@ def _kernel(case):
 
 
 def _naive(case):
-    def run(rules):
-        hist = naive.simulate(case(rules), N_NAIVE, SEED)
-        out = {}
-        for name, c in hist.items():
-            h = np.zeros(max(c) + 1, dtype=np.int64)
-            for v, n in c.items():
-                h[v] = n
-            out[name] = h
-        return out
-
-    return run
+    return lambda rules: counter_counts(naive.simulate(case(rules), N_NAIVE, SEED))
 
 
 CASES = [
@@ -138,15 +127,7 @@ CASES = [
 ]  # fmt: skip
 
 
-def _params():
-    for mark, values, case in CASES:
-        field = mark.args[1]
-        default = getattr(Rules(), field)
-        for value in [default, *values]:
-            yield pytest.param(field, value, default, case, marks=mark, id=f"{field}={value}")
-
-
-@pytest.mark.parametrize("field, value, default, case", list(_params()))
+@pytest.mark.parametrize("field, value, default, case", list(switch_params(CASES, Rules())))
 def test_switch_value_matches_naive(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case))
 
