@@ -34,3 +34,31 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
     return ROOT / "examples"
+
+
+# The `statistical` marker promises >= 1e6 Monte Carlo trials: every engine run inside a test
+# marked statistical is recorded, and the test fails when the largest had fewer.
+STATISTICAL_MIN_TRIALS = 1_000_000
+
+
+@pytest.fixture(autouse=True)
+def _statistical_trials(request, monkeypatch):
+    if request.node.get_closest_marker("statistical") is None:
+        yield
+        return
+    from oddslab import engine
+
+    seen: list[int] = []
+    real = engine.run_job
+
+    def recording(job, trials, *args, **kwargs):
+        seen.append(int(trials))
+        return real(job, trials, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_job", recording)
+    yield
+    if seen and max(seen) < STATISTICAL_MIN_TRIALS:
+        pytest.fail(
+            f"marked statistical but its largest run had {max(seen):,} trials "
+            f"(the marker promises >= {STATISTICAL_MIN_TRIALS:,})"
+        )
