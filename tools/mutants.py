@@ -169,6 +169,73 @@ MUTANTS = [
            "and (W[actor, L.S_DISO] == 0 or T[0, L.R_DISO_FOLLOW] == 1)",
            "and (W[actor, L.S_DISO] == 0)",
            _sw("vom-kriege", "disordered_follow_up"), "disordered_follow_up branch dropped"),
+    # -- second batch: more tables and switches ---------------------------------------------------
+    Mutant("generic", "fnp-stack-dropped", GC,
+           "if both and r.stack_feel_no_pain:", "if both and False:",
+           _sw("generic", "stack_feel_no_pain"), "stack_feel_no_pain switch dropped"),
+    Mutant("hex-platoon", "conc-lost-dropped", HC,
+           "a[K.R_CONC_LOST] = r.concealment_lost_after_fire", "a[K.R_CONC_LOST] = False",
+           _sw("hex-platoon", "concealment_lost"), "concealment_lost_after_fire switch dropped"),
+    Mutant("hex-platoon", "aa-blue-dropped", "oddslab/rulesets/hex_platoon/firepower.py",
+           'blue = rules.aa_vs_hard == "blue" or not unit.ap', "blue = not unit.ap",
+           _sw("hex-platoon", "aa_vs_hard"), "aa_vs_hard switch dropped (compiled fire numbers)"),
+    Mutant("formation-actions", "nat1-dropped", "oddslab/rulesets/formation_actions/compile.py",
+           "G[L.R_NAT1] = r.natural_one_passes", "G[L.R_NAT1] = False",
+           _sw("formation-actions", "natural_one"), "natural_one_passes switch dropped"),
+    Mutant("armoured-clash", "reroll-tier", "oddslab/rulesets/armoured_clash/model.py",
+           "        if rating >= 2:", "        if rating > 2:",
+           ("tests/test_table_oracles.py", "-k", "armoured"),
+           "re-roll tier: improved no longer re-rolls misses (off by one)"),
+    Mutant("armoured-clash", "glancing-scores", "oddslab/rulesets/armoured_clash/model.py",
+           "np.array([2, 1, 0, 0, 0], dtype=np.int64)", "np.array([2, 1, 1, 0, 0], dtype=np.int64)",
+           ("tests/test_table_oracles.py", "-k", "armoured"), "face scores: a glancing strike hits"),
+    Mutant("assault-phase", "wound-chart", "oddslab/rulesets/assault_phase/model.py",
+           "    if diff >= 2:", "    if diff > 2:",
+           ("tests/test_table_oracles.py", "-k", "assault"), "S v T chart: 2+ only from T+3"),
+    Mutant("assault-phase", "reach-dropped", "oddslab/rulesets/assault_phase/model.py",
+           "r[K.R_REACH] = REACH_MODES.index(self.reach)", "r[K.R_REACH] = 0",
+           _sw("assault-phase", "reach"), "reach switch dropped"),
+    Mutant("vom-kriege", "shoot-sabers", "oddslab/rulesets/vom_kriege/tables.py",
+           'hit[0, troop, f] = int(s == troop or (saber and rules.sabers == "both"))',
+           "hit[0, troop, f] = int(s == troop or saber)",
+           ("tests/test_table_oracles.py", "-k", "vom"), "face table: sabers switch dropped"),
+    Mutant("vom-kriege", "or-rows-dropped", "oddslab/rulesets/vom_kriege/compile.py",
+           'R[L.R_OR_STACK] = int(r.or_rows == "stack")', "R[L.R_OR_STACK] = 0",
+           _sw("vom-kriege", "or_rows"), "or_rows switch dropped"),
+    # -- third batch: blind mutants, not aimed at the new tests (the existing files decide) -------
+    Mutant("generic", "allocate-ge-to-gt", "oddslab/rulesets/generic/rolls.py",
+           "        if dmg >= cur:  # excess damage", "        if dmg > cur:  # excess damage",
+           ("tests/test_generic.py", "tests/test_generic_options.py"),
+           "kernel allocation: a packet equal to the wounds left does not slay"),
+    Mutant("generic", "packets-off-by-one", "oddslab/rulesets/generic/rolls.py",
+           "first = (cur + dmg - 1) // dmg", "first = (cur + dmg) // dmg",
+           ("tests/test_generic.py", "tests/test_generic_options.py"),
+           "kernel closed-form allocation: packets to slay off by one"),
+    Mutant("armoured-clash", "half-lost", "oddslab/rulesets/armoured_clash/casualties.py",
+           "    if 2 * (start - W[u, S_M]) >= start:", "    if 2 * (start - W[u, S_M]) > start:",
+           ("tests/test_armoured_clash_rules.py", "tests/test_armoured_clash_text.py",
+            "tests/test_armoured_clash.py"),
+           "suppression test: 'at least half destroyed' read as 'more than half'"),
+    Mutant("armoured-clash", "card-le-to-lt", "oddslab/rulesets/armoured_clash/casualties.py",
+           "    if card <= disc:\n        return 0", "    if card < disc:\n        return 0",
+           ("tests/test_armoured_clash_rules.py", "tests/test_armoured_clash_text.py",
+            "tests/test_armoured_clash.py"),
+           "suppression test passes on card < DISCIPLINE, not <="),
+    Mutant("formation-actions", "rally-min-one", "oddslab/rulesets/formation_actions/chain.py",
+           "[s - max(1, s // 2) if s > 0 else 0 for s in range(S)]",
+           "[s - s // 2 if s > 0 else 0 for s in range(S)]",
+           ("tests/test_formation_actions_chain.py", "tests/test_formation_actions.py"),
+           "exact chain: a rally removes half the Shock without the minimum of 1"),
+    Mutant("hex-platoon", "assault-ip", "oddslab/rulesets/hex_platoon/kernel_melee.py",
+           "if hx[d, H_IP] != 0 and att_eff > 0:", "if hx[d, H_IP] != 0 and att_eff > 1:",
+           ("tests/test_hex_platoon_rules.py", "tests/test_hex_platoon_kernel.py",
+            "tests/test_hex_platoon_actions.py"),
+           "assault: an improved position does not nullify a lone hit"),
+    Mutant("vom-kriege", "disorder-at-max", "oddslab/rulesets/vom_kriege/kernel.py",
+           "    if W[u, L.S_HITS] >= T[1 + u, L.U_STR]:\n        remove_unit(T, W, u)",
+           "    if W[u, L.S_HITS] > T[1 + u, L.U_STR]:\n        remove_unit(T, W, u)",
+           ("tests/test_vom_kriege_kernel.py", "tests/test_vom_kriege_melee_readings.py"),
+           "a unit at maximum hits newly disordered is not removed"),
 ]  # fmt: skip
 
 
@@ -201,7 +268,7 @@ def run_one(m: Mutant, work: Path, timeout: float) -> Result:
     path.write_text(original.replace(m.old, m.new), encoding="utf-8")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(work / ".numba_cache"), "MPLBACKEND": "Agg"}
     env.pop("PYTHONPATH", None)
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o",
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p", "no:cacheprovider", "-o",
            "addopts=", *m.tests]  # fmt: skip
     t0 = time.perf_counter()
     try:
@@ -212,7 +279,8 @@ def run_one(m: Mutant, work: Path, timeout: float) -> Result:
         rc, out, outcome = -9, ["timeout"], "timeout"
     finally:
         path.write_text(original, encoding="utf-8")
-    return Result(m.id, m.ruleset, outcome, time.perf_counter() - t0, rc, out[-3:])
+    failed = [line for line in out if line.startswith("FAILED ")]  # which test killed it
+    return Result(m.id, m.ruleset, outcome, time.perf_counter() - t0, rc, failed[:1] + out[-1:])
 
 
 def report(results: dict[str, Result]) -> str:
