@@ -29,7 +29,7 @@ from oddslab.rulesets.armoured_clash import (
 )
 
 N_KERNEL = 200_000
-N_NAIVE = 3_000
+N_NAIVE = 2_000
 SEED = 27
 
 

@@ -26,7 +26,7 @@ from oddslab.rulesets.formation_actions import (
 from tests import naive_formation_actions as naive
 
 N_KERNEL = 200_000
-N_NAIVE = 2_500
+N_NAIVE = 1_500
 SEED = 27
 
 

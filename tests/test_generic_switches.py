@@ -18,7 +18,7 @@ from switches import check_switch, per_trial_counts, switch_params
 from oddslab import GenericScenario, Rules, Target, Weapon, simulate
 
 N_KERNEL = 200_000
-N_NAIVE = 5_000
+N_NAIVE = 3_000
 SEED = 27
 
 

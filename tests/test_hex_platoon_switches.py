@@ -26,7 +26,7 @@ from oddslab.rulesets.hex_platoon.model import Rules  # noqa: E402
 from oddslab.scenario import ScenarioError, from_dict  # noqa: E402
 
 N_KERNEL = 200_000
-N_NAIVE = 3_000
+N_NAIVE = 2_000
 SEED = 27
 
 AA = dict(type="aa", aa=3, he=2, ap=2, range=4, to_hit=4, assault=0)

@@ -22,7 +22,7 @@ from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Rules, Unit
 
 N_KERNEL = 200_000
-N_NAIVE = 3_000
+N_NAIVE = 2_000
 SEED = 27
 
 
