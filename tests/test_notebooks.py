@@ -142,12 +142,22 @@ def _designers(nb):
 
 
 def _list_builders(nb):
-    """The matrix shows P(models slain >= 3) between 0 and 1 for every pair it ran, and the
-    skipped pairs are named."""
-    texts = _texts(nb)
-    assert any("fits" in t or "skipped" in t.lower() or "(" in t for t in texts[:1])
-    values = [float(x) for t in texts[1:2] for x in re.findall(r"\b[01]\.\d{3}\b", t)]
-    assert values and all(0 <= v <= 1 for v in values)
+    """The matrix's P(models slain >= 3) for the shock squad against the conscripts (10,000
+    trials) is within 5 standard errors of the exact answer for that pair."""
+    from oddslab.analysis.libraries import expand_uses, library_dir, load_library
+    from oddslab.analysis.matchup import SLOTS, _fill
+    from oddslab.exact import exact
+    from oddslab.scenario import from_dict
+
+    path = library_dir() / "generic.toml"
+    lib = load_library(path)
+    key = {e.label: e.key for e in lib}
+    cell = {SLOTS[0]: f"{path}:{key['Shock squad (5 bolt rifles)']}",
+            SLOTS[1]: f"{path}:{key['Conscripts']}"}  # fmt: skip
+    sc = from_dict(expand_uses(_fill(lib.template, cell), str(path)))
+    p = float(exact(sc).probs["models_slain"][3:].sum())
+    m = _line(_texts(nb), r"^Shock squad \(5 bolt rifles\)\s+([\d.]+)\s")
+    assert abs(float(m.group(1)) - p) < 5 * (p * (1 - p) / 10_000) ** 0.5 + 5e-4
 
 
 CHECKS = {
