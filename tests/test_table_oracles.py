@@ -234,3 +234,41 @@ def test_armoured_clash_pool_against_the_text(rating):
     for n in range(1, 5):
         pool = np.convolve(pool, die)
         assert _close(attack_pool_pmf(n, rating), pool), (rating, n)
+
+
+# -- hex platoon: what a firing unit rolls ------------------------------------------------------
+
+
+def _hex_fire(fp: int, plus: bool, th: int, band: str) -> tuple[int, int, int] | None:
+    """6.1: firepower dice (one augmentation die for a ``+``) at To Hit; reduced range -1 To
+    Hit; extended range +1 To Hit if the unmodified To Hit is below 6, else -1 firepower if
+    the firepower is above 1, else no fire."""
+    if band == "reduced":
+        return fp, int(plus), th - 1
+    if band == "extended":
+        if th < 6:
+            return fp, int(plus), th + 1
+        return (fp - 1, int(plus), th) if fp > 1 else None
+    return fp, int(plus), th
+
+
+@pytest.mark.parametrize("band", ["normal", "reduced", "extended"])
+def test_hex_platoon_fire_numbers_against_the_text(band):
+    from oddslab.rulesets.hex_platoon.firepower import fire_numbers
+    from oddslab.rulesets.hex_platoon.model import Rules as HPRules
+    from oddslab.rulesets.hex_platoon.model import Unit as HPUnit
+
+    for he, ap, plus, th, hard in itertools.product(
+        (1, 2, 4), (0, 1, 3), (False, True), (2, 4, 5, 6), (False, True)
+    ):
+        fp = ap if hard else he
+        if fp == 0:
+            continue
+        u = HPUnit("u", he=he, ap=ap, he_plus=plus, ap_plus=plus, range=6, to_hit=th)
+        want = _hex_fire(fp, plus, th, band)
+        if want is None:
+            with pytest.raises(ValueError):
+                fire_numbers(u, hard, band, None, HPRules())
+            continue
+        fn = fire_numbers(u, hard, band, None, HPRules())
+        assert (fn.dice, fn.aug, fn.to_hit) == want, (he, ap, plus, th, hard, band)
