@@ -38,6 +38,20 @@ def chain(rules: dict) -> GenericScenario:
     return GenericScenario((heavy, bolters), target, Rules(**rules))
 
 
+def mortals(rules: dict) -> GenericScenario:
+    """Mortal wounds (one per critical hit) and ordinary damage into models with both
+    feel-no-pains: under the current rule devastating wounds are not mortal wounds, so the
+    mortal wounds come from critical hits."""
+    w = Weapon(
+        "shredders", models=5, attacks=3, skill=3, strength=5, ap=1, damage=2,
+        critical_hit=5, critical_hit_mortals=2,
+    )  # fmt: skip
+    target = Target(
+        "guards", models=5, wounds=3, toughness=4, save=4, feel_no_pain=5, feel_no_pain_mortal=4
+    )
+    return GenericScenario((w,), target, Rules(**rules))
+
+
 def six(rules: dict) -> GenericScenario:
     """Hits on 6+ at -1: only a natural six can hit."""
     w = Weapon("w", models=4, attacks=2, skill=6, hit_modifier=-1, strength=8, damage=1)
@@ -69,7 +83,7 @@ CASES = [
     (pytest.mark.rule_switch("generic", "cover_limit"), [False], chain),
     (pytest.mark.rule_switch("generic", "devastating_wounds"), ["legacy"], chain),
     (pytest.mark.rule_switch("generic", "modifier_cap"), [False], chain),
-    (pytest.mark.rule_switch("generic", "stack_feel_no_pain"), [True], chain),
+    (pytest.mark.rule_switch("generic", "stack_feel_no_pain"), [True], mortals),
     (pytest.mark.rule_switch("generic", "damage_modifiers_on_devastating"), [False], chain),
 ]
 

@@ -111,6 +111,15 @@ def artillery(rules):
     return scenario([_PARK], steps, rules)
 
 
+def barrage(rules):
+    """A mission on a stack where one platoon is already reduced and disrupted (one hit
+    eliminates it): hits dealt to it beyond that are lost, or passed on to the full ones."""
+    weak = unit("r1", **RIFLES, reduced=True, disrupted=True)
+    hx = {"name": "field", "units": [weak, unit("r2", **RIFLES), unit("r3", **RIFLES)]}
+    steps = [{"kind": "artillery", "hexes": ["field"], "firepower": 7, "to_hit": 3}]
+    return scenario([hx], steps, rules)
+
+
 def reduced_hq(rules):
     hx = {
         "name": "park",
@@ -308,7 +317,7 @@ CASES = [
     (pytest.mark.rule_switch("hex-platoon", "artillery_ignore_first_hard_hit"), [False], artillery),
     (pytest.mark.rule_switch("hex-platoon", "artillery_soft_extra_defence"), [True], artillery),
     (pytest.mark.rule_switch("hex-platoon", "artillery_hard_ignore"), ["per-attack"], artillery),
-    (pytest.mark.rule_switch("hex-platoon", "excess_hits"), ["passed-on"], artillery),
+    (pytest.mark.rule_switch("hex-platoon", "excess_hits"), ["passed-on"], barrage),
     (pytest.mark.rule_switch("hex-platoon", "assault_result"), ["literal"], assault),
     (pytest.mark.rule_switch("hex-platoon", "city_assault_bonus"), ["always"], assault),
     (pytest.mark.rule_switch("hex-platoon", "hq_assault_bonus"), ["added"], assault),

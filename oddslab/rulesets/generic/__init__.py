@@ -20,7 +20,6 @@ from oddslab.rulesets.generic.model import (
     DEVASTATING_RULES,
     REROLL_MODES,
     SAVE_REROLL_MODES,
-    GenericScenario,
     ModelGroup,
     Rules,
     Situation,
@@ -29,6 +28,7 @@ from oddslab.rulesets.generic.model import (
     wound_threshold,
 )
 from oddslab.rulesets.generic.reading import from_table
+from oddslab.rulesets.generic.scenario import GenericScenario
 from oddslab.rulesets.generic.schema import SCHEMA as _SCHEMA
 
 #: a tiny valid scenario (as ``tomllib`` would give it) that compiles every generic kernel

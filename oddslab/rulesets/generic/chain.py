@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from oddslab.exact import convolve_n
-from oddslab.rulesets.generic.exact import packets
-from oddslab.rulesets.generic.model import GenericScenario
+from oddslab.rulesets.generic.exact_packets import packets
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.generic.scenario import GenericScenario
 
 __all__ = ["allocation_pmfs", "MAX_STATES", "MAX_WORK", "transition"]
 

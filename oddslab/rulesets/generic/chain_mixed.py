@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 from itertools import product
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,8 +24,10 @@ from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.chain import MAX_STATES, MAX_WORK, _Feed, _fire, _per_attack
 from oddslab.rulesets.generic.compile import _raw_damage_max, damage_maps, point_through
 from oddslab.rulesets.generic.compile_mixed import group_stat, order_of, views
-from oddslab.rulesets.generic.exact import _damage_pmf, packets
-from oddslab.rulesets.generic.model import GenericScenario
+from oddslab.rulesets.generic.exact_packets import _damage_pmf, packets
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.generic.scenario import GenericScenario
 
 __all__ = ["mixed_allocation_pmfs"]
 

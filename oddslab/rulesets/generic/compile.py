@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,7 +17,6 @@ from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.model import (
-    GenericScenario,
     Rules,
     Weapon,
     wound_threshold,
@@ -40,6 +39,9 @@ STAT_NAMES = (
     "attacker_models_lost_to_hazards",
     "attacker_wounds_lost",
 )
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.generic.scenario import GenericScenario
 #: attacker keywords whose models take 3 mortal wounds for a Hazardous 1 instead of dying
 HAZARD_MORTAL_KEYWORDS = ("character", "monster", "vehicle")
 
@@ -365,11 +367,8 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
 
 
 def stats(sc: GenericScenario) -> tuple[Stat, ...]:
-    """The reported statistics, in the kernel's row order."""
-    if sc.mixed:
-        from oddslab.rulesets.generic.compile_mixed import mixed_stats
-
-        return mixed_stats(sc)
+    """The reported statistics, in the kernel's row order (a unit of identical models; a mixed
+    unit's are :func:`.compile_mixed.mixed_stats`)."""
     t = sc.target
     att_max = sum(attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) for w in sc.fired)
     hit_max = sum(
@@ -400,10 +399,6 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
 
 def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     """Headline probabilities, only of statistics the scenario reports."""
-    if sc.mixed:
-        from oddslab.rulesets.generic.compile_mixed import mixed_headlines
-
-        return mixed_headlines(sc)
     t = sc.target
     names = reported(sc)
     heads = []
@@ -432,10 +427,6 @@ def hazard_headlines(sc: GenericScenario) -> tuple[Headline, ...]:
 
 
 def compile_job(sc: GenericScenario) -> Job:
-    if sc.mixed:  # a kernel of its own: the simple path compiles no more than before
-        from oddslab.rulesets.generic.compile_mixed import compile_mixed
-
-        return compile_mixed(sc)
     from oddslab.rulesets.generic.kernel import run_generic
 
     a = arrays(sc)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,8 +27,10 @@ from oddslab.rulesets.generic.compile import (
     hazard,
     hazard_headlines,
 )
-from oddslab.rulesets.generic.model import GenericScenario
 from oddslab.rulesets.generic.target import group_view
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.generic.scenario import GenericScenario
 
 __all__ = ["views", "mixed_arrays", "mixed_stats", "group_stat", "compile_mixed", "order_of"]
 

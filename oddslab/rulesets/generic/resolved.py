@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oddslab.rulesets.generic.compile import critical_wound_on, derive
-from oddslab.rulesets.generic.model import GenericScenario, Rules, Target, Weapon
+from oddslab.rulesets.generic.model import Rules, Target, Weapon
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.generic.scenario import GenericScenario
 
 __all__ = ["resolved"]
 

@@ -8,7 +8,6 @@ once, and shown by ``resolved()``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +19,17 @@ from oddslab.outcome import Headline, Stat
 
 from . import layout as K
 from .firepower import FireNumbers, fire_numbers
-from .model import CONCEALING, Hex, Rules, Step, Unit
+from .model import (  # noqa: F401 (BadInput, slug, clears_mines: re-exported)
+    CONCEALING,
+    BadInput,
+    Hex,
+    Rules,
+    Step,
+    Unit,
+    _conceal_base,
+    clears_mines,
+    slug,
+)
 
 __all__ = ["HexPlatoonScenario", "BadInput", "STATES", "clears_mines", "fire_numbers", "slug"]
 
@@ -38,34 +47,6 @@ KIND_CODE = {
     "overrun": K.K_OVERRUN,
     "air-strike": K.K_AIR,
 }
-
-
-class BadInput(ValueError):
-    """A scenario that cannot be played; ``key`` is the dotted path at fault."""
-
-    def __init__(self, key: str, problem: str):
-        self.key = key
-        self.problem = problem
-        super().__init__(f"{key}: {problem}")
-
-
-def slug(name: str) -> str:
-    """``"1st Platoon (HMG)"`` → ``"1st_platoon_hmg"`` (statistic names)."""
-    s = re.sub(r"[^0-9a-zA-Z]+", "_", name.strip().lower()).strip("_")
-    return s or "unit"
-
-
-def clears_mines(unit: Unit) -> bool:
-    """Rule 8.2: "an infantry or engineer unit" may attempt to clear a minefield."""
-    return bool(unit.infantry) or unit.type == "engineer"
-
-
-def _conceal_base(unit: Unit, hx: Hex) -> bool:
-    if unit.concealed != "auto":
-        return unit.concealed == "yes"
-    terrain = hx.terrain in CONCEALING and (hx.terrain != "cultivated" or unit.infantry)
-    terrain = terrain or hx.improved_position
-    return terrain and not unit.adjacent_enemy and not unit.spotted
 
 
 @dataclass(frozen=True)
@@ -489,7 +470,7 @@ class HexPlatoonScenario(DictForm):
 
     def exact_pmfs(self) -> dict[str, np.ndarray]:
         """Exact PMFs of the statistics that depend only on the starting position."""
-        from .exact import scenario_pmfs
+        from .statistics import scenario_pmfs
 
         return scenario_pmfs(self)
 

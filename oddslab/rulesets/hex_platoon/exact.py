@@ -2,7 +2,7 @@
 
 A part is *static* when nothing rolled earlier in the trial can change what it reads (the
 first fire at a target, a rally check, a mines attack, one artillery mission ...). For those
-steps :func:`scenario_pmfs` gives the exact PMF of the step's statistics and, when no other
+steps :func:`.statistics.scenario_pmfs` gives the exact PMF of the step's statistics and, when no other
 step touches them, of the final state of the units and (s)HQs involved and of the stack
 totals. Everything is enumerated in plain Python/numpy:
 
@@ -24,10 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import layout as K
-
 if TYPE_CHECKING:  # pragma: no cover
-    from .compile import HexPlatoonScenario
+    pass
 
 __all__ = [
     "p_ge",
@@ -43,7 +41,6 @@ __all__ = [
     "morale_pass",
     "mines_pmf",
     "clear_prob",
-    "scenario_pmfs",
 ]
 
 
@@ -240,44 +237,3 @@ def clear_prob(dice: list[int], mode: str) -> float:
         p = 0.5 if mode == "sum" else 1 - 0.5**d
         fail *= 1 - p
     return 1 - fail
-
-
-def scenario_pmfs(sc: HexPlatoonScenario) -> dict[str, np.ndarray]:
-    """Exact PMFs of the statistics of ``sc`` that are static (see the module docstring)."""
-    from .exact_steps import step_exact
-    from .statistics import state_steps, static_steps
-
-    stats, so, _h, _p = sc.stat_plan()
-    static = static_steps(sc)
-    out: dict[str, np.ndarray] = {}
-    results = {k: step_exact(sc, k) for k in range(len(sc.steps)) if static[k]}
-    touch = {}
-    for k in range(len(sc.steps)):
-        for n in state_steps(sc, k):
-            touch.setdefault(n, []).append(k)
-    units = sc.units
-    for st, row in zip(stats, so, strict=True):
-        kind, a, b = int(row[K.O_KIND]), int(row[K.O_A]), int(row[K.O_B])
-        pmf = None
-        if kind == K.OK_REC and a in results:
-            pmf = results[a].rec.get(b)
-        elif kind in (K.OK_STATE, K.OK_STATE_DETAIL):
-            name = units[a].name
-            ks = touch.get(name, [])
-            if len(ks) == 1 and ks[0] in results:
-                pmf = results[ks[0]].state_pmf(name, kind == K.OK_STATE_DETAIL)
-        elif kind == K.OK_HEX_GE:
-            hexo = sc.hexes[a]
-            names = [u.name for u in sc.stack(hexo.name)]
-            ks = {tuple(touch.get(n, [])) for n in names}
-            if len(ks) == 1:
-                only = next(iter(ks))
-                if len(only) == 1 and only[0] in results:
-                    pmf = results[only[0]].count_pmf(names, b)
-        if pmf is not None:
-            p = np.zeros(st.nbins)
-            arr = np.asarray(pmf, dtype=float)
-            p[: min(len(arr), st.nbins)] = arr[: st.nbins]
-            p[-1] += arr[st.nbins :].sum()
-            out[st.name] = p
-    return out

@@ -1,6 +1,6 @@
 """Exact outcome of one static step: its recorded numbers and the joint unit states.
 
-Used by :func:`.exact.scenario_pmfs`; each function mirrors the kernel's step of the same
+Used by :func:`.statistics.scenario_pmfs`; each function mirrors the kernel's step of the same
 kind in plain Python (see :mod:`.kernel`), starting from the scenario's initial position.
 """
 
@@ -112,7 +112,7 @@ def _hex_joint(
     sc, hex_name, unsaved: np.ndarray, protect_all: bool, ign: int, weight=1.0, base=None
 ):
     """Joint (stack states + HQ) after ``unsaved`` hits (PMF) distributed in ``hex_name``."""
-    from .compile import _conceal_base
+    from .model import _conceal_base
 
     hexo = sc.hex(hex_name)
     stack = sc.stack(hex_name)
@@ -168,7 +168,7 @@ def _mix(a: np.ndarray, b: np.ndarray, w: float) -> np.ndarray:
 
 def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
     """Exact outcome of step ``k`` from the initial position (the step must be static)."""
-    from .compile import _conceal_base
+    from .model import _conceal_base
 
     s = sc.steps[k]
     r = sc.rules

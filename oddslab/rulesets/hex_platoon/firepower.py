@@ -137,8 +137,8 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     whose hex has no (s)HQ, reporting exactly hits, unsaved hits and the target's state (and
     its detailed state when listed).
     """
-    from .compile import _conceal_base
     from .exact import apply_hits, detail_code, lead_dice, state_code
+    from .model import _conceal_base
 
     off = np.zeros(K.F_TAB + 1, dtype=np.int64)
     if len(sc.steps) != 1 or sc.steps[0].kind != "fire" or sc.steps[0].opportunity:
@@ -192,6 +192,6 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
 
 
 def _bad(key: str, problem: str) -> Exception:
-    from .compile import BadInput
+    from .model import BadInput
 
     return BadInput(key, problem)

@@ -10,6 +10,7 @@ player might want to change. Values are checked in ``__post_init__``; the TOML r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = [
@@ -23,6 +24,9 @@ __all__ = [
     "Hex",
     "Step",
     "Rules",
+    "BadInput",
+    "slug",
+    "clears_mines",
 ]
 
 #: movement / counter classes (HQ covers sHQ; reconnaissance is "recon")
@@ -368,3 +372,32 @@ RULE_CHOICES = {
     "artillery_soft_extra_scope": ART_SOFT_SCOPE,
     "ops_complete_bars": OPS_BARS,
 }
+
+
+# -- used by every step of compiling (kept here, below them all) ---------------------------
+class BadInput(ValueError):
+    """A scenario that cannot be played; ``key`` is the dotted path at fault."""
+
+    def __init__(self, key: str, problem: str):
+        self.key = key
+        self.problem = problem
+        super().__init__(f"{key}: {problem}")
+
+
+def slug(name: str) -> str:
+    """``"1st Platoon (HMG)"`` → ``"1st_platoon_hmg"`` (statistic names)."""
+    s = re.sub(r"[^0-9a-zA-Z]+", "_", name.strip().lower()).strip("_")
+    return s or "unit"
+
+
+def clears_mines(unit: Unit) -> bool:
+    """Rule 8.2: "an infantry or engineer unit" may attempt to clear a minefield."""
+    return bool(unit.infantry) or unit.type == "engineer"
+
+
+def _conceal_base(unit: Unit, hx: Hex) -> bool:
+    if unit.concealed != "auto":
+        return unit.concealed == "yes"
+    terrain = hx.terrain in CONCEALING and (hx.terrain != "cultivated" or unit.infantry)
+    terrain = terrain or hx.improved_position
+    return terrain and not unit.adjacent_enemy and not unit.spotted

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from .compile import _conceal_base
-from .model import Rules
+from .model import Rules, _conceal_base
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compile import HexPlatoonScenario

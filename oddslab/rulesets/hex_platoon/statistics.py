@@ -18,7 +18,7 @@ from . import layout as K
 if TYPE_CHECKING:  # pragma: no cover
     from .compile import HexPlatoonScenario
 
-__all__ = ["plan", "affects", "state_steps", "FATES", "ACCURACY"]
+__all__ = ["plan", "affects", "state_steps", "scenario_pmfs", "FATES", "ACCURACY"]
 
 FATES = (
     "back in the cup after its strike",
@@ -347,7 +347,7 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
         raise ValueError(f"two statistics would be named {dup!r}; rename a unit or hex")
     primary = sc.primary or first_primary or names[0]
     if primary not in names:
-        from .compile import BadInput
+        from .model import BadInput
 
         raise BadInput(
             "primary",
@@ -370,7 +370,7 @@ def _marked(sc: HexPlatoonScenario, u) -> bool:
 
 
 def _s(name: str) -> str:
-    from .compile import slug
+    from .model import slug
 
     return slug(name)
 
@@ -382,3 +382,44 @@ def _hex_primary(sc: HexPlatoonScenario, h: str) -> str | None:
     if st:
         return f"{_s(st[0].name)}_state"
     return None
+
+
+def scenario_pmfs(sc: HexPlatoonScenario) -> dict[str, np.ndarray]:
+    """Exact PMFs of the statistics of ``sc`` that are static (see :mod:`.exact`): each
+    statistic of the plan whose step the exact engine plays (:mod:`.exact_steps`)."""
+    from .exact_steps import step_exact
+
+    stats, so, _h, _p = sc.stat_plan()
+    static = static_steps(sc)
+    out: dict[str, np.ndarray] = {}
+    results = {k: step_exact(sc, k) for k in range(len(sc.steps)) if static[k]}
+    touch = {}
+    for k in range(len(sc.steps)):
+        for n in state_steps(sc, k):
+            touch.setdefault(n, []).append(k)
+    units = sc.units
+    for st, row in zip(stats, so, strict=True):
+        kind, a, b = int(row[K.O_KIND]), int(row[K.O_A]), int(row[K.O_B])
+        pmf = None
+        if kind == K.OK_REC and a in results:
+            pmf = results[a].rec.get(b)
+        elif kind in (K.OK_STATE, K.OK_STATE_DETAIL):
+            name = units[a].name
+            ks = touch.get(name, [])
+            if len(ks) == 1 and ks[0] in results:
+                pmf = results[ks[0]].state_pmf(name, kind == K.OK_STATE_DETAIL)
+        elif kind == K.OK_HEX_GE:
+            hexo = sc.hexes[a]
+            names = [u.name for u in sc.stack(hexo.name)]
+            ks = {tuple(touch.get(n, [])) for n in names}
+            if len(ks) == 1:
+                only = next(iter(ks))
+                if len(only) == 1 and only[0] in results:
+                    pmf = results[only[0]].count_pmf(names, b)
+        if pmf is not None:
+            p = np.zeros(st.nbins)
+            arr = np.asarray(pmf, dtype=float)
+            p[: min(len(arr), st.nbins)] = arr[: st.nbins]
+            p[-1] += arr[st.nbins :].sum()
+            out[st.name] = p
+    return out

@@ -16,7 +16,7 @@ __all__ = ["check"]
 
 def check(sc: HexPlatoonScenario) -> None:
     """Raise :class:`BadInput` for the first problem in ``sc``."""
-    from .compile import BadInput, clears_mines
+    from .model import BadInput, clears_mines
 
     if not sc.hexes:
         raise BadInput("hexes", "expected at least one hex")
