@@ -32,6 +32,7 @@ __all__ = [
     "roll_tables",
     "add_group",
     "feed_groups",
+    "feed_groups_full",
     "expr_total",
     "roll_any_one",
     "roll_one",
@@ -137,9 +138,8 @@ def sum_rolls(bs, raw, buf, pos, end, n, pair, tab, off, off1):
 @jit
 def roll_one(bs, raw, buf, pos, end, tab, off):
     """One roll read from the d36 buffer on the single-roll table at ``tab[off:off + 36]``
-    (what :func:`sum_rolls` does for one odd roll; called, not inlined: a rare roll such as a
-    one-off re-roll should cost the trial loop's compile nothing). Returns
-    ``(value, pos, end)``."""
+    (what :func:`sum_rolls` does for one odd roll; called, not inlined: the mixed kernel's
+    point-by-point feel-no-pain). Returns ``(value, pos, end)``."""
     if pos == end:
         end = fill_block(bs, raw, buf, 36)
         pos = 0
@@ -224,6 +224,51 @@ def roll_any_one(st, n, sides, add):
 
 @jit(inline="always")
 def feed_groups(
+    st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot
+):
+    """Roll, modify, feel-no-pain and allocate the packets of groups ``grp[:ng]`` in order
+    (the lean kernel's: :func:`feed_groups_full` adds the 2D6 "ones" re-roll and the one-off
+    damage re-roll).
+
+    Each packet rolls ``n D sides + add``, re-rolled once below ``G_REROLL`` (damage
+    re-rolls); ``dmgmap[weapon, kind, value]`` applies the damage modifiers; each point then
+    survives feel-no-pain on the group's d36 table. Adds to ``tot[S_DAMAGE]``,
+    ``tot[S_MORTAL]`` and ``tot[S_SLAIN]``; returns ``(alive, cur, pos, end)``.
+    """
+    _ZERO = np.int64(0)
+    _D36 = np.int64(36)
+    for g in range(ng):
+        dn = grp[g, G_N]
+        ds = grp[g, G_SIDES]
+        da = grp[g, G_ADD]
+        thr = grp[g, G_REROLL]
+        m = grp[g, G_MORTAL]
+        dmap = dmgmap[grp[g, G_WEAPON], grp[g, G_MAP]]
+        table = fnp[m]
+        use = fnp_use[m]
+        pair = fnp_pair[m]
+        spill = grp[g, G_SPILL] != 0
+        total = _ZERO  # (typed zeros, as in sum_rolls)
+        slain = _ZERO
+        for _ in range(grp[g, G_COUNT]):
+            dmg = roll_expr(st, dn, ds, da)
+            if dmg < thr:
+                dmg = roll_expr(st, dn, ds, da)
+            dmg = dmap[dmg]
+            if use:
+                dmg, pos, end = sum_rolls(bs, raw, buf, pos, end, dmg, pair, table, _ZERO, _D36)
+            total += dmg
+            alive, cur, s = allocate(dmg, spill, alive, cur, wounds)
+            slain += s
+        tot[S_DAMAGE] += total
+        tot[S_SLAIN] += slain
+        if m != 0:
+            tot[S_MORTAL] += total
+    return alive, cur, pos, end
+
+
+@jit(inline="always")
+def feed_groups_full(
     st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot,
     one_dmg,
 ):  # fmt: skip
