@@ -35,8 +35,6 @@ are discarded depends on buffer positions only.
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 
 from oddslab._jit import jit_noalloc
@@ -137,6 +135,7 @@ from oddslab.rulesets.generic.rolls import (
     hazard_losses,
     roll_tables,
     sum_rolls,
+    variant,
 )
 
 __all__ = ["run_generic", "run_generic_lean"]
@@ -463,17 +462,11 @@ def _trials(
                             _ZERO,
                             wint[w, W_DMG_AVG],
                         )
-            if ng > 0:
-                if EXTRAS:
-                    alive, cur, pos, end, one_dmg = feed_groups_full(
-                        st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair,
-                        alive, cur, wounds, tot, one_dmg,
-                    )  # fmt: skip
-                else:
-                    alive, cur, pos, end = feed_groups(
-                        st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair,
-                        alive, cur, wounds, tot,
-                    )  # fmt: skip
+            if ng > 0:  # (the lean variant's feed_groups_full is the lean feed_groups)
+                alive, cur, pos, end, one_dmg = feed_groups_full(
+                    st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair,
+                    alive, cur, wounds, tot, one_dmg,
+                )  # fmt: skip
         t_damage += tot[S_DAMAGE]
         t_mortal += tot[S_MORTAL]
         t_slain += tot[S_SLAIN]
@@ -498,21 +491,14 @@ def _trials(
                 hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
 
 
-def _variant(fn, name: str, **constants):
-    """``fn`` again under another name with some of its globals replaced (numba compiles and
-    caches each variant on its own: the cache is keyed by the qualified name)."""
-    f = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, name, fn.__defaults__)
-    f.__qualname__ = name
-    f.__doc__ = fn.__doc__
-    return f
-
-
 _LOCALS = dict(
     ints="auto c_unsaved crits extra n_att t_att t_damage t_hits t_mortal t_slain t_unsaved t_wounds",
     flags="any_current",
 )
 _trials_full = jit_noalloc(**_LOCALS)(_trials)
-_trials_lean = jit_noalloc(**_LOCALS)(_variant(_trials, "_trials_lean", EXTRAS=False))
+_trials_lean = jit_noalloc(**_LOCALS)(
+    variant(_trials, "_trials_lean", EXTRAS=False, feed_groups_full=feed_groups)
+)
 
 #: Engine kernels (contract in :mod:`oddslab.engine`): the trial loop on the arguments of
 #: :func:`_prologue`, for each chunk of a batch, on threads

@@ -5,6 +5,8 @@ See :mod:`oddslab.rulesets.generic.kernel` for the buffer protocol and why it is
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from oddslab._jit import jit
@@ -33,6 +35,7 @@ __all__ = [
     "add_group",
     "feed_groups",
     "feed_groups_full",
+    "variant",
     "expr_total",
     "roll_any_one",
     "roll_one",
@@ -222,53 +225,21 @@ def roll_any_one(st, n, sides, add):
     return total if total > 0 else 0
 
 
-@jit(inline="always")
-def feed_groups(
-    st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot
-):
-    """Roll, modify, feel-no-pain and allocate the packets of groups ``grp[:ng]`` in order
-    (the lean kernel's: :func:`feed_groups_full` adds the 2D6 "ones" re-roll and the one-off
-    damage re-roll).
-
-    Each packet rolls ``n D sides + add``, re-rolled once below ``G_REROLL`` (damage
-    re-rolls); ``dmgmap[weapon, kind, value]`` applies the damage modifiers; each point then
-    survives feel-no-pain on the group's d36 table. Adds to ``tot[S_DAMAGE]``,
-    ``tot[S_MORTAL]`` and ``tot[S_SLAIN]``; returns ``(alive, cur, pos, end)``.
-    """
-    _ZERO = np.int64(0)
-    _D36 = np.int64(36)
-    for g in range(ng):
-        dn = grp[g, G_N]
-        ds = grp[g, G_SIDES]
-        da = grp[g, G_ADD]
-        thr = grp[g, G_REROLL]
-        m = grp[g, G_MORTAL]
-        dmap = dmgmap[grp[g, G_WEAPON], grp[g, G_MAP]]
-        table = fnp[m]
-        use = fnp_use[m]
-        pair = fnp_pair[m]
-        spill = grp[g, G_SPILL] != 0
-        total = _ZERO  # (typed zeros, as in sum_rolls)
-        slain = _ZERO
-        for _ in range(grp[g, G_COUNT]):
-            dmg = roll_expr(st, dn, ds, da)
-            if dmg < thr:
-                dmg = roll_expr(st, dn, ds, da)
-            dmg = dmap[dmg]
-            if use:
-                dmg, pos, end = sum_rolls(bs, raw, buf, pos, end, dmg, pair, table, _ZERO, _D36)
-            total += dmg
-            alive, cur, s = allocate(dmg, spill, alive, cur, wounds)
-            slain += s
-        tot[S_DAMAGE] += total
-        tot[S_SLAIN] += slain
-        if m != 0:
-            tot[S_MORTAL] += total
-    return alive, cur, pos, end
+#: compile-time switch (a global: numba prunes what it guards); see ``kernel.EXTRAS``
+EXTRAS = True
 
 
-@jit(inline="always")
-def feed_groups_full(
+def variant(fn, name: str, **constants):
+    """``fn`` again under another name with some of its globals replaced: numba compiles (and
+    caches: the cache is keyed by the qualified name) each variant on its own, pruning the
+    branches a replaced constant decides."""
+    f = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, name, fn.__defaults__)
+    f.__qualname__ = name
+    f.__doc__ = fn.__doc__
+    return f
+
+
+def _feed_groups(
     st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot,
     one_dmg,
 ):  # fmt: skip
@@ -298,15 +269,20 @@ def feed_groups_full(
         slain = _ZERO
         avg = grp[g, G_AVG]
         for _ in range(grp[g, G_COUNT]):
-            if thr < 0:
-                dmg = roll_any_one(st, dn, ds, da)
+            if EXTRAS:
+                if thr < 0:
+                    dmg = roll_any_one(st, dn, ds, da)
+                else:
+                    dmg = roll_expr(st, dn, ds, da)
+                    if dmg < thr:
+                        dmg = roll_expr(st, dn, ds, da)
+                    elif one_dmg and dmg < avg:  # the one-off re-roll: first roll below average
+                        dmg = roll_expr(st, dn, ds, da)
+                        one_dmg = False
             else:
                 dmg = roll_expr(st, dn, ds, da)
                 if dmg < thr:
                     dmg = roll_expr(st, dn, ds, da)
-                elif one_dmg and dmg < avg:  # the one-off re-roll: first roll below average
-                    dmg = roll_expr(st, dn, ds, da)
-                    one_dmg = False
             dmg = dmap[dmg]
             if use:
                 dmg, pos, end = sum_rolls(bs, raw, buf, pos, end, dmg, pair, table, _ZERO, _D36)
@@ -318,6 +294,11 @@ def feed_groups_full(
         if m != 0:
             tot[S_MORTAL] += total
     return alive, cur, pos, end, one_dmg
+
+
+#: the full kernel's, and the lean kernel's (no 2D6 "ones" re-roll, no one-off damage re-roll)
+feed_groups_full = jit(inline="always")(_feed_groups)
+feed_groups = jit(inline="always")(variant(_feed_groups, "feed_groups", EXTRAS=False))
 
 
 @jit(ints="total")
