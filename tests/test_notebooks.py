@@ -144,9 +144,9 @@ def _designers(nb):
 def _list_builders(nb):
     """The matrix's P(models slain >= 3) for the shock squad against the conscripts (10,000
     trials) is within 5 standard errors of the exact answer for that pair."""
-    from oddslab.analysis.libraries import expand_uses, library_dir, load_library
     from oddslab.analysis.matchup import SLOTS, _fill
     from oddslab.exact import exact
+    from oddslab.libraries import expand_uses, library_dir, load_library
     from oddslab.scenario import from_dict
 
     path = library_dir() / "generic.toml"

@@ -43,7 +43,7 @@ def rule_fields() -> list[tuple[str, str]]:
         model = importlib.import_module(f"oddslab.rulesets.{package}.model")
         out += [(name, f.name) for f in dataclasses.fields(model.Rules)]
         declared = ruleset.get(name).keys
-        for path, key in declared.root.walk():
+        for _path, key in declared.root.walk():
             if key.switch and (name, key.name) not in out:
                 out.append((name, key.name))
     return out

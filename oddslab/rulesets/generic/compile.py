@@ -22,7 +22,16 @@ from oddslab.rulesets.generic.model import (
     wound_threshold,
 )
 
-__all__ = ["Derived", "derive", "arrays", "stats", "headlines", "compile_job", "STAT_NAMES"]
+__all__ = [
+    "Derived",
+    "derive",
+    "arrays",
+    "stats",
+    "headlines",
+    "compile_job",
+    "needs_extras",
+    "STAT_NAMES",
+]
 
 #: every statistic the kernel can histogram, in kernel (``S_*``) order
 STAT_NAMES = (
@@ -426,8 +435,18 @@ def hazard_headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     return (Headline("P(attacker loses at least 1 model to Hazardous)", stat, 1),)
 
 
+def needs_extras(sc: GenericScenario) -> bool:
+    """The scenario needs the full kernel: Blast, a one-off re-roll, a 2D6 "ones" damage
+    re-roll or Hazardous (the lean kernel compiles none of them: see ``kernel.EXTRAS``)."""
+    return (
+        sc.situation.reroll_one != "none"
+        or sc.target.reroll_one != "none"
+        or any(w.blast or w.hazardous or damage_reroll_below(w) < 0 for w in sc.fired)
+    )
+
+
 def compile_job(sc: GenericScenario) -> Job:
-    from oddslab.rulesets.generic.kernel import run_generic
+    from oddslab.rulesets.generic.kernel import run_generic, run_generic_lean
 
     a = arrays(sc)
     params = (a["wint"], a["faces"], a["fnp"], a["dmgmap"], a["tint"])
@@ -435,7 +454,7 @@ def compile_job(sc: GenericScenario) -> Job:
     primary = "damage_dealt" if sc.target.models == 1 or not slain else "models_slain"
     return Job(
         sc.name,
-        run_generic,
+        run_generic if needs_extras(sc) else run_generic_lean,
         params,
         stats(sc),
         headlines(sc),

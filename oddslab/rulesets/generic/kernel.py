@@ -131,13 +131,14 @@ from oddslab.rulesets.generic.rolls import (
     allocate_fixed,
     expr_total,
     feed_groups,
+    feed_groups_full,
     hazard_losses,
-    roll_one,
     roll_tables,
     sum_rolls,
+    variant,
 )
 
-__all__ = ["run_generic"]
+__all__ = ["run_generic", "run_generic_lean"]
 
 
 def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
@@ -194,10 +195,13 @@ def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     )  # fmt: skip
 
 
-@jit_noalloc(
-    ints="auto c_unsaved crits extra n_att t_att t_damage t_hits t_mortal t_slain t_unsaved t_wounds",
-    flags="any_current",
-)
+#: compile-time switch of the trial loop (a global: numba prunes the branches it guards). The
+#: lean variant (``EXTRAS = False``, :data:`run_generic_lean`) has only the code every scenario
+#: needs; Blast, one-off re-rolls, the 2D6 "ones" damage re-roll and Hazardous are compiled only
+#: into the full one, so scenarios without them compile no more than before those were added.
+EXTRAS = True
+
+
 def _trials(
     st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, flat, pairs, fnp_use, fnp_pair,
     grp, devq, tot,
@@ -218,6 +222,7 @@ def _trials(
     spill_i = tint[T_SPILL]
     _ZERO = np.int64(0)
     _ONE = np.int64(1)
+    _SIX = np.int64(6)
     K_NORMAL = np.int64(D_NORMAL)
     K_CRIT = np.int64(D_CRIT)
     K_DEV = np.int64(D_DEV)
@@ -285,8 +290,9 @@ def _trials(
                         n_att += roll_expr(
                             st, wint[w, W_ATT_N], wint[w, W_ATT_SIDES], wint[w, W_ATT_ADD]
                         )
-                if wint[w, W_BLAST] != 0:  # Blast: per model, 1 per 5 target models alive now
-                    n_att += wint[w, W_MODELS] * (alive // 5)
+                if EXTRAS:
+                    if wint[w, W_BLAST] != 0:  # Blast: per model, 1 per 5 target models alive
+                        n_att += wint[w, W_MODELS] * (alive // 5)
                 if wint[w, W_TORRENT] != 0:
                     normal = n_att
                     crits = 0
@@ -296,12 +302,14 @@ def _trials(
                     )
                     normal = acc & _LOW32
                     crits = acc >> 32
-                    if one_hit and pairs[w, 0] and n_att > normal + crits:
-                        # the one-off re-roll of a failed hit roll no re-roll has touched
-                        acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 36)
-                        normal += acc & _LOW32
-                        crits += acc >> 32
-                        one_hit = False
+                    if EXTRAS:
+                        if one_hit and pairs[w, 0] and n_att > normal + crits:
+                            # the one-off re-roll of a failed hit roll no re-roll has touched (one d6
+                            # from the RNG state, read on the single-roll table: no buffer refill code)
+                            acc = flat[o + 30 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                            normal += acc & _LOW32
+                            crits += acc >> 32
+                            one_hit = False
                     if wint[w, W_HAS_XATT] != 0 and crits > 0:
                         # extra hit rolls granted by critical hits (they grant no further rolls)
                         more = expr_total(
@@ -313,12 +321,13 @@ def _trials(
                         )
                         normal += acc & _LOW32
                         crits += acc >> 32
-                        if one_hit and pairs[w, 0] and more > (acc & _LOW32) + (acc >> 32):
-                            # no initial roll failed: the first failed extra roll (no more rolls)
-                            acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 36)
-                            normal += acc & _LOW32
-                            crits += acc >> 32
-                            one_hit = False
+                        if EXTRAS:
+                            if one_hit and pairs[w, 0] and more > (acc & _LOW32) + (acc >> 32):
+                                # no initial roll failed: the first failed extra roll (no more rolls)
+                                acc = flat[o + 30 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                                normal += acc & _LOW32
+                                crits += acc >> 32
+                                one_hit = False
                 t_att += n_att
                 if wint[w, W_SUS_N] == 0:  # sustained hits: extra (non-critical) hits
                     extra = crits * wint[w, W_SUS_ADD]
@@ -344,21 +353,23 @@ def _trials(
                 )
                 wounded = auto + (acc & _LOW32)
                 cw = acc >> 32  # critical wounds counted apart (devastating, critical AP/damage...)
-                if one_wound and pairs[w, 1] and to_wound > (acc & _LOW32) + cw:
-                    acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 108)
-                    wounded += acc & _LOW32
-                    cw += acc >> 32
-                    one_wound = False
+                if EXTRAS:
+                    if one_wound and pairs[w, 1] and to_wound > (acc & _LOW32) + cw:
+                        acc = flat[o + 102 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                        wounded += acc & _LOW32
+                        cw += acc >> 32
+                        one_wound = False
                 t_wounds += wounded + cw
                 # -- saves --------------------------------------------------------------------------
                 unsaved, pos, end = sum_rolls(
                     bs, raw, buf, pos, end, wounded, pairs[w, 2], flat, o + 144, o + 180
                 )
-                if one_save and unsaved > 0 and pairs[w, 2] and wint[w, W_CAN_SAVE] != 0:
-                    # the defender's one-off re-roll of a failed save (ordinary wounds)
-                    again, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 180)
-                    unsaved += again - 1
-                    one_save = False
+                if EXTRAS:
+                    if one_save and unsaved > 0 and pairs[w, 2] and wint[w, W_CAN_SAVE] != 0:
+                        # the defender's one-off re-roll of a failed save (ordinary wounds)
+                        again = flat[o + 174 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                        unsaved += again - 1
+                        one_save = False
                 c_unsaved = 0
                 if wint[w, W_CRIT_SAVE] != 0:
                     c_unsaved, pos, end = sum_rolls(
@@ -451,26 +462,11 @@ def _trials(
                             _ZERO,
                             wint[w, W_DMG_AVG],
                         )
-            if ng > 0:
-                alive, cur, pos, end, one_dmg = feed_groups(
-                    st,
-                    bs,
-                    raw,
-                    buf,
-                    pos,
-                    end,
-                    grp,
-                    ng,
-                    dmgmap,
-                    fnp,
-                    fnp_use,
-                    fnp_pair,
-                    alive,
-                    cur,
-                    wounds,
-                    tot,
-                    one_dmg,
-                )
+            if ng > 0:  # (the lean variant's feed_groups_full is the lean feed_groups)
+                alive, cur, pos, end, one_dmg = feed_groups_full(
+                    st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair,
+                    alive, cur, wounds, tot, one_dmg,
+                )  # fmt: skip
         t_damage += tot[S_DAMAGE]
         t_mortal += tot[S_MORTAL]
         t_slain += tot[S_SLAIN]
@@ -488,13 +484,25 @@ def _trials(
         left = (alive - 1) * wounds + cur if alive > 0 else 0
         hist[r_dealt, start_total - left] += 1
         hist[r_remaining, left] += 1
-        if haz_dice > 0:  # Hazardous: after the unit's attacks, the attacker's own losses
-            h_lost, h_wounds = hazard_losses(st, haz_dice, haz_models, haz_wounds, haz_mortal)
-            hist[rows[S_HAZ_LOST], h_lost] += 1
-            hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
+        if EXTRAS:
+            if haz_dice > 0:  # Hazardous: after the unit's attacks, the attacker's own losses
+                h_lost, h_wounds = hazard_losses(st, haz_dice, haz_models, haz_wounds, haz_mortal)
+                hist[rows[S_HAZ_LOST], h_lost] += 1
+                hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
 
 
-#: Engine kernel (contract in :mod:`oddslab.engine`): :func:`_trials` on the arguments of
+_LOCALS = dict(
+    ints="auto c_unsaved crits extra n_att t_att t_damage t_hits t_mortal t_slain t_unsaved t_wounds",
+    flags="any_current",
+)
+_trials_full = jit_noalloc(**_LOCALS)(_trials)
+_trials_lean = jit_noalloc(**_LOCALS)(
+    variant(_trials, "_trials_lean", EXTRAS=False, feed_groups_full=feed_groups)
+)
+
+#: Engine kernels (contract in :mod:`oddslab.engine`): the trial loop on the arguments of
 #: :func:`_prologue`, for each chunk of a batch, on threads
-#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_generic = ChunkKernel(_trials, "run_generic", prologue=_prologue)
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`); the lean one for scenarios without Blast,
+#: one-off re-rolls, 2D6 "ones" damage re-rolls and Hazardous (:func:`needs_extras`).
+run_generic = ChunkKernel(_trials_full, "run_generic", prologue=_prologue)
+run_generic_lean = ChunkKernel(_trials_lean, "run_generic_lean", prologue=_prologue)

@@ -376,75 +376,29 @@ def _trials(
                             g = choose_model(alive, cur, gint, order, prec)
                         elif dmg > 0:
                             cur[g] -= dmg
-            if wint[w, W_HAS_MH] != 0:  # mortal wounds always spill
-                for _i in range(crits):
-                    dmg = roll_expr(st, wint[w, W_MH_N], wint[w, W_MH_SIDES], wint[w, W_MH_ADD])
-                    pos, end = apply_packet(
-                        bs,
-                        raw,
-                        buf,
-                        pos,
-                        end,
-                        dmg,
-                        yes,
-                        _ONE,
-                        no,
-                        alive,
-                        cur,
-                        gint,
-                        order,
-                        fnp,
-                        fnp_use,
-                        fnp_pair,
-                        tot,
-                    )
-            if wint[w, W_HAS_MW] != 0:
-                for _i in range(cw):
-                    dmg = roll_expr(st, wint[w, W_MW_N], wint[w, W_MW_SIDES], wint[w, W_MW_ADD])
-                    pos, end = apply_packet(
-                        bs,
-                        raw,
-                        buf,
-                        pos,
-                        end,
-                        dmg,
-                        yes,
-                        _ONE,
-                        no,
-                        alive,
-                        cur,
-                        gint,
-                        order,
-                        fnp,
-                        fnp_use,
-                        fnp_pair,
-                        tot,
-                    )
             if wint[w, W_DEV] != 0:
                 t_unsaved += cw
-            if wint[w, W_DEV] == DEV_LEGACY:
-                for _i in range(cw):
-                    dmg = dmgmap[w, D_DEV, roll_damage(st, dn, ds, da, thr)]
+            # mortal wounds, spilling point by point: on critical hits, on critical wounds, then
+            # legacy-rule devastating wounds (the attack's damage: Precision applies to them)
+            for src in range(3):
+                if src == 0:
+                    count = crits if wint[w, W_HAS_MH] != 0 else 0
+                elif src == 1:
+                    count = cw if wint[w, W_HAS_MW] != 0 else 0
+                else:
+                    count = cw if wint[w, W_DEV] == DEV_LEGACY else 0
+                for _i in range(count):
+                    if src == 0:
+                        dmg = roll_expr(st, wint[w, W_MH_N], wint[w, W_MH_SIDES], wint[w, W_MH_ADD])
+                    elif src == 1:
+                        dmg = roll_expr(st, wint[w, W_MW_N], wint[w, W_MW_SIDES], wint[w, W_MW_ADD])
+                    else:
+                        dmg = dmgmap[w, D_DEV, roll_damage(st, dn, ds, da, thr)]
                     pos, end = apply_packet(
-                        bs,
-                        raw,
-                        buf,
-                        pos,
-                        end,
-                        dmg,
-                        yes,
-                        _ONE,
-                        prec,
-                        alive,
-                        cur,
-                        gint,
-                        order,
-                        fnp,
-                        fnp_use,
-                        fnp_pair,
-                        tot,
-                    )
-            elif wint[w, W_DEV] == DEV_CURRENT:
+                        bs, raw, buf, pos, end, dmg, yes, _ONE, prec and src == 2, alive, cur,
+                        gint, order, fnp, fnp_use, fnp_pair, tot,
+                    )  # fmt: skip
+            if wint[w, W_DEV] == DEV_CURRENT:
                 devq[w] = cw
         # current-rule devastating wounds: after every weapon, an attack's damage, no spill
         for w in range(n_w):

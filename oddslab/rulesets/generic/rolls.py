@@ -5,6 +5,8 @@ See :mod:`oddslab.rulesets.generic.kernel` for the buffer protocol and why it is
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from oddslab._jit import jit
@@ -32,6 +34,8 @@ __all__ = [
     "roll_tables",
     "add_group",
     "feed_groups",
+    "feed_groups_full",
+    "variant",
     "expr_total",
     "roll_any_one",
     "roll_one",
@@ -137,9 +141,8 @@ def sum_rolls(bs, raw, buf, pos, end, n, pair, tab, off, off1):
 @jit
 def roll_one(bs, raw, buf, pos, end, tab, off):
     """One roll read from the d36 buffer on the single-roll table at ``tab[off:off + 36]``
-    (what :func:`sum_rolls` does for one odd roll; called, not inlined: a rare roll such as a
-    one-off re-roll should cost the trial loop's compile nothing). Returns
-    ``(value, pos, end)``."""
+    (what :func:`sum_rolls` does for one odd roll; called, not inlined: the mixed kernel's
+    point-by-point feel-no-pain). Returns ``(value, pos, end)``."""
     if pos == end:
         end = fill_block(bs, raw, buf, 36)
         pos = 0
@@ -222,8 +225,21 @@ def roll_any_one(st, n, sides, add):
     return total if total > 0 else 0
 
 
-@jit(inline="always")
-def feed_groups(
+#: compile-time switch (a global: numba prunes what it guards); see ``kernel.EXTRAS``
+EXTRAS = True
+
+
+def variant(fn, name: str, **constants):
+    """``fn`` again under another name with some of its globals replaced: numba compiles (and
+    caches: the cache is keyed by the qualified name) each variant on its own, pruning the
+    branches a replaced constant decides."""
+    f = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, name, fn.__defaults__)
+    f.__qualname__ = name
+    f.__doc__ = fn.__doc__
+    return f
+
+
+def _feed_groups(
     st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot,
     one_dmg,
 ):  # fmt: skip
@@ -253,15 +269,20 @@ def feed_groups(
         slain = _ZERO
         avg = grp[g, G_AVG]
         for _ in range(grp[g, G_COUNT]):
-            if thr < 0:
-                dmg = roll_any_one(st, dn, ds, da)
+            if EXTRAS:
+                if thr < 0:
+                    dmg = roll_any_one(st, dn, ds, da)
+                else:
+                    dmg = roll_expr(st, dn, ds, da)
+                    if dmg < thr:
+                        dmg = roll_expr(st, dn, ds, da)
+                    elif one_dmg and dmg < avg:  # the one-off re-roll: first roll below average
+                        dmg = roll_expr(st, dn, ds, da)
+                        one_dmg = False
             else:
                 dmg = roll_expr(st, dn, ds, da)
                 if dmg < thr:
                     dmg = roll_expr(st, dn, ds, da)
-                elif one_dmg and dmg < avg:  # the one-off re-roll: first roll below average
-                    dmg = roll_expr(st, dn, ds, da)
-                    one_dmg = False
             dmg = dmap[dmg]
             if use:
                 dmg, pos, end = sum_rolls(bs, raw, buf, pos, end, dmg, pair, table, _ZERO, _D36)
@@ -273,6 +294,11 @@ def feed_groups(
         if m != 0:
             tot[S_MORTAL] += total
     return alive, cur, pos, end, one_dmg
+
+
+#: the full kernel's, and the lean kernel's (no 2D6 "ones" re-roll, no one-off damage re-roll)
+feed_groups_full = jit(inline="always")(_feed_groups)
+feed_groups = jit(inline="always")(variant(_feed_groups, "feed_groups", EXTRAS=False))
 
 
 @jit(ints="total")
