@@ -372,7 +372,9 @@ def compare_json(names, paths, outcomes, rows) -> str:
 
 
 def progress_runner():
-    """A progress callback that shows a rich bar once a run has taken more than ~1 s."""
+    """A progress callback that shows a rich bar once a run has taken more than ~1 s: the
+    trials done, the time taken and, for a fixed number of trials, the time left. The engine
+    calls it from a helper thread too (``progress_every``), so it moves during a batch."""
     import sys
     import time
 
@@ -382,14 +384,23 @@ def progress_runner():
         if state["bar"] is None:
             if time.perf_counter() - state["start"] < 1.0 or not sys.stderr.isatty():
                 return
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
+            eta = (TextColumn("left"), TimeRemainingColumn()) if total else ()
             bar = Progress(
                 TextColumn("simulating"),
                 BarColumn(),
                 TextColumn("{task.completed:,} trials"),
                 TimeElapsedColumn(),
+                *eta,
                 transient=True,
+                console=console(stderr=True),  # stdout may be a CSV or JSON file
             )
             bar.start()
             state["bar"], state["task"] = bar, bar.add_task("run", total=total)

@@ -185,6 +185,7 @@ def _run(scenario, trials, seed, precision, exact: bool):
             precision=precision,
             progress=callback,
             on_compile=_say_compiling,
+            progress_every=0.25,
         )
     except ValueError as exc:
         raise _fail(str(exc)) from None

@@ -203,6 +203,7 @@ def simulate(
     max_trials: int | None = None,
     progress: Callable[[int, int | None], None] | None = None,
     on_compile: Callable[[str], None] | None = None,
+    progress_every: float | None = None,
 ) -> Outcome:
     """Monte Carlo distribution of a scenario's outcomes.
 
@@ -223,6 +224,10 @@ def simulate(
         Ceiling for ``precision`` runs (default: ``trials`` if given, else 100,000,000).
     progress : callable, optional
         ``progress(trials_done, trials_total_or_None)`` after every batch.
+    progress_every : float, optional
+        Seconds: also call ``progress`` this often during a batch, from a helper thread,
+        with the trials finished so far (so a heavy scenario's progress moves within a
+        batch); exceptions it raises there are ignored.
     on_compile : callable, optional
         ``on_compile(ruleset)`` is called before the kernel is compiled when it is not in
         numba's cache (the first run of a ruleset), e.g. to tell the user to wait.
@@ -231,8 +236,9 @@ def simulate(
     -------
     Outcome
         Histograms of every statistic, the resolved inputs (``scenario.resolved()`` where
-        the ruleset provides it), run and compile times apart. A Ctrl-C stops at the next
-        batch boundary and returns the trials done so far with ``interrupted=True``.
+        the ruleset provides it), run and compile times apart. A Ctrl-C stops the run once
+        the chunks running finish, and returns every finished chunk's trials with
+        ``interrupted=True``.
 
     Raises
     ------
@@ -264,7 +270,13 @@ def simulate(
     else:
         ceiling = next(x for x in (trials, s_trials, DEFAULT_TRIALS) if x is not None)
     out = run_job(
-        job, ceiling, int(seed), precision=precision, progress=progress, on_compile=on_compile
+        job,
+        ceiling,
+        int(seed),
+        precision=precision,
+        progress=progress,
+        on_compile=on_compile,
+        progress_every=progress_every,
     )
     out.resolved = resolved_inputs(sc) if sc is not None else None
     return out
@@ -406,11 +418,15 @@ def run_job(
     precision: float | None = None,
     progress: Callable[[int, int | None], None] | None = None,
     on_compile: Callable[[str], None] | None = None,
+    progress_every: float | None = None,
 ) -> Outcome:
     """Run ``job`` for up to ``trials`` trials (fewer if ``precision`` is reached first).
 
     The kernel is compiled (or loaded from cache) first and that time is reported apart
     (``Outcome.compile_time``); ``Outcome.elapsed`` is the time running trials.
+    ``progress_every`` (seconds): also call ``progress`` that often from a helper thread
+    with the trials finished so far inside the running batch (see :func:`simulate`).
+    A Ctrl-C keeps every chunk that finished, merged batch or not.
     """
     from oddslab._seeding import chunk_seeds
 
@@ -431,11 +447,18 @@ def run_job(
     buf = np.zeros((BATCH_CHUNKS, n_stats, n_bins), dtype=np.int64)
     compile_time, compiled = 0.0, False
     started = time.perf_counter()
+    # The call in flight, for Ctrl-C and the progress watcher: its histograms, trials per
+    # chunk, how many of its chunks are merged, whether job.transform has run on them.
+    live: dict[str, Any] = {"out": None, "ntrials": None, "merged": 0, "transformed": False}
+    watcher = None
     try:
         compile_time, compiled = prepare_kernel(
             job, on_compile, (chunk_seeds(seed, 0, 1), np.zeros(1, dtype=np.int64), buf[:1])
         )
         started = time.perf_counter()
+        if progress is not None and progress_every:
+            watcher = _Watcher(live, progress, None if precision is not None else trials)
+            watcher.start(progress_every)
         for group in kernel_calls(batches, thread_count()):
             first, last = group[0][0], group[-1][1]
             seeds = chunk_seeds(seed, first, last)
@@ -444,24 +467,33 @@ def run_job(
                 dtype=np.int64,
             )
             out = buf[: last - first]
+            live["out"] = None
             out[...] = 0
+            live.update(out=out, ntrials=ntrials, merged=0, transformed=False, base=done)
             job.kernel(seeds, ntrials, out, *job.params)
             if job.transform is not None:
                 job.transform(out)
+            live["transformed"] = True
             stopped = False
             for chunk, stop in group:  # each batch's checkpoint in turn, as if run alone
                 for i in range(chunk - first, stop - first):  # serial merge, fixed order
                     total += out[i]
-                done += int(ntrials[chunk - first : stop - first].sum())
+                    done += int(ntrials[i])
+                    live["merged"] = i + 1
                 if progress is not None:
                     progress(done, None if precision is not None else trials)
                 if precision is not None and _max_half_width(job, total, done) < precision:
                     stopped = True  # later chunks of this call are dropped, unmerged
                     break
+            live["out"] = None
             if stopped:
                 break
     except KeyboardInterrupt:
         interrupted = True
+        done += _merge_finished(job, live, total)
+    finally:
+        if watcher is not None:
+            watcher.stop()
     elapsed = time.perf_counter() - started
     half = reached = None
     if precision is not None:
@@ -483,6 +515,74 @@ def run_job(
         half_width=half,
         precision_reached=reached,
     )
+
+
+def _merge_finished(job: Job, live: dict[str, Any], total: np.ndarray) -> int:
+    """After a Ctrl-C: add to ``total`` every chunk of the call in flight that finished but
+    was not merged yet; returns their trials.
+
+    A chunk's kernel adds 1 to every statistic's row per trial, so a chunk is finished when
+    each row of its block sums to its trial count (the kernel threads have all returned by
+    now: :class:`~oddslab._kernels.chunks.ChunkKernel` lets a running chunk finish, and a
+    chunk is never stopped half-way). Unstarted chunks are all zeros.
+    """
+    out, ntrials = live.get("out"), live.get("ntrials")
+    if out is None or ntrials is None:
+        return 0
+    idx = [
+        i
+        for i in range(live["merged"], len(ntrials))
+        if ntrials[i] > 0 and bool(np.all(out[i].sum(axis=1) == ntrials[i]))
+    ]
+    if not idx:
+        return 0
+    part = out[idx]  # a copy: the in-place transform sees only finished chunks
+    if job.transform is not None and not live["transformed"]:
+        job.transform(part)
+    for block in part:  # serial merge, chunk order
+        total += block
+    return int(ntrials[idx].sum())
+
+
+class _Watcher:
+    """Calls ``progress(done, total)`` every few tenths of a second from a daemon thread,
+    counting the trials finished inside the running batch: kernels add to a chunk's
+    histogram block trial by trial, so row 0 of each block counts its finished trials (per
+    chunk only for a kernel that histograms locally first). A callback that raises stops
+    the watcher; the run goes on."""
+
+    def __init__(self, live: dict[str, Any], progress: Callable, total: int | None) -> None:
+        import threading
+
+        self.live, self.progress, self.total = live, progress, total
+        self.halt = threading.Event()
+        self.thread: Any = None
+
+    def start(self, every: float) -> None:
+        import threading
+
+        def loop() -> None:
+            last = 0
+            while not self.halt.wait(every):
+                out, base = self.live.get("out"), self.live.get("base", 0)
+                if out is None:
+                    continue
+                now = base + int(out[:, 0, :].sum())
+                if now <= last:
+                    continue
+                last = now
+                try:
+                    self.progress(now, self.total)
+                except Exception:  # noqa: BLE001 - a display problem never stops a run
+                    return
+
+        self.thread = threading.Thread(target=loop, name="oddslab-progress", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.halt.set()
+        if self.thread is not None:
+            self.thread.join(timeout=1.0)
 
 
 def trials_needed(outcome: Outcome) -> int | None:

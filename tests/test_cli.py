@@ -403,3 +403,74 @@ def test_compare_target_from_a_library_entry(tmp_path, monkeypatch):
     res = runner.invoke(app, ["compare", EX, EX2, "--target", f"{lib}:guard", "-n", "2000"])
     assert res.exit_code == 0, res.output
     assert seen == [{"use": f"{lib.resolve()}:guard"}] * 2
+
+
+HEAVY_TOML = """ruleset = "generic"
+name = "heavy"
+[attacker]
+name = "horde"
+[[attacker.weapons]]
+name = "rifle"
+models = 300
+attacks = 2
+skill = 4
+strength = 3
+damage = "D3"
+[target]
+models = 300
+wounds = 3
+toughness = 4
+save = 4
+feel_no_pain = 5
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
+def test_sigint_during_a_heavy_run_keeps_the_finished_trials(tmp_path):
+    """A real SIGINT to `oddslab simulate` in a terminal: the progress bar (with the time
+    left) shows within seconds, and Ctrl-C in the middle of the first batch prints the
+    chunks that finished, not "after 0 trials"."""
+    import os
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from oddslab.engine import CHUNK_TRIALS
+
+    sc = tmp_path / "heavy.toml"
+    sc.write_text(HEAVY_TOML)
+    master, slave = os.openpty()
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "oddslab", "simulate", str(sc), "-n", "4000000", "-s", "1",
+         "-f", "json"],
+        cwd=tmp_path, env={**env, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        stdout=subprocess.PIPE, stderr=slave, text=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 90
+    try:
+        while b"left" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(master, 4096)
+                except OSError:  # the process ended (and closed the terminal)
+                    break
+        assert b"simulating" in seen and b"left" in seen, seen[-500:]
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=60)
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+    finally:
+        proc.kill()
+        os.close(master)
+    assert proc.returncode == 130, seen[-800:]
+    trials = json.loads(stdout)["trials"]
+    assert trials > 0 and trials % CHUNK_TRIALS == 0
+    assert f"after {trials:,} trials".encode() in seen
