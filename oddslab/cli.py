@@ -28,6 +28,9 @@ app = typer.Typer(
 )
 
 
+_SCENARIO_HELP = "Scenario TOML file, or a shipped example's name (see `oddslab examples`)."
+
+
 class Format(StrEnum):
     table = "table"
     csv = "csv"
@@ -251,7 +254,7 @@ def _save(ax, path: Path) -> None:
 @app.command()
 @_interruptible
 def simulate(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help=_SCENARIO_HELP)],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
     precision: Annotated[
@@ -290,7 +293,7 @@ def simulate(
 @app.command()
 @_interruptible
 def show(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help=_SCENARIO_HELP)],
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Print the scenario's inputs as the program reads them (defaults filled in, rolls

@@ -14,7 +14,15 @@ from typing import Any
 
 from oddslab._schema import ScenarioError, Table
 
-__all__ = ["RULESETS", "ScenarioError", "load", "read_toml", "from_dict", "read_run_options"]
+__all__ = [
+    "RULESETS",
+    "ScenarioError",
+    "load",
+    "read_toml",
+    "from_dict",
+    "read_run_options",
+    "shipped_example",
+]
 
 #: ruleset name in files → module implementing ``from_table(root: Table)``
 RULESETS: dict[str, str] = {
@@ -46,19 +54,57 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     ScenarioError
         If the file is missing, unreadable or not TOML.
     """
-    path = Path(path)
+    path = shipped_example(path)
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScenarioError(source, "", "file not found") from None
+        raise ScenarioError(source, "", "file not found" + _examples_hint(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(source, "", f"cannot read file ({exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(source, "", f"not valid TOML: {exc}") from None
+    if not data:
+        raise ScenarioError(source, "", "the file is empty (no keys; see docs/scenario-format.md)")
     return data
+
+
+def shipped_example(path: str | Path) -> Path:
+    """``path``, or the shipped example it names when it is a bare name that is no file here.
+
+    ``generic-intercessors-vs-guardsmen`` (or with ``.toml``) finds
+    ``oddslab.examples_dir() / "generic-intercessors-vs-guardsmen.toml"`` from any folder,
+    so the README's commands work where the package is installed, not only in a checkout.
+    """
+    path = Path(path)
+    if path.exists() or len(path.parts) != 1:
+        return path
+    from oddslab import examples_dir
+
+    name = path.name if path.suffix == ".toml" else f"{path.name}.toml"
+    found = examples_dir() / name
+    return found if found.is_file() else path
+
+
+def _examples_hint(path: Path) -> str:
+    """What to do when a missing file looks like one of the shipped examples."""
+    from oddslab import examples_dir
+
+    parts = path.parts
+    if not parts or (parts[0] != "examples" and len(parts) != 1):
+        return ""
+    shipped = (examples_dir() / f"{path.stem}.toml").is_file()
+    if not shipped and parts[0] != "examples":
+        return ""
+    name = f"the bare name, as in `oddslab simulate {path.stem}`" if shipped else (
+        "an example's bare name (`oddslab examples` lists them)"
+    )  # fmt: skip
+    return (
+        f" (the shipped examples are in {examples_dir()}: give {name}, or copy them here "
+        "with `oddslab examples --copy examples`)"
+    )
 
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
