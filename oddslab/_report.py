@@ -65,7 +65,7 @@ def print_resolved(resolved: dict[str, dict[str, Any]] | None, con, title: str =
     """The inputs as the program read them, section by section."""
     from oddslab._tables import print_pairs
 
-    heading = title or "Resolved inputs (what was simulated)"
+    heading = title or "Resolved inputs (what was run)"
     if not resolved:
         con.print(f"[bold]{_esc(heading)}[/bold]: this ruleset does not list its resolved inputs")
         return
@@ -291,29 +291,33 @@ def _signed(x: float, kind: str) -> str:
 def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], con) -> None:
     """The comparison table: each scenario's value ± SE, then each one's difference from the
     first with its 95% interval."""
-    trials = ", ".join(f"{o.trials:,}" for o in outcomes)
+    exact = all(o.exact for o in outcomes)
+    trials = ", ".join("exact" if o.exact else f"{o.trials:,} trials" for o in outcomes)
     cols = [("", "left")]
     for i, n in enumerate(names):
         cols.append((n, "right"))
         if i:
-            cols.append((f"{n} − first (95% CI)", "right"))
+            cols.append((f"{n} − first" + ("" if exact else " (95% CI)"), "right"))
     body = []
     for r in rows:
         kind = r["kind"]
         fmt = format_probability if kind == "probability" else format_number
         cells = [str(r["row"])]
         for i, v in enumerate(r["values"]):
-            cells.append("—" if v is None else f"{fmt(v['value'])} ± {_se_text(v['se'], kind)}")
+            se = "" if v is None or exact else f" ± {_se_text(v['se'], kind)}"
+            cells.append("—" if v is None else f"{fmt(v['value'])}{se}")
             if i:
                 d = r["diffs"][i]
                 cells.append(
                     "—"
                     if d is None
+                    else _signed(d["diff"], kind)
+                    if exact
                     else f"{_signed(d['diff'], kind)} ({_signed(d['ci_low'], kind)} … "
                     f"{_signed(d['ci_high'], kind)})"
                 )
         body.append(cells)
-    title = f"Comparison ({trials} trials; differences against {names[0]})"
+    title = f"Comparison ({'exact' if exact else trials}; differences against {names[0]})"
     print_table(con, title, cols, body)
 
 

@@ -101,6 +101,14 @@ StatOpt = Annotated[
         help="Statistic to tabulate as P(>= k) and plot (default: the one a player asks about).",
     ),
 ]
+McOpt = Annotated[
+    bool,
+    typer.Option(
+        "--mc",
+        metavar="",
+        help="Monte Carlo even where the exact engine has the answer (the default then).",
+    ),
+]
 FormatOpt = Annotated[
     Format,
     typer.Option("--format", "-f", metavar="table|csv|json", help="Output format."),
@@ -196,6 +204,37 @@ def _run(scenario, trials, seed, precision, exact: bool):
         close()
 
 
+def _answer(scenario, trials, seed, precision, exact: bool, mc: bool):
+    """Exact where every statistic has an exact form and no simulation was asked for (--mc,
+    or a simulation's --trials/--seed/--precision), else Monte Carlo; the resolved inputs
+    say which and why (oddslab._answer)."""
+    from oddslab import _answer as ans
+
+    if exact:
+        out = _run(scenario, None, None, None, True)
+        n_all = len(scenario.compile().stats)
+        part = "" if len(out.stat_names) == n_all else (
+            f": the {len(out.stat_names)} of {n_all} statistics that have an exact form"
+        )  # fmt: skip
+        ans.note(out, f"exact (--exact){part}")
+        return out
+    if mc:
+        why = "Monte Carlo (--mc)"
+    elif trials is not None or seed is not None or precision is not None:
+        why = "Monte Carlo (--trials, --seed or --precision ask for a simulation)"
+    else:
+        from oddslab.engine import resolved_inputs
+
+        out, why = ans.try_exact(scenario)
+        if out is not None:
+            out.resolved = resolved_inputs(scenario)
+            ans.note(out, why)
+            return out
+    out = _run(scenario, trials, seed, precision, False)
+    ans.note(out, why)
+    return out
+
+
 def _emit(outcome, fmt: Format, stat: str) -> None:
     from oddslab import _report
 
@@ -270,19 +309,24 @@ def simulate(
         typer.Option(
             "--exact",
             metavar="",
-            help="Exact distributions (static statistics only) instead of simulation.",
+            help="Exact distributions only, of the statistics that have one (the default "
+            "when every statistic has one).",
         ),
     ] = False,
+    mc: McOpt = False,
     fmt: FormatOpt = Format.table,
     plot: PlotOpt = None,
     stat: StatOpt = None,
 ) -> None:
-    """Simulate one scenario file: the inputs as read, then its outcome distribution."""
+    """One scenario file: the inputs as read, then its outcome distribution (exact when
+    every statistic has an exact form, else simulated; the inputs say which and why)."""
     plot = _check_plot(plot)
+    if exact and mc:
+        raise _fail("--exact and --mc exclude each other")
     if exact and (trials is not None or seed is not None or precision is not None):
         raise _fail("--exact takes no --trials, --seed or --precision (it is not a simulation)")
     sc = _load(scenario)
-    outcome = _run(sc, trials, seed, precision, exact)
+    outcome = _answer(sc, trials, seed, precision, exact, mc)
     main = _main_stat(outcome, stat)
     _emit(outcome, fmt, main)
     if plot is not None and (outcome.trials or outcome.exact):
@@ -350,9 +394,11 @@ def compare(
     plot: PlotOpt = None,
     stat: StatOpt = None,
     fmt: FormatOpt = Format.table,
+    mc: McOpt = False,
 ) -> None:
     """Run several scenarios with the same trials and seed and show them side by side, each
-    with its standard error, and its difference from the first with a 95% interval."""
+    with its standard error, and its difference from the first with a 95% interval (exact,
+    without sampling error, when every scenario's statistics all have an exact form)."""
     plot = _check_plot(plot)
     if len(scenarios) < 2:
         raise _fail("compare needs at least two scenario files")
@@ -380,8 +426,8 @@ def compare(
                 "targets (use --target FILE to give them one)",
                 err=True,
             )
-    outcomes = []
-    for sc in loaded:  # Ctrl-C stops the whole comparison, not just the current run
+    outcomes = _compare_exact(loaded) if not mc and trials is None and seed is None else []
+    for sc in loaded[len(outcomes) :]:  # Ctrl-C stops the whole comparison
         outcomes.append(_run(sc, trials, seed, None, False))
         if outcomes[-1].interrupted:
             break
@@ -423,6 +469,22 @@ def compare(
         _save(plot_compare(outcomes, main, labels=names), plot)
     for o in outcomes:
         _finish(o)
+
+
+def _compare_exact(loaded: list) -> list:
+    """Every scenario's exact outcome when each has all its statistics exactly, else []."""
+    from oddslab import _answer as ans
+    from oddslab.engine import resolved_inputs
+
+    outcomes = []
+    for sc in loaded:
+        out, why = ans.try_exact(sc)
+        if out is None:
+            return []
+        out.resolved = resolved_inputs(sc)
+        ans.note(out, why)
+        outcomes.append(out)
+    return outcomes
 
 
 @app.command()

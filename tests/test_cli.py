@@ -474,3 +474,34 @@ def test_sigint_during_a_heavy_run_keeps_the_finished_trials(tmp_path):
     trials = json.loads(stdout)["trials"]
     assert trials > 0 and trials % CHUNK_TRIALS == 0
     assert f"after {trials:,} trials".encode() in seen
+
+
+def test_exact_by_default_where_every_statistic_is_exact():
+    """No --mc and no simulation knobs: the exact answer, labelled, with the reason first in
+    the resolved inputs; --mc (or -n/-s) simulates; a partly exact scenario says how much."""
+    res = runner.invoke(app, ["simulate", EX, "-f", "json"])
+    data = json.loads(res.stdout)
+    assert res.exit_code == 0 and data["exact"] is True
+    assert data["resolved"]["answer"]["method"].startswith("exact: every statistic")
+    res = runner.invoke(app, ["simulate", EX])
+    assert "(exact)" in res.stdout and "± SE" not in res.stdout
+    for extra in (["--mc", "-n", "1000"], ["-n", "1000"], ["-s", "3"]):
+        data = json.loads(runner.invoke(app, ["simulate", EX, "-f", "json", *extra]).stdout)
+        assert data["exact"] is False and data["trials"] in (1000, 1_000_000)
+        assert data["resolved"]["answer"]["method"].startswith("Monte Carlo (")
+    part = "examples/vom-kriege-cuirassiers-charge-square.toml"
+    data = json.loads(runner.invoke(app, ["simulate", part, "-f", "json"]).stdout)
+    assert data["exact"] is False
+    assert "only 1 of the 34 statistics have an exact form" in data["resolved"]["answer"]["method"]
+    data = json.loads(runner.invoke(app, ["simulate", part, "--exact", "-f", "json"]).stdout)
+    assert data["resolved"]["answer"]["method"].startswith("exact (--exact): the 1 of 34")
+    res = runner.invoke(app, ["simulate", EX, "--exact", "--mc"])
+    assert res.exit_code == 2 and "exclude each other" in res.output
+
+
+def test_compare_is_exact_by_default_when_every_scenario_is():
+    res = runner.invoke(app, ["compare", EX, EX2])
+    assert res.exit_code == 0 and "Comparison (exact; differences against" in res.stdout
+    assert "95% CI" not in res.stdout
+    res = runner.invoke(app, ["compare", EX, EX2, "--mc", "-n", "1000", "-s", "1"])
+    assert "Comparison (1,000 trials, 1,000 trials;" in res.stdout
