@@ -62,16 +62,32 @@ def _root(
     """Monte Carlo and exact combat odds for tabletop wargames."""
 
 
+def parse_trials(text: str) -> int:
+    """``-n``: a whole number of trials written as ``1000000``, ``1_000_000``,
+    ``1,000,000`` or ``1e6``, from 1 to :data:`MAX_TRIALS` (else a usage error saying so)."""
+    what = f"expected a number of trials from 1 to {MAX_TRIALS:,} (such as 1000000 or 1e6)"
+    clean = text.strip().replace("_", "").replace(",", "")
+    try:
+        value = int(clean) if clean.lstrip("+").isdigit() else float(clean)
+    except ValueError:
+        raise typer.BadParameter(f"{what}, got '{text}'") from None
+    if isinstance(value, float) and not value.is_integer():
+        raise typer.BadParameter(f"{what}, got '{text}' (not a whole number)")
+    if not 1 <= value <= MAX_TRIALS:
+        raise typer.BadParameter(f"{what}, got '{text}'")
+    return int(value)
+
+
 TrialsOpt = Annotated[
     int | None,
     typer.Option(
         "--trials",
         "-n",
-        min=1,
-        max=MAX_TRIALS,
+        parser=parse_trials,
         metavar="N",
         show_default=False,
-        help="Number of trials, 1 to 10,000,000,000 (default: the scenario's, else 1,000,000).",
+        help="Number of trials, 1 to 1e10; 1e6 and 1_000_000 work too (default: the "
+        "scenario's, else 1,000,000).",
     ),
 ]
 SeedOpt = Annotated[
@@ -537,7 +553,9 @@ def warmup(
         ),
     ] = None,
 ) -> None:
-    """Compile the kernels ahead of time (e.g. after installing), so first runs are quick."""
+    """Compile the kernels ahead of time.
+
+    Run it after installing, so that first runs are quick."""
     from oddslab.warmup import ALL, warm
 
     names = list(rulesets or ALL)

@@ -143,7 +143,7 @@ def test_dask_missing_is_one_line(monkeypatch):
 
     monkeypatch.setattr(distributed, "_import_distributed", missing)
     _err(["sweep", SCENARIO, "--vary", "target.save=4", "-n", "100", "--workers", "2"],
-         'pip install "oddslab[dask]"')  # fmt: skip
+         'pip install -e ".[dask]"')  # fmt: skip
 
 
 def test_unreachable_scheduler_is_one_line(monkeypatch):

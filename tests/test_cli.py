@@ -135,6 +135,28 @@ def test_precision_ceiling_is_reported(tmp_path):
     assert "precision 0.0002 NOT reached" in res.output
 
 
+@pytest.mark.parametrize(
+    ("text", "value"), [("1e6", 10**6), ("1_000", 1000), ("2,000", 2000), ("1e10", 10**10)]
+)
+def test_trials_accept_1e6_style_numbers(text, value):
+    from oddslab.cli import parse_trials
+
+    assert parse_trials(text) == value
+
+
+@pytest.mark.parametrize("text", ["1e12", "0", "1.5", "many"])
+def test_trials_out_of_range_say_the_ceiling(text):
+    res = runner.invoke(app, ["simulate", EX, "-n", text])
+    assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in (
+        res.output.replace("\n", " ")
+    )
+
+
+def test_help_lists_whole_first_sentences():
+    res = runner.invoke(app, ["--help"])
+    assert "Compile the kernels ahead of time." in res.output and "(e.g." not in res.output
+
+
 def test_trials_ceiling_is_the_files():
     res = runner.invoke(app, ["simulate", EX, "-n", str(10**10 + 1)])
     assert res.exit_code == 2 and "10000000000" in res.output.replace(",", "")
@@ -308,6 +330,17 @@ def test_warmup(monkeypatch):
     res = runner.invoke(app, ["warmup", "genric"])
     assert res.exit_code == 2 and "did you mean 'generic'" in res.output
     assert set(w.ALL) >= {"generic", "armoured-clash", "assault-phase", "dice-pools"}
+    said = []
+    with monkeypatch.context() as m:  # three warm-up scenarios, one "compiling" line
+
+        def fake(sc, trials, seed, on_compile):
+            on_compile("vom-kriege")
+            return type("O", (), {"compile_time": 0.1, "compiled": True})()
+
+        m.setattr("oddslab.engine.simulate", fake)
+        m.setattr(w, "warmup_scenarios", lambda name: [1, 2, 3])
+        assert w.warm("vom-kriege", on_compile=said.append).startswith("vom-kriege: compiled")
+    assert said == ["vom-kriege"]
     monkeypatch.setitem(w.RULESETS, "generic", "oddslab.dice")  # a package without WARMUP
     assert "skipped" in w.warm("generic")
     monkeypatch.setitem(w.RULESETS, "generic", "oddslab.not_here")

@@ -152,8 +152,10 @@ def _run_kw(trials, seed, precision, store, resume, workers, scheduler, batch=1)
 
 
 def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
+    from oddslab._format import csv_frame
+
     if fmt is Fmt.csv:
-        typer.echo(df.to_csv(index=False), nl=False)
+        typer.echo(csv_frame(df), nl=False)
         return
     if fmt is Fmt.json:
         typer.echo(df.to_json(orient="records", indent=2))
@@ -197,10 +199,12 @@ def _save_plot(ax, path: Path) -> None:
 
 
 def _write_table(df, path: Path) -> None:
+    from oddslab._format import csv_frame
+
     if path.suffix == ".parquet":
         df.to_parquet(path, index=False)
     else:
-        df.to_csv(path, index=False)
+        csv_frame(df, path)
     typer.echo(f"table written to {path}", err=True)
 
 
@@ -350,13 +354,19 @@ def matchup_cmd(
         if long or fmt is not Fmt.table or sort is not None:
             _print_frame(_shown(tab), f"{res.metric}", fmt)
         else:
+            from oddslab._format import format_estimate
+
             grid = res.matrix(per_points=per_points)
             se = res.matrix(per_points=per_points, se=True)
             shown = grid.copy().astype(object)
             for r in grid.index:
                 for c in grid.columns:
                     v = grid.loc[r, c]  # NaN: not run or not reported (--long gives the note)
-                    shown.loc[r, c] = f"{v:.3g} ± {se.loc[r, c]:.1g}" if v == v else "—"
+                    shown.loc[r, c] = (
+                        f"{format_estimate(v, se.loc[r, c])} ± {se.loc[r, c]:.1g}"
+                        if v == v
+                        else "—"
+                    )
             shown = shown.reset_index()
             per = " per 100 points" if per_points else ""
             _print_frame(shown, f"{res.metric}{per} (rows: attackers, columns: targets)", fmt)

@@ -28,14 +28,15 @@ __all__ = ["DaskMissing", "run_cells", "run_batch", "study_hash", "local_cluster
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT = 20.0
 
-INSTALL_HINT = 'Dask is not installed; install it with: pip install "oddslab[dask]"'
-
 
 class DaskMissing(RuntimeError):
     """``workers`` / ``scheduler`` were asked for but dask.distributed is not importable."""
 
     def __init__(self) -> None:
-        super().__init__(INSTALL_HINT)
+        from oddslab._install import pip_install
+
+        # a checkout needs `pip install -e ".[dask]"`, an index install "oddslab[dask]"
+        super().__init__(f"Dask is not installed; install it with: {pip_install('dask')}")
 
 
 def study_hash(kind: str, definition: Any, trials: int | None, precision: float | None) -> str:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_study
@@ -233,7 +234,7 @@ class SweepResult:
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """The tidy :meth:`frame` as CSV; written to ``path`` if given, returned."""
-        text = self.frame().to_csv(index=False)
+        text = csv_frame(self.frame())
         if path is not None:
             Path(path).write_text(text)
         return text
