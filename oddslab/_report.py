@@ -113,7 +113,7 @@ def _ci(lo: float, hi: float) -> str:
 
 
 def _se(se: float) -> str:
-    return format_probability(se) if se > 0 else "0"
+    return format_probability(se) if se >= 1e-9 else "0"  # below: float noise at p = 0 or 1
 
 
 def print_outcome(outcome: Outcome, stat: str, con) -> None:
@@ -297,7 +297,7 @@ def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], c
     for i, n in enumerate(names):
         cols.append((n, "right"))
         if i:
-            cols.append((f"{n} − first" + ("" if exact else " (95% CI)"), "right"))
+            cols.append((f"{n} − first" + ("" if exact else " [95% CI]"), "right"))
     body = []
     for r in rows:
         kind = r["kind"]
@@ -313,8 +313,8 @@ def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], c
                     if d is None
                     else _signed(d["diff"], kind)
                     if exact
-                    else f"{_signed(d['diff'], kind)} ({_signed(d['ci_low'], kind)} … "
-                    f"{_signed(d['ci_high'], kind)})"
+                    else f"{_signed(d['diff'], kind)} [{_signed(d['ci_low'], kind)}, "
+                    f"{_signed(d['ci_high'], kind)}]"
                 )
         body.append(cells)
     title = f"Comparison ({'exact' if exact else trials}; differences against {names[0]})"
@@ -322,7 +322,7 @@ def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], c
 
 
 def _se_text(se: float, kind: str) -> str:
-    if se <= 0:
+    if se < 1e-9:  # 0, or float noise in sqrt(p (1 - p) / n) at p = 1
         return "0"
     return format_probability(se) if kind == "probability" else format_number(se)
 
