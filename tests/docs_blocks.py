@@ -46,7 +46,8 @@ def blocks(page: Path) -> list[Block]:
 def shell_commands(block: Block) -> list[str]:
     """The ``oddslab`` commands of a shell block (or the ``$ `` lines of an unlabelled
     transcript) that are safe and possible to run: continuation lines joined, ``python -m
-    oddslab`` read as ``oddslab``, ``NAME=value`` lines substituted, ``# comments`` dropped."""
+    oddslab`` read as ``oddslab``, ``a && b`` split, ``NAME=value`` lines substituted,
+    ``# comments`` dropped."""
     if block.marker == "skip" or block.lang not in (*_SHELL, ""):
         return []
     lines = block.code.splitlines()
@@ -60,7 +61,7 @@ def shell_commands(block: Block) -> list[str]:
             joined.append(ln.strip())
     env: dict[str, str] = {}
     out = []
-    for cmd in joined:
+    for cmd in (part for line in joined for part in line.split(" && ")):
         cmd = re.sub(r"\s+#\s.*$", "", cmd).strip()
         assign = re.fullmatch(r"([A-Z_]+)=(\S+)", cmd)
         if assign:
