@@ -442,9 +442,13 @@ def compare(
                 "targets (use --target FILE to give them one)",
                 err=True,
             )
-    outcomes = _compare_exact(loaded) if not mc and trials is None and seed is None else []
+    if mc or trials is not None or seed is not None:
+        outcomes, why = [], ["Monte Carlo (--mc, --trials or --seed)"] * len(loaded)
+    else:
+        outcomes, why = _compare_exact(loaded)
     for sc in loaded[len(outcomes) :]:  # Ctrl-C stops the whole comparison
         outcomes.append(_run(sc, trials, seed, None, False))
+        _answer_note(outcomes[-1], why[len(outcomes) - 1])
         if outcomes[-1].interrupted:
             break
     if len(outcomes) < len(loaded):
@@ -487,20 +491,31 @@ def compare(
         _finish(o)
 
 
-def _compare_exact(loaded: list) -> list:
-    """Every scenario's exact outcome when each has all its statistics exactly, else []."""
+def _compare_exact(loaded: list) -> tuple[list, list[str]]:
+    """Every scenario's exact outcome when each has all its statistics exactly (else []),
+    and for each the reason its answer is exact or simulated."""
     from oddslab import _answer as ans
     from oddslab.engine import resolved_inputs
 
-    outcomes = []
+    outcomes, reasons = [], []
     for sc in loaded:
         out, why = ans.try_exact(sc)
-        if out is None:
-            return []
+        outcomes.append(out)
+        reasons.append(why)
+    if any(o is None for o in outcomes):
+        first = next(i for i, o in enumerate(outcomes) if o is None)
+        note = f"Monte Carlo: scenario {first + 1} has no whole exact answer, so all are simulated"
+        return [], [why if why.startswith("Monte") else note for why in reasons]
+    for sc, out, why in zip(loaded, outcomes, reasons, strict=True):
         out.resolved = resolved_inputs(sc)
         ans.note(out, why)
-        outcomes.append(out)
-    return outcomes
+    return outcomes, reasons
+
+
+def _answer_note(outcome, why: str) -> None:
+    from oddslab import _answer as ans
+
+    ans.note(outcome, why)
 
 
 @app.command()

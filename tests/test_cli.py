@@ -231,7 +231,7 @@ def test_compare_table_with_se_and_differences(tmp_path):
     res = runner.invoke(app, ["compare", EX, EX2, "-n", "20000", "-s", "1", "--plot", str(png)])
     assert res.exit_code == 0, res.output
     assert "Comparison" in res.output and png.exists()
-    assert "±" in res.output and "− first (95% CI)" in res.output
+    assert "±" in res.output and "− first [95% CI]" in res.output
     res = runner.invoke(app, ["compare", EX])
     assert res.exit_code == 2
 
@@ -538,3 +538,17 @@ def test_compare_is_exact_by_default_when_every_scenario_is():
     assert "95% CI" not in res.stdout
     res = runner.invoke(app, ["compare", EX, EX2, "--mc", "-n", "1000", "-s", "1"])
     assert "Comparison (1,000 trials, 1,000 trials;" in res.stdout
+
+
+def test_compare_says_why_each_answer_is_simulated():
+    res = runner.invoke(app, ["compare", EX, EX2, "-n", "1000", "-s", "1", "-f", "json"])
+    data = json.loads(res.stdout)["scenarios"]
+    assert {v["resolved"]["answer"]["method"] for v in data.values()} == {
+        "Monte Carlo (--mc, --trials or --seed)"
+    }
+    part = "examples/vom-kriege-cuirassiers-charge-square.toml"
+    res = runner.invoke(app, ["compare", part, part, "-f", "json"])
+    methods = [
+        v["resolved"]["answer"]["method"] for v in json.loads(res.stdout)["scenarios"].values()
+    ]
+    assert all(m.startswith("Monte Carlo: only 1 of the 34") for m in methods), methods
