@@ -552,3 +552,26 @@ def test_compare_says_why_each_answer_is_simulated():
         v["resolved"]["answer"]["method"] for v in json.loads(res.stdout)["scenarios"].values()
     ]
     assert all(m.startswith("Monte Carlo: only 1 of the 34") for m in methods), methods
+
+
+def test_tables_fit_80_columns_without_cutting_numbers():
+    """simulate (exact and simulated), show and a three-way compare of one example per
+    ruleset, at 80 columns (the width rich uses off a terminal): no line is wider, and no
+    number is cut short with "…"."""
+    import glob
+
+    firsts = {}
+    for path in sorted(glob.glob("examples/*.toml")):
+        firsts.setdefault(Path(path).name.split("-")[0], path)
+    runs = [
+        ["compare", *sorted(glob.glob("examples/generic-*.toml"))[:3], "-n", "2000"],
+        ["simulate", firsts["generic"]],  # exact
+    ]
+    for path in firsts.values():
+        runs += [["simulate", path, "-n", "2000"], ["show", path]]
+    for args in runs:
+        res = runner.invoke(app, args, env={"COLUMNS": "80"})
+        assert res.exit_code == 0, (args, res.output[-500:])
+        lines = res.stdout.splitlines()
+        assert max(len(line) for line in lines) <= 80, args
+        assert not [ln for ln in lines if re.search(r"\d…", ln)], args
