@@ -8,9 +8,10 @@ the resolved inputs (:data:`SECTION`), so tables, CSV and JSON all carry it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SECTION", "try_exact", "note"]
+__all__ = ["SECTION", "try_exact", "note", "answer", "compare_exact"]
 
 #: Section of the resolved inputs that says how the answer was made.
 SECTION = "answer"
@@ -48,3 +49,58 @@ def try_exact(scenario: Any) -> tuple[Any, str]:
 def note(outcome: Any, why: str) -> None:
     """Put ``why`` first in ``outcome.resolved`` (under :data:`SECTION`)."""
     outcome.resolved = {SECTION: {"method": why}, **(outcome.resolved or {})}
+
+
+def answer(scenario: Any, trials, seed, precision, exact: bool, mc: bool, run: Callable) -> Any:
+    """Exact where every statistic has an exact form and no simulation was asked for (--mc,
+    or a simulation's --trials/--seed/--precision), else Monte Carlo; the resolved inputs
+    say which and why. ``run(scenario, trials, seed, precision, exact)`` runs one (the
+    command line's, with its progress bar and compile message)."""
+    if exact:
+        out = run(scenario, None, None, None, True)
+        n_all = len(scenario.compile().stats)
+        part = "" if len(out.stat_names) == n_all else (
+            f": the {len(out.stat_names)} of {n_all} statistics that have an exact form"
+        )  # fmt: skip
+        note(out, f"exact (--exact){part}")
+        return out
+    if mc:
+        why = "Monte Carlo (--mc)"
+    elif trials is not None or seed is not None or precision is not None:
+        why = "Monte Carlo (--trials, --seed or --precision ask for a simulation)"
+    else:
+        from oddslab.engine import resolved_inputs
+
+        out, why = try_exact(scenario)
+        if out is not None:
+            out.resolved = resolved_inputs(scenario)
+            note(out, why)
+            return out
+    out = run(scenario, trials, seed, precision, False)
+    note(out, why)
+    return out
+
+
+def compare_exact(loaded: list, simulate: bool = False) -> tuple[list, list[str]]:
+    """Every scenario's exact outcome when each has all its statistics exactly (else []),
+    and for each the reason its answer is exact or simulated (``simulate``: a simulation
+    was asked for, with --mc, --trials or --seed)."""
+    from oddslab.engine import resolved_inputs
+
+    if simulate:
+        return [], ["Monte Carlo (--mc, --trials or --seed)"] * len(loaded)
+    outcomes, reasons = [], []
+    for sc in loaded:
+        out, why = try_exact(sc)
+        outcomes.append(out)
+        reasons.append(why)
+    if any(o is None for o in outcomes):
+        first = next(i for i, o in enumerate(outcomes) if o is None)
+        all_mc = (
+            f"Monte Carlo: scenario {first + 1} has no whole exact answer, so all are simulated"
+        )
+        return [], [why if why.startswith("Monte") else all_mc for why in reasons]
+    for sc, out, why in zip(loaded, outcomes, reasons, strict=True):
+        out.resolved = resolved_inputs(sc)
+        note(out, why)
+    return outcomes, reasons

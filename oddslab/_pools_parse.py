@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from oddslab._pools_model import MAX_FACES, FaceRef, Pool, RollSpec
 from oddslab.dice import Die, Face
-from oddslab.pools import MAX_FACES, FaceRef, Pool, RollSpec
 
 __all__ = ["parse_roll"]
 

@@ -15,7 +15,9 @@ from typing import Annotated
 
 import typer
 
-MAX_TRIALS = 10**10  # = oddslab.engine.MAX_TRIALS (tested), kept here to keep --help light
+from oddslab.cli_common import MAX_TRIALS, McOpt, parse_trials  # noqa: F401 (MAX_TRIALS: tests)
+from oddslab.cli_common import SCENARIO_HELP as _SCENARIO_HELP
+from oddslab.cli_common import check_plot as _check_plot
 
 app = typer.Typer(
     name="oddslab",
@@ -26,9 +28,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     rich_markup_mode=None,
 )
-
-
-_SCENARIO_HELP = "Scenario TOML file, or a shipped example's name (see `oddslab examples`)."
 
 
 class Format(StrEnum):
@@ -60,22 +59,6 @@ def _root(
     ] = False,
 ) -> None:
     """Monte Carlo and exact combat odds for tabletop wargames."""
-
-
-def parse_trials(text: str) -> int:
-    """``-n``: a whole number of trials written as ``1000000``, ``1_000_000``,
-    ``1,000,000`` or ``1e6``, from 1 to :data:`MAX_TRIALS` (else a usage error saying so)."""
-    what = f"expected a number of trials from 1 to {MAX_TRIALS:,} (such as 1000000 or 1e6)"
-    clean = text.strip().replace("_", "").replace(",", "")
-    try:
-        value = int(clean) if clean.lstrip("+").isdigit() else float(clean)
-    except ValueError:
-        raise typer.BadParameter(f"{what}, got '{text}'") from None
-    if isinstance(value, float) and not value.is_integer():
-        raise typer.BadParameter(f"{what}, got '{text}' (not a whole number)")
-    if not 1 <= value <= MAX_TRIALS:
-        raise typer.BadParameter(f"{what}, got '{text}'")
-    return int(value)
 
 
 TrialsOpt = Annotated[
@@ -117,14 +100,6 @@ StatOpt = Annotated[
         help="Statistic to tabulate as P(>= k) and plot (default: the one a player asks about).",
     ),
 ]
-McOpt = Annotated[
-    bool,
-    typer.Option(
-        "--mc",
-        metavar="",
-        help="Monte Carlo even where the exact engine has the answer (the default then).",
-    ),
-]
 FormatOpt = Annotated[
     Format,
     typer.Option("--format", "-f", metavar="table|csv|json", help="Output format."),
@@ -148,18 +123,6 @@ def _interruptible(fn):
             raise typer.Exit(code=130) from None
 
     return wrapper
-
-
-def _check_plot(plot: Path | None) -> Path | None:
-    """The real file the plot will go to, checked before any work (exit 2 if unwritable)."""
-    if plot is None:
-        return None
-    from oddslab.plotting import check_plot_path
-
-    try:
-        return check_plot_path(plot)
-    except ValueError as exc:
-        raise _fail(f"--plot {exc}") from None
 
 
 def _load(path: Path, target: dict | None = None):
@@ -218,37 +181,6 @@ def _run(scenario, trials, seed, precision, exact: bool):
         raise _fail(str(exc)) from None
     finally:
         close()
-
-
-def _answer(scenario, trials, seed, precision, exact: bool, mc: bool):
-    """Exact where every statistic has an exact form and no simulation was asked for (--mc,
-    or a simulation's --trials/--seed/--precision), else Monte Carlo; the resolved inputs
-    say which and why (oddslab._answer)."""
-    from oddslab import _answer as ans
-
-    if exact:
-        out = _run(scenario, None, None, None, True)
-        n_all = len(scenario.compile().stats)
-        part = "" if len(out.stat_names) == n_all else (
-            f": the {len(out.stat_names)} of {n_all} statistics that have an exact form"
-        )  # fmt: skip
-        ans.note(out, f"exact (--exact){part}")
-        return out
-    if mc:
-        why = "Monte Carlo (--mc)"
-    elif trials is not None or seed is not None or precision is not None:
-        why = "Monte Carlo (--trials, --seed or --precision ask for a simulation)"
-    else:
-        from oddslab.engine import resolved_inputs
-
-        out, why = ans.try_exact(scenario)
-        if out is not None:
-            out.resolved = resolved_inputs(scenario)
-            ans.note(out, why)
-            return out
-    out = _run(scenario, trials, seed, precision, False)
-    ans.note(out, why)
-    return out
 
 
 def _emit(outcome, fmt: Format, stat: str) -> None:
@@ -342,7 +274,9 @@ def simulate(
     if exact and (trials is not None or seed is not None or precision is not None):
         raise _fail("--exact takes no --trials, --seed or --precision (it is not a simulation)")
     sc = _load(scenario)
-    outcome = _answer(sc, trials, seed, precision, exact, mc)
+    from oddslab._answer import answer
+
+    outcome = answer(sc, trials, seed, precision, exact, mc, run=_run)
     main = _main_stat(outcome, stat)
     _emit(outcome, fmt, main)
     if plot is not None and (outcome.trials or outcome.exact):
@@ -442,13 +376,12 @@ def compare(
                 "targets (use --target FILE to give them one)",
                 err=True,
             )
-    if mc or trials is not None or seed is not None:
-        outcomes, why = [], ["Monte Carlo (--mc, --trials or --seed)"] * len(loaded)
-    else:
-        outcomes, why = _compare_exact(loaded)
+    from oddslab import _answer as ans
+
+    outcomes, why = ans.compare_exact(loaded, simulate=mc or trials is not None or seed is not None)
     for sc in loaded[len(outcomes) :]:  # Ctrl-C stops the whole comparison
         outcomes.append(_run(sc, trials, seed, None, False))
-        _answer_note(outcomes[-1], why[len(outcomes) - 1])
+        ans.note(outcomes[-1], why[len(outcomes) - 1])
         if outcomes[-1].interrupted:
             break
     if len(outcomes) < len(loaded):
@@ -489,33 +422,6 @@ def compare(
         _save(plot_compare(outcomes, main, labels=names), plot)
     for o in outcomes:
         _finish(o)
-
-
-def _compare_exact(loaded: list) -> tuple[list, list[str]]:
-    """Every scenario's exact outcome when each has all its statistics exactly (else []),
-    and for each the reason its answer is exact or simulated."""
-    from oddslab import _answer as ans
-    from oddslab.engine import resolved_inputs
-
-    outcomes, reasons = [], []
-    for sc in loaded:
-        out, why = ans.try_exact(sc)
-        outcomes.append(out)
-        reasons.append(why)
-    if any(o is None for o in outcomes):
-        first = next(i for i, o in enumerate(outcomes) if o is None)
-        note = f"Monte Carlo: scenario {first + 1} has no whole exact answer, so all are simulated"
-        return [], [why if why.startswith("Monte") else note for why in reasons]
-    for sc, out, why in zip(loaded, outcomes, reasons, strict=True):
-        out.resolved = resolved_inputs(sc)
-        ans.note(out, why)
-    return outcomes, reasons
-
-
-def _answer_note(outcome, why: str) -> None:
-    from oddslab import _answer as ans
-
-    ans.note(outcome, why)
 
 
 @app.command()
@@ -568,11 +474,10 @@ def warmup(
         ),
     ] = None,
 ) -> None:
-    """Compile the kernels ahead of time.
+    """Compile the kernels ahead of time. Run it after installing: first runs are quick."""
+    from oddslab.warmup import everything, warm
 
-    Run it after installing, so that first runs are quick."""
-    from oddslab.warmup import ALL, warm
-
+    ALL = everything()  # the built-in rulesets, installed plugins, and the dice pools
     names = list(rulesets or ALL)
     unknown = [n for n in names if n not in ALL]
     if unknown:
@@ -640,3 +545,6 @@ def main() -> None:  # pragma: no cover - entry point
 from oddslab.analysis.cli import register as _register_analysis  # noqa: E402 (issue 14: analysis commands)
 
 _register_analysis(app)
+from oddslab.cli_rulesets import register as _register_rulesets  # noqa: E402 (issue 26)
+
+_register_rulesets(app)

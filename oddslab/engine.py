@@ -54,6 +54,8 @@ from oddslab._batches import (
 )
 from oddslab._gc import paused
 from oddslab._kernels.chunks import thread_count
+from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
+from oddslab._progress import Watcher, merge_finished
 from oddslab.outcome import Headline, Outcome, Stat
 
 __all__ = [
@@ -78,12 +80,8 @@ CHUNK_TRIALS = 1 << 16
 #: Ceiling on trials for adaptive-precision runs when none is given.
 DEFAULT_MAX_TRIALS = 100_000_000
 DEFAULT_TRIALS = 1_000_000
-#: Most trials in one run, from files, the command line and Python alike.
-MAX_TRIALS = 10**10
 #: Largest ``n_stats * n_bins`` a job may count (about 34 MB a copy of the histograms).
 MAX_HISTOGRAM_CELLS = 1 << 22
-#: Text of the trials range, shared by every reader of ``trials``.
-TRIALS_WHAT = "a number of trials from 1 to 10,000,000,000"
 
 
 @dataclass(frozen=True)
@@ -457,7 +455,7 @@ def run_job(
         )
         started = time.perf_counter()
         if progress is not None and progress_every:
-            watcher = _Watcher(live, progress, None if precision is not None else trials)
+            watcher = Watcher(live, progress, None if precision is not None else trials)
             watcher.start(progress_every)
         for group in kernel_calls(batches, thread_count()):
             first, last = group[0][0], group[-1][1]
@@ -490,7 +488,7 @@ def run_job(
                 break
     except KeyboardInterrupt:
         interrupted = True
-        done += _merge_finished(job, live, total)
+        done += merge_finished(job, live, total)
     finally:
         if watcher is not None:
             watcher.stop()
@@ -515,74 +513,6 @@ def run_job(
         half_width=half,
         precision_reached=reached,
     )
-
-
-def _merge_finished(job: Job, live: dict[str, Any], total: np.ndarray) -> int:
-    """After a Ctrl-C: add to ``total`` every chunk of the call in flight that finished but
-    was not merged yet; returns their trials.
-
-    A chunk's kernel adds 1 to every statistic's row per trial, so a chunk is finished when
-    each row of its block sums to its trial count (the kernel threads have all returned by
-    now: :class:`~oddslab._kernels.chunks.ChunkKernel` lets a running chunk finish, and a
-    chunk is never stopped half-way). Unstarted chunks are all zeros.
-    """
-    out, ntrials = live.get("out"), live.get("ntrials")
-    if out is None or ntrials is None:
-        return 0
-    idx = [
-        i
-        for i in range(live["merged"], len(ntrials))
-        if ntrials[i] > 0 and bool(np.all(out[i].sum(axis=1) == ntrials[i]))
-    ]
-    if not idx:
-        return 0
-    part = out[idx]  # a copy: the in-place transform sees only finished chunks
-    if job.transform is not None and not live["transformed"]:
-        job.transform(part)
-    for block in part:  # serial merge, chunk order
-        total += block
-    return int(ntrials[idx].sum())
-
-
-class _Watcher:
-    """Calls ``progress(done, total)`` every few tenths of a second from a daemon thread,
-    counting the trials finished inside the running batch: kernels add to a chunk's
-    histogram block trial by trial, so row 0 of each block counts its finished trials (per
-    chunk only for a kernel that histograms locally first). A callback that raises stops
-    the watcher; the run goes on."""
-
-    def __init__(self, live: dict[str, Any], progress: Callable, total: int | None) -> None:
-        import threading
-
-        self.live, self.progress, self.total = live, progress, total
-        self.halt = threading.Event()
-        self.thread: Any = None
-
-    def start(self, every: float) -> None:
-        import threading
-
-        def loop() -> None:
-            last = 0
-            while not self.halt.wait(every):
-                out, base = self.live.get("out"), self.live.get("base", 0)
-                if out is None:
-                    continue
-                now = base + int(out[:, 0, :].sum())
-                if now <= last:
-                    continue
-                last = now
-                try:
-                    self.progress(now, self.total)
-                except Exception:  # noqa: BLE001 - a display problem never stops a run
-                    return
-
-        self.thread = threading.Thread(target=loop, name="oddslab-progress", daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.halt.set()
-        if self.thread is not None:
-            self.thread.join(timeout=1.0)
 
 
 def trials_needed(outcome: Outcome) -> int | None:

@@ -1,18 +1,20 @@
 """Scenario files: TOML → a ruleset's validated, frozen scenario object.
 
-Every file names its ``ruleset`` (default ``"generic"``); the ruleset module's
-``from_table`` reads the rest through :class:`oddslab._schema.Table`, so every problem is
-reported as one :class:`ScenarioError` naming the file, the key path and what was expected.
+Every file names its ``ruleset`` (default ``"generic"``); the
+:class:`~oddslab.ruleset.Ruleset` registered under that name (:func:`oddslab.ruleset.get`)
+reads the rest through :class:`oddslab._schema.Table`, so every problem is reported as one :class:`ScenarioError` naming the file, the key path and what was expected.
 """
 
 from __future__ import annotations
 
-import importlib
 import tomllib
 from pathlib import Path
 from typing import Any
 
+from oddslab import ruleset as _registry
+from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab._schema import ScenarioError, Table
+from oddslab.ruleset import BUILTIN, RulesetError
 
 __all__ = [
     "RULESETS",
@@ -24,15 +26,10 @@ __all__ = [
     "shipped_example",
 ]
 
-#: ruleset name in files → module implementing ``from_table(root: Table)``
-RULESETS: dict[str, str] = {
-    "generic": "oddslab.rulesets.generic",
-    "armoured-clash": "oddslab.rulesets.armoured_clash",
-    "assault-phase": "oddslab.rulesets.assault_phase",
-    "vom-kriege": "oddslab.rulesets.vom_kriege",
-    "hex-platoon": "oddslab.rulesets.hex_platoon",
-    "formation-actions": "oddslab.rulesets.formation_actions",
-}
+#: Built-in ruleset name in files -> the module of its package. Front ends find rulesets
+#: through :mod:`oddslab.ruleset` (built-ins and plugins alike); this map stays for the code
+#: and tests that name a built-in package directly.
+RULESETS: dict[str, str] = {name: value.partition(":")[0] for name, value in BUILTIN.items()}
 
 
 def load(path: str | Path) -> Any:
@@ -71,6 +68,12 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def examples_dir() -> Path:
+    """The shipped examples (``oddslab.examples_dir()``; here too, so this module does not
+    import the package's ``__init__``, which imports it)."""
+    return Path(__file__).resolve().parent / "examples"
+
+
 def shipped_example(path: str | Path) -> Path:
     """``path``, or the shipped example it names when it is a bare name that is no file here.
 
@@ -81,8 +84,6 @@ def shipped_example(path: str | Path) -> Path:
     path = Path(path)
     if path.exists() or len(path.parts) != 1:
         return path
-    from oddslab import examples_dir
-
     name = path.name if path.suffix == ".toml" else f"{path.name}.toml"
     found = examples_dir() / name
     return found if found.is_file() else path
@@ -90,8 +91,6 @@ def shipped_example(path: str | Path) -> Path:
 
 def _examples_hint(path: Path) -> str:
     """What to do when a missing file looks like one of the shipped examples."""
-    from oddslab import examples_dir
-
     parts = path.parts
     if not parts or (parts[0] != "examples" and len(parts) != 1):
         return ""
@@ -117,12 +116,18 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
         typo = root.typo_for("ruleset", of_type=str)
         if typo is not None:
             raise typo
-    name = root.str("ruleset", "generic", choices=RULESETS)
+    name = root.str("ruleset", "generic")
+    if name not in BUILTIN and name not in _registry.names():
+        # plugins are looked for only when the name is not a built-in one (a warm start
+        # scans no installed distributions for the scenarios of the six built-in games)
+        root.str("ruleset", choices=_registry.names())  # the message with did-you-mean
     try:
-        module = importlib.import_module(RULESETS[name])
+        game = _registry.get(name)
+    except RulesetError as exc:
+        raise root.error("ruleset", str(exc)) from None
     except ModuleNotFoundError:
         raise root.error("ruleset", f"'{name}' is not available in this version") from None
-    return module.from_table(root)
+    return game.read(root)
 
 
 def read_run_options(root: Table, default_name: str) -> dict[str, Any]:
@@ -131,8 +136,6 @@ def read_run_options(root: Table, default_name: str) -> dict[str, Any]:
     ``name`` (str), ``description`` (str), ``trials`` (int from 1 to
     :data:`oddslab.engine.MAX_TRIALS`), ``seed`` (int >= 0).
     """
-    from oddslab.engine import MAX_TRIALS, TRIALS_WHAT
-
     return {
         "name": root.str("name", default_name),
         "description": root.str("description", ""),

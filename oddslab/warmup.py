@@ -1,27 +1,31 @@
 """Compiling kernels ahead of time (``oddslab warmup``).
 
-Each ruleset package exposes ``WARMUP``: a tiny valid scenario as a dict (what ``tomllib``
-gives for a file) that compiles every kernel a real scenario of that ruleset uses, with the
-same array dtypes. Warming a ruleset is ``simulate(from_dict(WARMUP), trials=1)``; numba
-writes the machine code to its cache, so later processes load it in a fraction of a second.
-``WARMUP`` may also be a list of such dicts when one scenario cannot reach every kernel, or
-the package may give that list as ``WARMUPS`` (which then wins).
+Each ruleset (:class:`oddslab.ruleset.Ruleset`) gives ``warmup``: tiny valid scenarios as
+dicts (what ``tomllib`` gives for a file) that compile every kernel a real scenario of that
+ruleset uses, with the same array dtypes. Warming a ruleset is
+``simulate(from_dict(d), trials=1)`` for each; numba writes the machine code to its cache, so
+later processes load it in a fraction of a second. Plugins are warmed the same way.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
-from oddslab.scenario import RULESETS
+from oddslab import ruleset as _registry
 
-__all__ = ["ALL", "POOLS", "warm", "warmup_scenarios"]
+__all__ = ["ALL", "POOLS", "everything", "warm", "warmup_scenarios"]
 
 #: The name ``oddslab warmup`` uses for the dice-pool kernel of ``oddslab roll``.
 POOLS = "dice-pools"
-#: Everything ``oddslab warmup`` compiles by default, in order.
-ALL: tuple[str, ...] = (*RULESETS, POOLS)
+#: Everything ``oddslab warmup`` compiles by default, in order (plugins: :func:`everything`).
+ALL: tuple[str, ...] = (*_registry.BUILTIN, POOLS)
+
+
+def everything() -> tuple[str, ...]:
+    """The built-in rulesets, the installed ruleset plugins, and the dice pools, in order."""
+    return (*_registry.names(), POOLS)
+
 
 _POOL_EXAMPLE = "4D6 explode 6 reroll 1 keep 3 vs 2D6 count 4+ >= 2"
 
@@ -33,21 +37,21 @@ def warmup_scenarios(name: str) -> list[Any] | str:
         from oddslab.pools import parse_roll
 
         return [parse_roll(_POOL_EXAMPLE)]
-    if name not in RULESETS:
+    if name not in _registry.names():
         raise KeyError(f"unknown ruleset '{name}'")
     try:
-        module = importlib.import_module(RULESETS[name])
+        game = _registry.get(name)
     except ModuleNotFoundError as exc:
-        if exc.name and not RULESETS[name].startswith(exc.name):
+        module = _registry.available()[name].partition(":")[0]
+        if exc.name and not module.startswith(exc.name):
             raise  # the package exists but something it imports is missing: a real error
         return "not available in this version"
-    spec = getattr(module, "WARMUPS", None) or getattr(module, "WARMUP", None)
-    if spec is None:
-        return "its package has no WARMUP scenario; it compiles on its first run instead"
+    spec = tuple(game.warmup)
+    if not spec:
+        return "it has no warm-up scenario; it compiles on its first run instead"
     from oddslab.scenario import from_dict
 
-    dicts = spec if isinstance(spec, list | tuple) else [spec]
-    return [from_dict(d, source=f"<{name} WARMUP>") for d in dicts]
+    return [from_dict(d, source=f"<{name} WARMUP>") for d in spec]
 
 
 def warm(name: str, on_compile: Callable[[str], None] | None = None) -> str:

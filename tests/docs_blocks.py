@@ -4,6 +4,7 @@ tests/test_docs.py)."""
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,9 +48,12 @@ def shell_commands(block: Block) -> list[str]:
     """The ``oddslab`` commands of a shell block (or the ``$ `` lines of an unlabelled
     transcript) that are safe and possible to run: continuation lines joined, ``python -m
     oddslab`` read as ``oddslab``, ``a && b`` split, ``NAME=value`` lines substituted,
-    ``# comments`` dropped."""
+    ``# comments`` dropped. A block that first ``pip install``s something other than this
+    package (``.``, ``".[extra]"``), such as a plugin, is left out: it needs that installed."""
     if block.marker == "skip" or block.lang not in (*_SHELL, ""):
         return []
+    if _installs_something_else(block.code):
+        return []  # needs something installed first (a plugin): not this environment
     lines = block.code.splitlines()
     if block.lang == "":
         lines = [ln[2:] for ln in lines if ln.startswith("$ ")]
@@ -88,3 +92,14 @@ def _files_exist(cmd: str) -> bool:
         if not any(p.is_file() for p in candidates):
             return False
     return True
+
+
+def _installs_something_else(code: str) -> bool:
+    """Whether a ``pip install`` in ``code`` installs anything but this package (``.`` or
+    ``".[extra]"``)."""
+    code = re.sub(r"(^|\s)#.*", "", code, flags=re.M)  # comments
+    for m in re.finditer(r"pip install ([^&;\n]*)", code):
+        targets = [a for a in shlex.split(m.group(1)) if not a.startswith("-")]
+        if any(t != "." and not t.startswith(".[") for t in targets):
+            return True
+    return False

@@ -47,3 +47,40 @@ def harvest_keys() -> dict[tuple[str, str], set[str]]:
     finally:
         _schema.Table.finish = real
     return dict(seen)
+
+
+PAGES = {
+    "generic": "generic.md",
+    "armoured-clash": "armoured-clash.md",
+    "assault-phase": "assault-phase.md",
+    "vom-kriege": "vom-kriege.md",
+    "hex-platoon": "hex-platoon.md",
+    "formation-actions": "formation-actions.md",
+}
+HEADING = "## Every key, by ruleset"
+
+
+def every_key_section() -> str:
+    """The "Every key, by ruleset" section of docs/scenario-format.md, from the readers."""
+    seen = harvest_keys()
+    out = [
+        HEADING,
+        "",
+        "Each table a ruleset reads and every key it takes (tested against the readers: "
+        "`tests/test_docs.py`). `NAME` stands for a name you choose, `[]` for an entry of an "
+        "array of tables. Types, defaults and meanings are on the ruleset's page.",
+        "",
+    ]
+    for rs, page in PAGES.items():
+        out += [f"### `{rs}` ([{page}]({page}))", "", "| table | keys |", "|---|---|"]
+        for path, keys in sorted((p, k) for (r, p), k in seen.items() if r == rs):
+            where = f"`{path}`" if path else "top level"
+            out.append(f"| {where} | {', '.join(f'`{k}`' for k in sorted(keys))} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":  # python tests/docs_keys.py: rewrite the section
+    doc = ROOT / "docs" / "scenario-format.md"
+    head = doc.read_text(encoding="utf-8").split("\n" + HEADING)[0].rstrip("\n")
+    doc.write_text(head + "\n\n" + every_key_section(), encoding="utf-8")

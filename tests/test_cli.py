@@ -341,9 +341,15 @@ def test_warmup(monkeypatch):
         m.setattr(w, "warmup_scenarios", lambda name: [1, 2, 3])
         assert w.warm("vom-kriege", on_compile=said.append).startswith("vom-kriege: compiled")
     assert said == ["vom-kriege"]
-    monkeypatch.setitem(w.RULESETS, "generic", "oddslab.dice")  # a package without WARMUP
-    assert "skipped" in w.warm("generic")
-    monkeypatch.setitem(w.RULESETS, "generic", "oddslab.not_here")
+    import dataclasses
+
+    from oddslab import ruleset
+
+    game = ruleset.get("generic")
+    monkeypatch.setitem(ruleset._LOADED, "generic", dataclasses.replace(game, warmup=()))
+    assert "skipped" in w.warm("generic")  # a ruleset without a warm-up scenario
+    monkeypatch.delitem(ruleset._LOADED, "generic")
+    monkeypatch.setitem(ruleset.BUILTIN, "generic", "oddslab.not_here:RULESET")
     assert "not available" in w.warm("generic")
 
 

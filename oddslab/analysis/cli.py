@@ -181,7 +181,7 @@ def _shown(df):
 def _check_files(out: Path | None, plot: Path | None) -> Path | None:
     """Check that ``--out`` and ``--plot`` can be written, before any cell runs (exit 2
     naming the option if not); returns the plot's file (``.png`` added to a bare name)."""
-    from oddslab.cli import _check_plot  # the simulate command's check, same message
+    from oddslab.cli_common import check_plot as _check_plot  # simulate's check, same message
     from oddslab.plotting import check_output_file
 
     if out is not None:

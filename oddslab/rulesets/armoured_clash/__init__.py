@@ -23,6 +23,8 @@ Example
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.armoured_clash.model import (
     CATEGORIES,
     RATINGS,
@@ -40,6 +42,7 @@ from oddslab.rulesets.armoured_clash.model import (
 )
 from oddslab.rulesets.armoured_clash.reading import from_table
 from oddslab.rulesets.armoured_clash.scenario import ArmouredClashScenario
+from oddslab.rulesets.armoured_clash.schema import SCHEMA as _SCHEMA
 
 #: A tiny valid scenario (as ``tomllib`` would give it) that compiles the one Armoured Clash
 #: kernel with the dtypes every scenario uses: ``oddslab warmup armoured-clash``.
@@ -73,6 +76,7 @@ WARMUP: dict = {
 }
 
 __all__ = [
+    "RULESET",
     "WARMUP",
     "AttackDie",
     "RangedAttack",
@@ -90,3 +94,19 @@ __all__ = [
     "CATEGORIES",
     "RATINGS",
 ]
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``armoured-clash``.
+RULESET = _BasicRuleset(
+    name="armoured-clash",
+    title="Armoured Clash",
+    doc="armoured-clash.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="armoured-clash-*.toml",
+    library_path=_shipped("libraries/armoured-clash.toml"),
+    keys=_SCHEMA,
+)

@@ -8,7 +8,8 @@ majority-save procedure for mixed armour, the assault result, the losers' Leader
 tests, fall back, sweeping advance, and further turns while the combat lasts. Every rule
 and every assumption is listed in ``docs/assault-phase.md``.
 
-Modules: :mod:`.model` (dataclasses, validation), :mod:`.reading` (TOML -> model),
+Modules: :mod:`.model` (dataclasses, validation), :mod:`.scenario` (the scenario object),
+:mod:`.reading` (TOML -> model),
 :mod:`.compile` (model -> arrays, statistics, :class:`~oddslab.engine.Job`),
 :mod:`.layout` (array column constants), :mod:`.resolved` (``resolved()``), and the numba
 kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative step) and
@@ -17,10 +18,11 @@ kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative st
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.assault_phase.model import (
     GRENADES,
     WEAPONS,
-    AssaultScenario,
     ModelGroup,
     Rules,
     Side,
@@ -29,6 +31,8 @@ from oddslab.rulesets.assault_phase.model import (
     to_wound,
 )
 from oddslab.rulesets.assault_phase.reading import from_table
+from oddslab.rulesets.assault_phase.scenario import AssaultScenario
+from oddslab.rulesets.assault_phase.schema import SCHEMA as _SCHEMA
 
 #: a tiny valid scenario (as ``tomllib`` would give it) compiling every kernel a real
 #: assault uses, with the same array dtypes: ``oddslab warmup assault-phase``
@@ -40,6 +44,7 @@ WARMUP: dict = {
 }
 
 __all__ = [
+    "RULESET",
     "WARMUP",
     "AssaultScenario",
     "ModelGroup",
@@ -52,3 +57,19 @@ __all__ = [
     "to_wound",
     "from_table",
 ]
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``assault-phase``.
+RULESET = _BasicRuleset(
+    name="assault-phase",
+    title="Assault phase",
+    doc="assault-phase.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="assault-*.toml",
+    library_path=_shipped("libraries/assault-phase.toml"),
+    keys=_SCHEMA,
+)

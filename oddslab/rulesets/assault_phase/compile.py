@@ -8,7 +8,7 @@ the scenario can produce are reported.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,10 +19,12 @@ from oddslab.rulesets.assault_phase import layout as LY
 from oddslab.rulesets.assault_phase.model import (
     GRENADES,
     SIDES,
-    AssaultScenario,
     ModelGroup,
     Unit,
 )
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.assault_phase.scenario import AssaultScenario
 
 __all__ = [
     "arrays",

@@ -13,8 +13,7 @@ and every assumption is listed in ``docs/assault-phase.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +24,6 @@ __all__ = [
     "Unit",
     "Side",
     "Rules",
-    "AssaultScenario",
     "WEAPONS",
     "GRENADES",
     "to_hit",
@@ -382,70 +380,3 @@ class Rules:
 
 
 SIDES = ("attacker", "defender")
-
-
-@dataclass(frozen=True)
-class AssaultScenario:
-    """A close combat between ``attacker`` (charging) and ``defender``, plus run defaults."""
-
-    attacker: Side
-    defender: Side
-    rules: Rules = field(default_factory=Rules)
-    name: str = "assault"
-    description: str = ""
-    trials: int | None = None
-    seed: int | None = None
-
-    # -- flattening ---------------------------------------------------------------------------
-
-    # -- the work is done in compile.py and resolved.py -------------------------------------
-    def resolved(self) -> dict[str, dict[str, Any]]:
-        """The combat as read: every group's derived rolls, strike order, charge, switches."""
-        from oddslab.rulesets.assault_phase.resolved import resolved
-
-        return resolved(self)
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Kernel inputs (see :func:`oddslab.rulesets.assault_phase.compile.arrays`)."""
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.arrays(self)
-
-    def group_stat_names(self) -> list[str]:
-        """``"<side>.<unit>.<group>.slain"`` for every group, in kernel order."""
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.group_stat_names(self)
-
-    def stats(self) -> tuple:
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.stats(self)
-
-    def headlines(self) -> tuple:
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.headlines(self)
-
-    def exact_pmfs(self) -> dict[str, np.ndarray]:
-        """Exact PMFs of the static statistics (``attacker_charged``); see compile.py."""
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.exact_pmfs(self)
-
-    def compile(self):
-        """The :class:`oddslab.engine.Job` for this combat."""
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.job(self)
-
-    def run_with_dice(self, dice: list[int], seed: int = 1) -> dict[str, int]:
-        """Play one combat with the given D6 results used first, in the order rolled.
-
-        For tests and for replaying worked examples. Returns ``{stat name: value}`` plus
-        ``"dice_used"``. Once the list runs out, dice come from a generator seeded by
-        ``seed``.
-        """
-        from oddslab.rulesets.assault_phase import compile as C
-
-        return C.run_with_dice(self, dice, seed)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oddslab.rulesets.assault_phase.model import (
     SIDES,
-    AssaultScenario,
     ModelGroup,
     Rules,
     Unit,
 )
+
+if TYPE_CHECKING:  # the scenario class imports this module
+    from oddslab.rulesets.assault_phase.scenario import AssaultScenario
 
 __all__ = ["resolved", "majority_value", "charge_probability"]
 

@@ -7,6 +7,8 @@ them. Rules, readings and switches: ``docs/formation-actions.md``.
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.formation_actions.chain import (
     ChainResult,
     formation_chain,
@@ -26,6 +28,7 @@ from oddslab.rulesets.formation_actions.model import Army, Formation, OutsideSho
 from oddslab.rulesets.formation_actions.reading import from_table
 
 __all__ = [
+    "RULESET",
     "Army",
     "ChainResult",
     "Formation",
@@ -63,3 +66,18 @@ WARMUP: dict = {
         "red": {"strategy": 3, "formations": {"c": {"command": 4, "units": 2}}},
     },
 }
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``formation-actions``.
+RULESET = _BasicRuleset(
+    name="formation-actions",
+    title="Formation actions (tempo)",
+    doc="formation-actions.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="formation-actions-*.toml",
+    library_path=_shipped("libraries/formation-actions.toml"),
+)

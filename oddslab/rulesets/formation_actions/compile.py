@@ -425,6 +425,6 @@ class FormationActionsScenario:
     # -- resolved -------------------------------------------------------------------------------
     def resolved(self) -> dict[str, dict[str, Any]]:
         """The inputs as read, every default filled in and every test's chance shown."""
-        from oddslab.rulesets.formation_actions.describe import resolved_view
+        from oddslab.rulesets.formation_actions.resolved import resolved_view
 
         return resolved_view(self)

@@ -13,6 +13,8 @@ Modules: ``model`` (dataclasses and validation), ``reading`` (scenario files), `
 ``exact`` (static PMFs), ``chain`` (exact allocation to models), ``kernel`` (numba).
 """
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.generic.model import (
     DAMAGE_REROLL_MODES,
     DEVASTATING_RULES,
@@ -36,6 +38,7 @@ WARMUP: dict = {
 }
 
 __all__ = [
+    "RULESET",
     "DAMAGE_REROLL_MODES",
     "DEVASTATING_RULES",
     "GenericScenario",
@@ -48,3 +51,18 @@ __all__ = [
     "from_table",
     "wound_threshold",
 ]
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``generic``.
+RULESET = _BasicRuleset(
+    name="generic",
+    title="Generic d6 attack pipeline",
+    doc="generic.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="generic-*.toml",
+    library_path=_shipped("libraries/generic.toml"),
+)

@@ -9,11 +9,15 @@ every reading (with its switch) is in ``docs/hex-platoon.md``.
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
+
 from .compile import STATES, BadInput, HexPlatoonScenario, fire_numbers
 from .model import Hex, Rules, Step, SupportWeapon, Unit
 from .reading import from_table
 
 __all__ = [
+    "RULESET",
     "HexPlatoonScenario",
     "Hex",
     "Unit",
@@ -77,3 +81,18 @@ WARMUP: dict = {
         {"kind": "air-strike", "aircraft": "plane", "target": "A"},
     ],
 }
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``hex-platoon``.
+RULESET = _BasicRuleset(
+    name="hex-platoon",
+    title="Hex platoon (WW2 hex and counter)",
+    doc="hex-platoon.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=(WARMUP,),
+    examples_dir=_shipped(""),
+    example_glob="hex-platoon-*.toml",
+    library_path=_shipped("libraries/hex-platoon.toml"),
+)

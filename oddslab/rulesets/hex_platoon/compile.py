@@ -83,7 +83,7 @@ class HexPlatoonScenario:
     def __post_init__(self) -> None:
         object.__setattr__(self, "hexes", tuple(self.hexes))
         object.__setattr__(self, "steps", tuple(self.steps))
-        from .checks import check
+        from .validate import check
 
         check(self)
 
@@ -444,7 +444,7 @@ class HexPlatoonScenario:
 
     # -- statistics, headlines, job -----------------------------------------------------------------
     def stat_plan(self) -> tuple[list[Stat], np.ndarray, list[Headline], str]:
-        from .stats import plan
+        from .statistics import plan
 
         return plan(self)
 

@@ -232,7 +232,7 @@ def clear_prob(dice: list[int], mode: str) -> float:
 def scenario_pmfs(sc: HexPlatoonScenario) -> dict[str, np.ndarray]:
     """Exact PMFs of the statistics of ``sc`` that are static (see the module docstring)."""
     from .exact_steps import step_exact
-    from .stats import state_steps, static_steps
+    from .statistics import state_steps, static_steps
 
     stats, so, _h, _p = sc.stat_plan()
     static = static_steps(sc)

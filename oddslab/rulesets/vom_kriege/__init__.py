@@ -9,6 +9,8 @@ with the optimal reroll policy). See ``docs/vom-kriege.md``.
 
 from __future__ import annotations
 
+from oddslab.ruleset import BasicRuleset as _BasicRuleset
+from oddslab.ruleset import shipped as _shipped
 from oddslab.rulesets.vom_kriege.command import CommandScenario, Order, command_points
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Leader, Rules, Unit
@@ -21,6 +23,7 @@ from oddslab.rulesets.vom_kriege.tables import (
 )
 
 __all__ = [
+    "RULESET",
     "VomKriegeScenario",
     "CommandScenario",
     "Unit",
@@ -75,3 +78,18 @@ WARMUP_SHOT: dict = {
 
 #: every kernel this ruleset uses: combat sequence, single shot, command dice
 WARMUPS: tuple[dict, ...] = (WARMUP, WARMUP_SHOT, WARMUP_COMMAND)
+
+
+#: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
+#: ``oddslab.rulesets`` entry-point group as ``vom-kriege``.
+RULESET = _BasicRuleset(
+    name="vom-kriege",
+    title="Vom Kriege (Napoleonic)",
+    doc="vom-kriege.md",
+    reader=from_table,
+    rules=Rules,
+    warmup=tuple(WARMUPS),
+    examples_dir=_shipped(""),
+    example_glob="vom-kriege-*.toml",
+    library_path=_shipped("libraries/vom-kriege.toml"),
+)

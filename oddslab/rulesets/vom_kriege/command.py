@@ -25,7 +25,7 @@ import numpy as np
 from oddslab._schema import Table
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
-from oddslab.rulesets.vom_kriege.command_kernel import run_command
+from oddslab.rulesets.vom_kriege.kernel_command import run_command
 from oddslab.rulesets.vom_kriege.layout import SYMBOLS
 from oddslab.rulesets.vom_kriege.model import Dice
 from oddslab.rulesets.vom_kriege.orders import (

@@ -12,10 +12,9 @@ import numpy as np
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege import kernel as K
+from oddslab.rulesets.vom_kriege import kernel_shot as SK
 from oddslab.rulesets.vom_kriege import layout as L
-from oddslab.rulesets.vom_kriege import shot_kernel as SK
 from oddslab.rulesets.vom_kriege.adjust import shoot_dice
-from oddslab.rulesets.vom_kriege.checks import scenario_problems
 from oddslab.rulesets.vom_kriege.layout import STAT_TEXT
 from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
@@ -29,6 +28,7 @@ from oddslab.rulesets.vom_kriege.tables import (
     square_test_dice,
     square_test_probability,
 )
+from oddslab.rulesets.vom_kriege.validate import scenario_problems
 
 __all__ = ["VomKriegeScenario", "STAT_TEXT"]
 
@@ -74,7 +74,7 @@ class VomKriegeScenario:
     # -- validation ------------------------------------------------------------------------
     def problems(self) -> list[tuple[str, str]]:
         """``(key path, problem)`` for every cross-reference the text forbids
-        (:func:`.checks.scenario_problems`)."""
+        (:func:`.validate.scenario_problems`)."""
         return scenario_problems(self)
 
     # -- arrays ----------------------------------------------------------------------------
@@ -322,7 +322,7 @@ class VomKriegeScenario:
         )
 
     def single_shot_table(self) -> tuple[int, int, np.ndarray, np.ndarray]:
-        """(dice, faces, CODE, TAB) for :func:`.shot_kernel.run_single_shot`.
+        """(dice, faces, CODE, TAB) for :func:`.kernel_shot.run_single_shot`.
 
         ``TAB[h + (dice + 1) * f]`` holds every statistic after a roll of ``h`` hits and ``f``
         flags, computed by the general kernel's own ``resolve`` and ``record``.

@@ -1,5 +1,5 @@
 """Numba kernels for Vom Kriege combat: shooting, the melee sequence (steps 1-7), retreats and
-the leader cascade (command dice: :mod:`.command_kernel`).
+the leader cascade (command dice: :mod:`.kernel_command`).
 
 Everything static is packed into one ``int64`` table ``T`` (see :func:`.compile.pack`): row 0
 holds the rule switches and the row offsets of the other sections, rows ``1..nu`` the units

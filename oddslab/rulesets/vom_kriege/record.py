@@ -1,6 +1,6 @@
 """Numba: the per-trial statistics (``res[ST_*]``, :data:`.layout.STAT_NAMES`) read from the
 final state ``W`` of a trial of :mod:`.kernel` (also used, one roll at a time, to build the
-single-shot table of :mod:`.shot_kernel`)."""
+single-shot table of :mod:`.kernel_shot`)."""
 
 from __future__ import annotations
 

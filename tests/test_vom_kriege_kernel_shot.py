@@ -10,7 +10,7 @@ from scipy import stats as sps
 import oddslab
 from oddslab.engine import Job
 from oddslab.rulesets.vom_kriege import kernel as K
-from oddslab.rulesets.vom_kriege import shot_kernel as SK
+from oddslab.rulesets.vom_kriege import kernel_shot as SK
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Leader, Unit
 from oddslab.rulesets.vom_kriege.packing import pack
