@@ -153,3 +153,12 @@ def test_unreachable_scheduler_is_one_line(monkeypatch):
     monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 2.0)
     _err(["sweep", SCENARIO, "--vary", "target.save=4", "-n", "100",
           "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler")  # fmt: skip
+
+
+def test_trials_accept_1e4_style_numbers_and_say_the_ceiling():
+    res = runner.invoke(
+        app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e4", "-f", "csv"]
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e12"])
+    assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in res.output

@@ -17,6 +17,8 @@ from typing import Annotated
 
 import typer
 
+from oddslab.cli_common import parse_trials
+
 __all__ = ["register"]
 
 
@@ -98,7 +100,12 @@ def _progress(what: str):
 # -- shared options -----------------------------------------------------------------------------
 TrialsOpt = Annotated[
     int | None,
-    typer.Option("--trials", "-n", min=1, help="Trials per cell (default: the scenario's)."),
+    typer.Option(
+        "--trials",
+        "-n",
+        parser=parse_trials,  # 1e6, 1_000_000 and 1,000,000 too; says the ceiling
+        help="Trials per cell (default: the scenario's).",
+    ),
 ]
 SeedOpt = Annotated[int | None, typer.Option("--seed", "-s", min=0, help="Master seed.")]
 PrecisionOpt = Annotated[
