@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from oddslab._format import csv_frame
+from oddslab._format import csv_frame, format_estimate
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_study
@@ -415,7 +415,7 @@ def _annotate(ax: Any, values: np.ndarray, se: np.ndarray | None = None) -> None
             v = values[i, j]
             if not np.isfinite(v):
                 continue
-            text = f"{v:.3g}" if se is None else f"{v:.3g}\n±{se[i, j]:.2g}"
+            text = f"{v:.3g}" if se is None else f"{format_estimate(v, se[i, j])}\n±{se[i, j]:.2g}"
             ax.text(
                 j,
                 i,
