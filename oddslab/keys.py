@@ -25,7 +25,7 @@ Example
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from oddslab._schema import _MISSING as _MISSING_T
@@ -62,10 +62,27 @@ KINDS: dict[str, dict[str, Any]] = {
     "int_matrix": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
     # a key that no longer exists: giving it is an error that says what replaced it
     "removed": {"not": {}},
+    # a value of its own shape: the key gives its reader and its JSON Schema (``custom``)
+    "custom": {},
     # an integer, or an array of integers
     "int_or_list": {
         "anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]
     },
+}
+
+
+#: The kinds in plain words, for the docs' tables.
+KIND_WORDS = {
+    "int": "integer",
+    "float": "number",
+    "bool": "true / false",
+    "str": "string",
+    "dice": "dice expression",
+    "int_list": "array of integers",
+    "str_list": "string or array of strings",
+    "int_or_list": "integer or array of integers",
+    "int_matrix": "array of rows of integers",
+    "removed": "(removed)",
 }
 
 
@@ -102,6 +119,11 @@ class Key:
     item_what : str
         An ``int_matrix`` row in words, for messages.
 
+    custom : tuple, optional
+        For kind ``"custom"`` (a value of a shape of its own, such as "a number, a dice
+        expression or a list of probabilities"): ``(reader, json_schema)``, where
+        ``reader(table, name)`` returns the validated value or raises the table's error.
+
     A key of kind ``"removed"`` is one that no longer exists: ``help`` is the message a file
     that still gives it gets.
     """
@@ -120,10 +142,13 @@ class Key:
     max_len: int | None = None
     cols: int | None = None
     item_what: str = ""
+    custom: tuple | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"key '{self.name}': unknown kind '{self.kind}'")
+        if (self.kind == "custom") != (self.custom is not None):
+            raise ValueError(f"key '{self.name}': kind 'custom' goes with custom=(reader, json)")
 
     @property
     def required(self) -> bool:
@@ -133,11 +158,18 @@ class Key:
         """The key's validated value from ``table`` (its default when absent)."""
         if not self.required and not table.has(self.name):
             table.raw(self.name, None)  # known, absent: the default, unchecked
+            if self.kind == "custom" and self.default is not None:
+                # the default as written in a file, read like one
+                return self.custom[0](
+                    Table({self.name: self.default}, table.source, table.path), self.name
+                )
             return self.default
         if self.kind == "removed":
             raise table.error(self.name, self.help)
         if self.kind == "int_matrix":
             return self._read_matrix(table)
+        if self.kind == "custom":
+            return self.custom[0](table, self.name)
         lo = None if self.min is None else int(self.min)
         hi = None if self.max is None else int(self.max)
         kind = self.kind
@@ -204,7 +236,9 @@ class Key:
             raise table.error(self.name, f"expected {text}")
 
     def json_schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = copy.deepcopy(KINDS[self.kind])
+        out: dict[str, Any] = copy.deepcopy(
+            self.custom[1] if self.kind == "custom" else KINDS[self.kind]
+        )
         # where the range and choices apply: the value, or each item of a list
         if self.kind == "int_list":
             targets = [out["items"]]
@@ -218,7 +252,7 @@ class Key:
                 out["minItems"] = out["maxItems"] = self.max_len
             if self.cols is not None:
                 out["items"]["minItems"] = out["items"]["maxItems"] = self.cols
-        elif self.kind in ("dice", "removed"):
+        elif self.kind in ("dice", "removed", "custom"):
             targets = []
         else:
             targets = [out]
@@ -280,6 +314,10 @@ class Section:
         True when the table must be present.
     min_len : int
         Fewest entries of an array of tables or of a table of named tables.
+    variants : tuple of (str, tuple of Key), optional
+        Tables of several kinds: the first item is the key naming the kind (a ``str`` key
+        whose choices are the variants' names), and each variant adds keys of its own (the
+        steps of a scenario: ``kind = "fire"`` takes ``firer`` and ``target``).
     """
 
     name: str
@@ -289,6 +327,7 @@ class Section:
     mapping: bool = False
     required: bool = False
     min_len: int = 0
+    variants: tuple[tuple[str, tuple[Key, ...]], ...] = ()
 
     def read(self, table: Table) -> Values:
         """Every key of this section read from ``table`` (then unknown keys are refused).
@@ -301,6 +340,9 @@ class Section:
         out.table = table
         for item in self.items:
             out[item.name] = item.read(table) if isinstance(item, Key) else item.read_in(table)
+        if self.variants:
+            for key in dict(self.variants)[out[self.items[0].name]]:
+                out[key.name] = key.read(table)
         table.finish()
         return out
 
@@ -347,6 +389,14 @@ class Section:
         obj: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
         if required:
             obj["required"] = required
+        if self.variants:
+            tag = self.items[0].name
+            kinds = []
+            for kind, keys in self.variants:
+                v_props = {**props, tag: {"const": kind}}
+                v_props.update({k.name: k.json_schema() for k in keys})
+                kinds.append({**obj, "properties": v_props})
+            obj = {"type": "object", "oneOf": kinds}
         if self.array:
             out: dict[str, Any] = {"type": "array", "items": obj}
             if self.min_len:
@@ -440,7 +490,8 @@ class Schema:
             help_ = key.help + (f" ({key.unit})" if shown else "")
             if key.switch:
                 help_ += " *Rule switch.*"
-            rows.append(f"| `{path}` | {key.kind} | {default} | {allowed} | {help_} |")
+            kind = key.what if key.kind == "custom" else KIND_WORDS[key.kind]
+            rows.append(f"| `{path}` | {kind} | {default} | {allowed} | {help_} |")
         return "\n".join(rows)
 
     def switches(self) -> tuple[str, ...]:

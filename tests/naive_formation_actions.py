@@ -46,11 +46,18 @@ def _outside(rng: random.Random, f: _F) -> int:
     return o.fixed
 
 
+def _cap(rules, f: _F) -> None:
+    """broken_shock "cap": a broken formation has at most as many Shock points as units."""
+    if rules.broken_shock == "cap" and f.broken:
+        f.shock = min(f.shock, f.spec.units)
+
+
 def _gain(rules, f: _F, k: int) -> None:
     f.shock += k
     if k > 0 and rules.break_check == "immediate" and not f.broken and f.shock >= f.spec.threshold:
         f.broken = True
         f.ever = True
+    _cap(rules, f)
 
 
 def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int]:
@@ -62,6 +69,8 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
         [_F(a, i, spec) for i, spec in enumerate(army.formations)]
         for a, army in enumerate(sc.armies)
     ]
+    for f in forms[0] + forms[1]:
+        _cap(rules, f)  # broken at the start with more Shock than units
     res: Counter = Counter()
 
     def name(f: _F, what: str) -> str:
@@ -157,6 +166,7 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
             if rules.break_check == "end-phase" and not f.broken and f.shock >= f.spec.threshold:
                 f.broken = True
                 f.ever = True
+            _cap(rules, f)
         queues = [[f for f in forms[a] if not f.gone and (f.shock > 0 or f.broken)] for a in (0, 1)]
         s0, s1 = sc.armies[0].strategy, sc.armies[1].strategy
         side = 0 if s0 > s1 else 1 if s1 > s0 else winner
@@ -173,6 +183,8 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
                     f.broken = False
                     f.shock = f.spec.units
                     res[name(f, "rallied")] += 1
+                else:
+                    res[name(f, "rallied_unbroken")] += 1
                 f.shock -= max(1, f.shock // 2)
             elif f.broken:
                 res[name(f, "withdrawals")] += 1

@@ -159,14 +159,16 @@ class Trial:
         if not names:
             return roll_hits(self.rng, dice, aug, th, lead, self.mode()), 0
         hard = any(self.u[n]["obj"].hard for n in names)
-        soft = any(not self.u[n]["obj"].hard for n in names)
+        soft = sum(not self.u[n]["obj"].hard for n in names)  # living soft targets
         sd = self.sc.hex(h).defence
         if air:
             c = [self.concealed(n) for n in names]
             sd += any(c) if self.r.air_concealed == "any-unit" else all(c)
         else:
             dice += 1 if (self.r.artillery_extra_die and len(names) > 1) else 0
-            sd += hard + (1 if (self.r.artillery_soft_extra_defence and hard and soft) else 0)
+            sd += hard
+            if self.r.artillery_soft_extra_defence and hard and soft:
+                sd += soft if self.r.artillery_soft_extra_scope == "per-soft-unit" else 1
         hits = roll_hits(self.rng, dice, aug, th, lead, self.mode())
         ip = self.sc.hex(h).improved_position
         after = self.r.improved_position == "after-saves"
@@ -408,7 +410,7 @@ class Trial:
         if over:
             for n in part:
                 self.mark(n, moving=True)
-            back = [n for n in part if self.u[n]["hit"]]
+            back = [n for n in part if self.u[n]["hit"] and self.alive(n)]  # not eliminated
             for n in back:
                 self.u[n]["gone"] = 1
             rec[3] = len(back)
@@ -466,6 +468,7 @@ class Trial:
             else:
                 hits, uns = roll_hits(rng, dice, 0, air.to_hit), 0
             rec[3], rec[4] = hits, uns
+            rec[6 if a >= 2 else 7] = uns  # on the target hex / astray on the adjacent one
             if acc == 0:
                 ret = 0 if (a == 1 and self.r.air_failed_strike_return == "zero-hits") else hits
                 fate = 0 if d6(rng) >= ret else 1
@@ -475,6 +478,13 @@ class Trial:
 
 def state_code(x) -> int:
     return 3 if x["side"] >= 2 else (2 if x["side"] == 1 else int(bool(x["dis"])))
+
+
+def detail_code(x) -> int:
+    """0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted, 4 eliminated."""
+    if x["side"] >= 2:
+        return 4
+    return (2 if x["side"] == 1 else 0) + int(bool(x["dis"]))
 
 
 def simulate(sc, trials: int, seed: int) -> dict[str, np.ndarray]:
@@ -494,6 +504,8 @@ def simulate(sc, trials: int, seed: int) -> dict[str, np.ndarray]:
                 v = int(t.rec[a, b])
             elif kind == K.OK_HEX_GE:
                 v = sum(state_code(t.u[x.name]) >= b for x in sc.stack(sc.hexes[a].name))
+            elif kind == K.OK_STATE_DETAIL:
+                v = detail_code(t.u[names[a]])
             else:
                 v = int(state_code(t.u[names[a]]) >= b)
             counts[st.name][min(v, top)] += 1

@@ -63,6 +63,7 @@ def test_retain_always_hand_worked():
     assert r["blue_retain_attempts"] == 1 and r["blue_retained"] == 1
     assert r["red_actions_turn_1"] == 1 and r["red_holds_turn_1"] == 1
     assert r["red_x_holds"] == 1 and r["red_x_shock_after_turn_1"] == 0
+    assert r["red_x_rallied_unbroken"] == 1  # a rally test passed while not broken
     assert "red_retain_attempts" not in r  # red never retains: not reported
 
 
@@ -346,8 +347,29 @@ def test_simulation_matches_exact_pmfs(rules):
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("reading", ["either", "suppressed"])
-def test_simulation_matches_naive_reference_with_retaining(reading):
+@pytest.mark.rule_switch("formation-actions", "broken_shock")
+@pytest.mark.parametrize("broken_shock", ["cap", "accumulate"])
+def test_broken_shock_simulation_matches_exact_pmfs(broken_shock):
+    """A broken formation's Shock capped at its units (default) or accumulating: the lock-step
+    kernel against the exact chains over 6 turns of outside Shock (2-unit red x breaks and
+    keeps gaining 0-2 a turn)."""
+    sc = _three_formation_scenario(Rules(broken_shock=broken_shock), turns=6)
+    ex = sc.exact_pmfs()
+    out = oddslab.simulate(sc, trials=1_000_000, seed=30)
+    for name, pmf in ex.items():
+        assert chisquare_pmf(out.counts[name], pmf) > P_MIN, name
+    top = ex["red_x_shock_after_turn_6"]
+    beyond = top[3:].sum()  # Shock above x's 2 units: only a broken x accumulating gets there
+    assert (beyond == 0) if broken_shock == "cap" else (beyond > 0.05)
+
+
+@pytest.mark.statistical
+@pytest.mark.rule_switch("formation-actions", "broken_shock")
+@pytest.mark.parametrize(
+    "reading, broken_shock",
+    [("either", "cap"), ("suppressed", "cap"), ("suppressed", "accumulate")],
+)
+def test_simulation_matches_naive_reference_with_retaining(reading, broken_shock):
     blue = (
         Formation("a", command=4, units=3),
         Formation("b", command=3, units=2, suppressed=1),
@@ -365,7 +387,8 @@ def test_simulation_matches_naive_reference_with_retaining(reading):
             Army("red", red, strategy=3, retain="always", order="worst-first", choose="second"),
         ),
         3,
-        Rules(action_penalty=reading),  # "suppressed": fixed orders; "either": chances change
+        # "suppressed": fixed orders; "either": chances change
+        Rules(action_penalty=reading, broken_shock=broken_shock),
     )
     games = 6_000
     ref = naive.simulate(sc, games, seed=7)

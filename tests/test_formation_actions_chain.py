@@ -132,6 +132,7 @@ def _brute(f: Formation, rules: Rules, turns: int):
     shock_t = [dict() for _ in range(turns)]
     broken_by = [Fraction(0)] * turns
     passed = [Fraction(0)] * turns
+    rallied_unbroken = [Fraction(0)] * turns  # P(a rally test passed while not broken)
     sixth = Fraction(1, 6)
 
     def pen(s):
@@ -144,12 +145,19 @@ def _brute(f: Formation, rules: Rules, turns: int):
             return False
         return d <= target
 
+    def cap(state):
+        # broken_shock "cap": a broken formation has at most as many Shock points as units
+        s, b, e, g = state
+        if rules.broken_shock == "cap" and b:
+            s = min(s, f.units)
+        return (s, b, e, g)
+
     def gain(state, k):
         s, b, e, g = state
         s += k
         if k > 0 and rules.break_check == "immediate" and not b and s >= thr:
             b, e = True, True
-        return (s, b, e, g)
+        return cap((s, b, e, g))
 
     def outside_branches(state):
         if state[3]:
@@ -187,6 +195,7 @@ def _brute(f: Formation, rules: Rules, turns: int):
                     s, b, e, g = st3
                     if rules.break_check == "end-phase" and not g and not b and s >= thr:
                         b, e = True, True
+                    s, b, e, g = cap((s, b, e, g))
                     outcomes = []
                     if g or (s == 0 and not b):
                         outcomes = [(Fraction(1), (s, b, e, g))]
@@ -201,6 +210,8 @@ def _brute(f: Formation, rules: Rules, turns: int):
                             if _passes(d, target):
                                 s2 = f.units if b else s
                                 outcomes.append((sixth, (s2 - max(1, s2 // 2), False, e, g)))
+                                if not b:
+                                    rallied_unbroken[t] += p * p1 * p2 * p3 * sixth
                             elif b:
                                 outcomes.append(
                                     (sixth, (s, True, e, rules.withdrawal == "removed"))
@@ -216,8 +227,8 @@ def _brute(f: Formation, rules: Rules, turns: int):
                             turn(t + 1, st4, pp)
 
     b0 = f.starts_broken
-    turn(0, (f.shock, b0, b0, False), Fraction(1))
-    return shock_t, broken_by, passed
+    turn(0, cap((f.shock, b0, b0, False)), Fraction(1))
+    return shock_t, broken_by, passed, rallied_unbroken
 
 
 CHAIN_CASES = [
@@ -248,14 +259,41 @@ CHAIN_CASES = [
         Formation("d", command=2, units=3, broken=True),
         Rules(natural_one_passes=True, natural_six_fails=True, rally_action_penalty=False),
     ),
+    # a broken formation under outside Shock, its Shock capped at its units (default) or not
+    (
+        Formation(
+            "e", command=3, units=2, shock=5, broken=True, outside_shock=OutsideShock(fixed=1)
+        ),
+        Rules(),
+    ),
+    (
+        Formation(
+            "f", command=3, units=2, shock=1, outside_shock=OutsideShock(table=(0.5, 0.25, 0.25))
+        ),
+        Rules(action_penalty="shock", broken_shock="accumulate"),
+    ),
+    (
+        Formation(
+            "g",
+            command=5,
+            units=3,
+            break_at=5,
+            outside_shock=OutsideShock(dice=DiceExpr(1, 3, 0)),
+        ),
+        Rules(outside_timing="start-of-turn", withdrawal="removed"),
+    ),
 ]
 
 
 @pytest.mark.parametrize("f,rules", CHAIN_CASES, ids=[c[0].key for c in CHAIN_CASES])
 def test_chain_matches_brute_force(f, rules):
     turns = 3
-    shock_t, broken_by, passed = _brute(f, rules, turns)
+    shock_t, broken_by, passed, rallied_unbroken = _brute(f, rules, turns)
     res = formation_chain(f, rules, turns)
+    # the expected count of rally tests passed while unbroken: the sum over the turns
+    unbroken = formation_chain(f, rules, turns, counter="rallied_unbroken").counter
+    want = float(sum(rallied_unbroken))
+    assert abs(np.dot(np.arange(len(unbroken)), unbroken) - want) < 1e-12
     for t in range(turns):
         want = np.zeros(res.shock.shape[1])
         for s, p in shock_t[t].items():
@@ -270,7 +308,7 @@ def test_chain_counters_are_consistent():
     n = 6
     res = {
         c: formation_chain(f, rules, n, counter=c)
-        for c in ("actions", "holds", "rallied", "withdrawals")
+        for c in ("actions", "holds", "rallied", "withdrawals", "rallied_unbroken")
     }
     for r in res.values():
         assert abs(r.counter.sum() - 1) < 1e-12

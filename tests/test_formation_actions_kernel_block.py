@@ -76,6 +76,8 @@ RULES = [
         "retain_limit": "once-per-turn",
     },
     {"rally_action_penalty": True, "action_penalty": "shock", "first_turn_tie": "red"},
+    {"broken_shock": "accumulate"},
+    {"broken_shock": "accumulate", "outside_timing": "start-of-turn", "withdrawal": "removed"},
 ]
 
 

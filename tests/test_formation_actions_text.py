@@ -16,6 +16,7 @@ from oddslab.rulesets.formation_actions import (
     Army,
     Formation,
     FormationActionsScenario,
+    OutsideShock,
     Rules,
 )
 from oddslab.rulesets.formation_actions.chain import formation_chain, strategy_turn_probs
@@ -133,6 +134,24 @@ def test_break_and_rally_from_broken_counts_shock_as_units():
     assert r["blue_f_rallied"] == 1 and r["blue_f_shock_after_turn_1"] == 3
     assert (r["blue_f_actions"], r["blue_f_holds"]) == (1, 1)
     assert r["blue_f_shock_after_turn_2"] == 2
+    # "Both armies take turns to rally formations that have Shock or that are broken": the
+    # turn-2 rally of f, no longer broken, is a rally test passed while not broken (issue 29)
+    assert r["blue_f_rallied_unbroken"] == 1 and r["red_g_rallied_unbroken"] == 0
+
+
+@pytest.mark.parametrize("broken_shock", ["cap", "accumulate"])
+def test_shock_of_a_broken_formation(broken_shock):
+    # "A broken formation that rallies ... counts as having as many Shock points as units":
+    # a 2-unit formation, broken with Shock 2, gains 1 outside Shock a turn and fails its
+    # rallies (D6 <= 1 - 2: never). Capped (default) its Shock stays 2; accumulating: 3, 4.
+    # Each turn: strategy 6 v 1 (blue), g passes (1), f's rally fails (6).
+    f = Formation("f", command=1, units=2, shock=2, outside_shock=OutsideShock(fixed=1))
+    sc = game([f], [Formation("g", command=6)], turns=2, rules=Rules(broken_shock=broken_shock))
+    r = sc.run_with_dice([6, 1, 1, 6, 6, 1, 1, 6])
+    assert r["dice_used"] == 8
+    assert r["blue_f_broken_by_turn_1"] == 1 and r["blue_f_withdrawals"] == 2
+    want = (2, 2) if broken_shock == "cap" else (3, 4)
+    assert (r["blue_f_shock_after_turn_1"], r["blue_f_shock_after_turn_2"]) == want
 
 
 @pytest.mark.parametrize(

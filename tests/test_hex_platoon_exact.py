@@ -12,8 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hex_platoon_cases import MG, RIFLES, TANK, fire_case, scenario, unit  # noqa: E402
+import naive_hex_platoon as N  # noqa: E402
+from hex_platoon_cases import HQ, MG, RIFLES, TANK, fire_case, scenario, unit  # noqa: E402
+from stats import P_MIN, chisquare_pmf  # noqa: E402
 
+from oddslab import engine  # noqa: E402
 from oddslab.rulesets.hex_platoon import exact as E  # noqa: E402
 from oddslab.rulesets.hex_platoon.compile import fire_numbers  # noqa: E402
 from oddslab.rulesets.hex_platoon.model import Rules, SupportWeapon, Unit  # noqa: E402
@@ -289,3 +292,83 @@ def test_extended_range_counts_support_weapon_firepower():
     fn = sc.step_fire(0)
     assert (fn.dice, fn.to_hit, fn.band) == (1, 6, "extended")
     assert np.allclose(sc.exact_pmfs()["hits_on_target"], [5 / 6, 1 / 6])
+
+
+# -- 6.1 / 11.2 mortar and artillery saves in a hex with a hard target -------------------------
+
+
+#: the readings of "Soft target in hex with Hard Target get 1 extra defence dice"
+SOFT_EXTRA = {
+    "per-soft-unit": None,
+    "per-hex": {"artillery_soft_extra_scope": "per-hex"},
+    "restatement": {"artillery_soft_extra_defence": False},
+}
+
+
+def _mixed_hex():
+    """A mortar (1 die on 1+) and a field with two rifle platoons and a tank in the open."""
+    hexes = [
+        {"name": "guns", "units": [unit("mortar", type="mortar", he=1, range=10, to_hit=1)]},
+        {
+            "name": "field",
+            "units": [
+                unit("rifles", type="infantry", he=1),
+                unit("rifles2", type="infantry", he=1),
+                unit("tank", type="afv", ap=1),
+            ],
+        },
+    ]
+    return hexes, {"kind": "mortar", "firer": "mortar", "target": "field", "band": "normal"}
+
+
+@pytest.mark.parametrize("reading", list(SOFT_EXTRA))
+def test_mixed_hex_saves_one_extra_die_per_soft_target(reading):
+    """6.1 "(infantry Defensive Bonus +1 if there is at least 1 Hard Target) D6 >= 5" and the
+    Additional Rule "Soft target in hex with Hard Target get 1 extra defence dice", on by
+    default, one die for each soft target: two rifle platoons and a tank in the open (bonus 0)
+    roll 1 + 2 = 3 save dice (one die for the hex: 2; the rule read as a restatement of 6.1's
+    +1: 1). The mortar's 1 die on 1+ (+1 die, several targets) scores 2 sure hits; saves are
+    Bin(s, 1/3): unsaved P(0, 1, 2) = 7/27, 12/27, 8/27 (s = 3), 1/9, 4/9, 4/9 (s = 2),
+    0, 1/3, 2/3 (s = 1)."""
+    hexes, step = _mixed_hex()
+    sc = from_dict(scenario(hexes, [step], SOFT_EXTRA[reading]))
+    want = {
+        "per-soft-unit": [7 / 27, 12 / 27, 8 / 27],
+        "per-hex": [1 / 9, 4 / 9, 4 / 9],
+        "restatement": [0, 1 / 3, 2 / 3],
+    }[reading]
+    assert np.allclose(sc.exact_pmfs()["unsaved_hits_on_field"], want)
+    n = 100_000
+    out = engine.simulate(sc, trials=n, seed=9)
+    assert chisquare_pmf(out.counts["unsaved_hits_on_field"], want) > P_MIN
+    ref = N.simulate(sc, 20_000, seed=9)["unsaved_hits_on_field"]
+    assert chisquare_pmf(ref, want) > P_MIN
+
+
+# -- issue 29: a reduced unit's state says whether it is disrupted ------------------------------
+
+
+def test_state_detail_tells_reduced_from_reduced_and_disrupted():
+    """A reduced, disrupted platoon with its HQ (leadership 1) rallies on 2D6 - 1 <= 8,
+    P = 30/36: `_state` is 2 (reduced) either way; `_state_detail` is 2 (reduced, good
+    order) with P 30/36 and 3 (reduced and disrupted) with 6/36. The AT platoon at a tank in
+    a wood (docs' worked example): good order, disrupted, reduced, eliminated with 0.321,
+    0.265, 0.241, 0.173, every reduced tank also disrupted (the first hit disrupts)."""
+    p = unit("p", **RIFLES, reduced=True, disrupted=True)
+    hexes = [{"name": "w", "units": [p, unit("hq", **HQ)]}]
+    sc = from_dict(scenario(hexes, [{"kind": "rally", "units": ["p"]}]))
+    ex = sc.exact_pmfs()
+    assert np.allclose(ex["p_state"], [0, 0, 1, 0])
+    assert np.allclose(ex["p_state_detail"], [0, 0, 30 / 36, 6 / 36, 0])
+    out = engine.simulate(sc, trials=100_000, seed=29)
+    assert chisquare_pmf(out.counts["p_state_detail"], ex["p_state_detail"]) > P_MIN
+    at = dict(type="infantry", ap=4, ap_plus=True, range=4, to_hit=4)
+    sc = from_dict(fire_case(target_kw={**TANK, "type": "afv"}, firer_kw=at))
+    ex = sc.exact_pmfs()
+    state = ex["target_state"]
+    assert np.allclose(ex["target_state_detail"], [state[0], state[1], 0, state[2], state[3]])
+    assert np.allclose(state, [0.321, 0.265, 0.241, 0.173], atol=5e-4)
+    out = engine.simulate(sc, trials=200_000, seed=29)  # the single-fire fast path
+    assert chisquare_pmf(out.counts["target_state_detail"], ex["target_state_detail"]) > P_MIN
+    ref = N.simulate(sc, 20_000, seed=29)["target_state_detail"]
+    assert chisquare_pmf(ref, ex["target_state_detail"]) > P_MIN

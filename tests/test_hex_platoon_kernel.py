@@ -269,6 +269,43 @@ def test_ops_complete_markers_match_naive(rules):
 
 
 @pytest.mark.statistical
+@pytest.mark.rule_switch("hex-platoon", "artillery_soft_extra_defence")
+@pytest.mark.rule_switch("hex-platoon", "artillery_soft_extra_scope")
+@pytest.mark.parametrize(
+    "rules",
+    [None, {"artillery_soft_extra_scope": "per-hex"}, {"artillery_soft_extra_defence": False}],
+    ids=["per-soft-unit", "per-hex", "restatement"],
+)
+def test_soft_target_extra_defence_after_fire_matches_naive(rules):
+    """Two steps through the general kernel: a platoon (1 die on 4+) fires at a reduced,
+    disrupted platoon (eliminated with P 1/2), then a mortar fires at its hex, which holds a
+    second platoon and a tank: the extra defence dice count the soft targets still alive
+    (2 or 1 per soft target, 1 per hex, none as a restatement of 6.1's +1)."""
+    hexes = [
+        {
+            "name": "guns",
+            "units": [
+                unit("mortar", type="mortar", he=2, range=10, to_hit=3),
+                unit("shooter", type="infantry", he=1, range=6, to_hit=4),
+            ],
+        },
+        {
+            "name": "field",
+            "units": [
+                unit("rifles", type="infantry", he=1),
+                unit("rifles2", type="infantry", he=1, reduced=True, disrupted=True),
+                unit("tank", type="afv", ap=1),
+            ],
+        },
+    ]
+    steps = [
+        {"kind": "fire", "firer": "shooter", "target": "rifles2", "band": "normal"},
+        {"kind": "mortar", "firer": "mortar", "target": "field", "band": "normal"},
+    ]
+    _z_compare(scenario(hexes, steps, rules))
+
+
+@pytest.mark.statistical
 def test_air_strike_into_aa_matches_naive():
     sc, out = _z_compare(air_case())
     assert out.prob("aircraft_fate", 4) > 0  # shot down sometimes
@@ -285,6 +322,25 @@ def test_air_strike_switches_match_naive():
             }
         )
     )
+
+
+def test_air_strike_hits_on_the_target_hex_and_astray():
+    """11.3 strike accuracy "1 : failure, the defending chose an adjacent hex for the strike
+    to hit; 2 : firepower is reduced -1D; 3-6 : successfull strike". No AA; 3 dice on 1+;
+    one platoon in the open in each hex (no save dice): hits on the target hex 3 with P 4/6,
+    2 with P 1/6, 0 with P 1/6 (astray); on the adjacent hex 3 with P 1/6, else 0."""
+    hexes = [
+        {"name": "sky", "units": [unit("stuka", type="aircraft", he=3, to_hit=1)]},
+        {"name": "farm", "units": [unit("r1", type="infantry", he=1)]},
+        {"name": "field", "units": [unit("r2", type="infantry", he=1)]},
+    ]
+    step = {"kind": "air-strike", "aircraft": "stuka", "target": "farm", "adjacent": "field"}
+    out = engine.simulate(from_dict(scenario(hexes, [step])), trials=200_000, seed=29)
+    on = out.counts["unsaved_hits_by_aircraft_on_farm"]
+    astray = out.counts["unsaved_hits_by_aircraft_on_field"]
+    assert chisquare_pmf(on, np.array([1, 0, 1, 4]) / 6) > P_MIN
+    assert chisquare_pmf(astray, np.array([5, 0, 0, 1]) / 6) > P_MIN
+    assert on[0] == astray[3]  # every trial's strike lands on one hex or the other
 
 
 @pytest.mark.statistical

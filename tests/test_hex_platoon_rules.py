@@ -358,38 +358,36 @@ def test_orders_sequence_matches_naive(rules):
         assert 0 < out.prob(name, 1) < 1, name
 
 
-# -- 6.1 / 11.2 mortar and artillery saves in a hex with a hard target -------------------------
-
-
-@pytest.mark.parametrize("extra", [False, True])
-def test_mixed_hex_saves_one_extra_die_by_default(extra):
-    """6.1 "(infantry Defensive Bonus +1 if there is at least 1 Hard Target) D6 >= 5"; the
-    Additional Rule "Soft target in hex with Hard Target get 1 extra defence dice" restates it
-    (default): rifles and a tank in the open (bonus 0) roll 1 save die, not 2. A mortar of 1
-    die on 1+ (+1 die, 2 targets) scores 2 hits: unsaved 2 with P 2/3 (switch on: 4/9)."""
-    hexes = [
-        {"name": "guns", "units": [unit("mortar", type="mortar", he=1, range=10, to_hit=1)]},
-        {
-            "name": "field",
-            "units": [unit("rifles", type="infantry", he=1), unit("tank", type="afv", ap=1)],
-        },
-    ]
-    steps = [{"kind": "mortar", "firer": "mortar", "target": "field", "band": "normal"}]
-    rules = {"artillery_soft_extra_defence": True} if extra else None
-    sc = from_dict(scenario(hexes, steps, rules))
-    want = [1 / 9, 4 / 9, 4 / 9] if extra else [0, 1 / 3, 2 / 3]
-    assert np.allclose(sc.exact_pmfs()["unsaved_hits_on_field"], want)
-    n = 100_000
-    out = engine.simulate(sc, trials=n, seed=9)
-    for k in (1, 2):  # P(>= k)
-        assert _near(out.prob("unsaved_hits_on_field", k), sum(want[k:]), n)
-    ref = N.simulate(sc, 20_000, seed=9)["unsaved_hits_on_field"] / 20_000
-    for k in range(3):
-        assert _near(ref[k], want[k], 20_000)
-
-
 # -- 6.3 "units without an Assault factor may not attack or counter-attack during assault
 # combat"; "units assault enemy units by moving into their hex" ------------------------------
+
+
+@pytest.mark.rule_switch("hex-platoon", "city_assault_bonus")
+@pytest.mark.parametrize("reading", ["vs-armour-only", "always"])
+def test_city_assault_bonus(reading):
+    """6.3 "Good Order infantry defending/attacking an Armored Fighting Vehicles only stack :
+    sub -1 to its Assault To Hit number. if the assault takes place in a city, add + 1 to the
+    infantry Assault factor." Infantry with Assault 2 on 1+ (every die hits) assaults a city
+    hex held by infantry, then another held by a tank (both never hit back). Default, the
+    +1 belongs to the case against an AFV-only stack: 2 hits on the infantry, 3 on the tank
+    (To Hit 0); read as "+1 for infantry in a city" (`always`): 3 and 3."""
+    never = dict(assault=1, assault_to_hit=7)
+    hexes = [
+        {"name": "a1", "units": [unit("inf1", type="infantry", assault=2, assault_to_hit=1)]},
+        {"name": "a2", "units": [unit("inf2", type="infantry", assault=2, assault_to_hit=1)]},
+        {"name": "town", "terrain": "city", "units": [unit("d", type="infantry", **never)]},
+        {"name": "depot", "terrain": "city", "units": [unit("t", type="afv", **never)]},
+    ]
+    steps = [
+        {"kind": "assault", "attacker": "a1", "defender": "town", "label": "vs infantry"},
+        {"kind": "assault", "attacker": "a2", "defender": "depot", "label": "vs a tank"},
+    ]
+    out = _run(scenario(hexes, steps, {"city_assault_bonus": reading}), n=2_000)
+    vs_inf = 3 if reading == "always" else 2
+    assert out.prob("hits_on_defender_step1", vs_inf) == 1.0
+    assert out.prob("hits_on_defender_step1", vs_inf + 1) == 0.0
+    assert out.prob("hits_on_defender_step2", 3) == 1.0
+    assert out.prob("hits_on_defender_step2", 4) == 0.0
 
 
 def test_attacker_without_assault_factor_stays_behind():
@@ -434,6 +432,28 @@ def test_afv_without_assault_factor_does_not_overrun():
         out.prob("attacker_afvs_forced_back", 1) == 1.0
         and out.prob("attacker_afvs_forced_back", 2) == 0.0
     )
+
+
+def test_eliminated_afv_is_not_forced_back():
+    """6.4: AFVs "disrupted or reduced ... can't exit through but must retreat in the hex they
+    came from"; an eliminated AFV retreats nowhere (issue 30). A light tank (Assault 1, To Hit
+    4: 3 dice) overruns a platoon (Assault 4, To Hit 3) in the open: the platoon scores
+    Bin(4, 2/3) hits, P(0..4) = 1, 8, 24, 32, 16 (/81). 1 hit disrupts the tank, 2 reduce it,
+    3 or more eliminate it: P(forced back) = P(1 or 2 hits) = 32/81, P(eliminated) = 48/81
+    (the count was 80/81 when eliminated tanks were counted too)."""
+    hexes = [
+        {"name": "road", "units": [unit("tank", type="afv", assault=1, assault_to_hit=4)]},
+        {"name": "field", "units": [unit("p", type="infantry", assault=4, assault_to_hit=3)]},
+    ]
+    sc = from_dict(scenario(hexes, [{"kind": "overrun", "attacker": "road", "defender": "field"}]))
+    back = np.array([49, 32]) / 81
+    state = np.array([1, 8, 24, 48]) / 81
+    out = engine.simulate(sc, trials=200_000, seed=30)
+    assert chisquare_pmf(out.counts["attacker_afvs_forced_back"], back) > P_MIN
+    assert chisquare_pmf(out.counts["tank_state"], state) > P_MIN
+    ref = N.simulate(sc, 20_000, seed=30)
+    assert chisquare_pmf(ref["attacker_afvs_forced_back"], back) > P_MIN
+    assert chisquare_pmf(ref["tank_state"], state) > P_MIN
 
 
 def test_second_overrun_of_the_same_hex_is_an_input_error():

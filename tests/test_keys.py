@@ -92,7 +92,7 @@ def test_markdown_table_lists_every_key_once():
     assert len(paths) == len(set(paths))
     for path in paths:
         assert f"| `{path}` |" in table
-    assert '| `mode` | str | `"fast"` | `fast`, `slow` | a rule switch *Rule switch.* |' in table
+    assert '| `mode` | string | `"fast"` | `fast`, `slow` | a rule switch *Rule switch.* |' in table
     assert SCHEMA.switches() == ("mode",)
 
 

@@ -90,7 +90,9 @@ def test_what_the_schema_refuses_the_reader_refuses(name):
     for example in game.examples():
         base = tomllib.loads(example.read_text())
         for path, key in game.keys.root.walk():
-            *parents, leaf = path.split(".")
+            if key.kind == "custom" and not key.custom[1]:
+                continue  # a key that takes anything (bookkeeping the rules ignore)
+            *parents, leaf = path.split(" (")[0].split(".")  # "steps[].firer (fire, mortar)"
             for bad_value in ({"a": 1},) if key.kind in ("str", "str_list") else ("?",):
                 data = copy.deepcopy(base)
                 table = _table_at(data, parents)

@@ -26,6 +26,7 @@ from oddslab.rulesets.formation_actions.curves import (
 )
 from oddslab.rulesets.formation_actions.model import Army, Formation, OutsideShock, Rules
 from oddslab.rulesets.formation_actions.reading import from_table
+from oddslab.rulesets.formation_actions.schema import SCHEMA as _SCHEMA
 
 __all__ = [
     "RULESET",
@@ -80,4 +81,5 @@ RULESET = _BasicRuleset(
     examples_dir=_shipped(""),
     example_glob="formation-actions-*.toml",
     library_path=_shipped("libraries/formation-actions.toml"),
+    keys=_SCHEMA,
 )

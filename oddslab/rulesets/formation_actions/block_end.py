@@ -45,10 +45,12 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
+    FS_RALLIED_UNBROKEN,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
     H_NF,
+    R_BROKEN_CAP,
     T_ACTION,
     T_BROKEN,
     T_NCOLS,
@@ -262,6 +264,7 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             S[g] = s0 + ok * (halved - s0)
             BR[g] &= ~((bk & ok) << f)
             RT[fs + FS_RALLIED, g] += bk & ok
+            RT[fs + FS_RALLIED_UNBROKEN, g] += (1 - bk) & ok
             wd = bk & (1 - ok) & a
             RT[fs + FS_WITHDRAWALS, g] += wd
             RT[sa, g] += wd
@@ -279,8 +282,19 @@ def turn_statistics(W, RT, hist, G, tb, nb, m0, m1):
     PF = W[L_PASSF]
     HE = W[L_HELD]
     EV = W[L_EVER]
+    BR = W[L_BROKEN]
+    cap = np.int64(G[R_BROKEN_CAP] != 0)
     for f in range(nf):
         fs = G[fo + f * F_NCOLS + F_STAT0]
+        if cap:
+            # broken_shock "cap": a formation still broken keeps at most its units in Shock
+            # (as :func:`~.kernel.play_game`)
+            units = G[fo + f * F_NCOLS + F_UNITS]
+            S = W[L_NROWS + f]
+            for g in range(nb):
+                s = S[g]
+                over = s - units
+                S[g] = s - (((BR[g] >> f) & 1) & np.int64(over > 0)) * over
         e = tb + T_NCOLS * f
         cp = 0
         ch = 0

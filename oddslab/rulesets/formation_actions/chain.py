@@ -4,8 +4,8 @@ A formation whose army never tries to retain the initiative takes exactly one pl
 test per turn while unbroken, whatever the other formations do (activation order and rally
 order change which die is rolled when, not any probability). Its state at the end of a turn
 is ``(Shock, broken, ever broken, withdrawn from play)``, a small Markov chain; an optional
-extra axis counts one event (passed tests, Hold actions, rallies from broken, withdrawals) so
-its distribution over the game is exact too. Formations evolve independently, so an army's
+extra axis counts one event (passed tests, Hold actions, rallies from broken, withdrawals, rally
+tests passed while unbroken) so its distribution over the game is exact too. Formations evolve independently, so an army's
 per-turn totals are convolutions of its formations' per-turn indicators.
 """
 
@@ -27,7 +27,7 @@ __all__ = [
     "bernoulli_sum",
 ]
 
-COUNTERS = ("actions", "holds", "rallied", "withdrawals")
+COUNTERS = ("actions", "holds", "rallied", "withdrawals", "rallied_unbroken")
 
 
 def _d6_pairs(sa: int, sb: int) -> tuple[float, float, float]:
@@ -165,7 +165,7 @@ def formation_chain(
     rules : Rules
     turns : int
         Turns to play (>= 1).
-    counter : {"actions", "holds", "rallied", "withdrawals"}, optional
+    counter : {"actions", "holds", "rallied", "withdrawals", "rallied_unbroken"}, optional
         An event to count over the game (its PMF is ``ChainResult.counter``).
     """
     if counter is not None and counter not in COUNTERS:
@@ -242,6 +242,8 @@ def formation_chain(
         U = P[1:, 0, :, 0, :].copy()
         u_pass = U * p_r0[1:, None, None]
         P[1:, 0, :, 0, :] = U - u_pass
+        if counter == "rallied_unbroken":
+            u_pass = _shift_counter(u_pass)
         for s in range(1, S):
             P[after_rally[s], 0, :, 0, :] += u_pass[s - 1]
         # rally: broken formations
@@ -259,6 +261,12 @@ def formation_chain(
             P[:, 1, :, 1, :] += b_fail
         else:
             P[:, 1, :, 0, :] += b_fail
+        if rules.broken_shock == "cap" and S > units + 1:
+            # a formation still broken (in play or withdrawn) keeps at most its units in
+            # Shock; nothing reads a broken formation's Shock but "any Shock", which this
+            # keeps, so capping once a turn equals capping at every gain
+            P[units, 1] += P[units + 1 :, 1].sum(axis=0)
+            P[units + 1 :, 1] = 0.0
         shock_t[t] = P.sum(axis=(1, 2, 3, 4))
         broken_by[t] = P[:, :, 1].sum()
         broken_after[t] = P[:, 1].sum()

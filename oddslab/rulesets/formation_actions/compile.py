@@ -171,6 +171,12 @@ class FormationActionsScenario:
                     (f"{p}_holds", n + 1, f"{fn}: action tests failed (Hold)", False),
                     (f"{p}_rallied", n + 1, f"{fn}: rallies from broken", False),
                     (f"{p}_withdrawals", n + 1, f"{fn}: withdrawals", False),
+                    (
+                        f"{p}_rallied_unbroken",
+                        n + 1,
+                        f"{fn}: rally tests passed while not broken",
+                        False,
+                    ),
                 ]
                 rows += [
                     (f"{p}_shock_after_turn_{t}", top + 1, f"{fn}: Shock after turn {t}", False)
@@ -276,6 +282,7 @@ class FormationActionsScenario:
         G[L.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)
         G[L.R_BREAK] = BREAK_CHECKS.index(r.break_check)
         G[L.R_OS_TIMING] = OUTSIDE_TIMINGS.index(r.outside_timing)
+        G[L.R_BROKEN_CAP] = r.broken_shock == "cap"
         keys = [a.key for a in self.armies]
         G[L.R_FIRST_TIE] = keys.index(r.first_turn_tie) if r.first_turn_tie in keys else -1
         G[L.H_NF] = nf

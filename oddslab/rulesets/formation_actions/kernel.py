@@ -54,6 +54,7 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
+    FS_RALLIED_UNBROKEN,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
@@ -64,6 +65,7 @@ from oddslab.rulesets.formation_actions.layout import (
     H_TOFF,
     H_WOFF,
     R_BREAK,
+    R_BROKEN_CAP,
     R_FIRST_TIE,
     R_NAT1,
     R_NAT6,
@@ -128,6 +130,7 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
     per_turn = G[R_RETAIN_LIMIT] != 0
     removed = np.int64(G[R_WITHDRAW] != 0)
     rally_pen = G[R_RALLY_PEN] != 0
+    cap = np.int64(G[R_BROKEN_CAP] != 0)
     a0 = ao
     a1 = ao + A_NCOLS
     start0 = G[a0 + A_START]
@@ -353,6 +356,7 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
             broken &= ~((bk & ok) << f)
             fs = ro + G[_u(row + F_STAT0)]
             G[_u(fs + FS_RALLIED)] += bk & ok
+            G[_u(fs + FS_RALLIED_UNBROKEN)] += (1 - bk) & ok
             wd = bk & (1 - ok)
             G[_u(fs + FS_WITHDRAWALS)] += wd
             wd0 += wd & t0
@@ -362,13 +366,21 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
         G[st1 + AS_WITHDRAWALS] += wd1
         # -- statistics of the turn: counted now; totals kept in the row ----------------------
         for f in range(nf):
-            fs = ro + G[_u(fo + f * F_NCOLS + F_STAT0)]
+            row = fo + f * F_NCOLS
+            fs = ro + G[_u(row + F_STAT0)]
             pb = (passed >> f) & one
             hb = (held >> f) & one
             G[_u(fs + FS_ACTIONS)] += pb
             G[_u(fs + FS_HOLDS)] += hb
             e = tb + T_NCOLS * f
-            hist[_u(G[_u(e + T_SHOCK)] + G[_u(ws + f)])] += 1
+            # broken_shock "cap": a formation still broken keeps at most its units in Shock.
+            # Nothing reads a broken formation's Shock but this statistic and "any Shock",
+            # which the cap keeps, so capping once a turn equals capping at every gain
+            s = G[_u(ws + f)]
+            over = s - G[_u(row + F_UNITS)]
+            s -= (cap & (broken >> f) & np.int64(over > 0)) * over
+            G[_u(ws + f)] = s
+            hist[_u(G[_u(e + T_SHOCK)] + s)] += 1
             hist[_u(G[_u(e + T_BROKEN)] + ((ever >> f) & one))] += 1
             hist[_u(G[_u(e + T_ACTION)] + pb + 2 * hb)] += 1  # 0 no action, 1 action, 2 Hold
         out = broken | gone

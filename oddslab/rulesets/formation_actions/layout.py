@@ -54,7 +54,8 @@ H_ROFF = 14
 H_NSLOTS = 15
 H_POFF = 16  # activation order: formation indices, each army's block sorted by its policy
 H_TOFF = 17  # histogram offsets of the turn statistics
-H_SIZE = 18
+R_BROKEN_CAP = 18  # 1: a broken formation's Shock is at most its units (broken_shock "cap")
+H_SIZE = 19
 
 # formation columns
 F_ARMY = 0
@@ -74,9 +75,10 @@ F_NCOLS = 13
 # formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn)
 FS_ACTIONS = 0
 FS_HOLDS = 1
-FS_RALLIED = 2
+FS_RALLIED = 2  # rallies from broken
 FS_WITHDRAWALS = 3
-FS_SHOCK = 4
+FS_RALLIED_UNBROKEN = 4  # rally tests passed while not broken (Shock removed)
+FS_SHOCK = 5
 
 # army columns
 A_STRAT = 0

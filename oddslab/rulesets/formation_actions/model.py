@@ -28,6 +28,7 @@ __all__ = [
     "WITHDRAWALS",
     "BREAK_CHECKS",
     "OUTSIDE_TIMINGS",
+    "BROKEN_SHOCKS",
     "KEY_PATTERN",
     "pass_faces",
 ]
@@ -49,6 +50,8 @@ WITHDRAWALS = ("stays-broken", "removed")
 BREAK_CHECKS = ("immediate", "end-phase")
 #: when outside Shock (hits from enemy fire) lands in each turn
 OUTSIDE_TIMINGS = ("before-rally", "start-of-turn")
+#: the Shock of a broken formation: at most its number of units, or everything it gains
+BROKEN_SHOCKS = ("cap", "accumulate")
 #: army and formation keys become statistic names
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 
@@ -315,6 +318,10 @@ class Rules:
     first_turn_tie : str
         Who takes a tied strategy roll on turn 1, when there is no "last round": ``"reroll"``
         (default) or an army key.
+    broken_shock : {"cap", "accumulate"}
+        The Shock of a broken formation is at most its number of units (default: "it counts
+        as having as many Shock points as units" when it rallies), or keeps everything it
+        gains while broken.
     """
 
     action_penalty: str = "suppressed"
@@ -326,6 +333,7 @@ class Rules:
     break_check: str = "immediate"
     outside_timing: str = "before-rally"
     first_turn_tie: str = "reroll"
+    broken_shock: str = "cap"
 
     def __post_init__(self) -> None:
         for value, options, what in (
@@ -334,6 +342,7 @@ class Rules:
             (self.withdrawal, WITHDRAWALS, "withdrawal"),
             (self.break_check, BREAK_CHECKS, "break_check"),
             (self.outside_timing, OUTSIDE_TIMINGS, "outside_timing"),
+            (self.broken_shock, BROKEN_SHOCKS, "broken_shock"),
         ):
             if value not in options:
                 raise ValueError(f"rules.{what} must be one of {', '.join(options)}")

@@ -35,6 +35,10 @@ _RULE_TEXT = {
         "before-rally": "after the action phase, before rallying",
         "start-of-turn": "at the start of the turn, before the strategy roll",
     },
+    "broken_shock": {
+        "cap": "at most its units (what it counts as having when it rallies)",
+        "accumulate": "keeps every point it gains while broken",
+    },
 }
 
 
@@ -142,6 +146,8 @@ def resolved_view(sc: FormationActionsScenario) -> dict[str, dict[str, Any]]:
             + _default_mark(r, "break_check"),
             "outside Shock lands": _RULE_TEXT["outside_timing"][r.outside_timing]
             + _default_mark(r, "outside_timing"),
+            "Shock of a broken formation": _RULE_TEXT["broken_shock"][r.broken_shock]
+            + _default_mark(r, "broken_shock"),
         },
     }
     retain_text = {

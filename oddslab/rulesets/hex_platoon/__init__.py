@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from oddslab.ruleset import BasicRuleset as _BasicRuleset
 from oddslab.ruleset import shipped as _shipped
+from oddslab.rulesets.hex_platoon.schema import SCHEMA as _SCHEMA
 
 from .compile import STATES, BadInput, HexPlatoonScenario, fire_numbers
 from .model import Hex, Rules, Step, SupportWeapon, Unit
@@ -95,4 +96,5 @@ RULESET = _BasicRuleset(
     examples_dir=_shipped(""),
     example_glob="hex-platoon-*.toml",
     library_path=_shipped("libraries/hex-platoon.toml"),
+    keys=_SCHEMA,
 )

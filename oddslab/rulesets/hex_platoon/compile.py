@@ -422,7 +422,11 @@ class HexPlatoonScenario:
         a[K.R_COVER5] = r.armor_bonus_cover_5plus
         a[K.R_ART_EXTRA_DIE] = r.artillery_extra_die
         a[K.R_ART_HARD_IGNORE] = r.artillery_ignore_first_hard_hit
-        a[K.R_ART_SOFT_EXTRA] = r.artillery_soft_extra_defence
+        a[K.R_ART_SOFT_EXTRA] = (
+            0
+            if not r.artillery_soft_extra_defence
+            else (2 if r.artillery_soft_extra_scope == "per-soft-unit" else 1)
+        )
         a[K.R_ASSAULT_LITERAL] = r.assault_result == "literal"
         a[K.R_MINES_SUM] = r.mine_roll == "sum"
         a[K.R_CLEAR_SUM] = r.clear_roll == "sum"

@@ -36,6 +36,7 @@ __all__ = [
     "unsaved_pmf",
     "apply_hits",
     "state_code",
+    "detail_code",
     "state_after",
     "distribute_exact",
     "hq_after",
@@ -123,6 +124,18 @@ def apply_hits(
 def state_code(side: int, dis: int) -> int:
     """0 good order, 1 disrupted, 2 reduced, 3 eliminated."""
     return 3 if side >= 2 else (2 if side == 1 else int(bool(dis)))
+
+
+def detail_code(side: int, dis: int) -> int:
+    """0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted, 4 eliminated."""
+    return 4 if side >= 2 else 2 * side + int(bool(dis))
+
+
+#: detailed state -> state (reduced, disrupted or not, is 2)
+DETAIL_TO_STATE = (0, 1, 2, 2, 3)
+#: a level of the state (1 disrupted or worse, 2 reduced or worse, 3 eliminated) as a level
+#: of the detailed state
+LEVEL_TO_DETAIL = {0: 0, 1: 1, 2: 2, 3: 4}
 
 
 def state_after(
@@ -248,11 +261,11 @@ def scenario_pmfs(sc: HexPlatoonScenario) -> dict[str, np.ndarray]:
         pmf = None
         if kind == K.OK_REC and a in results:
             pmf = results[a].rec.get(b)
-        elif kind == K.OK_STATE:
+        elif kind in (K.OK_STATE, K.OK_STATE_DETAIL):
             name = units[a].name
             ks = touch.get(name, [])
             if len(ks) == 1 and ks[0] in results:
-                pmf = results[ks[0]].state_pmf(name)
+                pmf = results[ks[0]].state_pmf(name, kind == K.OK_STATE_DETAIL)
         elif kind == K.OK_HEX_GE:
             hexo = sc.hexes[a]
             names = [u.name for u in sc.stack(hexo.name)]

@@ -13,15 +13,17 @@ import numpy as np
 
 from . import layout as K
 from .exact import (
+    DETAIL_TO_STATE,
+    LEVEL_TO_DETAIL,
     attack_pmf,
     binom_pmf,
     clear_prob,
+    detail_code,
     distribute_exact,
     hq_after,
     lead_dice,
     mines_pmf,
     morale_pass,
-    state_code,
     unsaved_pmf,
 )
 
@@ -30,23 +32,24 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["StepExact", "step_exact"]
 
-HQ_CODE = {0: 0, 1: 2, 2: 3}
+HQ_CODE = {0: 0, 1: 2, 2: 4}  # an (s)HQ is never disrupted
 
 
 @dataclass
 class StepExact:
-    """``rec[field]`` PMFs and ``groups`` of (unit names, {state codes: probability})."""
+    """``rec[field]`` PMFs and ``groups`` of (unit names, {detailed state codes: probability})."""
 
     rec: dict[int, np.ndarray] = field(default_factory=dict)
     groups: list[tuple[tuple[str, ...], dict[tuple[int, ...], float]]] = field(default_factory=list)
 
-    def state_pmf(self, name: str) -> np.ndarray | None:
+    def state_pmf(self, name: str, detail: bool = False) -> np.ndarray | None:
+        """PMF of the unit's state (4 codes) or, with ``detail``, its detailed state (5)."""
         for names, joint in self.groups:
             if name in names:
                 i = names.index(name)
-                out = np.zeros(4)
+                out = np.zeros(5 if detail else 4)
                 for codes, p in joint.items():
-                    out[codes[i]] += p
+                    out[codes[i] if detail else DETAIL_TO_STATE[codes[i]]] += p
                 return out
         return None
 
@@ -55,8 +58,9 @@ class StepExact:
             if all(n in gnames for n in names):
                 idx = [gnames.index(n) for n in names]
                 out = np.zeros(len(names) + 1)
+                lv = LEVEL_TO_DETAIL[level]
                 for codes, p in joint.items():
-                    out[sum(codes[i] >= level for i in idx)] += p
+                    out[sum(codes[i] >= lv for i in idx)] += p
                 return out
         return None
 
@@ -126,7 +130,7 @@ def _hex_joint(
         if ph == 0:
             continue
         for after, p in distribute_exact(units, h, passed, ign, _per_attack(sc)).items():
-            codes = tuple(state_code(s, d) for s, d in after)
+            codes = tuple(detail_code(s, d) for s, d in after)
             if hq is None:
                 joint[codes] = joint.get(codes, 0.0) + weight * ph * p
                 continue
@@ -139,7 +143,7 @@ def _hex_joint(
 def _unchanged(sc, hex_name):
     stack = sc.stack(hex_name)
     hq = sc.hq_of(hex_name)
-    codes = tuple(state_code(*_init(u)) for u in stack) + ((HQ_CODE[_init(hq)[0]],) if hq else ())
+    codes = tuple(detail_code(*_init(u)) for u in stack) + ((HQ_CODE[_init(hq)[0]],) if hq else ())
     return {codes: 1.0}
 
 
@@ -147,12 +151,11 @@ def _hex_saves(sc, hex_name) -> int:
     r = sc.rules
     stack = sc.stack(hex_name)
     hard = any(u.hard for u in stack)
-    soft = any(not u.hard for u in stack)
-    return (
-        sc.hex(hex_name).defence
-        + hard
-        + (1 if (r.artillery_soft_extra_defence and hard and soft) else 0)
-    )
+    soft = sum(not u.hard for u in stack)
+    extra = 0
+    if r.artillery_soft_extra_defence and hard and soft:
+        extra = soft if r.artillery_soft_extra_scope == "per-soft-unit" else 1
+    return sc.hex(hex_name).defence + hard + extra
 
 
 def _mix(a: np.ndarray, b: np.ndarray, w: float) -> np.ndarray:
@@ -213,7 +216,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
             s2, d2, _e = apply_hits(*_init(t), h, protect, _per_attack(sc))
             after = list(before)
             after[i] = (s2, d2)
-            codes = tuple(state_code(*x) for x in after)
+            codes = tuple(detail_code(*x) for x in after)
             if hq is None:
                 joint[codes] = joint.get(codes, 0.0) + ph
             else:
@@ -305,12 +308,14 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
             hq = sc.hq_of(sc.hex_of_name(name))
             side, dis = _init(u)
             if side >= 2 or not dis:
-                res.groups.append(((name,), {(state_code(side, dis),): 1.0}))
+                res.groups.append(((name,), {(detail_code(side, dis),): 1.0}))
                 continue
             lead = _lead(sc, hq.name) if hq else 0
             p = morale_pass(u.morale, int(u.out_of_command) - lead)
             probs.append(p)
-            res.groups.append(((name,), {(state_code(side, 0),): p, (state_code(side, 1),): 1 - p}))
+            res.groups.append(
+                ((name,), {(detail_code(side, 0),): p, (detail_code(side, 1),): 1 - p})
+            )
         cnt = np.ones(1)
         for p in probs:
             cnt = np.convolve(cnt, np.array([1 - p, p]))

@@ -134,10 +134,11 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     """Parameters of the single-fire-attack fast path (``fast[F_ON] = 0``: not eligible).
 
     Eligible: the scenario is one ordinary fire step whose firer can fire, at a target
-    whose hex has no (s)HQ, reporting exactly hits, unsaved hits and the target's state.
+    whose hex has no (s)HQ, reporting exactly hits, unsaved hits and the target's state and
+    detailed state.
     """
     from .compile import _conceal_base
-    from .exact import apply_hits, lead_dice, state_code
+    from .exact import apply_hits, detail_code, lead_dice, state_code
 
     off = np.zeros(K.F_TAB + 1, dtype=np.int64)
     if len(sc.steps) != 1 or sc.steps[0].kind != "fire" or sc.steps[0].opportunity:
@@ -147,7 +148,8 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     hexo = sc.hex(sc.hex_of_name(t.name))
     if f.disrupted or f.ops_complete or f.out_of_command or sc.hq_of(hexo.name) is not None:
         return off
-    expect = [(K.OK_REC, 0, 0), (K.OK_REC, 0, 1), (K.OK_STATE, sc.unit_index()[t.name], 0)]
+    ti = sc.unit_index()[t.name]
+    expect = [(K.OK_REC, 0, 0), (K.OK_REC, 0, 1), (K.OK_STATE, ti, 0), (K.OK_STATE_DETAIL, ti, 0)]
     if [tuple(int(x) for x in row[:3]) for row in so] != expect:
         return off
     fn = sc.step_fire(0)
@@ -184,7 +186,8 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     fast[K.F_IP_AFTER] = ip and r.improved_position == "after-saves"
     for u in range(dice + 1):
         per_attack = r.hit_ladder == "one-step-per-attack"
-        fast[K.F_TAB + u] = state_code(*apply_hits(side, dis, u, protect, per_attack)[:2])
+        after = apply_hits(side, dis, u, protect, per_attack)[:2]
+        fast[K.F_TAB + u] = state_code(*after) + 8 * detail_code(*after)
     return fast
 
 

@@ -130,6 +130,15 @@ def state_of(ws, u):
     return 1 if ws[W_DIS, u] else 0
 
 
+@jit_inner(signature_or_function=sig("int64", I2, INT))
+def state_detail_of(ws, u):
+    """0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted, 4 eliminated."""
+    s = ws[W_SIDE, u]
+    if s >= 2:
+        return 4
+    return 2 * s + (1 if ws[W_DIS, u] else 0)
+
+
 @jit_noalloc(signature_or_function=sig("int64", I2, INT, INT, BOOL, BOOL))
 def apply_hits(ws, u, h, protect, per_attack):
     """Apply ``h`` hits of one attack to unit ``u``; return the hits it could not absorb.
@@ -353,7 +362,7 @@ def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air
         if ws[W_SIDE, u] < 2:
             n += 1
             hard |= ui[u, U_HARD] != 0
-            soft |= ui[u, U_HARD] == 0
+            soft += ui[u, U_HARD] == 0
             if air:
                 c = ui[u, U_CONC] != 0 and ws[W_OPS, u] == 0 and ws[W_CLOST, u] == 0
                 conc_all &= c
@@ -368,8 +377,9 @@ def hex_attack(st, ui, hx, hexu, ws, rules, h, dice, aug, th, lead, hq_mode, air
         if rules[R_ART_EXTRA_DIE] and n > 1:
             dice += 1
         sdice += hard
-        if rules[R_ART_SOFT_EXTRA] and hard and soft:
-            sdice += 1
+        if rules[R_ART_SOFT_EXTRA] != 0 and hard and soft > 0:
+            # Additional Rule: one extra defence die for the hex, or one per soft target
+            sdice += 1 if rules[R_ART_SOFT_EXTRA] == 1 else soft
         ign = rules[R_ART_HARD_IGNORE] != 0
     hits = _attack_dice(st, dice, aug, th, lead, hq_mode)
     hh = hits

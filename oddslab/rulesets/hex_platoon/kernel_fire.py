@@ -35,7 +35,8 @@ def _pairs(buf, pos, n, tab2, tab1):
 
 @jit_noalloc(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1))
 def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
-    """``n`` single fire attacks: hits, unsaved hits, target state into ``out[0..2, :]``.
+    """``n`` single fire attacks: hits, unsaved hits, target state and detailed state into
+    ``out[0..3, :]``.
 
     Each trial adds one count to ``joint[hits * (dice + 1) + unsaved]`` (scratch, zero on
     entry); the three histograms are folded from it at the end.
@@ -80,7 +81,8 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
             c = joint[h * stride + u]
             out[0, h] += c
             out[1, u] += c
-            out[2, fast[K.F_TAB + u]] += c
+            out[2, fast[K.F_TAB + u] & 7] += c
+            out[3, fast[K.F_TAB + u] >> 3] += c  # the detailed state
             joint[h * stride + u] = 0
 
 

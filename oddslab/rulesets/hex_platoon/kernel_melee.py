@@ -132,7 +132,9 @@ def melee(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, hs, pick, tmp):
             u = tmp[i]
             ws[W_OPS, u] = 1  # moved and fought; it may overrun again (6.4)
             ws[W_MV, u] = 1
-            if ws[W_HIT, u]:
+            # 6.4: AFVs "disrupted or reduced ... must retreat in the hex they came from";
+            # an eliminated AFV retreats nowhere and is not counted
+            if ws[W_HIT, u] and ws[W_SIDE, u] < 2:
                 ws[W_GONE, u] = 1
                 back += 1
         rec[k, 3] = back
@@ -206,6 +208,7 @@ def air_strike(st, ui, hx, hexu, ws, rules, sp, mb, k, rec, pick):
             uns = 0
         rec[k, 3] = hits
         rec[k, 4] = uns
+        rec[k, 6 if a >= 2 else 7] = uns  # on the target hex / astray on the adjacent one
         if acc == 0:
             ret = 0 if (a == 1 and rules[R_AIR_FAIL_ZERO]) else hits
             fate = 0 if randint(st, D6) + 1 >= ret else 1

@@ -26,6 +26,7 @@ from .kernel import (
     mark_moved,
     stack_barred,
     stack_out_of_command,
+    state_detail_of,
     state_of,
 )
 from .kernel_melee import air_strike, melee
@@ -218,6 +219,8 @@ def evaluate(ui, hx, hexu, ws, rec, so, res):
             v = 0
             for i in range(hx[a, K.H_FIRST], hx[a, K.H_FIRST] + hx[a, K.H_COUNT]):
                 v += state_of(ws, hexu[i]) >= b
+        elif kind == K.OK_STATE_DETAIL:
+            v = state_detail_of(ws, a)
         else:
             v = 1 if state_of(ws, a) >= b else 0
         top = so[s, K.O_MAX]

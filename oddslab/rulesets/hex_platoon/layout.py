@@ -80,7 +80,8 @@ R_CONC_LOST = 4  # a target loses concealment once it has been fired at
 R_COVER5 = 5  # hard targets' defensive-bonus dice save on 5+ (Armor Bonus for cover)
 R_ART_EXTRA_DIE = 6  # mortars/artillery: +1 attack die with more than one target in the hex
 R_ART_HARD_IGNORE = 7  # mortars/artillery: a hard target ignores its first hit
-R_ART_SOFT_EXTRA = 8  # mortars/artillery: soft with hard in the hex: +1 defence die
+R_ART_SOFT_EXTRA = 8  # mortars/artillery, soft with hard in the hex: 0 no extra defence die,
+# 1 one for the hex, 2 one per (living) soft target
 R_ASSAULT_LITERAL = 9  # attacker retreats when it *receives* fewer hits than the defender
 R_MINES_SUM = 10  # mines: one hit if the 2D6 sum is >= 5 (else each die >= 5 is a hit)
 R_CLEAR_SUM = 11  # clearing: the sum of the dice is even (else any die even)
@@ -129,6 +130,8 @@ OK_STATE = 0  # unit a: 0 good order, 1 disrupted, 2 reduced, 3 eliminated
 OK_REC = 1  # rec[a, b]
 OK_HEX_GE = 2  # non-HQ units of hex a at state >= b
 OK_STATE_GE = 3  # unit a at state >= b (0/1)
+OK_STATE_DETAIL = 4  # unit a: 0 good order, 1 disrupted, 2 reduced, 3 reduced and disrupted,
+# 4 eliminated
 
 # -- fast path: a scenario that is one static fire attack ------------------------------------
 F_ON = 0  # 1: use the fast path
@@ -140,7 +143,7 @@ F_SAVE_NEED = 5
 F_COVER_N = 6  # hard targets under "Armor Bonus for cover": bonus dice at 5+
 F_IP_BEFORE = 7  # improved position: first hit nullified before saves
 F_IP_AFTER = 8  # ... or the first unsaved hit
-F_TAB = 9  # target state after u unsaved hits: fast[F_TAB + u]
+F_TAB = 9  # target state after u unsaved hits: fast[F_TAB + u] = state + 8 * detailed state
 F_BLOCK = 256  # words drawn per refill (1024 d36 values)
 F_STREAMS = 16
 

@@ -269,6 +269,7 @@ MOVE_OPS = ("after-movement", "on-entering")
 HIT_LADDER = ("each-hit", "one-step-per-attack")
 AA_VS_HARD = ("ap-else-blue", "blue")
 ART_HARD_IGNORE = ("per-hard-target", "per-attack")
+ART_SOFT_SCOPE = ("per-soft-unit", "per-hex")
 OPS_BARS = ("every-action", "fire")
 
 
@@ -290,10 +291,11 @@ class Rules:
     armor_bonus_cover_5plus: bool = False  # Additional Rule "Armor Bonus for cover ????"
     artillery_extra_die: bool = True  # Additional Rule (mortars and artillery)
     artillery_ignore_first_hard_hit: bool = True  # Additional Rule
-    # Additional Rule "Soft target in hex with Hard Target get 1 extra defence dice": read as a
-    # restatement of 6.1/11.2's "+1 if there is at least 1 Hard Target" (one die in all);
-    # True: a second die on top of it when soft and hard targets share the hex
-    artillery_soft_extra_defence: bool = False
+    # Additional Rule "Soft target in hex with Hard Target get 1 extra defence dice": on top of
+    # 6.1/11.2's "+1 if there is at least 1 Hard Target"; False: read as a restatement of it
+    artillery_soft_extra_defence: bool = True
+    # ... one die for each soft target of the hex (default) or one for the hex
+    artillery_soft_extra_scope: str = "per-soft-unit"
     infantry_assault_armour_adjacent: bool = True  # Additional Rule
     excess_hits: str = "lost"
     assault_result: str = "fewer-hits-scored"
@@ -336,6 +338,7 @@ class Rules:
             ("move_ops_complete", MOVE_OPS),
             ("aa_vs_hard", AA_VS_HARD),
             ("artillery_hard_ignore", ART_HARD_IGNORE),
+            ("artillery_soft_extra_scope", ART_SOFT_SCOPE),
             ("ops_complete_bars", OPS_BARS),
         ):
             if getattr(self, key) not in options:
@@ -362,5 +365,6 @@ RULE_CHOICES = {
     "move_ops_complete": MOVE_OPS,
     "aa_vs_hard": AA_VS_HARD,
     "artillery_hard_ignore": ART_HARD_IGNORE,
+    "artillery_soft_extra_scope": ART_SOFT_SCOPE,
     "ops_complete_bars": OPS_BARS,
 }

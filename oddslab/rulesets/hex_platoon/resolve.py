@@ -101,7 +101,15 @@ def _step_text(sc: HexPlatoonScenario, k: int) -> dict[str, Any]:
         else:
             d["saves"] = (
                 "terrain infantry defensive bonus +1 if a hard target is present"
-                + (", +1 more if soft targets too" if sc.rules.artillery_soft_extra_defence else "")
+                + (
+                    (
+                        ", +1 more per soft target with it"
+                        if sc.rules.artillery_soft_extra_scope == "per-soft-unit"
+                        else ", +1 more if soft targets too"
+                    )
+                    if sc.rules.artillery_soft_extra_defence
+                    else ""
+                )
                 + ", on 5+"
             )
             if s.spotter:

@@ -270,6 +270,22 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             fp = s.firepower or sc.unit(s.aircraft).he
             rec(k, 3, "hits_by_aircraft", fp + 1, "strike hits before saves")
             u = rec(k, 4, "unsaved_hits_by_aircraft", fp + 1, "unsaved strike hits")
+            # where they land: the target hex, or the adjacent hex of a strike gone astray
+            rec(
+                k,
+                6,
+                f"unsaved_hits_by_aircraft_on_{_s(s.target)}",
+                fp + 1,
+                f"unsaved strike hits on the target hex {s.target}",
+            )
+            if s.adjacent:
+                rec(
+                    k,
+                    7,
+                    f"unsaved_hits_by_aircraft_on_{_s(s.adjacent)}",
+                    fp + 1,
+                    f"unsaved strike hits on {s.adjacent} (strike gone astray)",
+                )
             first_primary = first_primary or u
     # final states of every unit some step can change, then stack totals
     changed: list[str] = []
@@ -290,6 +306,15 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
         if u.is_hq:
             heads.append(Headline(f"P({n} reduced or eliminated)", f"{_s(n)}_state", 2))
         else:
+            # a reduced unit in good order or disrupted (an (s)HQ is never disrupted)
+            add(
+                f"{_s(n)}_state_detail",
+                5,
+                f"{n}: final state (0 good order, 1 disrupted, 2 reduced, 3 reduced and "
+                "disrupted, 4 eliminated)",
+                f"{n}: final state in detail",
+                (K.OK_STATE_DETAIL, ui[n], 0),
+            )
             heads.append(Headline(f"P({n} disrupted or worse)", f"{_s(n)}_state", 1))
             heads.append(Headline(f"P({n} reduced or eliminated)", f"{_s(n)}_state", 2))
             heads.append(Headline(f"P({n} eliminated)", f"{_s(n)}_state", 3))
