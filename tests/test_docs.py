@@ -291,3 +291,28 @@ def test_block_parser_sees_markers(tmp_path):
     assert shell_commands(got[1]) == ["oddslab roll 2D6"]
     assert shell_commands(got[2]) == ["oddslab roll 3D6"]
     assert isinstance(got[0], Block)
+
+
+def test_scenario_format_key_tables_name_real_keys():
+    """Every key in the generic ruleset's key tables (`[attacker]`, `[[attacker.weapons]]`,
+    `[target]`, `[rules]`) and in the top-level table is one its reader takes."""
+    text = (ROOT / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    keys = harvest_keys()
+    tables = {"attacker": "attacker", "[attacker.weapons]": "attacker.weapons[]"}
+    tables |= {"target": "target", "rules": "rules"}
+    parts = re.split(r"^### `\[(.+?)\]`.*$|^## (?!#)(.*)$", text, flags=re.M)
+    section, checked = None, []
+    for chunk in parts:
+        if chunk is None:
+            continue
+        if chunk in tables or chunk.startswith(("Top-level keys", "Generic", "Errors")):
+            section = chunk
+            continue
+        if section is None or section.startswith(("Generic", "Errors")):
+            continue
+        path = "" if section.startswith("Top-level") else tables[section]
+        named = re.findall(r"^\| `(\w+)` \|", chunk, flags=re.M)
+        assert named and set(named) <= keys[("generic", path)], (section, named)
+        checked.append(section)
+        section = None
+    assert len(checked) == 5, checked
