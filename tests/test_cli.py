@@ -483,7 +483,7 @@ def test_sigint_during_a_heavy_run_keeps_the_finished_trials(tmp_path):
     master, slave = os.openpty()
     env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "oddslab", "simulate", str(sc), "-n", "4000000", "-s", "1",
+        [sys.executable, "-m", "oddslab", "simulate", str(sc), "-n", "40000000", "-s", "1",
          "-f", "json"],
         cwd=tmp_path, env={**env, "PYTHONPATH": str(Path(__file__).parent.parent)},
         stdout=subprocess.PIPE, stderr=slave, text=True,
