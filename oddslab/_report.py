@@ -33,6 +33,7 @@ __all__ = [
     "compare_csv",
     "compare_json",
     "progress_runner",
+    "run_settings",
 ]
 
 #: The P(≥ k) table folds values whose total probability is below this into one "≥ k" row.
@@ -74,6 +75,17 @@ def print_resolved(resolved: dict[str, dict[str, Any]] | None, con, title: str =
         rows.append((str(section), "", True))
         rows += [(f"  {key}", _value_text(value), False) for key, value in items.items()]
     print_pairs(con, heading, rows)
+
+
+def run_settings(scenario: Any) -> dict[str, Any]:
+    """What ``oddslab show`` (and the web API's ``/api/show``) lists as the run: name, trials
+    and seed, the defaults said in words."""
+    seed = getattr(scenario, "seed", None)
+    return {
+        "name": getattr(scenario, "name", ""),
+        "trials": getattr(scenario, "trials", None) or "1,000,000 (default)",
+        "seed": seed if seed is not None else "random (printed with the results)",
+    }
 
 
 def header_text(outcome: Outcome) -> str:

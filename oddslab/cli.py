@@ -292,17 +292,12 @@ def show(
 ) -> None:
     """Print the scenario's inputs as the program reads them (defaults filled in, rolls
     derived), without running it."""
+    from oddslab._report import run_settings
     from oddslab.engine import resolved_inputs
 
     sc = _load(scenario)
     resolved = resolved_inputs(sc)
-    run = {
-        "name": getattr(sc, "name", ""),
-        "trials": getattr(sc, "trials", None) or "1,000,000 (default)",
-        "seed": getattr(sc, "seed", None)
-        if getattr(sc, "seed", None) is not None
-        else "random (printed with the results)",
-    }
+    run = run_settings(sc)
     if fmt is Format.json:
         import json
 
@@ -548,3 +543,7 @@ _register_analysis(app)
 from oddslab.cli_rulesets import register as _register_rulesets  # noqa: E402 (issue 26)
 
 _register_rulesets(app)
+
+from oddslab.web.command import register as _register_web  # noqa: E402 (issue 31: serve)
+
+_register_web(app)

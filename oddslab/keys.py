@@ -314,10 +314,12 @@ class Section:
         True when the table must be present.
     min_len : int
         Fewest entries of an array of tables or of a table of named tables.
-    variants : tuple of (str, tuple of Key), optional
-        Tables of several kinds: the first item is the key naming the kind (a ``str`` key
-        whose choices are the variants' names), and each variant adds keys of its own (the
-        steps of a scenario: ``kind = "fire"`` takes ``firer`` and ``target``).
+    variants : tuple of (str, tuple of Key or Section), optional
+        Tables of several kinds: the item named ``tag`` names the kind (a ``str`` key whose
+        choices are the variants' names), and each variant adds keys and tables of its own
+        (the steps of a scenario: ``kind = "fire"`` takes ``firer`` and ``target``).
+    tag : str
+        The key naming the kind, with ``variants``.
     """
 
     name: str
@@ -327,7 +329,8 @@ class Section:
     mapping: bool = False
     required: bool = False
     min_len: int = 0
-    variants: tuple[tuple[str, tuple[Key, ...]], ...] = ()
+    variants: tuple[tuple[str, tuple[Key | Section, ...]], ...] = ()
+    tag: str = "kind"
 
     def read(self, table: Table) -> Values:
         """Every key of this section read from ``table`` (then unknown keys are refused).
@@ -341,8 +344,8 @@ class Section:
         for item in self.items:
             out[item.name] = item.read(table) if isinstance(item, Key) else item.read_in(table)
         if self.variants:
-            for key in dict(self.variants)[out[self.items[0].name]]:
-                out[key.name] = key.read(table)
+            for item in dict(self.variants)[out[self.tag]]:
+                out[item.name] = item.read(table) if isinstance(item, Key) else item.read_in(table)
         table.finish()
         return out
 
@@ -390,7 +393,7 @@ class Section:
         if required:
             obj["required"] = required
         if self.variants:
-            tag = self.items[0].name
+            tag = self.tag
             kinds = []
             for kind, keys in self.variants:
                 v_props = {**props, tag: {"const": kind}}
@@ -513,12 +516,13 @@ def _toml(value: Any) -> str:
     return str(value)
 
 
-def run_keys(ruleset: str, default_name: str) -> tuple[Key, ...]:
+def run_keys(ruleset: str, default_name: str | None) -> tuple[Key, ...]:
     """The top-level keys every scenario file may have, declared (for a schema's root).
 
     ``ruleset`` (the game's name), ``name``, ``description``, ``trials`` (1 to
     10,000,000,000) and ``seed`` (>= 0), with the same checks as
-    :func:`oddslab.scenario.read_run_options`.
+    :func:`oddslab.scenario.read_run_options`. ``default_name`` None: the reader names the
+    scenario (a game whose kinds of file have names of their own).
     """
     # a file without `ruleset` is read as generic, so every other game's files must say it
     first = ruleset if ruleset == "generic" else REQUIRED

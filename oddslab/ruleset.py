@@ -174,6 +174,32 @@ def shipped(name: str) -> Path:
     return Path(__file__).resolve().parent / "examples" / name
 
 
+def builtin(
+    name: str,
+    title: str,
+    reader: Callable[[Any], Any],
+    rules: type | None,
+    warmup: tuple[dict[str, Any], ...],
+    keys: Any = None,
+    example_prefix: str | None = None,
+) -> BasicRuleset:
+    """A built-in game's :class:`BasicRuleset`: its page is ``docs/<name>.md``, its examples
+    ``examples/<prefix>-*.toml`` (prefix: the name) and its library
+    ``examples/libraries/<name>.toml``."""
+    return BasicRuleset(
+        name=name,
+        title=title,
+        doc=f"{name}.md",
+        reader=reader,
+        rules=rules,
+        warmup=tuple(warmup),
+        examples_dir=shipped(""),
+        example_glob=f"{example_prefix or name}-*.toml",
+        library_path=shipped(f"libraries/{name}.toml"),
+        keys=keys,
+    )
+
+
 _LOADED: dict[str, Any] = {}
 _PLUGINS: dict[str, Any] | None = None
 

@@ -76,8 +76,8 @@ def shell_commands(block: Block) -> list[str]:
         cmd = re.sub(r"^python -m oddslab\b", "oddslab", cmd)
         if not cmd.startswith("oddslab ") or _PLACEHOLDER.search(cmd.split(";")[0]):
             continue
-        if re.search(r"--(scheduler|workers)\b", cmd) or not _files_exist(cmd):
-            continue
+        if re.search(r"--(scheduler|workers)\b|^oddslab serve\b", cmd) or not _files_exist(cmd):
+            continue  # a cluster, a server that runs until stopped, files of an error demo
         out.append(cmd)
     return out
 

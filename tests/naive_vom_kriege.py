@@ -50,10 +50,13 @@ class Trial:
                 fellback=False,
                 hits_rolled=0,
                 flags_rolled=0,
+                bb_hits=0,
+                df_hits=0,
                 meleed=False,
             )
         self.ldr = {
-            x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0) for x in sc.leaders
+            x.name: dict(spec=x, hits=x.hits, removed=x.hits >= 3, lost=0, rolled=0, retired=False)
+            for x in sc.leaders
         }
         self.dice = Counter()
         self.followed = False
@@ -90,9 +93,16 @@ class Trial:
         ln = s["spec"].leader
         if ln is None or self.ldr[ln]["removed"]:
             return
+        self.ldr[ln]["lost"] += 1
+        self.hit_leader(ln, 1)
+
+    def hit_leader(self, ln, n):
+        """'When a leader suffers 3 hits, the leader and all its units are removed from play
+        and the Army leader suffers 1 hit.'"""
         ld = self.ldr[ln]
-        ld["lost"] += 1
-        ld["hits"] += 1
+        if ld["removed"] or n == 0:
+            return
+        ld["hits"] += n
         if ld["hits"] >= 3:
             ld["removed"] = True
             spec = ld["spec"]
@@ -108,6 +118,33 @@ class Trial:
                     army["hits"] += 1
                     if army["hits"] >= 3:
                         army["removed"] = True
+
+    def leader_dice(self, att, order, supp, uphill, hits, diso, terrain):
+        """The attacker's melee dice at a leader: strength and its own rows; of the rows that
+        look at the opponent, a leader is never disordered (irregulars -2), is no infantry
+        (no lancers' +1), no square, and stands in ``terrain``."""
+        spec = self.u[att]["spec"]
+        base = 1 if self.u[att]["form"] in ("square", "march_column") else spec.max_hits
+        adj = self.bonus(order, supp)
+        adj += {"elite": 1, "conscript": -1, "irregular": -2}.get(spec.quality, 0)
+        if spec.troop == "cavalry" and spec.unit_kind == "heavy":
+            adj += 1
+        shaken = [-1] if hits == spec.max_hits - 1 else []
+        second = [-2] * int(bool(diso)) + [-2] * int(self.u[att]["form"] == "open_order")
+        adj += self.or_row(shaken, second)
+        first = [-1] * int(terrain == "woods") + [-1] * int(bool(uphill))
+        adj += self.or_row(first, [-2] if terrain in ("bua", "fieldworks") else [])
+        return max(base + adj, self.rules.min_dice, 0)
+
+    def contact_leader(self, att, ln, k):
+        """Retire step 1 at a leader: k dice, only sabers hit; then it retires."""
+        self.dice[self.u[att]["spec"].side] += k
+        h = sum(self.rng.choice(self.faces) == "saber" for _ in range(k))
+        ld = self.ldr[ln]
+        ld["rolled"] += h
+        self.hit_leader(ln, h)
+        if not ld["removed"]:
+            ld["retired"] = True
 
     def disorder(self, n):
         s = self.u[n]
@@ -176,11 +213,18 @@ class Trial:
             s["form"] = "limbered"
 
     # -- dice counts ---------------------------------------------------------------------
-    def or_row(self, items):
-        """items: penalties (negative) that apply, from one 'or' row."""
-        if not items:
+    def or_row(self, *items):
+        """One 'X, or Y or Z | v1 v2' row: per item (X; 'Y or Z'), the values of its
+        conditions that apply. largest: the row once, its largest penalty; stack: each item
+        once; each: every condition."""
+        flat = [v for it in items for v in it]
+        if not flat:
             return 0
-        return sum(items) if self.rules.or_rows == "stack" else min(items)
+        if self.rules.or_rows == "each":
+            return sum(flat)
+        if self.rules.or_rows == "stack":
+            return sum(it[0] for it in items if it)
+        return min(flat)
 
     def bonus(self, order, supp):
         """'Order bonus, or for each support unit +1': +1 for the order, +1 per support."""
@@ -223,7 +267,10 @@ class Trial:
         adj = self.bonus(order, supp)
         if spec.troop == "infantry" and form == "two_rank_line" and band == 0:
             adj += 1
-        if art_reading and (enf or tg["form"] in ("square", "column", "march_column")):
+        shape = tg["form"] in ("square", "column", "march_column")
+        if art_reading and r.or_rows == "each":
+            adj += int(enf) + int(shape)
+        elif art_reading and (enf or shape):
             adj += 1
         tt = tg["spec"].terrain
         if tt == "woods":
@@ -238,14 +285,11 @@ class Trial:
             "open_order": tg["form"] == "open_order",
             "either": tg["spec"].skirmish or tg["form"] == "open_order",
         }[r.skirmish_target]
-        if art_reading and band == 1 and skirmisher:
+        in_band = band == 1 or (band == 0 and r.skirmish_range == "up_to_6")
+        if art_reading and in_band and skirmisher:
             adj -= 1
-        pen = []
-        if s["hits"] == self.strength(n) - 1:
-            pen.append(-1)
-        if s["diso"]:
-            pen.append(-2)
-        adj += self.or_row(pen)
+        shaken = [-1] if s["hits"] == self.strength(n) - 1 else []
+        adj += self.or_row(shaken, [-2] if s["diso"] else [])
         halves = int(s["mark"]) + int(obs)
         if r.halving == "before":
             for _ in range(halves):
@@ -253,8 +297,8 @@ class Trial:
             d = base + adj
         else:
             d = base + adj
-            for _ in range(halves):
-                if d >= 1:
+            for _ in range(halves):  # "round down but no less than 1"
+                if d >= 1 or r.halving_floor == "always":
                     d = max(d // 2, 1)
         return max(d, r.min_dice, 0), True
 
@@ -276,21 +320,12 @@ class Trial:
             adj += 1
         if attacking and spec.troop == "cavalry" and spec.unit_kind == "lancers":
             adj += 1 if o["spec"].troop == "infantry" else 0
-        pen = []
-        if hits == spec.max_hits - 1:
-            pen.append(-1)
-        if diso or s["form"] == "open_order":
-            pen.append(-2)
-        adj += self.or_row(pen)
-        pen = []
+        shaken = [-1] if hits == spec.max_hits - 1 else []
+        second = [-2] * int(bool(diso)) + [-2] * int(s["form"] == "open_order")
+        adj += self.or_row(shaken, second)
         ot = o["spec"].terrain
-        if ot == "woods":
-            pen.append(-1)
-        if uphill and attacking:
-            pen.append(-1)
-        if ot in ("bua", "fieldworks"):
-            pen.append(-2)
-        adj += self.or_row(pen)
+        first = [-1] * int(ot == "woods") + [-1] * int(bool(uphill and attacking))
+        adj += self.or_row(first, [-2] if ot in ("bua", "fieldworks") else [])
         return max(base + adj, self.rules.min_dice, 0)
 
     # -- actions -------------------------------------------------------------------------
@@ -302,6 +337,8 @@ class Trial:
         if d is None or d <= 0:
             return
         h, f = self.roll(d, s["spec"].side, t, "shoot")
+        if defensive:
+            self.u[t]["df_hits"] += h
         ignore = defensive and self.rules.defensive_fire_flags == "ignore"
         self.apply(t, h, f, "ignore" if ignore else "normal")
         if marks:
@@ -387,6 +424,17 @@ class Trial:
             a["fellback"] = True
             return False
         before = r.dice_state == "before_melee"
+        for ln, ld in self.ldr.items():  # a leader with the defender: it must retire
+            if ld["spec"].with_unit == dfd and not ld["removed"] and not ld["retired"]:
+                if r.leader_with_unit == "rolled":
+                    ah = snap["ah"] if before else a["hits"]
+                    ad = snap["ad"] if before else a["diso"]
+                    k = self.leader_dice(att, order, supp, uphill, ah, ad, D.terrain)
+                    self.contact_leader(att, ln, k)
+                else:
+                    ld["retired"] = True
+                if d["removed"]:
+                    return True
         if react == "retire":
             ah = snap["ah"] if before else a["hits"]
             ad = snap["ad"] if before else a["diso"]
@@ -428,6 +476,7 @@ class Trial:
                 ad = snap["ad"] if before else a["diso"]
                 na = self.melee_count(att, dfd, False, False, bb, False, ah, ad)
                 h, f = self.roll(na, A.side, dfd, "melee")
+                d["bb_hits"] += h  # the charger battles back
                 self.apply(dfd, h, f)
             self.disorder(dfd)
             return False
@@ -452,6 +501,7 @@ class Trial:
             sabers = D.troop == "cavalry" and a["form"] == "square"
             sabers = sabers and r.cavalry_square_sabers == "always"
             h, f = self.roll(nd, D.side, att, "saber" if sabers else "melee")
+            a["bb_hits"] += h
             sq = d["form"] == "square" and A.troop == "cavalry"
             ign = "ignore" if sabers and r.cavalry_square_flags == "ignore" else "normal"
             self.apply(att, h, f, r.square_battle_back if sq else ign)
@@ -460,6 +510,27 @@ class Trial:
         if D.troop == "cavalry":
             self.disorder(dfd)
         return vac
+
+    def melee_leader(self, act):
+        """A melee on a leader alone: batteries fire first, then it must retire."""
+        att, ln = act.actor, act.target
+        a = self.u[att]
+        before_move = a["diso"]
+        if a["spec"].troop == "cavalry" and act.through_rough:
+            a["diso"] = True
+        ah, ad, a_ret = a["hits"], a["diso"], a["retreats"]
+        for b in act.batteries:
+            self.shoot(b.unit, att, band_of(b.range), defensive=True)
+        if a["removed"] or a["retreats"] != a_ret:
+            return False
+        if a["diso"] and not (before_move if self.rules.rough_charge == "stopped" else ad):
+            a["fellback"] = True
+            return False
+        if self.rules.dice_state != "before_melee":
+            ah, ad = a["hits"], a["diso"]
+        k = self.leader_dice(att, act.order_bonus, act.supports, act.uphill, ah, ad, "open")
+        self.contact_leader(att, ln, k)
+        return True if self.ldr[ln]["removed"] else "retired"
 
     def run(self):
         sc = self.sc
@@ -478,9 +549,14 @@ class Trial:
             a = self.u[act.actor]
             if a["removed"] or self.at_max(act.actor) or a["diso"]:
                 continue
-            if self.u[act.target]["removed"]:
+            if act.target in self.ldr:
+                if self.ldr[act.target]["removed"]:
+                    continue
+                vac = self.melee_leader(act)
+            elif self.u[act.target]["removed"]:
                 continue
-            vac = self.melee(act, act.actor, act.target, False)
+            else:
+                vac = self.melee(act, act.actor, act.target, False)
             fu = act.follow_up
             may = (vac and a["spec"].troop == "cavalry") or (
                 vac == "retired" and self.rules.retire_follow_up == "any"
@@ -508,6 +584,8 @@ class Trial:
             "defender_dice_rolled": self.dice["defender"],
         }
         for who, n in (("defender", dfd), ("attacker", att)):
+            if n not in self.u:
+                continue  # a leader alone
             s = self.u[n]
             atmax = not s["removed"] and self.at_max(n)
             out[f"hits_on_{who}"] = s["hits_rolled"]
@@ -518,11 +596,14 @@ class Trial:
             out[f"{who}_disordered"] = int(s["diso"] and not s["removed"])
             out[f"{who}_removed"] = int(s["removed"])
             out[f"{who}_at_max_hits"] = int(atmax)
-        out["defender_broken"] = int(out["defender_removed"] or out["defender_at_max_hits"])
-        out["defender_retired"] = int(self.u[dfd]["retired"])
-        out["defender_formed_square"] = int(self.u[dfd]["squared"])
+        if dfd in self.u:
+            out["defender_broken"] = int(out["defender_removed"] or out["defender_at_max_hits"])
+            out["defender_retired"] = int(self.u[dfd]["retired"])
+            out["defender_formed_square"] = int(self.u[dfd]["squared"])
         out["attacker_fell_back"] = int(self.u[att]["fellback"])
         out["attacker_reached_melee"] = int(self.u[att]["meleed"])
+        out["hits_on_attacker_by_battle_back"] = self.u[att]["bb_hits"]
+        out["hits_on_attacker_by_defensive_fire"] = self.u[att]["df_hits"]
         out["attacker_followed_up"] = int(self.followed)
         fa = sc._fu_action()
         if fa >= 0:
@@ -531,12 +612,14 @@ class Trial:
             out["second_target_retreated"] = int(t2["retreats"] > 0)
             out["second_target_removed"] = int(t2["removed"])
         for who, n in (("defender", dfd), ("attacker", att)):
-            ln = self.u[n]["spec"].leader
+            ln = self.u[n]["spec"].leader if n in self.u else n
             if ln:
                 ld = self.ldr[ln]
                 out[f"{who}_leader_hits"] = min(ld["hits"], 3)
                 out[f"{who}_leader_removed"] = int(ld["removed"])
                 out[f"{who}_command_units_removed"] = ld["lost"]
+                out[f"hits_on_{who}_leader"] = ld["rolled"]
+                out[f"{who}_leader_retired"] = int(ld["retired"])
             for army in self.ldr.values():
                 if army["spec"].army and army["spec"].side == who:
                     out[f"{who}_army_leader_hits"] = min(army["hits"], 3)

@@ -185,3 +185,19 @@ def test_ctrl_c_stops_with_one_line_and_resume_hint(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert f"interrupted; finished cells are in {store}: rerun with --resume" in err
+
+
+def test_cells_on_threads_equal_a_serial_run(tmp_path):
+    """``threads`` (used by `oddslab serve`): the same results, order, store and progress."""
+    from oddslab.analysis.matchup import matchup
+
+    lib = ROOT / "oddslab" / "examples" / "libraries" / "generic.toml"
+    spec = (f"{lib}:line_troopers,shock_squad,flame_team", f"{lib}:conscripts,battle_tank")
+    seen: list[tuple[int, int]] = []
+    serial = matchup(*spec, trials=20_000, seed=4)
+    threaded = matchup(*spec, trials=20_000, seed=4, threads=2, progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    assert [r.counts for r in threaded.results] == [r.counts for r in serial.results]
+    assert threaded.table().equals(serial.table())
+    assert seen == [(i, 6) for i in range(7)]  # in cell order, as a serial run reports
+    precise = matchup(*spec, precision=0.01, seed=4, threads=2)
+    assert precise.table().equals(matchup(*spec, precision=0.01, seed=4).table())

@@ -112,7 +112,6 @@ KNOWN_UPWARD = {
 KNOWN_GAME_CIRCLES = {
     "generic": 5,  # model <-> compile, exact, chain, resolved
     "hex_platoon": 7,  # compile <-> validate, firepower, statistics, resolve, exact, exact_steps
-    "vom_kriege": 2,  # command <-> reading
 }
 
 

@@ -12,8 +12,9 @@ How each kind of block is checked (see :mod:`docs_blocks` for the extraction):
   runner, in this process) in a temporary folder where ``oddslab examples --copy examples``
   put the shipped scenarios, as the README tells a user outside a checkout. Left out: ``pip``
   and ``pytest``, synopsis lines with placeholders (``SCENARIO.toml``, ``[--opt]``,
-  ``a|b``, ``...``), ``--scheduler``/``--workers`` (a cluster), and commands naming a file
-  that does not exist (the error transcripts of broken files). ``; echo $?`` lines may exit 2.
+  ``a|b``, ``...``), ``--scheduler``/``--workers`` (a cluster), ``oddslab serve`` (a server
+  runs until stopped; tests/test_web*.py start and stop it), and commands naming a file that
+  does not exist (the error transcripts of broken files). ``; echo $?`` lines may exit 2.
 - ``toml``: parsed, then read as a unit library (``units`` tables) or a scenario, written in
   the copied examples folder (or a folder beside it, for ``../libraries/...`` uses).
 - Speed: every run is capped at :data:`CAP` trials (``oddslab.engine.run_job`` patched), so

@@ -35,6 +35,13 @@ def test_wheel_ships_examples_and_libraries(wheel):
     }
     assert shipped and shipped <= names, sorted(shipped - names)
     assert "oddslab/examples/generic-intercessors-vs-guardsmen.toml" in names
+    # the web app's page, scripts and styles (oddslab serve works offline from the wheel)
+    web = {
+        p.relative_to(ROOT).as_posix()
+        for d in ("templates", "static")
+        for p in (ROOT / "oddslab" / "web" / d).iterdir()
+    }
+    assert web and web <= names, sorted(web - names)
 
 
 @pytest.mark.slow

@@ -44,9 +44,9 @@ TARGETS = [
 RULESETS = [
     R0,
     Rules(or_rows="stack", artillery_rows="target", halving="before", min_dice=1),
-    Rules(skirmish_dice="one", horse_artillery="heavy"),
-    Rules(order_support_row="largest", skirmish_target="open_order"),
-    Rules(skirmish_target="either", artillery_rows="target"),
+    Rules(skirmish_dice="one", horse_artillery="heavy", halving_floor="positive"),
+    Rules(order_support_row="largest", skirmish_target="open_order", or_rows="each"),
+    Rules(skirmish_target="either", artillery_rows="target", skirmish_range="over_3"),
 ]
 
 
@@ -67,13 +67,15 @@ def _arrays(units, rules):
         S[i, L.S_FORM] = L.FORMATIONS.index(u.form)
         S[i, L.S_MARK] = int(u.shooting_marker)
     R = np.zeros(L.R_NCOLS, dtype=np.int64)
-    R[L.R_OR_STACK] = int(rules.or_rows == "stack")
+    R[L.R_OR_ROWS] = L.OR_ROWS_READINGS.index(rules.or_rows)
     R[L.R_ART_TARGET] = int(rules.artillery_rows == "target")
     R[L.R_HALVE_BEFORE] = int(rules.halving == "before")
+    R[L.R_HALF_FLOOR] = int(rules.halving_floor == "always")
     R[L.R_MIN_DICE] = rules.min_dice
     R[L.R_SK_ONE] = int(rules.skirmish_dice == "one")
     R[L.R_ORDER_STACK] = int(rules.order_support_row == "stack")
     R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(rules.skirmish_target)
+    R[L.R_SK_CLOSE] = int(rules.skirmish_range == "up_to_6")
     hit, flag, sym = face_tables(Dice(), rules)
     T = pack(
         dict(

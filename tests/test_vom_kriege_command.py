@@ -98,9 +98,10 @@ _PATTERNS = {  # dice an order may be issued with (the order table, "order" read
 }
 
 
-def _oracle(roll: tuple[str, ...], orders: tuple[Order, ...]) -> bool:
-    """Try every pair swap (any two dice -> one die of any symbol) and every way of issuing
-    each order from the table; the dice left over pay for the any-dice."""
+def _oracle(roll: tuple[str, ...], orders: tuple[Order, ...], pairs: bool = True) -> bool:
+    """Try every pair swap (any two dice -> one die of any symbol; none without ``pairs``)
+    and every way of issuing each order from the table; the dice left over pay for the
+    any-dice."""
     anyd = sum(o.any_dice for o in orders)
     choices = [_PATTERNS[(o.order, o.double)] for o in orders]
     seen: set[tuple[str, ...]] = set()
@@ -115,6 +116,8 @@ def _oracle(roll: tuple[str, ...], orders: tuple[Order, ...]) -> bool:
             if all(have[f] >= n for f, n in want.items()):
                 if len(dice) - sum(want.values()) >= anyd:
                     return True
+        if not pairs:
+            return False
         for i, j in itertools.combinations(range(len(dice)), 2):
             rest = tuple(d for k, d in enumerate(dice) if k not in (i, j))
             for new in ("infantry", "cavalry", "artillery", "saber", "flag"):
@@ -137,10 +140,12 @@ ORACLE_CASES = [
 
 @pytest.mark.parametrize("orders", ORACLE_CASES)
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_feasible_matches_the_order_table(orders, n):
+@pytest.mark.parametrize("pairs", [True, False])
+def test_feasible_matches_the_order_table(orders, n, pairs):
     needs = requirements(orders)
     for roll in itertools.combinations_with_replacement(FACES[1:], n):
-        assert feasible(counts(roll), needs) == _oracle(roll, orders), (roll, orders)
+        want = _oracle(roll, orders, pairs)
+        assert feasible(counts(roll), needs, "order", pairs) == want, (roll, orders, pairs)
 
 
 def test_two_assaults_from_three_cp_with_an_l2_leader():
@@ -159,12 +164,12 @@ def _brute_together(sc: CommandScenario) -> float:
     n, k = sc.cp, sc.rerolls
     total = 0.0
     for roll in itertools.product(FACES, repeat=n):
-        best = float(feasible(counts(roll), needs, sc.saber_wild))
+        best = float(feasible(counts(roll), needs, sc.saber_wild, sc.pair_substitution))
         for j in range(1, k + 1):
             for pos in itertools.combinations(range(n), j):
                 kept = [roll[i] for i in range(n) if i not in pos]
                 hit = sum(
-                    feasible(counts(kept + list(new)), needs, sc.saber_wild)
+                    feasible(counts(kept + list(new)), needs, sc.saber_wild, sc.pair_substitution)
                     for new in itertools.product(FACES, repeat=j)
                 )
                 best = max(best, hit / 6**j)
@@ -246,6 +251,47 @@ def test_monte_carlo_under_policy_matches_exact(reroll, policy):
     out = oddslab.simulate(sc, trials=1_000_000, seed=17)
     for stat, pmf in sc.exact_pmfs().items():
         assert chisquare_pmf(out.counts[stat], pmf) > P_MIN, stat
+
+
+@pytest.mark.parametrize(("cp", "rr", "orders"), SMALL)
+def test_dp_without_pair_substitution_matches_brute_force(cp, rr, orders):
+    sc = CommandScenario(cp=cp, rerolls=rr, orders=orders, pair_substitution=False)
+    assert sc.probability() == pytest.approx(_brute_together(sc), abs=1e-12)
+    with_pairs = CommandScenario(cp=cp, rerolls=rr, orders=orders).probability()
+    assert sc.probability() <= with_pairs + 1e-12  # the swap never hurts
+
+
+def test_pair_substitution_by_hand():
+    """ "Any pairs of command dice can be substituted by a single die of the player's choice":
+    2 CP, an L0 leader, one Assault order. With the swap any roll works (no saber: the pair
+    becomes one); without it a saber must show: 1 - (5/6)^2 = 11/36. Two Assaults from 3 CP
+    (L0): with the swap 1 - (5/6)^3 (one saber, the other two dice swap for the second);
+    without it two sabers must show: 3 (1/6)^2 (5/6) + (1/6)^3 = 16/216."""
+    one = (Order("assault"),)
+    assert CommandScenario(cp=2, rerolls=0, orders=one).probability() == pytest.approx(1.0)
+    off = CommandScenario(cp=2, rerolls=0, orders=one, pair_substitution=False)
+    assert off.probability() == pytest.approx(11 / 36, abs=1e-12)
+    two = (Order("assault"), Order("assault"))
+    on3 = CommandScenario(cp=3, rerolls=0, orders=two).probability()
+    assert on3 == pytest.approx(1 - (5 / 6) ** 3, abs=1e-12)
+    off3 = CommandScenario(cp=3, rerolls=0, orders=two, pair_substitution=False)
+    assert off3.probability() == pytest.approx(16 / 216, abs=1e-12)
+    assert off3.resolved()["rules"]["pairs swapped for a die of choice"].startswith("no")
+
+
+@pytest.mark.rule_switch("vom-kriege", "pair_substitution")
+@pytest.mark.parametrize("pairs", [True, False])
+def test_kernel_honours_pair_substitution(pairs):
+    """The Monte Carlo kernel (its feasibility and decision tables) against the exact PMFs,
+    with and without the swap: they differ (2 Assaults and a doubled cavalry order from 5
+    CP, an L2 leader)."""
+    orders = (Order("assault", double=True), Order("cavalry", double=True))
+    sc = CommandScenario(cp=5, rerolls=2, orders=orders, pair_substitution=pairs)
+    out = oddslab.simulate(sc, trials=300_000, seed=23)
+    for stat, pmf in sc.exact_pmfs().items():
+        assert chisquare_pmf(out.counts[stat], pmf) > P_MIN, stat
+    other = CommandScenario(cp=5, rerolls=2, orders=orders, pair_substitution=not pairs)
+    assert abs(sc.probability() - other.probability()) > 0.05
 
 
 def test_bad_cp_and_orders():

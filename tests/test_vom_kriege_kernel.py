@@ -416,3 +416,41 @@ def test_deterministic_across_thread_counts():
         )
         results.append(json.loads(res.stdout.strip().splitlines()[-1]))
     assert results[0] == results[1]
+
+
+# -- hits on the attacker by battle back and by defensive fire (issue 29) --------------------
+def _fire_then_battle_back(reaction):
+    """A die of infantry and blank faces (no flags, no sabers): the defending line (strength 10)
+    fires 4 dice if it reacts with defensive fire, the attacker (strength 6: 4 hits leave it
+    steady) melees with 6, which cannot bring the defender near its maximum, and the
+    defender battles back with all 10."""
+    return VomKriegeScenario(
+        units=(
+            U_("a", "attacker", "infantry", strength=6),
+            U_("d", "defender", "infantry", strength=10),
+        ),
+        actions=(Action("melee", "a", "d", reaction=reaction),),
+        dice=Dice(("infantry", "blank")),
+    )
+
+
+@pytest.mark.parametrize(("reaction", "fire"), [("none", 0), ("defensive_fire", 4)])
+def test_hits_on_the_attacker_by_battle_back_and_by_defensive_fire(reaction, fire):
+    """Exact: battle back Bin(10, 1/2), defensive fire Bin(4, 1/2) (or none), and together
+    the hits rolled on the attacker, Bin(14, 1/2) (or Bin(10, 1/2))."""
+    out = oddslab.simulate(_fire_then_battle_back(reaction), trials=200_000, seed=9)
+
+    def binom(n):
+        return np.array([math.comb(n, k) / 2**n for k in range(n + 1)])
+
+    assert chisquare_pmf(out.counts["hits_on_attacker_by_battle_back"], binom(10)) > P_MIN
+    if fire:
+        df = out.counts["hits_on_attacker_by_defensive_fire"]
+        assert chisquare_pmf(df, binom(fire)) > P_MIN
+    else:
+        assert out.counts["hits_on_attacker_by_defensive_fire"][0] == 200_000
+    assert chisquare_pmf(out.counts["hits_on_attacker"], binom(10 + fire)) > P_MIN
+    total = out.mean("hits_on_attacker_by_battle_back") + out.mean(
+        "hits_on_attacker_by_defensive_fire"
+    )
+    assert total == pytest.approx(out.mean("hits_on_attacker"), abs=1e-12)  # same trials

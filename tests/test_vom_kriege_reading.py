@@ -231,6 +231,16 @@ def test_command_saber_reading():
     assert "half of a doubled order" in sc.resolved()["rules"]["a saber stands for"]
 
 
+def test_command_pair_substitution_switch():
+    data = copy.deepcopy(WARMUP_COMMAND)
+    assert from_dict(data).pair_substitution is True
+    data["command"]["pair_substitution"] = False
+    sc = from_dict(data)
+    assert sc.pair_substitution is False
+    assert sc.resolved()["rules"]["pairs swapped for a die of choice"] == "no (switched off)"
+    _bad_command(lambda d: d["command"].update(pair_substitution="no"), "command.pair_substitution")
+
+
 def test_command_cp_from_units():
     data = copy.deepcopy(WARMUP_COMMAND)
     del data["command"]["cp"]

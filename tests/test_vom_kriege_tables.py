@@ -175,6 +175,11 @@ def test_artillery_target_enfiladed_square_column():
     assert fire(a, tgt(formation="square"), band=0) == 5
     assert fire(a, tgt(), band=2, enfilade=True) == 4
     assert fire(a, tgt(formation="square"), band=2, enfilade=True) == 4  # one row: +1 once
+    each = Rules(or_rows="each")  # every condition the row names adds
+    assert fire(a, tgt(formation="square"), band=2, enfilade=True, rules=each) == 5
+    assert (
+        fire(a, tgt(formation="square"), band=2, enfilade=True, rules=Rules(or_rows="stack")) == 4
+    )
     # read by who fires: infantry firing at a column gets nothing ...
     assert fire(inf(), tgt(formation="column")) == 4
     # ... unless the rows are read by the target
@@ -204,7 +209,8 @@ def test_artillery_at_skirmish_target():
     assert fire(a, sk_line, band=1) == 1  # 2 - 1
     assert fire(a, sk_screen, band=1) == 1
     assert fire(a, screen, band=1) == 2  # open order but not (sk): no row
-    assert fire(a, sk_line, band=0) == 3  # only at 3-6"
+    assert fire(a, sk_line, band=0) == 2  # "at 3-6" range": the 3" column too
+    assert fire(a, sk_line, band=0, rules=Rules(skirmish_range="over_3")) == 3
     assert fire(a, sk_line, band=2) == 2
     opened = Rules(skirmish_target="open_order")
     assert fire(a, screen, band=1, rules=opened) == 1
@@ -244,7 +250,10 @@ def test_zero_dice_and_min_dice():
     c = inf(formation="column", disordered=True)
     assert fire(c, tgt()) == 0
     assert fire(c, tgt(), rules=Rules(min_dice=1)) == 1
-    assert fire(replace(c, shooting_marker=True), tgt()) == 0  # halving 0 leaves 0
+    # "When halving Fire points round down but no less than 1": 0 halved is 1 die
+    assert fire(replace(c, shooting_marker=True), tgt()) == 1
+    positive = Rules(halving_floor="positive")  # a count at 0 or below is not halved
+    assert fire(replace(c, shooting_marker=True), tgt(), rules=positive) == 0
 
 
 # -- melee: every row ------------------------------------------------------------------------
@@ -287,16 +296,27 @@ def test_melee_shaken_disordered_open_order():
     assert fight(inf(kind="light", formation="open_order"), tgt()) == 2
     assert fight(inf(hits=3, disordered=True), tgt()) == 2
     assert fight(inf(hits=3, disordered=True), tgt(), rules=Rules(or_rows="stack")) == 1
+    # "disordered or in open order" is one item of the row with one value: -2 once ...
+    lt = inf(kind="light", formation="open_order", hits=3, disordered=True)
+    assert fight(lt, tgt()) == 2
+    assert fight(lt, tgt(), rules=Rules(or_rows="stack")) == 1  # -1 shaken, -2 once
+    # ... unless every condition counts: -1 - 2 - 2
+    assert fight(lt, tgt(), rules=Rules(or_rows="each")) == 0
+    assert fight(replace(lt, hits=0), tgt(), rules=Rules(or_rows="each")) == 0
+    assert fight(replace(lt, hits=0), tgt(), rules=Rules(or_rows="stack")) == 2
 
 
 def test_melee_terrain_rows():
     assert fight(inf(), tgt(terrain="woods")) == 3
     assert fight(inf(), tgt(), uphill=True) == 3
     assert fight(inf(), tgt(terrain="woods"), uphill=True) == 3  # one 'or' row
-    assert fight(inf(), tgt(terrain="woods"), uphill=True, rules=Rules(or_rows="stack")) == 2
+    # "into woods or uphill" is one item with one value: -1 once when the items stack
+    assert fight(inf(), tgt(terrain="woods"), uphill=True, rules=Rules(or_rows="stack")) == 3
+    assert fight(inf(), tgt(terrain="woods"), uphill=True, rules=Rules(or_rows="each")) == 2
     assert fight(inf(), tgt(terrain="bua")) == 2
     assert fight(inf(), tgt(terrain="fieldworks"), uphill=True) == 2
     assert fight(inf(), tgt(terrain="bua"), uphill=True, rules=Rules(or_rows="stack")) == 1
+    assert fight(inf(), tgt(terrain="bua"), uphill=True, rules=Rules(or_rows="each")) == 1
     assert fight(inf(), tgt(), uphill=True, attacking=False) == 4  # uphill is the attacker's
 
 

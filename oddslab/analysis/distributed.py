@@ -120,6 +120,7 @@ def run_cells(
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
     metric: str | None = None,
+    threads: int | None = None,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -148,6 +149,10 @@ def run_cells(
         futures small; a lost worker then re-runs at most a batch per task it held.
     metric : str, optional
         A probability metric that ``precision`` also applies to (besides the headlines).
+    threads : int, optional
+        In-process only: run this many cells at once on threads (the kernels release the GIL;
+        a one-chunk cell runs on one core). Results, their order, the store and ``progress``
+        are as in a serial run; default one cell at a time.
 
     Raises
     ------
@@ -198,7 +203,9 @@ def run_cells(
             if progress is not None:
                 progress(len(results), total)
 
-        if workers is None and scheduler is None:
+        if workers is None and scheduler is None and threads and threads > 1 and pending:
+            _run_threads(pending, trials, precision, metric, threads, finish)
+        elif workers is None and scheduler is None:
             for c in pending:
                 finish(_run(c, trials, precision, metric))
         else:
@@ -233,6 +240,23 @@ def _worker_threads() -> None:
     import numba
 
     numba.set_num_threads(min(int(want), numba.config.NUMBA_NUM_THREADS))
+
+
+def _run_threads(pending, trials, precision, metric, threads: int, finish) -> None:
+    """Cells on ``threads`` threads; each finished in cell order (the store and ``progress``
+    see what a serial run shows). An error or a stop raised by ``finish`` drops the cells not
+    yet started."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="oddslab-cell") as pool:
+        futures = [pool.submit(_run, c, trials, precision, metric) for c in pending]
+        try:
+            for f in futures:
+                finish(f.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
 
 
 def _run(c: Cell, trials: int | None, precision: float | None, metric: str | None) -> CellResult:

@@ -242,6 +242,7 @@ def matchup(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     batch: int = 1,
+    threads: int | None = None,
 ) -> MatchupResult:
     """Run every attacker against every target.
 
@@ -261,6 +262,9 @@ def matchup(
     trials, seed, precision, store, resume, workers, scheduler, progress, batch
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
+    threads : int, optional
+        In-process, run this many cells at once (see
+        :func:`oddslab.analysis.distributed.run_cells`): the same results, sooner.
     """
     from oddslab.scenario import from_dict
 
@@ -343,6 +347,7 @@ def matchup(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
+        threads=threads,
     )
     res = MatchupResult(
         att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit

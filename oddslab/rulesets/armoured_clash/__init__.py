@@ -23,8 +23,7 @@ Example
 
 from __future__ import annotations
 
-from oddslab.ruleset import BasicRuleset as _BasicRuleset
-from oddslab.ruleset import shipped as _shipped
+from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.armoured_clash.model import (
     CATEGORIES,
     RATINGS,
@@ -98,15 +97,4 @@ __all__ = [
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``armoured-clash``.
-RULESET = _BasicRuleset(
-    name="armoured-clash",
-    title="Armoured Clash",
-    doc="armoured-clash.md",
-    reader=from_table,
-    rules=Rules,
-    warmup=(WARMUP,),
-    examples_dir=_shipped(""),
-    example_glob="armoured-clash-*.toml",
-    library_path=_shipped("libraries/armoured-clash.toml"),
-    keys=_SCHEMA,
-)
+RULESET = _builtin("armoured-clash", "Armoured Clash", from_table, Rules, (WARMUP,), keys=_SCHEMA)

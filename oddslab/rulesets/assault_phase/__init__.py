@@ -18,8 +18,7 @@ kernels :mod:`.fight` (dice, majorities, saves), :mod:`.step` (one Initiative st
 
 from __future__ import annotations
 
-from oddslab.ruleset import BasicRuleset as _BasicRuleset
-from oddslab.ruleset import shipped as _shipped
+from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.assault_phase.model import (
     GRENADES,
     WEAPONS,
@@ -61,15 +60,12 @@ __all__ = [
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``assault-phase``.
-RULESET = _BasicRuleset(
-    name="assault-phase",
-    title="Assault phase",
-    doc="assault-phase.md",
-    reader=from_table,
-    rules=Rules,
-    warmup=(WARMUP,),
-    examples_dir=_shipped(""),
-    example_glob="assault-*.toml",
-    library_path=_shipped("libraries/assault-phase.toml"),
+RULESET = _builtin(
+    "assault-phase",
+    "Assault phase",
+    from_table,
+    Rules,
+    (WARMUP,),
     keys=_SCHEMA,
+    example_prefix="assault",
 )

@@ -7,8 +7,7 @@ them. Rules, readings and switches: ``docs/formation-actions.md``.
 
 from __future__ import annotations
 
-from oddslab.ruleset import BasicRuleset as _BasicRuleset
-from oddslab.ruleset import shipped as _shipped
+from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.formation_actions.chain import (
     ChainResult,
     formation_chain,
@@ -71,15 +70,6 @@ WARMUP: dict = {
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``formation-actions``.
-RULESET = _BasicRuleset(
-    name="formation-actions",
-    title="Formation actions (tempo)",
-    doc="formation-actions.md",
-    reader=from_table,
-    rules=Rules,
-    warmup=(WARMUP,),
-    examples_dir=_shipped(""),
-    example_glob="formation-actions-*.toml",
-    library_path=_shipped("libraries/formation-actions.toml"),
-    keys=_SCHEMA,
+RULESET = _builtin(
+    "formation-actions", "Formation actions (tempo)", from_table, Rules, (WARMUP,), keys=_SCHEMA
 )

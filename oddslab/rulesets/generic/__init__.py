@@ -13,8 +13,7 @@ Modules: ``model`` (dataclasses and validation), ``reading`` (scenario files), `
 ``exact`` (static PMFs), ``chain`` (exact allocation to models), ``kernel`` (numba).
 """
 
-from oddslab.ruleset import BasicRuleset as _BasicRuleset
-from oddslab.ruleset import shipped as _shipped
+from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.generic.model import (
     DAMAGE_REROLL_MODES,
     DEVASTATING_RULES,
@@ -55,14 +54,4 @@ __all__ = [
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``generic``.
-RULESET = _BasicRuleset(
-    name="generic",
-    title="Generic d6 attack pipeline",
-    doc="generic.md",
-    reader=from_table,
-    rules=Rules,
-    warmup=(WARMUP,),
-    examples_dir=_shipped(""),
-    example_glob="generic-*.toml",
-    library_path=_shipped("libraries/generic.toml"),
-)
+RULESET = _builtin("generic", "Generic d6 attack pipeline", from_table, Rules, (WARMUP,))

@@ -9,8 +9,7 @@ every reading (with its switch) is in ``docs/hex-platoon.md``.
 
 from __future__ import annotations
 
-from oddslab.ruleset import BasicRuleset as _BasicRuleset
-from oddslab.ruleset import shipped as _shipped
+from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.hex_platoon.schema import SCHEMA as _SCHEMA
 
 from .compile import STATES, BadInput, HexPlatoonScenario, fire_numbers
@@ -86,15 +85,6 @@ WARMUP: dict = {
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``hex-platoon``.
-RULESET = _BasicRuleset(
-    name="hex-platoon",
-    title="Hex platoon (WW2 hex and counter)",
-    doc="hex-platoon.md",
-    reader=from_table,
-    rules=Rules,
-    warmup=(WARMUP,),
-    examples_dir=_shipped(""),
-    example_glob="hex-platoon-*.toml",
-    library_path=_shipped("libraries/hex-platoon.toml"),
-    keys=_SCHEMA,
+RULESET = _builtin(
+    "hex-platoon", "Hex platoon (WW2 hex and counter)", from_table, Rules, (WARMUP,), keys=_SCHEMA
 )

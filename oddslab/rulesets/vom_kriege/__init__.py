@@ -9,12 +9,12 @@ with the optimal reroll policy). See ``docs/vom-kriege.md``.
 
 from __future__ import annotations
 
-from oddslab.ruleset import BasicRuleset as _BasicRuleset
-from oddslab.ruleset import shipped as _shipped
+from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.vom_kriege.command import CommandScenario, Order, command_points
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Leader, Rules, Unit
 from oddslab.rulesets.vom_kriege.reading import from_table
+from oddslab.rulesets.vom_kriege.schema import SCHEMA as _SCHEMA
 from oddslab.rulesets.vom_kriege.tables import (
     hits_flags_pmf,
     melee_dice,
@@ -82,14 +82,6 @@ WARMUPS: tuple[dict, ...] = (WARMUP, WARMUP_SHOT, WARMUP_COMMAND)
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``vom-kriege``.
-RULESET = _BasicRuleset(
-    name="vom-kriege",
-    title="Vom Kriege (Napoleonic)",
-    doc="vom-kriege.md",
-    reader=from_table,
-    rules=Rules,
-    warmup=tuple(WARMUPS),
-    examples_dir=_shipped(""),
-    example_glob="vom-kriege-*.toml",
-    library_path=_shipped("libraries/vom-kriege.toml"),
+RULESET = _builtin(
+    "vom-kriege", "Vom Kriege (Napoleonic)", from_table, Rules, tuple(WARMUPS), keys=_SCHEMA
 )

@@ -6,7 +6,7 @@ the two agree on every combination of inputs.
 
 from __future__ import annotations
 
-from oddslab._jit import jit_noalloc
+from oddslab._jit import jit_inner, jit_noalloc
 from oddslab.rulesets.vom_kriege import layout as L
 
 
@@ -71,14 +71,17 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
             return (2 if form == L.F_OPEN else 1), 0
         else:
             return -1, 0
-    stack = T[0, L.R_OR_STACK]
+    stack = T[0, L.R_OR_ROWS]
     adj = order_support(T, order, supp)
     if troop == L.INF and form == L.F_2RANK and band == 0:
         adj += 1
     art_rows = troop == L.ART or T[0, L.R_ART_TARGET] == 1
     tf = W[t, L.S_FORM]
     tt = T[1 + t, L.U_TERR]
-    if art_rows and (enfilade == 1 or tf == L.F_SQUARE or tf == L.F_COLUMN or tf == L.F_MARCH):
+    shape = 1 if (tf == L.F_SQUARE or tf == L.F_COLUMN or tf == L.F_MARCH) else 0
+    if art_rows and stack == 2:
+        adj += enfilade + shape  # every condition of "enfiladed, square, or column" adds
+    elif art_rows and (enfilade == 1 or shape == 1):
         adj += 1
     if tt == L.T_WOODS:
         adj -= 1
@@ -88,11 +91,13 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
             adj -= 2 if ttroop == L.INF else (1 if ttroop == L.ART else 0)
         else:
             adj -= 1 if troop == L.ART else 2
-    if art_rows and band == 1 and skirmish_target(T, W, t):
+    # "at 3"-6" range": the 3" and 6" columns (switch: the 6" column only)
+    sk_band = band == 1 or (band == 0 and T[0, L.R_SK_CLOSE] == 1)
+    if art_rows and sk_band and skirmish_target(T, W, t):
         adj -= 1
     shaken = 1 if W[u, L.S_HITS] == T[1 + u, L.U_STR] - 1 else 0
     diso = W[u, L.S_DISO]
-    if stack == 1:
+    if stack >= 1:
         adj -= shaken + 2 * diso
     elif diso == 1:
         adj -= 2
@@ -107,7 +112,8 @@ def shoot_dice(T, W, u, t, band, order, supp, enfilade, obscured):
     else:
         n = base + adj
         for _ in range(halvings):
-            if n >= 1:
+            # "round down but no less than 1" (switch: a count at 0 or below stays)
+            if n >= 1 or T[0, L.R_HALF_FLOOR] == 1:
                 n = max(n // 2, 1)
     n = max(n, T[0, L.R_MIN_DICE])
     return max(n, 0), 1
@@ -120,9 +126,30 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
     ``attacking`` is 1 for the unit making the attack (lancers' charge, terrain and uphill
     apply), 0 for a battle back.
     """
+    return melee_dice_vs(
+        T,
+        W,
+        u,
+        T[1 + opp, L.U_TROOP],
+        W[opp, L.S_FORM],
+        T[1 + opp, L.U_TERR],
+        attacking,
+        order,
+        supp,
+        uphill,
+        hits,
+        diso,
+        opp_diso,
+    )
+
+
+@jit_inner
+def melee_dice_vs(T, W, u, otroop, oform, oterr, attacking, order, supp, uphill, hits, diso, odiso):
+    """:func:`melee_dice` against an opponent of troop ``otroop`` (``L.LEADER`` for a leader),
+    formation ``oform`` and terrain ``oterr``, ``odiso`` 1 if it is disordered."""
     troop = T[1 + u, L.U_TROOP]
     form = W[u, L.S_FORM]
-    if attacking == 1 and troop == L.CAV and W[opp, L.S_FORM] == L.F_SQUARE:
+    if attacking == 1 and troop == L.CAV and oform == L.F_SQUARE:
         return 1
     base = 1 if (form == L.F_SQUARE or form == L.F_MARCH) else T[1 + u, L.U_STR]
     adj = order_support(T, order, supp)
@@ -131,32 +158,32 @@ def melee_dice(T, W, u, opp, attacking, order, supp, uphill, hits, diso, opp_dis
         adj += 1
     elif q == L.Q_CONSCRIPT:
         adj -= 1
-    elif q == L.Q_IRREGULAR and opp_diso == 0:
+    elif q == L.Q_IRREGULAR and odiso == 0:
         adj -= 2
     if troop == L.CAV and T[1 + u, L.U_KIND] == L.K_HEAVY_CAV:
         adj += 1
-    if (
-        attacking == 1
-        and troop == L.CAV
-        and T[1 + u, L.U_KIND] == L.K_LANCERS
-        and T[1 + opp, L.U_TROOP] == L.INF
-    ):
+    if attacking == 1 and troop == L.CAV and T[1 + u, L.U_KIND] == L.K_LANCERS and otroop == L.INF:
         adj += 1
-    stack = T[0, L.R_OR_STACK]
+    # "X, or Y or Z | -1 -2": items X and "Y or Z" (one value each); switch or_rows
+    stack = T[0, L.R_OR_ROWS]
     shaken = 1 if hits == T[1 + u, L.U_STR] - 1 else 0
-    dis_open = 1 if (diso == 1 or form == L.F_OPEN) else 0
-    if stack == 1:
+    opened = 1 if form == L.F_OPEN else 0
+    dis_open = 1 if (diso == 1 or opened == 1) else 0
+    if stack == 2:
+        adj -= shaken + 2 * diso + 2 * opened
+    elif stack == 1:
         adj -= shaken + 2 * dis_open
     elif dis_open == 1:
         adj -= 2
     elif shaken == 1:
         adj -= 1
-    ot = T[1 + opp, L.U_TERR]
-    w = 1 if ot == L.T_WOODS else 0
-    b = 1 if (ot == L.T_BUA or ot == L.T_FIELDWORKS) else 0
+    w = 1 if oterr == L.T_WOODS else 0
+    b = 1 if (oterr == L.T_BUA or oterr == L.T_FIELDWORKS) else 0
     up = uphill if attacking == 1 else 0
-    if stack == 1:
+    if stack == 2:
         adj -= w + up + 2 * b
+    elif stack == 1:
+        adj -= (1 if (w == 1 or up == 1) else 0) + 2 * b
     elif b == 1:
         adj -= 2
     elif w == 1 or up == 1:

@@ -2,7 +2,7 @@
 
 A command rolls one command die per CP (CP = min(4, ceil(units / 2)) + bonus markers −
 leader hits, clamped to 1-6), may reroll up to its leader's quality (L0-L3) in dice, then may
-swap any pair of dice for one die of its choice. An order needs its symbol (infantry, cavalry,
+swap any pair of dice for one die of its choice (``pair_substitution``, default on). An order needs its symbol (infantry, cavalry,
 artillery, saber = assault, flag = rally), two of them for the doubled effects, and one extra
 die of any kind for a unit beyond 12", a move against national doctrine, or removing disorder
 (what a saber may stand for: :mod:`.orders`).
@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from oddslab._schema import Table
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege.kernel_command import run_command
@@ -36,7 +35,14 @@ from oddslab.rulesets.vom_kriege.orders import (
     requirements,
 )
 
-__all__ = ["Order", "CommandScenario", "command_points", "feasible", "read_command", "ORDERS"]
+__all__ = [
+    "Order",
+    "CommandScenario",
+    "command_points",
+    "feasible",
+    "command_from_values",
+    "ORDERS",
+]
 
 NSYM = len(SYMBOLS)
 
@@ -95,6 +101,9 @@ class CommandScenario:
     reroll : str
         ``"together"`` (nominate the dice, reroll them at once: the text) or ``"sequential"``
         (one at a time, seeing each result).
+    pair_substitution : bool
+        "Any pairs of command dice can be substituted by a single die of the player's
+        choice" (default ``True``); ``False`` turns the swap off (what is it worth?).
     policy : str
         Reroll policy of the Monte Carlo run and of the exact answer: ``"optimal"`` (the DP's
         choice) or ``"simple"`` (keep a roll that works; else reroll surplus dice, blanks,
@@ -110,6 +119,7 @@ class CommandScenario:
     saber_wild: str = "order"
     reroll: str = "together"
     policy: str = "optimal"
+    pair_substitution: bool = True
     cp_inputs: tuple[tuple[str, Any], ...] = ()
     name: str = "command dice"
     description: str = ""
@@ -137,7 +147,7 @@ class CommandScenario:
 
     def _feas(self, m: tuple[int, ...], orders: tuple[Order, ...] | None = None) -> bool:
         needs = requirements(self.orders if orders is None else orders)
-        return feasible(m, needs, self.saber_wild)
+        return feasible(m, needs, self.saber_wild, self.pair_substitution)
 
     def _prefix(self, m: tuple[int, ...]) -> int:
         k = 0
@@ -352,7 +362,9 @@ class CommandScenario:
             "rules": {
                 "a saber stands for": _SABER_TEXT[self.saber_wild]
                 + (" (default)" if self.saber_wild == "order" else ""),
-                "pairs swapped for a die of choice": "yes (the text)",
+                "pairs swapped for a die of choice": (
+                    "yes (the text, default)" if self.pair_substitution else "no (switched off)"
+                ),
                 "rerolls": self.reroll + (" (default)" if self.reroll == "together" else ""),
                 "policy": self.policy + (" (default)" if self.policy == "optimal" else ""),
             },
@@ -366,30 +378,16 @@ _SABER_TEXT = {
 }
 
 
-def read_command(root: Table) -> CommandScenario:
-    """``kind = "command"``: the ``[command]`` table and ``[[command.orders]]``."""
-    from oddslab.rulesets.vom_kriege.reading import read_dice
-    from oddslab.scenario import read_run_options
-
-    run = read_run_options(root, "command dice")
-    dice = read_dice(root)
-    ct = root.table("command")
-    units = ct.int("units", None, min=1, max=100)
-    bonus = ct.int("bonus", 0, min=0, max=6)
-    lh = ct.int("leader_hits", 0, min=0, max=2)
-    cp = ct.int("cp", None, min=1, max=6)
-    q = ct.raw("leader_quality", 1)
-    if isinstance(q, str) and q.upper() in ("L0", "L1", "L2", "L3"):
-        q = int(q[1])
-    if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q <= 3:
-        raise ct.error("leader_quality", f'expected 0-3 or "L0"-"L3", got {q!r}')
+def command_from_values(c: Any, dice: Dice, run: dict[str, Any]) -> CommandScenario:
+    """``kind = "command"``: the scenario from the read ``[command]`` table (its values, as
+    :mod:`.schema` declares them), the dice and the run options."""
+    units, bonus, lh, cp = c["units"], c["bonus"], c["leader_hits"], c["cp"]
     if cp is None and units is None:
-        raise ct.error("cp", "give cp (1-6) or units (the command's units, for the base CP)")
+        raise c.error("cp", "give cp (1-6) or units (the command's units, for the base CP)")
     if cp is not None and units is not None:
-        raise ct.error("cp", "give cp or units, not both")
+        raise c.error("cp", "give cp or units, not both")
     inputs: list[tuple[str, Any]] = []
     if cp is None:
-        assert units is not None
         cp = command_points(units, bonus, lh)
         inputs = [
             ("base CP", f"{min(4, -(-units // 2))} ({units} units ÷ 2 rounded up, max 4)"),
@@ -399,37 +397,19 @@ def read_command(root: Table) -> CommandScenario:
     else:
         inputs = [("CP", f"{cp} (given)")]
     orders = []
-    for ot in ct.tables("orders", min_len=1):
-        kw = dict(
-            order=ot.str("order", choices=tuple(ORDERS)),
-            double=ot.bool("double", False),
-            far=ot.bool("far", False),
-            against_doctrine=ot.bool("against_doctrine", False),
-            disordered=ot.bool("disordered", False),
-        )
-        ot.finish()
-        if kw["double"] and kw["order"] == "rally":
-            raise ot.error("double", "a rally order takes one flag")
-        orders.append(Order(**kw))
-    if isinstance(ct.raw("saber_wild", "order"), bool):
-        raise ct.error(
-            "saber_wild",
-            f"expected one of {', '.join(SABER_READINGS)} (the old true is now "
-            '"any_symbol", false "assault_only")',
-        )
-    saber_wild = ct.str("saber_wild", "order", choices=SABER_READINGS)
-    reroll = ct.str("reroll", "together", choices=("together", "sequential"))
-    policy = ct.str("policy", "optimal", choices=("optimal", "simple"))
-    ct.finish()
-    root.finish()
+    for o in c["orders"]:
+        if o["double"] and o["order"] == "rally":
+            raise o.error("double", "a rally order takes one flag")
+        orders.append(Order(**o))
     return CommandScenario(
         cp=cp,
-        rerolls=q,
+        rerolls=c["leader_quality"],
         orders=tuple(orders),
         dice=dice,
-        saber_wild=saber_wild,
-        reroll=reroll,
-        policy=policy,
+        saber_wild=c["saber_wild"],
+        reroll=c["reroll"],
+        policy=c["policy"],
+        pair_substitution=c["pair_substitution"],
         cp_inputs=tuple(inputs),
         **run,
     )

@@ -20,6 +20,7 @@ from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 from oddslab.rulesets.vom_kriege.record import record
 from oddslab.rulesets.vom_kriege.resolve import explain, rules_section
+from oddslab.rulesets.vom_kriege.statistics import reported
 from oddslab.rulesets.vom_kriege.tables import (
     artillery_row,
     face_tables,
@@ -112,6 +113,8 @@ class VomKriegeScenario:
             U[i, L.U_LEADER] = lnames.index(u.leader) if u.leader else -1
             U[i, L.U_BLOCKED] = int(u.retreat_blocked)
             U[i, L.U_ARTROW] = artillery_row(u, self.rules) if u.troop == "artillery" else -1
+            with_it = [j for j, ld in enumerate(self.leaders) if ld.with_unit == u.name]
+            U[i, L.U_LDR_WITH] = with_it[0] if with_it else -1
         LD = np.zeros((max(len(self.leaders), 1), L.LD_NCOLS), dtype=np.int64)
         LD[:, L.LD_ARMY] = -1
         LD[:, L.LD_HITS] = 0 if self.leaders else L.LEADER_STRENGTH  # padding row: inert
@@ -126,7 +129,10 @@ class VomKriegeScenario:
         for i, a in enumerate(self.actions):
             A[i, L.A_KIND] = 0 if a.kind == "shoot" else 1
             A[i, L.A_ACTOR] = names.index(a.actor)
-            A[i, L.A_TARGET] = names.index(a.target)
+            # a leader alone is coded -1 - its index
+            A[i, L.A_TARGET] = (
+                names.index(a.target) if a.target in names else -1 - lnames.index(a.target)
+            )
             A[i, L.A_BAND] = range_band(a.range)
             A[i, L.A_ORDER] = int(a.order_bonus)
             A[i, L.A_SUPP] = a.supports
@@ -148,9 +154,10 @@ class VomKriegeScenario:
         r = self.rules
         R = np.zeros(L.R_NCOLS, dtype=np.int64)
         R[L.R_SABER_SHOOT] = int(r.sabers == "both")
-        R[L.R_OR_STACK] = int(r.or_rows == "stack")
+        R[L.R_OR_ROWS] = L.OR_ROWS_READINGS.index(r.or_rows)
         R[L.R_ART_TARGET] = int(r.artillery_rows == "target")
         R[L.R_HALVE_BEFORE] = int(r.halving == "before")
+        R[L.R_HALF_FLOOR] = int(r.halving_floor == "always")
         R[L.R_MIN_DICE] = r.min_dice
         R[L.R_ABSORB] = int(r.same_roll_at_max == "absorb")
         R[L.R_DF_IGNORE] = int(r.defensive_fire_flags == "ignore")
@@ -164,12 +171,14 @@ class VomKriegeScenario:
         R[L.R_SQ_BB] = L.SQ_BB_READINGS.index(r.square_battle_back)
         R[L.R_ROUGH_STOP] = int(r.rough_charge == "stopped")
         R[L.R_SK_TARGET] = L.SK_TARGET_READINGS.index(r.skirmish_target)
+        R[L.R_SK_CLOSE] = int(r.skirmish_range == "up_to_6")
         R[L.R_ORDER_STACK] = int(r.order_support_row == "stack")
         R[L.R_RETIRE_FU] = int(r.retire_follow_up == "any")
         R[L.R_RETIRE_DISO] = int(r.retiring_cavalry_disordered)
         R[L.R_BLOCKED_DISO] = int(r.blocked_retreat_disorders)
         R[L.R_SQ_CAV_FLAGS] = int(r.cavalry_square_flags == "ignore")
         R[L.R_SQ_SABERS] = int(r.cavalry_square_sabers == "always")
+        R[L.R_LDR_ROLL] = int(r.leader_with_unit == "rolled")
         R[L.R_NFACES] = len(self.dice.faces)
         HIT, FLAG, SYM = face_tables(self.dice, r)
         FP = np.array(L.ARTILLERY_FIRE_POINTS, dtype=np.int64)
@@ -178,11 +187,13 @@ class VomKriegeScenario:
         fa = self._fu_action()
         F = np.full(L.F_NCOLS, -1, dtype=np.int64)
         F[L.F_ATT] = names.index(att)
-        F[L.F_DEF] = names.index(dfd)
+        F[L.F_DEF] = names.index(dfd) if dfd in by else -1
         F[L.F_T2] = names.index(self.actions[fa].follow_up) if fa >= 0 else -1
         F[L.F_FU_ACTION] = fa
-        for col, u in ((L.F_DEF_LDR, by[dfd]), (L.F_ATT_LDR, by[att])):
-            F[col] = lnames.index(u.leader) if u.leader else -1
+        for col, u in ((L.F_DEF_LDR, by.get(dfd)), (L.F_ATT_LDR, by[att])):
+            F[col] = lnames.index(u.leader) if (u and u.leader) else -1
+        if dfd not in by:  # the defender is a leader alone
+            F[L.F_DEF_LDR] = lnames.index(dfd)
         for col, side in ((L.F_DEF_ARMY, "defender"), (L.F_ATT_ARMY, "attacker")):
             army = [j for j, x in enumerate(self.leaders) if x.army and x.side == side]
             F[col] = army[0] if army else -1
@@ -190,48 +201,7 @@ class VomKriegeScenario:
 
     # -- statistics ------------------------------------------------------------------------
     def _reported(self) -> list[str]:
-        by = {u.name: u for u in self.units}
-        att, dfd = self._focus
-        melee = [a for a in self.actions if a.kind == "melee"]
-        names = ["hits_on_defender", "flags_on_defender", "defender_hits"]
-        names += ["defender_retreat_half_moves", "defender_retreated", "defender_disordered"]
-        names += ["defender_removed", "defender_at_max_hits", "defender_broken"]
-        names += ["attacker_dice_rolled"]
-        if melee:
-            names += ["defender_dice_rolled", "hits_on_attacker", "flags_on_attacker"]
-            names += ["attacker_hits", "attacker_retreat_half_moves", "attacker_retreated"]
-            names += ["attacker_disordered", "attacker_removed", "attacker_at_max_hits"]
-            names += ["attacker_fell_back", "attacker_reached_melee"]
-        if any(a.reaction == "retire" or a.follow_up_reaction == "retire" for a in melee):
-            names.append("defender_retired")
-        d = by[dfd]
-        if d.troop == "infantry" and d.terrain not in ROUGH and d.form != "square":
-            if any(
-                by[a.actor].troop == "cavalry"
-                and a.target == dfd
-                and a.reaction in ("form_square", "auto")
-                for a in melee
-            ):
-                names.append("defender_formed_square")
-        if self._fu_action() >= 0:
-            names += ["attacker_followed_up", "hits_on_second_target"]
-            names += ["second_target_retreated", "second_target_removed"]
-        if d.leader:
-            names += ["defender_leader_hits", "defender_leader_removed"]
-            names.append("defender_command_units_removed")
-        if by[att].leader:
-            names += ["attacker_leader_hits", "attacker_leader_removed"]
-            names.append("attacker_command_units_removed")
-        if any(ld.army and ld.side == "defender" for ld in self.leaders) and d.leader:
-            names.append("defender_army_leader_hits")
-        if any(ld.army and ld.side == "attacker" for ld in self.leaders) and by[att].leader:
-            names.append("attacker_army_leader_hits")
-        if sum(u.side == "defender" for u in self.units) > 1:
-            names.append("defender_side_units_removed")
-        if melee and sum(u.side == "attacker" for u in self.units) > 1:
-            names.append("attacker_side_units_removed")
-        order = {n: i for i, n in enumerate(L.STAT_NAMES)}
-        return sorted(names, key=order.__getitem__)
+        return reported(self)
 
     def _dice_bound(self) -> int:
         top = max(u.max_hits for u in self.units)
@@ -288,6 +258,7 @@ class VomKriegeScenario:
             ("P(attacker makes a follow-up)", "attacker_followed_up"),
             ("P(follow-up target retreats)", "second_target_retreated"),
             ("P(follow-up target removed)", "second_target_removed"),
+            ("P(defender's leader retires from a contact)", "defender_leader_retired"),
             ("P(defender's leader removed)", "defender_leader_removed"),
             ("P(attacker's leader removed)", "attacker_leader_removed"),
         ]
@@ -314,7 +285,11 @@ class VomKriegeScenario:
             meta={
                 "ruleset": "vom-kriege",
                 "description": self.description,
-                "primary": "hits_on_defender",
+                "primary": (
+                    "hits_on_defender"
+                    if dfd in {u.name for u in self.units}
+                    else "hits_on_defender_leader"
+                ),
                 "attacker": att,
                 "defender": dfd,
             },
@@ -446,7 +421,9 @@ class VomKriegeScenario:
         starting state, when the first action is a cavalry melee on it that may trigger one."""
         by = {u.name: u for u in self.units}
         a = self.actions[0]
-        d = by[a.target]
+        d = by.get(a.target)
+        if d is None:  # a leader alone: no square to form
+            return None
         if a.kind != "melee" or by[a.actor].troop != "cavalry" or d.troop != "infantry":
             return None
         if a.reaction not in ("form_square", "auto") or d.terrain in ROUGH or d.form == "square":

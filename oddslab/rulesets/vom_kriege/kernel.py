@@ -19,153 +19,36 @@ import numpy as np
 
 from oddslab._jit import jit_inner, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import randint, seed_state
+from oddslab._kernels.rng import seed_state
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import melee_dice, shoot_dice
+from oddslab.rulesets.vom_kriege.kernel_fate import (  # noqa: F401 - re-exported for tests
+    FM_IGNORE,
+    FM_MIN_ONE,
+    FM_NORMAL,
+    FM_ONE,
+    FM_PLUS_ONE,
+    FORM_LINE,
+    FULL_MOVE,
+    LEADER,
+    MODE_MELEE,
+    MODE_SABER,
+    MODE_SHOOT,
+    NO,
+    OPEN,
+    VAC_RETIRE,
+    VAC_RETREAT,
+    YES,
+    contact_leader,
+    disorder,
+    hit_leader,
+    remove_unit,
+    resolve,
+    retreat,
+    roll_battle,
+    square_test,
+)
 from oddslab.rulesets.vom_kriege.record import record
-
-FM_NORMAL = np.int64(0)  # flags retreat (squares: 1 hit per flag)
-FM_IGNORE = np.int64(1)  # flags have no effect
-# a square battling back against cavalry (switch square_battle_back, codes SQ_BB_* + 2):
-FM_MIN_ONE = np.int64(2)  # at least half a move of retreat (max(flags, 1) half moves)
-FM_ONE = np.int64(3)  # exactly half a move, whatever the flags
-FM_PLUS_ONE = np.int64(4)  # half a move more than the flags give
-FULL_MOVE = np.int64(2)  # half moves of the retreat at maximum hits
-# melee() results: the defender's position was vacated by a retreat/removal, or by a retire
-VAC_RETREAT = 1
-VAC_RETIRE = 2
-MODE_SHOOT = np.int64(0)
-MODE_MELEE = np.int64(1)
-MODE_SABER = np.int64(2)
-# call-site constants as np.int64: a bare 0 or 1 argument would compile an extra
-# Literal[int] specialisation of the callee
-NO = np.int64(0)
-YES = np.int64(1)
-
-
-# -- dice --------------------------------------------------------------------------------------
-@jit_inner(ints="f h")
-def roll_battle(st, n, mode, troop, T):
-    """Roll ``n`` battle dice against a target of ``troop``; return (hits, flags)."""
-    nf = T[0, L.R_NFACES]
-    hrow = T[0, L.R_OHIT] + 3 * mode + troop
-    frow = T[0, L.R_OFLAG]
-    h = 0
-    f = 0
-    for _ in range(n):
-        face = randint(st, nf)
-        h += T[hrow, face]
-        f += T[frow, face]
-    return h, f
-
-
-@jit_inner(ints="ok")
-def square_test(st, n, T):
-    """Form-square test: ``n`` command dice, success (1) if any shows an infantry symbol."""
-    ok = 0
-    for _ in range(n):
-        if T[T[0, L.R_OSYM], randint(st, T[0, L.R_NFACES])] == L.SYM_INF:
-            ok = 1
-    return ok
-
-
-# -- hits, retreats, removal, leaders ----------------------------------------------------------
-@jit_inner
-def remove_unit(T, W, u):
-    """Remove ``u``; its leader takes a hit (3 hits: leader and command gone, army leader hit)."""
-    if W[u, L.S_REMOVED] == 1:
-        return
-    W[u, L.S_REMOVED] = 1
-    ldr = T[1 + u, L.U_LEADER]
-    if ldr < 0 or W[T[0, L.R_WLS] + ldr, L.LS_REMOVED] == 1:
-        return
-    W[T[0, L.R_WLS] + ldr, L.LS_LOST] += 1
-    W[T[0, L.R_WLS] + ldr, L.LS_HITS] += 1
-    if W[T[0, L.R_WLS] + ldr, L.LS_HITS] >= L.LEADER_STRENGTH:
-        W[T[0, L.R_WLS] + ldr, L.LS_REMOVED] = 1
-        W[T[0, L.R_WLS] + ldr, L.LS_LOST] = T[T[0, L.R_OLD] + ldr, L.LD_UNITS]
-        for v in range(T[0, L.R_NU]):
-            if T[1 + v, L.U_LEADER] == ldr:
-                W[v, L.S_REMOVED] = 1
-        army = T[T[0, L.R_OLD] + ldr, L.LD_ARMY]
-        if army >= 0 and W[T[0, L.R_WLS] + army, L.LS_REMOVED] == 0:
-            W[T[0, L.R_WLS] + army, L.LS_HITS] += 1
-            if W[T[0, L.R_WLS] + army, L.LS_HITS] >= L.LEADER_STRENGTH:
-                W[T[0, L.R_WLS] + army, L.LS_REMOVED] = 1
-
-
-@jit_noalloc
-def disorder(T, W, u):
-    """Disorder ``u``; a unit already at maximum hits that is newly disordered is removed."""
-    if W[u, L.S_REMOVED] == 1 or W[u, L.S_DISO] == 1:
-        return
-    if W[u, L.S_HITS] >= T[1 + u, L.U_STR]:
-        remove_unit(T, W, u)
-    else:
-        W[u, L.S_DISO] = 1
-
-
-@jit_inner
-def retreat(T, W, t, hm):
-    """``t`` retreats ``hm`` half moves and is disordered; a battery limbers ("Artillery must
-    limber when retreating"), so it cannot shoot again until it unlimbers."""
-    W[t, L.S_RETREAT_HM] += hm
-    W[t, L.S_RETREATS] += 1
-    W[t, L.S_DISO] = 1
-    if T[1 + t, L.U_TROOP] == L.ART:
-        W[t, L.S_FORM] = L.F_LIMBERED
-
-
-@jit_noalloc(ints="nf reached")
-def resolve(T, W, t, hits, flags, fmode):
-    """Apply a roll's ``hits`` then its ``flags`` (retreats) to unit ``t``."""
-    strn = T[1 + t, L.U_STR]
-    absorb = T[0, L.R_ABSORB]
-    square = W[t, L.S_FORM] == L.F_SQUARE
-    reached = 0
-    n = hits
-    if square and fmode != FM_IGNORE:
-        n += flags  # infantry in square: 1 hit per flag instead of a retreat
-    for _ in range(n):
-        if W[t, L.S_REMOVED] == 1:
-            return
-        if W[t, L.S_HITS] >= strn:
-            if reached == 1 and absorb == 1:
-                break
-            remove_unit(T, W, t)
-            return
-        W[t, L.S_HITS] += 1
-        if W[t, L.S_HITS] >= strn:
-            reached = 1
-            # maximum hits: retreat 1 move and disorder (blocked: a hit at maximum = removed)
-            if T[1 + t, L.U_BLOCKED] == 1:
-                remove_unit(T, W, t)
-                return
-            retreat(T, W, t, FULL_MOVE)
-    if W[t, L.S_REMOVED] == 1:
-        return
-    nf = 0 if (square or fmode == FM_IGNORE) else flags
-    if fmode == FM_MIN_ONE and nf < 1:
-        nf = 1
-    elif fmode == FM_ONE:
-        nf = 1
-    elif fmode == FM_PLUS_ONE:
-        nf += 1
-    if nf <= 0:
-        return
-    if W[t, L.S_HITS] >= strn:
-        if reached == 1 and absorb == 1:
-            return
-        remove_unit(T, W, t)
-        return
-    if T[1 + t, L.U_BLOCKED] == 1:  # retreat blocked: 1 hit instead, no move
-        W[t, L.S_HITS] += 1
-        if W[t, L.S_HITS] >= strn:
-            remove_unit(T, W, t)
-        elif T[0, L.R_BLOCKED_DISO] == 1:
-            W[t, L.S_DISO] = 1  # switch: forced to retreat is enough to disorder
-        return
-    retreat(T, W, t, nf)
 
 
 @jit_inner
@@ -180,17 +63,19 @@ def shoot(st, T, W, u, t, band, order, supp, enf, obs, df):
     h, f = roll_battle(st, n, MODE_SHOOT, T[1 + t, L.U_TROOP], T)
     W[t, L.S_HITS_ROLLED] += h
     W[t, L.S_FLAGS_ROLLED] += f
+    W[t, L.S_DF_HITS] += h * df
     resolve(T, W, t, h, f, FM_IGNORE if (df == 1 and T[0, L.R_DF_IGNORE] == 1) else FM_NORMAL)
     if marker == 1:
         W[u, L.S_MARK] = 1
 
 
 @jit_inner
-def attack_roll(st, T, W, u, t, n, mode, fmode):
-    """``u`` rolls ``n`` melee dice against ``t`` and the result is applied (step 4)."""
+def battle_back(st, T, W, u, t, n, mode, fmode):
+    """``u`` battles back at ``t`` with ``n`` melee dice (step 5: steps 3-4 again)."""
     W[T[0, L.R_WDC], T[1 + u, L.U_SIDE]] += n
     h, f = roll_battle(st, n, mode, T[1 + t, L.U_TROOP], T)
     W[t, L.S_HITS_ROLLED] += h
+    W[t, L.S_BB_HITS] += h
     W[t, L.S_FLAGS_ROLLED] += f
     resolve(T, W, t, h, f if fmode != FM_IGNORE else 0, fmode)
 
@@ -293,6 +178,18 @@ def melee(st, T, W, a, att, dfd, follow):
     if W[att, L.S_DISO] == 1 and a_diso_ref == 0:  # became disordered: retire 3"
         W[att, L.S_FELLBACK] = 1
         return 0
+    # a leader standing with the defender is contacted too and "MUST retire"
+    lw = T[1 + dfd, L.U_LDR_WITH]
+    if lw >= 0 and W[T[0, L.R_WLS] + lw, L.LS_REMOVED] + W[T[0, L.R_WLS] + lw, L.LS_RETIRED] == 0:
+        if T[0, L.R_LDR_ROLL] == 1:
+            hits = a_hits0 if before else W[att, L.S_HITS]
+            diso = a_diso0 if before else W[att, L.S_DISO]
+            terr = T[1 + dfd, L.U_TERR]
+            contact_leader(st, T, W, att, lw, terr, order, supp, uphill, hits, diso)
+        else:
+            W[T[0, L.R_WLS] + lw, L.LS_RETIRED] = 1  # switch: it retires, no roll at it
+        if W[dfd, L.S_REMOVED] == 1:
+            return VAC_RETREAT  # its leader's third hit took the command with it
     if r != L.R_RETIRE:
         W[att, L.S_MELEED] = 1
     # squares and units in a BUA face every way: a flank attack still meets a battle back
@@ -395,12 +292,41 @@ def melee(st, T, W, a, att, dfd, follow):
                 if T[0, L.R_SQ_CAV_FLAGS] == 1:
                     fm = FM_IGNORE
             r1 = W[first, L.S_RETREATS]
-            attack_roll(st, T, W, second, first, nb, mb, fm)
+            battle_back(st, T, W, second, first, nb, mb, fm)
             if first == att and W[att, L.S_REMOVED] == 0 and W[att, L.S_RETREATS] == r1:
                 W[att, L.S_FELLBACK] = 1  # still adjacent: attacker and supports retire 3"
     if td == L.CAV:
         disorder(T, W, dfd)  # step 7 for the defending cavalry
     return 0 if (counter and not simul) else VAC_RETREAT * vac
+
+
+@jit_inner
+def melee_leader(st, T, W, a, att, ldr):
+    """A melee on leader ``ldr`` alone (row ``a``): the listed batteries fire at the charger
+    before contact; if it still comes on, the leader "MUST retire" (:func:`contact_leader`,
+    terrain open: a leader stands in the open). Returns ``VAC_RETIRE`` when it retired,
+    ``VAC_RETREAT`` when the sabers removed it."""
+    oa = T[0, L.R_OA] + a
+    a_diso_move = W[att, L.S_DISO]
+    if T[1 + att, L.U_TROOP] == L.CAV and T[oa, L.A_ROUGH] == 1:
+        W[att, L.S_DISO] = 1  # a charge through rough terrain (step 1)
+    a_hits0 = W[att, L.S_HITS]
+    a_diso0 = W[att, L.S_DISO]
+    a_ret0 = W[att, L.S_RETREATS]
+    for k in range(T[oa, L.A_NART]):
+        shoot(st, T, W, T[oa, L.A_ART + k], att, T[oa, L.A_ARTB + k], NO, NO, NO, NO, YES)
+    if W[att, L.S_REMOVED] == 1 or W[att, L.S_RETREATS] != a_ret0:
+        return 0
+    ref = a_diso_move if T[0, L.R_ROUGH_STOP] == 1 else a_diso0
+    if W[att, L.S_DISO] == 1 and ref == 0:  # became disordered: retire 3"
+        W[att, L.S_FELLBACK] = 1
+        return 0
+    before = T[0, L.R_STATE_BEFORE] == 1
+    hits = a_hits0 if before else W[att, L.S_HITS]
+    diso = a_diso0 if before else W[att, L.S_DISO]
+    order, supp, uphill = T[oa, L.A_ORDER], T[oa, L.A_SUPP], T[oa, L.A_UPHILL]
+    contact_leader(st, T, W, att, ldr, OPEN, order, supp, uphill, hits, diso)
+    return VAC_RETREAT if W[T[0, L.R_WLS] + ldr, L.LS_REMOVED] == 1 else VAC_RETIRE
 
 
 @jit_noalloc(inline="always")
@@ -423,6 +349,8 @@ def trial(st, T, W):
             1 if T[T[0, L.R_OLD] + ld, L.LD_HITS] >= L.LEADER_STRENGTH else 0
         )
         W[T[0, L.R_WLS] + ld, L.LS_LOST] = 0
+        W[T[0, L.R_WLS] + ld, L.LS_ROLLED] = 0
+        W[T[0, L.R_WLS] + ld, L.LS_RETIRED] = 0
     for k in range(3):
         W[T[0, L.R_WDC], k] = 0  # W[T[0, L.R_WDC], 3] (the reported action) is set by the caller
     for a in range(T[0, L.R_NA]):
@@ -445,9 +373,16 @@ def trial(st, T, W):
             continue
         if W[actor, L.S_REMOVED] == 1 or W[actor, L.S_HITS] >= T[1 + actor, L.U_STR]:
             continue
-        if W[actor, L.S_DISO] == 1 or W[target, L.S_REMOVED] == 1:
+        if W[actor, L.S_DISO] == 1:
             continue  # a disordered unit may not initiate melee
-        vac = melee(st, T, W, a, actor, target, NO)
+        if target < 0:  # a leader alone, coded -1 - its index
+            if W[T[0, L.R_WLS] - 1 - target, L.LS_REMOVED] == 1:
+                continue
+            vac = melee_leader(st, T, W, a, actor, -1 - target)
+        elif W[target, L.S_REMOVED] == 1:
+            continue
+        else:
+            vac = melee(st, T, W, a, actor, target, NO)
         fu = T[T[0, L.R_OA] + a, L.A_FU]
         # step 6: cavalry may melee again after any vacated position; after a retire, "the
         # attacking unit may conduct a melee follow-up" (infantry too, by default)

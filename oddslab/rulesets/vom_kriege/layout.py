@@ -31,6 +31,7 @@ REACTIONS = ("none", "defensive_fire", "retire", "counter_charge", "form_square"
 SIDES = ("attacker", "defender")
 
 INF, CAV, ART = 0, 1, 2
+LEADER = 3  # an opponent that is a leader (no troop symbol scores on it: sabers only)
 SYM_INF, SYM_CAV, SYM_ART, SYM_SABER, SYM_FLAG, SYM_BLANK = range(6)
 F_LINE, F_2RANK, F_COLUMN, F_MARCH, F_OPEN, F_SQUARE, F_LIMBERED, F_UNLIMBERED = range(8)
 T_OPEN, T_WOODS, T_BUA, T_FIELDWORKS, T_ROUGH = range(5)
@@ -60,7 +61,8 @@ U_TERR = 10
 U_LEADER = 11  # leader index, -1 none
 U_BLOCKED = 12  # retreats are blocked (1 hit instead)
 U_ARTROW = 13  # row of ARTILLERY_FIRE_POINTS, -1 not artillery
-U_NCOLS = 14
+U_LDR_WITH = 14  # leader standing with the unit (contacted with it in melee), -1 none
+U_NCOLS = 15
 
 # -- per-trial unit state S[u, :] ------------------------------------------------------------
 S_HITS = 0
@@ -76,7 +78,9 @@ S_FELLBACK = 9  # retired 3" after a melee
 S_HITS_ROLLED = 10
 S_FLAGS_ROLLED = 11
 S_MELEED = 12  # rolled step-4 melee dice as the attacker
-S_NCOLS = 13
+S_BB_HITS = 13  # hits rolled on it by a battle back (step 5)
+S_DF_HITS = 14  # hits rolled on it by defensive fire (the target's and the batteries')
+S_NCOLS = 15
 
 # -- leaders LD[l, :] and their state LS[l, :] -----------------------------------------------
 LD_HITS = 0
@@ -86,12 +90,14 @@ LD_NCOLS = 3
 LS_HITS = 0
 LS_REMOVED = 1
 LS_LOST = 2  # units of the command removed
-LS_NCOLS = 3
+LS_ROLLED = 3  # hits rolled on it when contacted in melee (sabers)
+LS_RETIRED = 4  # retired from a contacting enemy (no longer with its unit)
+LS_NCOLS = 5
 
 # -- actions A[a, :] -------------------------------------------------------------------------
 A_KIND = 0  # 0 shoot, 1 melee
 A_ACTOR = 1
-A_TARGET = 2
+A_TARGET = 2  # unit index; a leader ``l`` (melee only) is ``-1 - l``
 A_BAND = 3  # range band 0..4 (shooting)
 A_ORDER = 4
 A_SUPP = 5
@@ -114,7 +120,7 @@ MAX_BATTERIES = 4
 
 # -- rules R[:] ------------------------------------------------------------------------------
 R_SABER_SHOOT = 0
-R_OR_STACK = 1
+R_OR_ROWS = 1  # OR_ROWS_READINGS code: 0 the largest item, 1 items add, 2 every condition adds
 R_ART_TARGET = 2
 R_HALVE_BEFORE = 3
 R_MIN_DICE = 4
@@ -150,9 +156,19 @@ R_NA = 32
 R_WLS = 33
 R_WDC = 34
 R_SQ_SABERS = 35  # cavalry battling back against a square hits only with sabers too
-R_NCOLS = 36
+R_HALF_FLOOR = 36  # a halved count is at least 1 even from 0 or less (else it stays)
+R_SK_CLOSE = 37  # the skirmish-target row also applies in the 3" band (else the 6" only)
+R_LDR_ROLL = 38  # the attacker rolls at a leader standing with its target (else it just retires)
+R_NCOLS = 39
 #: ``square_battle_back`` readings (R_SQ_BB codes, in this order)
 SQ_BB_READINGS = ("at_least_half", "half", "extra_half")
+#: ``or_rows`` readings (R_OR_ROWS codes, in this order)
+OR_ROWS_READINGS = ("largest", "stack", "each")
+#: ``halving_floor`` readings: a halved count is never below 1 / only a count above 0 is
+#: halved (one at 0 or below stays, so no dice)
+HALVING_FLOOR_READINGS = ("always", "positive")
+#: ``skirmish_range`` readings: the 3" and 6" columns / the 6" column only (over 3")
+SK_RANGE_READINGS = ("up_to_6", "over_3")
 #: ``skirmish_target`` readings (R_SK_TARGET codes, in this order)
 SK_TARGET_READINGS = ("sk", "open_order", "either")
 
@@ -195,6 +211,10 @@ STAT_NAMES = (
     "attacker_army_leader_hits",
     "defender_side_units_removed",
     "attacker_side_units_removed",
+    "hits_on_defender_leader",
+    "defender_leader_retired",
+    "hits_on_attacker_by_battle_back",
+    "hits_on_attacker_by_defensive_fire",
 )
 N_STATS = len(STAT_NAMES)
 (
@@ -235,8 +255,13 @@ N_STATS = len(STAT_NAMES)
     ST_ATT_ARMY_HITS,
     ST_DEF_SIDE_REMOVED,
     ST_ATT_SIDE_REMOVED,
+    ST_DEF_LDR_ROLLED,
+    ST_DEF_LDR_RETIRED,
+    ST_ATT_BB_HITS,
+    ST_ATT_DF_HITS,
 ) = range(N_STATS)
-# focus indices F[:]: attacker unit, defender unit, second target (-1), leaders (-1)
+# focus indices F[:]: attacker unit, defender unit (-1: the defender is a leader), second
+# target (-1), leaders (-1; F_DEF_LDR: the defending leader itself, or the unit's leader)
 # and the action whose follow-up is reported (-1)
 F_ATT, F_DEF, F_T2, F_DEF_LDR, F_ATT_LDR, F_DEF_ARMY, F_ATT_ARMY, F_FU_ACTION = range(8)
 F_NCOLS = 8
@@ -280,5 +305,15 @@ STAT_TEXT: dict[str, tuple[str, bool]] = {
     "attacker_army_leader_hits": ("hits on the attacking army leader", False),
     "defender_side_units_removed": ("defending units removed (all in the scenario)", False),
     "attacker_side_units_removed": ("attacking units removed (all in the scenario)", False),
+    "hits_on_defender_leader": (
+        "hits rolled on the defender's leader when contacted in melee (sabers only)",
+        False,
+    ),
+    "defender_leader_retired": ("defender's leader retired from a contacting enemy", True),
+    "hits_on_attacker_by_battle_back": ("hits rolled on the attacker by battle back", False),
+    "hits_on_attacker_by_defensive_fire": (
+        "hits rolled on the attacker by defensive fire (the target's and batteries')",
+        False,
+    ),
 }
 assert tuple(STAT_TEXT) == STAT_NAMES

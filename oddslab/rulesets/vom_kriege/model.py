@@ -12,10 +12,13 @@ from oddslab.rulesets.vom_kriege.layout import (
     BAND_LIMITS,
     DEFAULT_FACES,
     FORMATIONS,
+    HALVING_FLOOR_READINGS,
     KINDS,
+    OR_ROWS_READINGS,
     QUALITIES,
     REACTIONS,
     SIDES,
+    SK_RANGE_READINGS,
     SK_TARGET_READINGS,
     SQ_BB_READINGS,
     SYMBOLS,
@@ -157,7 +160,9 @@ class Leader:
     """A command (division) leader or the army leader, with the hits it has taken (0-2).
 
     ``units`` is how many units its command has in all (default: the scenario's units that
-    name it); when the leader falls, the whole command is removed.
+    name it); when the leader falls, the whole command is removed. ``with_unit`` names a unit
+    of its side it stands with: an enemy contacting that unit in melee contacts the leader
+    too, who must retire (a melee ``Action`` may also target the leader alone).
     """
 
     name: str
@@ -166,6 +171,7 @@ class Leader:
     hits: int = 0
     units: int | None = None
     army: bool = False
+    with_unit: str | None = None
 
     def __post_init__(self) -> None:
         _raise(self.problems())
@@ -256,6 +262,7 @@ class Rules:
     artillery_rows: str = "shooter"
     horse_artillery: str = "light"
     halving: str = "after"
+    halving_floor: str = "always"
     min_dice: int = 0
     same_roll_at_max: str = "remove"
     defensive_fire_flags: str = "retreat"
@@ -269,19 +276,22 @@ class Rules:
     square_battle_back: str = "at_least_half"
     rough_charge: str = "disordered"
     skirmish_target: str = "sk"
+    skirmish_range: str = "up_to_6"
     order_support_row: str = "stack"
     retire_follow_up: str = "any"
     retiring_cavalry_disordered: bool = True
     blocked_retreat_disorders: bool = False
     cavalry_square_flags: str = "hit"
     cavalry_square_sabers: str = "always"
+    leader_with_unit: str = "rolled"
 
     CHOICES = {
         "sabers": ("both", "melee"),
-        "or_rows": ("largest", "stack"),
+        "or_rows": OR_ROWS_READINGS,
         "artillery_rows": ("shooter", "target"),
         "horse_artillery": ("light", "heavy"),
         "halving": ("after", "before"),
+        "halving_floor": HALVING_FLOOR_READINGS,
         "same_roll_at_max": ("remove", "absorb"),
         "defensive_fire_flags": ("retreat", "ignore"),
         "dice_state": ("at_roll", "before_melee"),
@@ -290,10 +300,12 @@ class Rules:
         "square_battle_back": SQ_BB_READINGS,
         "rough_charge": ("disordered", "stopped"),
         "skirmish_target": SK_TARGET_READINGS,
+        "skirmish_range": SK_RANGE_READINGS,
         "order_support_row": ("stack", "largest"),
         "retire_follow_up": ("any", "cavalry"),
         "cavalry_square_flags": ("hit", "ignore"),
         "cavalry_square_sabers": ("always", "attacking"),
+        "leader_with_unit": ("rolled", "retires"),
     }
     #: the yes/no switches
     FLAGS = (

@@ -96,18 +96,26 @@ def requirements(orders: tuple[Order, ...]) -> Needs:
     return Needs(tuple(need), anyd, (doubled[0], doubled[1], doubled[2]))
 
 
-def _fits(counts: tuple[int, ...], need: tuple[int, ...], anyd: int) -> bool:
+def _fits(counts: tuple[int, ...], need: tuple[int, ...], anyd: int, pairs: bool = True) -> bool:
     """Exact matches first; each missing symbol costs a pair of dice (swapped for it), each
     any-die one die. Optimal for a fixed ``need``: a matching die fills a symbol for one die,
-    a swap for two."""
+    a swap for two. Without ``pairs`` (no substitution) nothing may be missing."""
     used = sum(min(c, n) for c, n in zip(counts, need, strict=True))
     missing = sum(need) - used
+    if missing and not pairs:
+        return False
     return 2 * missing + anyd <= sum(counts) - used
 
 
 @cache
-def feasible(counts: tuple[int, ...], needs: Needs, sabers: str = "order") -> bool:
+def feasible(
+    counts: tuple[int, ...], needs: Needs, sabers: str = "order", pairs: bool = True
+) -> bool:
     """Can the dice ``counts`` (per symbol) issue orders needing ``needs``?
+
+    ``pairs`` (the ``pair_substitution`` switch): "Any pairs of command dice can be
+    substituted by a single die of the player's choice" (default); ``False`` turns the
+    substitution off, so every symbol must be rolled.
 
     ``sabers`` (the ``saber_wild`` switch) says what a saber stands for:
 
@@ -121,12 +129,14 @@ def feasible(counts: tuple[int, ...], needs: Needs, sabers: str = "order") -> bo
     """
     need = needs.symbols
     if sabers == "assault_only":
-        return _fits(counts, need, needs.any_dice)
+        return _fits(counts, need, needs.any_dice, pairs)
     if sabers == "any_symbol":
         used = [min(c, n) for c, n in zip(counts, need, strict=True)]
         short = sum(need[s] - used[s] for s in TROOP_SYMBOLS)
         w = min(counts[SABER] - used[SABER], short)
         missing = sum(need) - sum(used) - w
+        if missing and not pairs:
+            return False
         return 2 * missing + needs.any_dice <= sum(counts) - sum(used) - w
     single = [need[s] - 2 * needs.doubled[s] for s in TROOP_SYMBOLS]
     ranges = [range(single[s] + 1) for s in TROOP_SYMBOLS]
@@ -137,6 +147,6 @@ def feasible(counts: tuple[int, ...], needs: Needs, sabers: str = "order") -> bo
             moved = k[s] + 2 * k[3 + s]  # single orders, then doubled ones, issued as Assaults
             n[s] -= moved
             n[SABER] += moved
-        if _fits(counts, tuple(n), needs.any_dice):
+        if _fits(counts, tuple(n), needs.any_dice, pairs):
             return True
     return False

@@ -19,6 +19,8 @@ def record(T, W, res):
     res[1] = W[T[0, L.R_WDC], 1]
     for side in range(2):
         u = T[T[0, L.R_OF], L.F_ATT] if side == 0 else T[T[0, L.R_OF], L.F_DEF]
+        if u < 0:
+            continue  # the focus defender is a leader alone: its statistics are the leader's
         removed = W[u, L.S_REMOVED]
         atmax = 1 if (removed == 0 and W[u, L.S_HITS] >= T[1 + u, L.U_STR]) else 0
         if side == 1:
@@ -44,6 +46,8 @@ def record(T, W, res):
             res[20] = atmax
             res[21] = W[u, L.S_FELLBACK]
             res[22] = W[u, L.S_MELEED]
+            res[L.ST_ATT_BB_HITS] = W[u, L.S_BB_HITS]
+            res[L.ST_ATT_DF_HITS] = W[u, L.S_DF_HITS]
     res[23] = W[T[0, L.R_WDC], 2]
     t2 = T[T[0, L.R_OF], L.F_T2]
     if t2 >= 0:
@@ -55,6 +59,8 @@ def record(T, W, res):
         res[27] = min(W[T[0, L.R_WLS] + ld, L.LS_HITS], L.LEADER_STRENGTH)
         res[28] = W[T[0, L.R_WLS] + ld, L.LS_REMOVED]
         res[29] = W[T[0, L.R_WLS] + ld, L.LS_LOST]
+        res[L.ST_DEF_LDR_ROLLED] = W[T[0, L.R_WLS] + ld, L.LS_ROLLED]
+        res[L.ST_DEF_LDR_RETIRED] = W[T[0, L.R_WLS] + ld, L.LS_RETIRED]
     ld = T[T[0, L.R_OF], L.F_ATT_LDR]
     if ld >= 0:
         res[30] = min(W[T[0, L.R_WLS] + ld, L.LS_HITS], L.LEADER_STRENGTH)

@@ -86,6 +86,7 @@ RULE_TEXT: dict[str, str] = {
     "artillery_rows": "'Artillery target ...' rows read by",
     "horse_artillery": "horse artillery fires as",
     "halving": "halving (shooting marker, obscured)",
+    "halving_floor": "a halved count is at least 1 die (always, or only from above 0)",
     "min_dice": "fewest battle dice after adjustments",
     "same_roll_at_max": "hits/flags beyond maximum in the same roll",
     "defensive_fire_flags": "flags from defensive fire",
@@ -99,6 +100,7 @@ RULE_TEXT: dict[str, str] = {
     "square_battle_back": "cavalry retreat after a square's battle back",
     "rough_charge": "cavalry disordered by rough terrain before the melee",
     "skirmish_target": "artillery's skirmish target (-1 at 3-6\")",
+    "skirmish_range": "artillery's skirmish-target row applies at",
     "order_support_row": "order bonus and supports",
     "retire_follow_up": "melee follow-up after a retire by",
     "retiring_cavalry_disordered": "retiring cavalry is disordered (step 7)",
@@ -155,6 +157,53 @@ def _cavalry_v_square(r: Rules) -> str:
     return f"only sabers hit (cavalry v infantry in square); its flags {flags}"
 
 
+def _leader_contact(sc: VomKriegeScenario, a, att: Unit, ld, terrain: str) -> dict[str, Any]:
+    """A leader contacted in melee: the attacker's dice at it, sabers only, and its retire."""
+    r = sc.rules
+    sec: dict[str, Any] = _batteries(sc, a, att)
+    n, lines = melee_dice(
+        att,
+        None,
+        True,
+        r,
+        order_bonus=a.order_bonus,
+        supports=a.supports,
+        uphill=a.uphill,
+        opp_terrain=terrain,
+        disordered=att.disordered or (att.troop == "cavalry" and a.through_rough),
+    )
+    p = sc.dice.p("saber")
+    alone = a.target == ld.name
+    if not alone and r.leader_with_unit == "retires":
+        sec["the leader's fate"] = 'it retires, no dice at it (leader_with_unit = "retires")'
+        return sec
+    sec["attacker's dice at the leader"] = _dice_line(n, lines)
+    sec["the leader's fate"] = (
+        f"it must retire; only sabers hit ({p:.4g} a die), {ld.hits} of 3 hits already: "
+        f"P(removed) = {1 - _below(n, p, 3 - ld.hits):.4f}, with its whole command"
+    )
+    if alone and a.follow_up:
+        sec["follow-up"] = f"on {a.follow_up} (reaction {a.follow_up_reaction}) once it is gone"
+    return sec
+
+
+def _batteries(sc: VomKriegeScenario, a, att: Unit) -> dict[str, Any]:
+    """The dice of each battery firing at the charger before contact."""
+    by = {u.name: u for u in sc.units}
+    out: dict[str, Any] = {}
+    for b in a.batteries:
+        n, lines = shooting_dice(by[b.unit], att, range_band(b.range), sc.rules)
+        out[f'defensive fire by {b.unit} at {b.range:g}"'] = _dice_line(n, lines)
+    return out
+
+
+def _below(n: int, p: float, k: int) -> float:
+    """P(fewer than ``k`` successes in ``n`` dice of chance ``p``)."""
+    from math import comb
+
+    return sum(comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(min(k, n + 1)))
+
+
 def _dice_line(n: int, lines: list[str]) -> str:
     return f"{n} = " + ", ".join(lines) if n >= 0 else "cannot: " + lines[0]
 
@@ -183,9 +232,18 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             "quality": f"L{ld.quality} ({ld.quality} command-dice rerolls)",
             "hits": f"{ld.hits} of 3",
             "units in command": ld.units if ld.units is not None else n,
+            "stands with": ld.with_unit or "no unit (alone, or not in reach of a melee)",
         }
+    leaders = {ld.name: ld for ld in sc.leaders}
+    with_leader = {ld.with_unit: ld for ld in sc.leaders if ld.with_unit}
     for i, a in enumerate(sc.actions):
-        att, tgt = by[a.actor], by[a.target]
+        att = by[a.actor]
+        if a.target in leaders:
+            out[f"action {i + 1}: {a.actor} melees leader {a.target}"] = _leader_contact(
+                sc, a, att, leaders[a.target], "open"
+            )
+            continue
+        tgt = by[a.target]
         sec: dict[str, Any] = {}
         if a.kind == "shoot":
             band = range_band(a.range)
@@ -226,10 +284,7 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
         fires = a.reaction == "defensive_fire" or (a.reaction == "auto" and tgt.troop != "cavalry")
         if n >= 0 and ((fires and not squares) or (squares and r.square_may_fire)):
             sec["defensive fire (from the starting state)"] = _dice_line(n, lines)
-        for b in a.batteries:
-            bu = by[b.unit]
-            n, lines = shooting_dice(bu, att, range_band(b.range), r)
-            sec[f'defensive fire by {b.unit} at {b.range:g}"'] = _dice_line(n, lines)
+        sec.update(_batteries(sc, a, att))
         n, lines = melee_dice(
             att,
             tgt,
@@ -242,6 +297,12 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             or (att.troop == "cavalry" and (a.through_rough or tgt.terrain in ROUGH)),
         )
         sec["attacker's melee dice (before reactions)"] = _dice_line(n, lines)
+        ld = with_leader.get(a.target)
+        if ld is not None:
+            sec[f"leader {ld.name} stands with {a.target}"] = (
+                "contacted too, it must retire first: "
+                + _leader_contact(sc, a, att, ld, tgt.terrain)["the leader's fate"]
+            )
         faces = not a.flank or tgt.form == "square" or tgt.terrain == "bua"
         retires = (
             a.reaction == "retire"

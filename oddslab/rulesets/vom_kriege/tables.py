@@ -91,12 +91,30 @@ def artillery_row(unit: Unit, rules: Rules) -> int:
     return (0 if unit.guns == 8 else 2) + (0 if weight == "heavy" else 1)
 
 
-def _shaken_row(shaken: bool, diso: bool, rules: Rules, diso_text: str) -> list[tuple[int, str]]:
+def _or_row(items: list[list[tuple[int, str]]], rules: Rules) -> list[tuple[int, str]]:
+    """One adjustment row of the pattern "X, or Y or Z | v1 v2": ``items`` holds, per item of
+    the row (X; "Y or Z"), the conditions of it that apply, each with the item's value.
+
+    ``or_rows``: ``largest`` (default) counts the row once, its largest penalty; ``stack``
+    counts each item once (a condition joined to another by "or" shares its value); ``each``
+    counts every condition."""
+    on = [it for it in items if it]
+    if rules.or_rows == "each":
+        return [c for it in on for c in it]
     if rules.or_rows == "stack":
-        return [(-1, "shaken")] * shaken + [(-2, diso_text)] * diso
-    if diso:
-        return [(-2, diso_text)]
-    return [(-1, "shaken")] if shaken else []
+        return [(it[0][0], " or ".join(w for _, w in it)) for it in on]
+    if not on:
+        return []
+    v, why = min(((it[0][0], " or ".join(w for _, w in it)) for it in on), key=lambda x: x[0])
+    return [(v, why)]
+
+
+def _shaken_row(
+    shaken: bool, diso: bool, rules: Rules, opened: bool = False
+) -> list[tuple[int, str]]:
+    """ "Shooter/Unit is shaken, or ... disordered [or in open order] | -1 -2"."""
+    second = [(-2, "disordered")] * diso + [(-2, "open order")] * opened
+    return _or_row([[(-1, "shaken")] * shaken, second], rules)
 
 
 def _order_row(order: bool, supports: int, rules: Rules, what: str) -> list[tuple[int, str]]:
@@ -179,7 +197,11 @@ def shooting_dice(
     if shooter.troop == "infantry" and form == "two_rank_line" and band == 0:
         adj.append((1, "2-rank line at close range"))
     art_rows = shooter.troop == "artillery" or rules.artillery_rows == "target"
-    if art_rows and (enfilade or tform in ("square", "column", "march_column")):
+    shape = tform in ("square", "column", "march_column")
+    if art_rows and rules.or_rows == "each":  # every condition of the row adds
+        adj += [(1, "target enfiladed")] * enfilade
+        adj += [(1, f"target in {tform.replace('_', ' ')}")] * shape
+    elif art_rows and (enfilade or shape):
         adj.append((1, "target enfiladed" if enfilade else f"target in {tform.replace('_', ' ')}"))
     tt = target.terrain
     if tt == "woods":
@@ -191,10 +213,11 @@ def shooting_dice(
             v = -1 if shooter.troop == "artillery" else -2
         if v:
             adj.append((v, f"target occupies {tt}"))
-    if art_rows and band == 1 and is_skirmish_target(target, tform, rules):
+    sk_band = band == 1 or (band == 0 and rules.skirmish_range == "up_to_6")
+    if art_rows and sk_band and is_skirmish_target(target, tform, rules):
         adj.append((-1, 'skirmish target at 3-6"'))
     shaken = h == shooter.max_hits - 1
-    adj += _shaken_row(shaken, diso, rules, "disordered")
+    adj += _shaken_row(shaken, diso, rules)
     halvings = int(mark) + int(obscured)
     total_adj = sum(v for v, _ in adj)
     lines += [f"{v:+d} {why}" for v, why in adj]
@@ -206,7 +229,7 @@ def shooting_dice(
     else:
         n = base + total_adj
         for _ in range(halvings):
-            if n >= 1:
+            if n >= 1 or rules.halving_floor == "always":
                 n = max(n // 2, 1)
     if mark:
         lines.append("×½ shooting marker")
@@ -218,7 +241,7 @@ def shooting_dice(
 
 def melee_dice(
     unit: Unit,
-    opp: Unit,
+    opp: Unit | None,
     attacking: bool,
     rules: Rules,
     *,
@@ -230,13 +253,21 @@ def melee_dice(
     opp_disordered: bool | None = None,
     formation: str | None = None,
     opp_formation: str | None = None,
+    opp_terrain: str = "open",
 ) -> tuple[int, list[str]]:
-    """Battle dice of ``unit`` in melee with ``opp`` (step 3); ``(dice, breakdown)``."""
+    """Battle dice of ``unit`` in melee with ``opp`` (step 3); ``(dice, breakdown)``.
+
+    ``opp=None`` is a leader (in ``opp_terrain``): never disordered, no formation, no troop
+    type a bonus names."""
     h = unit.hits if hits is None else hits
     diso = unit.disordered if disordered is None else disordered
-    odiso = opp.disordered if opp_disordered is None else opp_disordered
     form = unit.form if formation is None else formation
-    oform = opp.form if opp_formation is None else opp_formation
+    if opp is None:
+        odiso, oform, otroop, oterr = False, "line", "leader", opp_terrain
+    else:
+        odiso = opp.disordered if opp_disordered is None else opp_disordered
+        oform = opp.form if opp_formation is None else opp_formation
+        otroop, oterr = opp.troop, opp.terrain
     if attacking and unit.troop == "cavalry" and oform == "square":
         return 1, ["cavalry attacking a square: 1 die, no adjustments (only sabers hit)"]
     if form in ("square", "march_column"):
@@ -253,19 +284,15 @@ def melee_dice(
     if unit.troop == "cavalry" and unit.unit_kind == "heavy":
         adj.append((1, "heavy cavalry"))
     if attacking and unit.troop == "cavalry" and unit.unit_kind == "lancers":
-        if opp.troop == "infantry":
+        if otroop == "infantry":
             adj.append((1, "lancers charging infantry"))
     shaken = h == unit.max_hits - 1
-    adj += _shaken_row(shaken, diso or form == "open_order", rules, "disordered or open order")
-    w = opp.terrain == "woods"
-    b = opp.terrain in ("bua", "fieldworks")
+    adj += _shaken_row(shaken, bool(diso), rules, form == "open_order")
+    w = oterr == "woods"
+    b = oterr in ("bua", "fieldworks")
     up = uphill and attacking
-    if rules.or_rows == "stack":
-        adj += [(-1, "into woods")] * w + [(-1, "uphill")] * up + [(-2, "into BUA/fieldworks")] * b
-    elif b:
-        adj.append((-2, f"into occupied {opp.terrain}"))
-    elif w or up:
-        adj.append((-1, "into woods" if w else "uphill"))
+    first = [(-1, "into woods")] * w + [(-1, "uphill")] * up
+    adj += _or_row([first, [(-2, f"into occupied {oterr}")] * b], rules)
     lines += [f"{v:+d} {why}" for v, why in adj]
     n = max(base + sum(v for v, _ in adj), rules.min_dice, 0)
     return n, lines

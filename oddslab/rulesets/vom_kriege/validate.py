@@ -36,28 +36,45 @@ def scenario_problems(sc: VomKriegeScenario) -> list[tuple[str, str]]:
     for side in L.SIDES:
         if sum(ld.army and ld.side == side for ld in sc.leaders) > 1:
             out.append(("leaders", f"at most one army leader on the {side} side"))
+    with_leader: dict[str, str] = {}
     for ld in sc.leaders:
         n = sum(u.leader == ld.name for u in sc.units)
         if ld.units is not None and ld.units < n:
             out.append((f"leaders.{ld.name}.units", f"the scenario has {n} of its units"))
+        if ld.name in by:
+            out.append((f"leaders.{ld.name}", "a unit has the same name: name them apart"))
+        if ld.with_unit is not None:
+            key = f"leaders.{ld.name}.with_unit"
+            if ld.with_unit not in by:
+                out.append((key, f"no unit named '{ld.with_unit}'"))
+            elif by[ld.with_unit].side != ld.side:
+                out.append((key, "the unit is on the other side"))
+            elif ld.with_unit in with_leader:
+                out.append((key, f"leader '{with_leader[ld.with_unit]}' already stands with it"))
+            with_leader[ld.with_unit] = ld.name
     battles: dict[str, int] = {}
     for i, a in enumerate(sc.actions):
         key = f"actions[{i}]"
-        for role, name in (("actor", a.actor), ("target", a.target)):
-            if name not in by:
-                out.append((f"{key}.{role}", f"no unit named '{name}'"))
+        if a.actor not in by:
+            out.append((f"{key}.actor", f"no unit named '{a.actor}'"))
+        if a.target not in by and a.target not in leaders:
+            out.append((f"{key}.target", f"no unit or leader named '{a.target}'"))
         if out:
             return out
-        att, tgt = by[a.actor], by[a.target]
+        att = by[a.actor]
+        tgt = by.get(a.target)  # None: a leader alone ("when an enemy unit moves into contact")
         if att.side != "attacker":
             out.append((f"{key}.actor", "actions are the attacking (active) side's"))
-        if tgt.side != "defender":
-            out.append((f"{key}.target", "the target must be a defending unit"))
+        if (tgt or leaders[a.target]).side != "defender":
+            out.append((f"{key}.target", "the target must be a defending unit or leader"))
         battles[a.actor] = battles.get(a.actor, 0) + 1
         limit = 2 if att.troop == "artillery" else 1
         if battles[a.actor] > limit:
             out.append((f"{key}.actor", "a unit may battle only once per turn"))
         if a.kind == "shoot":
+            if tgt is None:
+                out.append((f"{key}.target", 'a leader is a target only in melee (kind = "melee")'))
+                continue
             try:
                 band = range_band(a.range)
             except ValueError as exc:
@@ -90,22 +107,24 @@ def scenario_problems(sc: VomKriegeScenario) -> list[tuple[str, str]]:
                         'only cavalry makes a melee follow-up (rules.retire_follow_up = "cavalry")',
                     )
                 )
-            elif att.troop != "cavalry" and a.reaction != "retire":
+            elif att.troop != "cavalry" and a.reaction != "retire" and tgt is not None:
                 out.append(
                     (
                         f"{key}.follow_up",
-                        "infantry makes a melee follow-up only after the defender retires "
-                        '(reaction = "retire"); otherwise only cavalry does',
+                        "infantry makes a melee follow-up only after the defender (or a "
+                        'leader) retires (reaction = "retire"); otherwise only cavalry does',
                     )
                 )
             elif a.follow_up not in by:
                 out.append((f"{key}.follow_up", f"no unit named '{a.follow_up}'"))
             elif by[a.follow_up].side != "defender" or a.follow_up == a.target:
                 out.append((f"{key}.follow_up", "expected another defending unit"))
-    for key, name, side in (
-        ("focus_attacker", sc.focus_attacker, "attacker"),
-        ("focus_defender", sc.focus_defender, "defender"),
-    ):
-        if name is not None and (name not in by or by[name].side != side):
-            out.append((key, f"expected the name of an {side} unit"))
+    if sc.focus_attacker is not None:
+        u = by.get(sc.focus_attacker)
+        if u is None or u.side != "attacker":
+            out.append(("focus_attacker", "expected the name of an attacker unit"))
+    if sc.focus_defender is not None:
+        d = by.get(sc.focus_defender) or leaders.get(sc.focus_defender)
+        if d is None or d.side != "defender":
+            out.append(("focus_defender", "expected the name of a defender unit or leader"))
     return out
