@@ -531,9 +531,11 @@ def test_exact_by_default_where_every_statistic_is_exact():
     part = "examples/vom-kriege-cuirassiers-charge-square.toml"
     data = json.loads(runner.invoke(app, ["simulate", part, "-f", "json"]).stdout)
     assert data["exact"] is False
-    assert "only 1 of the 34 statistics have an exact form" in data["resolved"]["answer"]["method"]
+    assert re.search(
+        r"only 1 of the \d+ statistics have an exact form", data["resolved"]["answer"]["method"]
+    )
     data = json.loads(runner.invoke(app, ["simulate", part, "--exact", "-f", "json"]).stdout)
-    assert data["resolved"]["answer"]["method"].startswith("exact (--exact): the 1 of 34")
+    assert re.match(r"exact \(--exact\): the 1 of \d+ ", data["resolved"]["answer"]["method"])
     res = runner.invoke(app, ["simulate", EX, "--exact", "--mc"])
     assert res.exit_code == 2 and "exclude each other" in res.output
 
@@ -557,7 +559,7 @@ def test_compare_says_why_each_answer_is_simulated():
     methods = [
         v["resolved"]["answer"]["method"] for v in json.loads(res.stdout)["scenarios"].values()
     ]
-    assert all(m.startswith("Monte Carlo: only 1 of the 34") for m in methods), methods
+    assert all(re.match(r"Monte Carlo: only 1 of the \d+ ", m) for m in methods), methods
 
 
 def test_tables_fit_80_columns_without_cutting_numbers():
