@@ -15,7 +15,9 @@ Run: ``python benchmarks/bench_generic.py [--quick] [--repeat R] [--markdown PAT
 ``run(quick)`` (the interface ``benchmarks/run_all.py`` imports) returns one row per job:
 job 1 above, and job 2, a full allocation job (two profiles, devastating wounds under the
 current rule, dice damage, feel-no-pain, 2-wound models) against the slow pure-Python reference
-``tests/naive.py: generic_trial`` (no numpy version: per-trial allocation does not vectorise).
+``tests/naive.py: generic_trial`` (no numpy version: per-trial allocation does not vectorise);
+and job 3, the mixed-unit kernel (issue 28: a 10-model bodyguard unit with an attached leader,
+each wound allocated to a model before its save) against ``tests/naive_generic_mixed.py``.
 """
 
 from __future__ import annotations
@@ -123,6 +125,19 @@ def allocation_scenario():
     return GenericScenario((gun, rifle), target, name="bench job 2")
 
 
+def mixed_scenario():
+    """Job 3: a 10-model bodyguard unit with an attached leader (the mixed-unit kernel)."""
+    from oddslab import GenericScenario, Target, Weapon
+    from oddslab.rulesets.generic import ModelGroup
+
+    rifle = Weapon(name="rifle", models=10, attacks=2, skill=3, strength=4, ap=1)
+    target = Target(toughness=4, save=3, groups=(
+        ModelGroup("bodyguard", models=10, wounds=2),
+        ModelGroup("leader", wounds=4, invulnerable=4, character=True),
+    ))  # fmt: skip
+    return GenericScenario((rifle,), target, name="bench job 3")
+
+
 def _job2_dice(sc) -> float:
     """Expected dice per trial of job 2 from the exact engine (hit, wound, save, damage, FNP)."""
     ex = sc.exact_pmfs()
@@ -191,6 +206,30 @@ def run(quick: bool = False) -> list[dict]:
         "threads": threads,
         "note": f"Python = tests/naive.py generic_trial; per CPU-s: oddslab "
                 f"{fmt_rate(n2 / c_o2)}, Python {fmt_rate(n_naive / c_nv)}",
+    })  # fmt: skip
+    from naive_generic_mixed import mixed_trial
+
+    sc3 = mixed_scenario()
+    simulate(sc3, trials=70_000, seed=1)
+
+    def naive_mixed() -> None:
+        rng = random.Random(5)
+        for _ in range(n_naive):
+            mixed_trial(rng, sc3)
+
+    t_nm, c_nm, _ = best_of_both(naive_mixed, repeat)
+    t_o3, c_o3, _ = best_of_both(lambda: simulate(sc3, trials=n2, seed=13), repeat)
+    rows.append({
+        "ruleset": "generic",
+        "job": "20 rifle shots vs a 10-model bodyguard unit + attached leader (mixed-unit kernel)",
+        "unit": "trials",
+        "oddslab_per_s": n2 / t_o3,
+        "python_per_s": n_naive / t_nm,
+        "numpy_per_s": None,
+        "dice_per_trial": None,
+        "threads": threads,
+        "note": f"target ≥ 10 M trials/s on 2 cores; Python = tests/naive_generic_mixed.py; "
+                f"per CPU-s: oddslab {fmt_rate(n2 / c_o3)}, Python {fmt_rate(n_naive / c_nm)}",
     })  # fmt: skip
     return rows
 

@@ -76,17 +76,17 @@ def devastating() -> None:
     out = oddslab.simulate(sc, trials=1_000_000, seed=11)
     ex = exact(sc)
     _report(out, ex, "models_slain")
-    at = out.at_least("mortal_wounds").set_index("k")
+    at = out.at_least("damage").set_index("k")
     for k in (1, 4):
         print(
-            f"  P(mortal_wounds >= {k}): MC {at.loc[k, 'probability']:.4f} ± {at.loc[k, 'se']:.4f}"
-            f"  exact {ex.prob('mortal_wounds', k):.5f}"
+            f"  P(damage >= {k}): MC {at.loc[k, 'probability']:.4f} ± {at.loc[k, 'se']:.4f}"
+            f"  exact {ex.prob('damage', k):.5f}"
         )
     print(f"  exact P(unsaved >= 1) {ex.prob('unsaved', 1):.5f}")
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     oddslab.plot_pmf(out, "models_slain", ax=a1)
-    oddslab.plot_pmf(ex, "mortal_wounds", ax=a2)
-    a2.set_title("mortal wounds from devastating wounds (exact)")
+    oddslab.plot_pmf(ex, "damage", ax=a2)
+    a2.set_title("damage (exact)")
     _save(fig, "generic-devastating.png")
 
 

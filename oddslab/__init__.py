@@ -49,6 +49,8 @@ _LAZY = {
     "efficiency": "oddslab.analysis",
     "fair_points": "oddslab.analysis",
     "duel_balance": "oddslab.analysis",
+    # rosters from list-building apps (defusedxml loads inside)
+    "import_roster": "oddslab.importers",
 }
 
 
@@ -88,6 +90,7 @@ __all__ = [
     "examples_dir",
     "fair_points",
     "from_dict",
+    "import_roster",
     "load",
     "matchup",
     "parse_roll",

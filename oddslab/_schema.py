@@ -8,7 +8,9 @@ same way: ``file: key.path: problem`` as one :class:`ScenarioError`.
 from __future__ import annotations
 
 import difflib
+import tomllib
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 _MISSING: Any = object()
@@ -290,3 +292,26 @@ def _range_text(lo: int | None, hi: int | None, what: str) -> str:
     if hi is not None:
         return f"{noun} <= {hi}"
     return noun
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The parsed TOML of a file, or one :class:`ScenarioError` naming the file.
+
+    Raises
+    ------
+    ScenarioError
+        If the file is missing, unreadable or not TOML.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(source, "", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(source, "", f"cannot read file ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(source, "", f"not valid TOML: {exc}") from None
+    return data

@@ -18,6 +18,8 @@ import typer
 from oddslab.cli_common import MAX_TRIALS, McOpt, parse_trials  # noqa: F401 (MAX_TRIALS: tests)
 from oddslab.cli_common import SCENARIO_HELP as _SCENARIO_HELP
 from oddslab.cli_common import check_plot as _check_plot
+from oddslab.cli_common import plot_single as _plot_single
+from oddslab.cli_common import save_plot as _save
 
 app = typer.Typer(
     name="oddslab",
@@ -211,33 +213,6 @@ def _finish(outcome) -> None:
         raise typer.Exit(code=130)
 
 
-def _plot_single(outcome, stat: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from oddslab.plotting import plot_at_least, plot_pmf
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    plot_pmf(outcome, stat, ax=a1)
-    plot_at_least(outcome, stat, ax=a2)
-    a2.set_title(f"P(at least k): {outcome.title(stat)}")
-    _save(a1, path)
-
-
-def _save(ax, path: Path) -> None:
-    """Write the plot, or exit 2 with the reason (the file was checked before the run, but
-    the disk may have filled or the folder gone since)."""
-    from oddslab.plotting import save
-
-    try:
-        save(ax, str(path))
-    except OSError as exc:
-        raise _fail(f"--plot '{path}': cannot write the plot ({exc.strerror or exc})") from None
-    typer.echo(f"plot written to {path}", err=True)
-
-
 @app.command()
 @_interruptible
 def simulate(
@@ -294,9 +269,12 @@ def show(
     derived), without running it."""
     from oddslab._report import run_settings
     from oddslab.engine import resolved_inputs
+    from oddslab.libraries import entry_notes
 
     sc = _load(scenario)
     resolved = resolved_inputs(sc)
+    if notes := entry_notes(scenario):  # what an imported library entry could not model
+        resolved = {**(resolved or {}), "not modelled (library entries)": notes}
     run = run_settings(sc)
     if fmt is Format.json:
         import json
@@ -501,7 +479,7 @@ def list_examples(
     import shutil
 
     root = Path(__file__).resolve().parent / "examples"
-    files = sorted(p for p in root.rglob("*.toml") if p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".toml", ".ros"))
     if copy is None:
         for p in files:
             if p.parent == root:
@@ -547,3 +525,7 @@ _register_rulesets(app)
 from oddslab.web.command import register as _register_web  # noqa: E402 (issue 31: serve)
 
 _register_web(app)
+
+from oddslab.importers.cli import register as _register_import  # noqa: E402 (issue 32: oddslab import)
+
+_register_import(app)

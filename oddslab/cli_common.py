@@ -11,7 +11,16 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["check_plot", "fail", "parse_trials", "MAX_TRIALS", "McOpt", "SCENARIO_HELP"]
+__all__ = [
+    "check_plot",
+    "fail",
+    "plot_single",
+    "save_plot",
+    "parse_trials",
+    "MAX_TRIALS",
+    "McOpt",
+    "SCENARIO_HELP",
+]
 
 MAX_TRIALS = 10**10  # = oddslab.engine.MAX_TRIALS (tested), kept here to keep --help light
 
@@ -59,3 +68,31 @@ McOpt = Annotated[
         help="Monte Carlo even where the exact engine has the answer (the default then).",
     ),
 ]
+
+
+def plot_single(outcome, stat: str, path: Path) -> None:
+    """The PMF bars and the P(>= k) curve of ``stat`` side by side, written to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from oddslab.plotting import plot_at_least, plot_pmf
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    plot_pmf(outcome, stat, ax=a1)
+    plot_at_least(outcome, stat, ax=a2)
+    a2.set_title(f"P(at least k): {outcome.title(stat)}")
+    save_plot(a1, path)
+
+
+def save_plot(ax, path: Path) -> None:
+    """Write the plot, or exit 2 with the reason (the file was checked before the run, but
+    the disk may have filled or the folder gone since)."""
+    from oddslab.plotting import save
+
+    try:
+        save(ax, str(path))
+    except OSError as exc:
+        raise fail(f"--plot '{path}': cannot write the plot ({exc.strerror or exc})") from None
+    typer.echo(f"plot written to {path}", err=True)

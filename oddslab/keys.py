@@ -28,6 +28,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab._schema import _MISSING as _MISSING_T
 from oddslab._schema import ScenarioError, Table
 
@@ -71,21 +72,6 @@ KINDS: dict[str, dict[str, Any]] = {
 }
 
 
-#: The kinds in plain words, for the docs' tables.
-KIND_WORDS = {
-    "int": "integer",
-    "float": "number",
-    "bool": "true / false",
-    "str": "string",
-    "dice": "dice expression",
-    "int_list": "array of integers",
-    "str_list": "string or array of strings",
-    "int_or_list": "integer or array of integers",
-    "int_matrix": "array of rows of integers",
-    "removed": "(removed)",
-}
-
-
 @dataclass(frozen=True)
 class Key:
     """One scenario key.
@@ -122,7 +108,9 @@ class Key:
     custom : tuple, optional
         For kind ``"custom"`` (a value of a shape of its own, such as "a number, a dice
         expression or a list of probabilities"): ``(reader, json_schema)``, where
-        ``reader(table, name)`` returns the validated value or raises the table's error.
+        ``reader(table, name)`` returns the validated value or raises the table's error; a
+        third item, a :class:`Section`, documents the tables the value may be instead (a
+        count or its groups).
 
     A key of kind ``"removed"`` is one that no longer exists: ``help`` is the message a file
     that still gives it gets.
@@ -418,13 +406,29 @@ class Section:
         """``(dotted path, Key)`` for every key, depth first (``name[]`` for an array,
         ``name.NAME`` for a table of named tables)."""
         for item in self.items:
-            path = f"{prefix}.{item.name}" if prefix else item.name
-            if isinstance(item, Key):
-                yield path, item
-            else:
-                yield from item.walk(
-                    path + ("[]" if item.array else ".NAME" if item.mapping else "")
-                )
+            yield from _walk_item(item, prefix, "")
+        seen: set[str] = set()
+        for _kind, items in self.variants:
+            for item in items:
+                if item.name in seen:
+                    continue
+                seen.add(item.name)
+                users = [k for k, xs in self.variants if any(x.name == item.name for x in xs)]
+                yield from _walk_item(item, prefix, f" ({', '.join(users)})")
+
+
+def _walk_item(item: Key | Section, prefix: str, note: str):
+    """``(path + note, Key)`` for ``item`` and what it holds; ``note`` names the kinds of
+    table that take it (variants)."""
+    path = f"{prefix}.{item.name}" if prefix else item.name
+    if isinstance(item, Key):
+        yield path + note, item
+        if item.kind == "custom" and len(item.custom) > 2:
+            for sub, key in item.custom[2].walk(path + "[]"):  # the tables it may hold
+                yield sub + note, key
+        return
+    for sub, key in item.walk(path + ("[]" if item.array else ".NAME" if item.mapping else "")):
+        yield sub + note, key
 
 
 @dataclass(frozen=True)
@@ -472,48 +476,14 @@ class Schema:
         }
 
     def markdown(self) -> str:
-        """The docs' key table: one row per key (path, type, default, allowed, unit, help)."""
-        rows = ["| key | type | default | allowed | help |", "|---|---|---|---|---|"]
-        for path, key in self.root.walk():
-            if key.required:
-                default = "required"
-            elif key.default is None:
-                default = "none"
-            else:
-                default = f"`{_toml(key.default)}`"
-            if key.choices is not None:
-                allowed = ", ".join(f"`{c}`" for c in key.choices)
-            elif key.min is not None or key.max is not None:
-                lo = "" if key.min is None else _num(key.min)
-                hi = "" if key.max is None else _num(key.max)
-                allowed = f"{lo}–{hi}" if lo and hi else (f"≥ {lo}" if lo else f"≤ {hi}")
-            else:
-                allowed = ""
-            shown = key.unit and key.unit not in key.help
-            help_ = key.help + (f" ({key.unit})" if shown else "")
-            if key.switch:
-                help_ += " *Rule switch.*"
-            kind = key.what if key.kind == "custom" else KIND_WORDS[key.kind]
-            rows.append(f"| `{path}` | {kind} | {default} | {allowed} | {help_} |")
-        return "\n".join(rows)
+        """The docs' key table: one row per key (path, type, default, allowed, help)."""
+        from oddslab._keys_table import markdown
+
+        return markdown(self)
 
     def switches(self) -> tuple[str, ...]:
         """Dotted paths of every key declared as a rule switch."""
         return tuple(path for path, key in self.root.walk() if key.switch)
-
-
-def _num(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() else str(x)
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return str(value)
 
 
 def run_keys(ruleset: str, default_name: str | None) -> tuple[Key, ...]:
@@ -531,7 +501,13 @@ def run_keys(ruleset: str, default_name: str | None) -> tuple[Key, ...]:
         Key("name", "str", default_name, "shown in tables and plots"),
         Key("description", "str", "", "free text, shown back with the inputs"),
         Key(
-            "trials", "int", None, "Monte Carlo trials when the command line gives none", 1, 10**10
-        ),
+            "trials",
+            "int",
+            None,
+            "Monte Carlo trials when the command line gives none",
+            1,
+            MAX_TRIALS,
+            what=TRIALS_WHAT,
+        ),  # fmt: skip
         Key("seed", "int", None, "master seed: the same seed gives the same numbers", 0),
     )

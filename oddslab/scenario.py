@@ -7,13 +7,13 @@ reads the rest through :class:`oddslab._schema.Table`, so every problem is repor
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from oddslab import ruleset as _registry
 from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab._schema import ScenarioError, Table
+from oddslab._schema import read_toml as _read_toml
 from oddslab.ruleset import BUILTIN, RulesetError
 
 __all__ = [
@@ -44,27 +44,22 @@ def load(path: str | Path) -> Any:
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """The parsed TOML of a file, or one :class:`ScenarioError` naming the file.
-
-    Raises
-    ------
-    ScenarioError
-        If the file is missing, unreadable or not TOML.
+    """The parsed TOML of a scenario file (:func:`oddslab._schema.read_toml`), or one
+    :class:`ScenarioError` naming the file; a shipped example's bare name finds it
+    (:func:`shipped_example`), a missing ``examples/...`` path says where the examples are,
+    and an empty file says so.
     """
     path = shipped_example(path)
-    source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(source, "", "file not found" + _examples_hint(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(source, "", f"cannot read file ({exc})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(source, "", f"not valid TOML: {exc}") from None
+        data = _read_toml(path)
+    except ScenarioError as exc:
+        if exc.problem != "file not found":
+            raise
+        raise ScenarioError(exc.source, exc.key, exc.problem + _examples_hint(path)) from None
     if not data:
-        raise ScenarioError(source, "", "the file is empty (no keys; see docs/scenario-format.md)")
+        raise ScenarioError(
+            str(path), "", "the file is empty (no keys; see docs/scenario-format.md)"
+        )
     return data
 
 
@@ -108,7 +103,7 @@ def _examples_hint(path: Path) -> str:
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
     """Validate a scenario given as a dict (the parsed TOML)."""
-    from oddslab.analysis.libraries import expand_uses  # use = "lib.toml:entry" (issue 14)
+    from oddslab.libraries import expand_uses  # use = "lib.toml:entry" (issue 14)
 
     root = Table(expand_uses(data, source), source)
     if not root.has("ruleset"):

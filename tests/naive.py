@@ -28,9 +28,15 @@ def _result(d: int, need: int, crit: int, mod: int, nat1: bool, nat6: bool) -> i
     return 1 if d + mod >= need else 0
 
 
-def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6) -> int:
+def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6, fail_upto=0) -> int:
+    """One roll (re-rolled per ``mode``); an unmodified roll up to ``fail_upto`` always fails
+    (Indirect Fire at an unseen target: 1-3)."""
+
+    def result(d: int) -> int:
+        return 0 if d <= fail_upto else _result(d, need, crit, mod, nat1, nat6)
+
     d = rng.randint(1, 6)
-    r = _result(d, need, crit, mod, nat1, nat6)
+    r = result(d)
     if isinstance(mode, tuple):
         again = d in mode
     else:
@@ -43,12 +49,16 @@ def _roll_with_reroll(rng, need, crit, mod, mode, nat1, nat6) -> int:
         }[mode]
     if again:
         d = rng.randint(1, 6)
-        r = _result(d, need, crit, mod, nat1, nat6)
+        r = result(d)
     return r
 
 
-def _save_roll(rng, sc: GenericScenario, w: Weapon, critical: bool) -> bool:
-    """True if the target saves; the rule text step by step (no shared lookup tables)."""
+def _save_roll(
+    rng, sc: GenericScenario, w: Weapon, critical: bool, left: dict | None = None
+) -> bool:
+    """True if the target saves; the rule text step by step (no shared lookup tables).
+    ``left["save"]``: the defender's one-off re-roll is unspent (used on a failed save that no
+    other re-roll touched and that a re-roll could pass)."""
     t, rules = sc.target, sc.rules
     ap = (
         0
@@ -56,9 +66,11 @@ def _save_roll(rng, sc: GenericScenario, w: Weapon, critical: bool) -> bool:
         else max(0, w.ap + (w.critical_wound_ap if critical else 0) - t.ap_reduction)
     )
     options = []  # (need, re-roll mode)
+    sit = sc.situation
+    cover = (t.cover or (w.indirect_fire and not sit.target_visible)) and not w.ignores_cover
     if t.save <= 6:
         need = t.save + ap
-        if t.cover and not (rules.cover_limit and t.save <= 3 and ap == 0):
+        if cover and not (rules.cover_limit and t.save <= 3 and ap == 0):
             need -= 1
         options.append((max(need, 2), t.reroll_saves))
     if t.invulnerable is not None:
@@ -92,6 +104,9 @@ def _save_roll(rng, sc: GenericScenario, w: Weapon, critical: bool) -> bool:
     need, mode = best
     d = rng.randint(1, 6)
     if not ok(d, need) and (mode == "failed" or (mode == "ones" and d == 1)):
+        d = rng.randint(1, 6)
+    elif not ok(d, need) and left is not None and left["save"] and mode == "none":
+        left["save"] = False
         d = rng.randint(1, 6)
     return ok(d, need)
 
@@ -143,13 +158,23 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
         return sum(1 for _ in range(points) if rng.randint(1, 6) < best)
 
     def attack_damage(w: Weapon, critical: bool, devastating: bool) -> int:
-        """The damage characteristic of one attack: roll (re-roll), halve, add, subtract."""
-        value = roll_expr(rng, w.damage)
-        dice = value - w.damage.add
-        if (w.reroll_damage == "ones" and dice == 1) or (
+        """The damage characteristic of one attack: roll (re-roll), Melta, halve, add, subtract."""
+        dice = [rng.randint(1, w.damage.sides) for _ in range(w.damage.n)]
+        value = max(0, sum(dice) + w.damage.add)
+        if (w.reroll_damage == "ones" and 1 in dice) or (
             w.reroll_damage == "below-average" and value < w.damage.mean()
         ):
             value = roll_expr(rng, w.damage)
+        elif (
+            left["damage"]
+            and dice
+            and value < w.damage.mean()
+            and not (w.reroll_damage == "ones" and w.damage.n > 1)  # its dice were looked at
+        ):
+            left["damage"] = False  # the attacker's one-off re-roll: first roll below average
+            value = roll_expr(rng, w.damage)
+        if w.melta and half_range(w):
+            value += w.melta
         modify = not devastating or rules.damage_modifiers_on_devastating
         if modify and t.halve_damage:
             value = -(-value // 2)
@@ -166,14 +191,24 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             out["mortal_wounds"] += points
         lose(points, spill)
 
+    sit = sc.situation
+    # one-off re-rolls still unspent: the attacker's kind and the defender's save
+    left = {k: sit.reroll_one == k for k in ("hit", "wound", "damage")}
+    left["save"] = t.reroll_one == "save"
+
+    def half_range(w: Weapon) -> bool:
+        return sit.half_range if w.half_range is None else w.half_range
+
     spill = rules.spill == "spill"
     dev_later: list[tuple[Weapon, int]] = []
     for w in sc.weapons:
+        unseen = w.indirect_fire and not sit.target_visible
+        hit_mod = w.hit_modifier + (w.heavy and sit.remained_stationary) - unseen
+        wound_mod = w.wound_modifier + (w.lance and sit.charged)
         if rules.modifier_cap:
-            hit_mod = max(-1, min(1, w.hit_modifier))
-            wound_mod = max(-1, min(1, w.wound_modifier))
-        else:
-            hit_mod, wound_mod = w.hit_modifier, w.wound_modifier
+            hit_mod = max(-1, min(1, hit_mod))
+            wound_mod = max(-1, min(1, wound_mod))
+        reroll_wounds = "failed" if w.twin_linked and w.reroll_wounds == "none" else w.reroll_wounds
         need_w = w.wound if w.wound is not None else wound_threshold(w.strength, t.toughness)
         crit_w = w.critical_wound
         for kw, x in w.anti:
@@ -194,21 +229,29 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
 
         def wound_normally(critical: bool) -> None:
             """A wound that goes to the save (critical: with the critical extras)."""
-            if _save_roll(rng, sc, w, critical):
+            if _save_roll(rng, sc, w, critical, None if critical else left):
                 return
             out["unsaved"] += 1
             inflict(attack_damage(w, critical, False), spill, False)
 
-        def hit_roll(may_extra: bool) -> list[int]:
-            """One hit roll: the results of the hits it scores (1 ordinary, 2 critical)."""
-            nonlocal mh_queue
-            out["attacks"] += 1
+        def roll_hit(mode) -> int:
+            """One hit roll (re-rolled per ``mode``): 0 miss, 1 hit, 2 critical hit."""
             if w.torrent:
-                return [1]
-            r = _roll_with_reroll(
-                rng, w.skill, w.critical_hit, hit_mod, w.reroll_hits,
-                rules.natural_one_fails, rules.natural_six_succeeds,
+                return 1
+            return _roll_with_reroll(
+                rng, w.skill, w.critical_hit, hit_mod, mode,
+                rules.natural_one_fails, rules.natural_six_succeeds, 3 if unseen else 0,
             )  # fmt: skip
+
+        def one_off_hit(codes: list[int]) -> None:
+            """The attacker's one-off re-roll: the first failed roll no re-roll touched."""
+            if left["hit"] and w.reroll_hits in ("none", ()) and 0 in codes:
+                left["hit"] = False
+                codes[codes.index(0)] = roll_hit("none")
+
+        def scored(r: int) -> list[int]:
+            """The hits one hit roll scores (sustained hits after a critical)."""
+            nonlocal mh_queue
             if r == 0:
                 return []
             results = [r]
@@ -216,14 +259,25 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                 results += [1] * roll_expr(rng, w.sustained_hits)
                 if w.critical_hit_mortals.max > 0:
                     mh_queue += 1
-                if may_extra:
-                    for _ in range(roll_expr(rng, w.critical_extra_attacks)):
-                        results += hit_roll(False)
             return results
 
-        n_attacks = sum(roll_expr(rng, w.attacks) for _ in range(w.models))
-        for _ in range(n_attacks):
-            for h in hit_roll(True):
+        per_model = (w.rapid_fire if half_range(w) else 0) + (alive // 5 if w.blast else 0)
+        n_attacks = sum(roll_expr(rng, w.attacks) + per_model for _ in range(w.models))
+        first = [roll_hit(w.reroll_hits) for _ in range(n_attacks)]
+        one_off_hit(first)
+        hits: list[int] = []
+        extra: list[int] = []
+        for r in first:
+            hits += scored(r)
+            if r == 2:  # extra hit rolls (they grant none themselves)
+                extra += [roll_hit(w.reroll_hits)
+                          for _ in range(roll_expr(rng, w.critical_extra_attacks))]  # fmt: skip
+        one_off_hit(extra)
+        for r in extra:
+            hits += scored(r)
+        out["attacks"] += n_attacks + len(extra)
+        for _ in range(1):
+            for h in hits:
                 out["hits"] += 1
                 if h == 2 and mh_instead:
                     continue  # the mortal wounds replace the wound roll
@@ -232,9 +286,15 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                     wound_normally(False)  # an ordinary (not critical) wound
                     continue
                 r = _roll_with_reroll(
-                    rng, need_w, crit_w, wound_mod, w.reroll_wounds,
+                    rng, need_w, crit_w, wound_mod, reroll_wounds,
                     rules.natural_one_fails, rules.natural_six_succeeds,
                 )  # fmt: skip
+                if r == 0 and left["wound"] and reroll_wounds in ("none", ()):
+                    left["wound"] = False  # the attacker's one-off re-roll
+                    r = _roll_with_reroll(
+                        rng, need_w, crit_w, wound_mod, "none",
+                        rules.natural_one_fails, rules.natural_six_succeeds,
+                    )  # fmt: skip
                 if r == 0:
                     continue
                 out["wounds"] += 1
@@ -260,10 +320,24 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                 inflict(attack_damage(w, True, True), True, True)
         else:
             dev_later.append((w, dev_queue))
-    for w, n in dev_later:  # current rule: after every weapon, allocated without spill
-        for _ in range(n):
-            inflict(attack_damage(w, True, True), False, True)
+    for w, n in dev_later:  # current rule: after every weapon, allocated without spill; an
+        for _ in range(n):  # attack's damage with no save, not mortal wounds
+            inflict(attack_damage(w, True, True), False, False)
     out["destroyed"] = int(alive == 0)
+    # Hazardous: after the attacks, a D6 per model that fired such a weapon; a 1 destroys a
+    # model, or a character / monster / vehicle suffers 3 mortal wounds instead
+    dice = sum(w.models for w in sc.weapons if w.hazardous)
+    if dice:
+        a_models = sit.attacker_models or max(w.models for w in sc.weapons) or 1
+        ones = sum(rng.randint(1, 6) == 1 for _ in range(dice))
+        tough = {"character", "monster", "vehicle"} & set(sit.attacker_keywords)
+        lost_w = (
+            min(3 * ones, a_models * sit.attacker_wounds)
+            if tough
+            else (min(ones, a_models) * sit.attacker_wounds)
+        )
+        out["attacker_wounds_lost"] = lost_w
+        out["attacker_models_lost_to_hazards"] = lost_w // sit.attacker_wounds
     total = t.models * t.wounds - t.damaged
     out["wounds_remaining"] = (alive - 1) * t.wounds + cur if alive > 0 else 0
     out["damage_dealt"] = total - out["wounds_remaining"]

@@ -50,7 +50,7 @@ def test_no_crossing_is_an_error():
 
 
 def test_points_come_from_a_library_entry_bought_by_the_model():
-    from oddslab.analysis.libraries import library_dir
+    from oddslab.libraries import library_dir
 
     lib = library_dir() / "generic-weapons.toml"
     data = {

@@ -9,7 +9,7 @@ import pytest
 
 import oddslab
 from oddslab._schema import ScenarioError
-from oddslab.analysis.libraries import (
+from oddslab.libraries import (
     expand_uses,
     load_library,
     resolve_entries,
@@ -205,3 +205,138 @@ def test_use_runs_like_the_written_out_scenario(lib):
     a = oddslab.simulate(used, trials=20_000, seed=3)
     b = oddslab.simulate(from_dict(written), trials=20_000, seed=3)
     assert all((a.counts[k] == b.counts[k]).all() for k in a.counts)
+
+
+# -- entries with roles, weapon picks and not-modelled notes (issue 32: imported rosters) -------
+ROLES_LIB = """
+ruleset = "generic"
+[units.squad]
+points = 100
+name = "Squad"
+not_modelled = ["ability: Stubborn", "keyword Pistol (pistol)"]
+[units.squad.roles.attacker]
+default_weapons = ["rifle"]
+[[units.squad.roles.attacker.weapons]]
+name = "rifle"
+models = 5
+attacks = 2
+skill = 3
+[[units.squad.roles.attacker.weapons]]
+name = "pistol"
+models = 5
+attacks = 1
+skill = 3
+[[units.squad.roles.attacker.weapons]]
+name = "plasma - standard"
+models = 1
+attacks = 1
+strength = 7
+[[units.squad.roles.attacker.weapons]]
+name = "plasma - supercharge"
+models = 1
+attacks = 1
+strength = 8
+[units.squad.roles.target]
+models = 5
+toughness = 4
+save = 3
+
+[units.blade_only]
+name = "Blade"
+[units.blade_only.roles.attacker]
+[[units.blade_only.roles.attacker.weapons]]
+name = "blade"
+attacks = 3
+"""
+
+
+@pytest.fixture
+def roles_lib(tmp_path: Path) -> Path:
+    (tmp_path / "army.toml").write_text(ROLES_LIB)
+    return tmp_path / "army.toml"
+
+
+def _sc(attacker: dict, target: dict | None = None) -> dict:
+    return {"attacker": attacker, "target": target or {"models": 3}}
+
+
+def test_roles_give_each_table_its_keys(roles_lib):
+    ref = f"{roles_lib}:squad"
+    data = expand_uses({"attacker": {"use": ref}, "target": {"use": ref, "save": 4}}, "<dict>")
+    assert data["attacker"] == {
+        "name": "Squad",
+        "weapons": [{"name": "rifle", "models": 5, "attacks": 2, "skill": 3}],
+    }
+    assert data["target"] == {"name": "Squad", "models": 5, "toughness": 4, "save": 4}
+    from_dict(data)
+    # the whole entry, for pricing and listing, keeps its roles
+    assert load_library(roles_lib)["squad"].points() == 100
+    assert "roles" in load_library(roles_lib)["squad"].profile()
+
+
+def test_a_role_the_entry_lacks_is_an_error(roles_lib):
+    with pytest.raises(ScenarioError) as exc:
+        expand_uses(_sc({"use": f"{roles_lib}:squad"}, {"use": f"{roles_lib}:blade_only"}))
+    assert (
+        "units.blade_only.roles: cannot be used in a table named 'target': it stands for "
+        "a table named attacker" in str(exc.value)
+    )
+    with pytest.raises(ScenarioError, match="cannot be used here"):
+        expand_uses({"use": f"{roles_lib}:squad"})
+
+
+def test_weapons_by_name(roles_lib):
+    ref = f"{roles_lib}:squad"
+    data = expand_uses(_sc({"use": ref, "weapons": ["Pistol", "RIFLE", "plasma - supercharge"]}))
+    assert [w["name"] for w in data["attacker"]["weapons"]] == [
+        "pistol",
+        "rifle",
+        "plasma - supercharge",
+    ]
+    # tables as written replace the entry's weapons as before
+    data = expand_uses(_sc({"use": ref, "weapons": [{"attacks": 9}]}))
+    assert data["attacker"]["weapons"] == [{"attacks": 9}]
+    # no default_weapons: every weapon fires
+    assert expand_uses(_sc({"use": f"{roles_lib}:blade_only"}))["attacker"]["weapons"] == [
+        {"name": "blade", "attacks": 3}
+    ]
+
+
+@pytest.mark.parametrize(
+    "names, match",
+    [
+        (["rilfe"], "no weapon 'rilfe'; did you mean 'rifle'?"),
+        (
+            ["plasma"],
+            "no weapon 'plasma'; did you mean 'plasma - standard' or 'plasma - supercharge'",
+        ),
+    ],
+)
+def test_weapon_names_that_fit_nothing(roles_lib, names, match):
+    with pytest.raises(ScenarioError) as exc:
+        expand_uses(_sc({"use": f"{roles_lib}:squad", "weapons": names}), "s.toml")
+    assert str(exc.value).startswith("s.toml: attacker.weapons: ") and match in str(exc.value)
+
+
+def test_weapon_names_for_an_entry_without_weapons(lib):
+    with pytest.raises(ScenarioError, match="the entry used has no \\[\\[weapons\\]\\]"):
+        expand_uses({"target": {"use": f"{lib / 'lib.toml'}:squad", "weapons": ["x"]}})
+
+
+def test_not_modelled_is_kept_from_the_ruleset_and_shown(roles_lib, tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+    from oddslab.libraries import entry_notes
+
+    sc = tmp_path / "s.toml"
+    sc.write_text('[attacker]\nuse = "army.toml:squad"\n[target]\nuse = "army.toml:squad"\n')
+    load(sc)  # not_modelled never reaches the ruleset
+    notes = entry_notes(sc)
+    assert notes == {
+        "attacker": "army.toml:squad: ability: Stubborn; keyword Pistol (pistol)",
+        "target": "army.toml:squad: ability: Stubborn; keyword Pistol (pistol)",
+    }
+    res = CliRunner().invoke(app, ["show", str(sc), "--format", "json"])
+    assert res.exit_code == 0 and "ability: Stubborn" in res.output
+    assert "not modelled (library entries)" in res.output

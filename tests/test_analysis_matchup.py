@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from oddslab._schema import ScenarioError
-from oddslab.analysis.libraries import load_library, shipped_libraries
 from oddslab.analysis.matchup import matchup, plot_matchup
 from oddslab.analysis.metrics import common_primary
+from oddslab.libraries import load_library, shipped_libraries
 
 LIBS = Path(__file__).resolve().parent.parent / "oddslab" / "examples" / "libraries"
 GENERIC = LIBS / "generic.toml"

@@ -101,11 +101,7 @@ def floor(module: str) -> tuple[int, str]:
 
 
 #: Imports from a lower floor to a higher one that remain, each with its reason. May only shrink.
-KNOWN_UPWARD = {
-    # `use = "lib.toml:entry"` is read with every scenario: libraries belong to the core
-    # (docs/architecture.md, "What is not there yet").
-    ("oddslab.scenario", "oddslab.analysis.libraries"),
-}
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 #: Circles inside a game's package that remain (the scenario class's methods import the
 #: compile step, which imports the class): docs/architecture.md. May only shrink.

@@ -15,8 +15,9 @@ How each kind of block is checked (see :mod:`docs_blocks` for the extraction):
   ``a|b``, ``...``), ``--scheduler``/``--workers`` (a cluster), ``oddslab serve`` (a server
   runs until stopped; tests/test_web*.py start and stop it), and commands naming a file that
   does not exist (the error transcripts of broken files). ``; echo $?`` lines may exit 2.
-- ``toml``: parsed, then read as a unit library (``units`` tables) or a scenario, written in
-  the copied examples folder (or a folder beside it, for ``../libraries/...`` uses).
+- ``toml``: parsed, then read as a unit library (``units`` tables; an excerpt without
+  ``ruleset`` is read as a generic one) or a scenario, written in the copied examples folder
+  (or a folder beside it, for ``../libraries/...`` uses).
 - Speed: every run is capped at :data:`CAP` trials (``oddslab.engine.run_job`` patched), so
   these tests check that snippets work, not the numbers they print; they take seconds.
 
@@ -128,7 +129,7 @@ def test_shell_commands_run(case, capped, examples_copy):
 
 @pytest.mark.parametrize("block", TOML, ids=lambda b: b.where.replace(" ", ""))
 def test_toml_blocks_read(block, examples_copy):
-    from oddslab.analysis.libraries import load_library
+    from oddslab.libraries import load_library
     from oddslab.scenario import ScenarioError, load
 
     data = tomllib.loads(block.code)
@@ -140,11 +141,10 @@ def test_toml_blocks_read(block, examples_copy):
     for folder in (examples_copy / "examples", examples_copy / "examples" / "scenarios"):
         folder.mkdir(exist_ok=True)
         path = folder / "doc-block.toml"
-        path.write_text(block.code)
+        lib_excerpt = _is_library(data) and "ruleset" not in data  # a generic entry or two
+        path.write_text(('ruleset = "generic"\n' if lib_excerpt else "") + block.code)
         try:
-            load_library(path) if "units" in data and "ruleset" in data and _is_library(
-                data
-            ) else load(path)
+            load_library(path) if _is_library(data) else load(path)
             return
         except ScenarioError as exc:
             errors.append(str(exc))
@@ -152,6 +152,8 @@ def test_toml_blocks_read(block, examples_copy):
 
 
 def _is_library(data: dict) -> bool:
+    """A unit library (or an excerpt of one: ``[units.NAME]`` tables, where a scenario of a
+    ruleset with named units would also have its actions or attacks)."""
     units = data.get("units")
     return isinstance(units, dict) and not any(k in data for k in ("actions", "attacks"))
 
@@ -169,7 +171,7 @@ def _entry_exists(ref: str, base: Path) -> bool:
     """``lib.toml:entry`` names an entry of a library found from ``base`` (the folder a
     scenario would sit in), the examples folder, or the repository root."""
     from oddslab import examples_dir
-    from oddslab.analysis.libraries import load_library
+    from oddslab.libraries import load_library
 
     lib, _, entry = ref.rpartition(":")
     if "{" in ref:  # a matchup template's {attacker} / {target}

@@ -372,6 +372,7 @@ def test_exact_vs_icepool_devastating():
             ),
         ),
         Target(models=3, wounds=3, save=2),
+        Rules(devastating_wounds="legacy"),  # mortal wounds under the legacy rule only
     )
     save_fail = icepool.d6.map(lambda d: int(d < 3))  # 2+ with AP1 -> 3+
     per_hit_mortal = icepool.d6.map(lambda d: icepool.d3 if d >= 5 else icepool.Die([0]))

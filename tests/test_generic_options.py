@@ -4,10 +4,12 @@ statistic the exact engine gives (static ones and the allocation chain's)."""
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from naive import generic_trial
 from stats import P_MIN, chisquare_pmf
 
 from oddslab import GenericScenario, Rules, Target, Weapon, simulate
@@ -48,7 +50,8 @@ def test_devastating_current_vs_legacy_spill():
     leg = GenericScenario((w,), t, Rules(devastating_wounds="legacy")).exact_pmfs()
     assert close(cur["damage_dealt"], pmf_of({0: F(1, 6), 3: F(5, 6)}))
     assert close(leg["damage_dealt"], pmf_of({0: F(1, 6), 4: F(5, 6)}))
-    assert close(cur["mortal_wounds"], pmf_of({0: F(1, 6), 4: F(5, 6)}))
+    assert close(leg["mortal_wounds"], pmf_of({0: F(1, 6), 4: F(5, 6)}))
+    assert close(cur["damage"], pmf_of({0: F(1, 6), 4: F(5, 6)}))  # not mortal wounds (current)
 
 
 def test_devastating_current_waits_for_the_other_weapons():
@@ -214,6 +217,56 @@ def test_feel_no_pain_against_mortal_wounds():
     assert close(stacked["mortal_wounds"], pmf_of({0: 1 - p, 1: p}))
     only_mortal = GenericScenario((one_shot(wound=4),), Target(feel_no_pain_mortal=2)).exact_pmfs()
     assert close(only_mortal["damage"], pmf_of({0: F(1, 2), 1: F(1, 2)}))  # ordinary: no FNP
+
+
+def _probe(fnp_mortal: int | None, rule: str) -> GenericScenario:
+    """Issue 28's probe: 5 models x 4 attacks, S4 AP1 D2, hit 3+, devastating wounds, at 10
+    two-wound T4 3+ models."""
+    w = Weapon(models=5, attacks=4, skill=3, strength=4, ap=1, damage=2, devastating_wounds=True)
+    t = Target(models=10, wounds=2, toughness=4, save=3, feel_no_pain_mortal=fnp_mortal)
+    return GenericScenario((w,), t, Rules(devastating_wounds=rule))
+
+
+def _mean(pmf: np.ndarray) -> float:
+    return float(np.dot(np.arange(len(pmf)), pmf))
+
+
+def _mean_se(counts: np.ndarray) -> tuple[float, float]:
+    """Monte Carlo mean of a histogram and its standard error."""
+    v = np.arange(len(counts))
+    n = counts.sum()
+    m = float(np.dot(v, counts) / n)
+    return m, float(np.sqrt((np.dot(v * v, counts) / n - m * m) / n))
+
+
+@pytest.mark.rule_switch("generic", "devastating_wounds")
+def test_devastating_current_is_not_mortal_wounds():
+    """Current rule: a devastating wound's damage is an attack's damage with no save, not
+    mortal wounds, so a feel-no-pain against mortal wounds does not apply and mortal_wounds is
+    not reported; legacy: mortal wounds (FNP 4+ halves them). By hand, per attack: hit 4/6,
+    critical wound 1/6 (2 damage), ordinary wound 2/6 failing the 4+ save half the time
+    (2 damage): mean damage 20 x 4/6 x (1/6 x 2 + 2/6 x 1/2 x 2) = 80/9 = 8.889; legacy with
+    FNP 4+: the devastating part 20 x 4/6 x 1/6 x 2 = 40/9 halves, 80/9 - 20/9 = 60/9 = 6.667
+    (the issue's probe figures)."""
+    cur, cur_fnp = _probe(None, "current"), _probe(4, "current")
+    assert _mean(cur.exact_pmfs()["damage"]) == pytest.approx(80 / 9, abs=1e-12)
+    assert close(cur.exact_pmfs()["damage"], cur_fnp.exact_pmfs()["damage"])
+    assert "mortal_wounds" not in cur_fnp.exact_pmfs()
+    assert "mortal_wounds" not in [s.name for s in cur_fnp.stats()]
+    leg = _probe(4, "legacy").exact_pmfs()
+    assert _mean(leg["damage"]) == pytest.approx(60 / 9, abs=1e-12)
+    assert _mean(leg["mortal_wounds"]) == pytest.approx(20 / 9, abs=1e-12)
+    # the kernel and the naive reference agree (the naive loop reads the rule text again)
+    m, se = _mean_se(simulate(cur_fnp, trials=200_000, seed=28).counts["damage"])
+    assert abs(m - 80 / 9) < 5 * se
+    rng = random.Random(28)
+    n = 20_000
+    naive = [generic_trial(rng, cur_fnp) for _ in range(n)]
+    dmg = np.array([r["damage"] for r in naive], dtype=float)
+    assert abs(dmg.mean() - 80 / 9) < 5 * dmg.std() / np.sqrt(n)
+    assert all(r["mortal_wounds"] == 0 for r in naive)
+    m, se = _mean_se(simulate(_probe(4, "legacy"), trials=200_000, seed=28).counts["mortal_wounds"])
+    assert abs(m - 20 / 9) < 5 * se
 
 
 @pytest.mark.parametrize(("cap", "p_hit"), [(True, F(3, 6)), (False, F(2, 6))])

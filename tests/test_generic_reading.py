@@ -37,6 +37,7 @@ def test_every_new_key_is_read():
             weapon={
                 "damage": "D6+1",
                 "reroll_damage": "ones",
+                "devastating_wounds": True,
                 "critical_extra_attacks": "D3",
                 "critical_hit_mortals": 1,
                 "critical_hit_mortals_instead": True,
@@ -56,6 +57,7 @@ def test_every_new_key_is_read():
                 "damage_reduction": 1,
                 "halve_damage": True,
                 "feel_no_pain_mortal": 5,
+                "feel_no_pain": 6,
             },
             rules={
                 "devastating_wounds": "legacy",
@@ -92,7 +94,7 @@ def test_every_new_key_is_read():
         (with_keys(weapon={"anti": {"infantry": 7}}), "attacker.weapons[0].anti.infantry"),
         (with_keys(weapon={"anti": 4}), "attacker.weapons[0].anti"),
         (with_keys(weapon={"critical_wound_ap": -1}), "attacker.weapons[0].critical_wound_ap"),
-        (with_keys(weapon={"reroll_damage": "ones", "damage": "2D6"}), "attacker.weapons[0]"),
+        (with_keys(weapon={"reroll_damage": "ones", "damage": 2}), "attacker.weapons[0]"),
         (
             with_keys(weapon={"devastating_wounds": True, "critical_wound_mortals": 1,
                               "critical_wound_mortals_instead": True}),
@@ -105,6 +107,14 @@ def test_every_new_key_is_read():
         (with_keys(rules={"modifer_cap": False}), "rules.modifer_cap"),
         (with_keys(weapon={"damage": 10**12}), "attacker.weapons[0].damage"),
         (with_keys(weapon={"attacks": "D6+100"}), "attacker.weapons[0].attacks"),
+        # switches that need a partner (issue 28): rejected, never silently ignored
+        (with_keys(weapon={"critical_hit_mortals_instead": True}), "attacker.weapons[0]"),
+        (with_keys(weapon={"critical_wound_mortals_instead": True}), "attacker.weapons[0]"),
+        (with_keys(target={"reroll_invulnerable": "ones"}), "target"),
+        (with_keys(target={"feel_no_pain": 5}, rules={"stack_feel_no_pain": True}),
+         "rules.stack_feel_no_pain"),
+        (with_keys(rules={"damage_modifiers_on_devastating": False}),
+         "rules.damage_modifiers_on_devastating"),
     ],
 )  # fmt: skip
 def test_bad_input_names_the_key(doc, key):
@@ -178,9 +188,14 @@ def test_primary_headlines_and_reported_stats():
     names = [s.name for s in job.stats]
     assert "mortal_wounds" not in names  # nothing can inflict mortal wounds
     assert all("_" not in s.title for s in job.stats)
-    squad = GenericScenario((Weapon(devastating_wounds=True),), Target(models=10)).compile()
+    squad = GenericScenario((Weapon(critical_hit_mortals=1),), Target(models=10)).compile()
     assert squad.meta["primary"] == "models_slain"
     assert "mortal_wounds" in [s.name for s in squad.stats]
+    # a devastating wound's damage is mortal wounds under the legacy rule only
+    dev = (Weapon(devastating_wounds=True),)
+    legacy = GenericScenario(dev, Target(models=10), Rules(devastating_wounds="legacy"))
+    assert "mortal_wounds" in [s.name for s in legacy.stats()]
+    assert "mortal_wounds" not in [s.name for s in GenericScenario(dev, Target()).stats()]
     assert dict((s.name, s.title) for s in squad.stats)["models_slain"] == "target models slain"
     # 2 attacks of at most 3 damage cannot slay a 10-wound model: no models_slain, destroyed
     small = GenericScenario((Weapon(attacks=2, damage="D3"),), Target(models=3, wounds=10))

@@ -351,9 +351,11 @@ def test_mixed_hex_saves_one_extra_die_per_soft_target(reading):
 def test_state_detail_tells_reduced_from_reduced_and_disrupted():
     """A reduced, disrupted platoon with its HQ (leadership 1) rallies on 2D6 - 1 <= 8,
     P = 30/36: `_state` is 2 (reduced) either way; `_state_detail` is 2 (reduced, good
-    order) with P 30/36 and 3 (reduced and disrupted) with 6/36. The AT platoon at a tank in
-    a wood (docs' worked example): good order, disrupted, reduced, eliminated with 0.321,
-    0.265, 0.241, 0.173, every reduced tank also disrupted (the first hit disrupts)."""
+    order) with P 30/36 and 3 (reduced and disrupted) with 6/36. Hits always disrupt, so a
+    unit that neither starts reduced in good order nor rallies has no `_state_detail` (the
+    AT platoon at a full tank in a wood, the docs' worked example); a tank starting reduced
+    in good order has one: 0 unsaved hits leave it reduced in good order, 1 reduced and
+    disrupted, 2 or more eliminated (the single-fire fast path)."""
     p = unit("p", **RIFLES, reduced=True, disrupted=True)
     hexes = [{"name": "w", "units": [p, unit("hq", **HQ)]}]
     sc = from_dict(scenario(hexes, [{"kind": "rally", "units": ["p"]}]))
@@ -364,11 +366,16 @@ def test_state_detail_tells_reduced_from_reduced_and_disrupted():
     assert chisquare_pmf(out.counts["p_state_detail"], ex["p_state_detail"]) > P_MIN
     at = dict(type="infantry", ap=4, ap_plus=True, range=4, to_hit=4)
     sc = from_dict(fire_case(target_kw={**TANK, "type": "afv"}, firer_kw=at))
+    assert np.allclose(sc.exact_pmfs()["target_state"], [0.321, 0.265, 0.241, 0.173], atol=5e-4)
+    assert "target_state_detail" not in [st.name for st in sc.stats()]
+    sc = from_dict(fire_case(target_kw={**TANK, "type": "afv", "reduced": True}, firer_kw=at))
     ex = sc.exact_pmfs()
-    state = ex["target_state"]
-    assert np.allclose(ex["target_state_detail"], [state[0], state[1], 0, state[2], state[3]])
-    assert np.allclose(state, [0.321, 0.265, 0.241, 0.173], atol=5e-4)
-    out = engine.simulate(sc, trials=200_000, seed=29)  # the single-fire fast path
-    assert chisquare_pmf(out.counts["target_state_detail"], ex["target_state_detail"]) > P_MIN
+    uns = ex["unsaved_hits_on_target"]
+    want = [0, 0, uns[0], uns[1], uns[2:].sum()]
+    assert np.allclose(ex["target_state_detail"], want)
+    assert np.allclose(ex["target_state"], [0, 0, uns[0] + uns[1], uns[2:].sum()])
+    assert sc.compile().params[-1][0] == 1  # F_ON: the single-fire fast path
+    out = engine.simulate(sc, trials=200_000, seed=29)
+    assert chisquare_pmf(out.counts["target_state_detail"], want) > P_MIN
     ref = N.simulate(sc, 20_000, seed=29)["target_state_detail"]
-    assert chisquare_pmf(ref, ex["target_state_detail"]) > P_MIN
+    assert chisquare_pmf(ref, want) > P_MIN

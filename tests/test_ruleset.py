@@ -88,11 +88,18 @@ def test_plugin_that_does_not_fit_the_protocol(fake_plugins):
 
 
 def test_plugin_reads_scenarios_by_its_name(fake_plugins):
-    game = dataclasses.replace(ruleset.get("generic"), name="my-game")
+    def reader(root):
+        root.raw("ruleset")
+        return ("read by my-game", root.source, root.int("dice"))
+
+    game = dataclasses.replace(ruleset.get("generic"), name="my-game", reader=reader, keys=None)
     fake_plugins["my-game"] = _EP("my-game", "pkg:R", obj=game)
     assert ruleset.names()[-1] == "my-game"
-    sc = from_dict({**game.warmup[0], "ruleset": "my-game"})
-    assert sc.compile().stats
+    assert from_dict({"ruleset": "my-game", "dice": 3}, "f.toml") == (
+        "read by my-game",
+        "f.toml",
+        3,
+    )
 
 
 def test_a_plugin_may_not_take_a_builtin_name(monkeypatch):
@@ -117,3 +124,16 @@ def test_builtin_names_resolve_without_scanning_distributions(monkeypatch):
     from oddslab import examples_dir
 
     load(examples_dir() / "generic-intercessors-vs-guardsmen.toml")
+
+
+def test_schema_command_for_a_ruleset_without_declared_keys(fake_plugins):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    game = dataclasses.replace(ruleset.get("generic"), name="bare", keys=None)
+    fake_plugins["bare"] = _EP("bare", "pkg:R", obj=game)
+    res = CliRunner().invoke(app, ["schema", "bare"])
+    assert res.exit_code == 2 and "does not declare its keys" in res.output
+    res = CliRunner().invoke(app, ["schema", "generic", "--markdown"])
+    assert res.exit_code == 0 and "| `attacker.weapons[].attacks` |" in res.output

@@ -17,7 +17,7 @@ import pytest
 
 from oddslab import ruleset
 from oddslab._schema import ScenarioError
-from oddslab.analysis.libraries import expand_uses, load_library
+from oddslab.libraries import expand_uses, load_library
 from oddslab.scenario import from_dict
 
 DECLARED = [n for n in ruleset.BUILTIN if getattr(ruleset.get(n), "keys", None) is not None]
@@ -43,13 +43,20 @@ def test_examples_and_library_validate(name):
     assert template is not None
     keys = [e.key for e in lib]
     text = str(template)
+    fitted = 0
     for a in keys:
         for t in keys:
             refs = {"{attacker}": f"{lib_path.name}:{a}", "{target}": f"{lib_path.name}:{t}"}
-            data = expand_uses(_fill(template, refs), str(lib_path), lib_path.parent)
+            try:
+                data = expand_uses(_fill(template, refs), str(lib_path), lib_path.parent)
+                from_dict(copy.deepcopy(data))
+            except ScenarioError:
+                continue  # the entries do not fit these slots: a matchup leaves the pair out
+            fitted += 1
             for e in validator.iter_errors(data):
                 pytest.fail(f"{a} vs {t}: {e.message}")
     assert "{attacker}" in text and "{target}" in text
+    assert fitted >= len(keys) // 2, fitted
 
 
 def _fill(node, refs):
@@ -88,12 +95,14 @@ def test_what_the_schema_refuses_the_reader_refuses(name):
     validator = jsonschema.Draft202012Validator(game.schema())
     tried = 0
     for example in game.examples():
-        base = tomllib.loads(example.read_text())
+        base = expand_uses(tomllib.loads(example.read_text()), str(example), example.parent)
         for path, key in game.keys.root.walk():
             if key.kind == "custom" and not key.custom[1]:
                 continue  # a key that takes anything (bookkeeping the rules ignore)
             *parents, leaf = path.split(" (")[0].split(".")  # "steps[].firer (fire, mortar)"
-            for bad_value in ({"a": 1},) if key.kind in ("str", "str_list") else ("?",):
+            for bad_value in (
+                ({"a": {"b": 1}},) if key.kind in ("str", "str_list", "custom") else ("?",)
+            ):
                 data = copy.deepcopy(base)
                 table = _table_at(data, parents)
                 if table is None:
@@ -124,3 +133,27 @@ def test_docs_tables_are_the_declared_ones(root):
                 f"{page.name}: the key table of {name} differs from its declaration; "
                 "run python tools/docs_keys.py"
             )
+
+
+@pytest.mark.parametrize("name", DECLARED)
+def test_run_keys_give_the_messages_every_file_gets(name):
+    """``trials``, ``seed``, ``name``: the same one-line messages as the shared reader
+    (:func:`oddslab.scenario.read_run_options`), whichever game reads the file."""
+    from oddslab._schema import Table
+    from oddslab.scenario import read_run_options
+
+    first = ruleset.get(name).examples()[0]
+    base = expand_uses(tomllib.loads(first.read_text()), str(first), first.parent)
+    for key, bad in (
+        ("trials", 0),
+        ("trials", 10**11),
+        ("seed", -1),
+        ("name", 3),
+        ("trials", "many"),
+    ):
+        data = {**base, key: bad}
+        with pytest.raises(ScenarioError) as shared:
+            read_run_options(Table(copy.deepcopy(data), "f.toml"), "x")
+        with pytest.raises(ScenarioError) as read:
+            from_dict(data, source="f.toml")
+        assert str(read.value) == str(shared.value)

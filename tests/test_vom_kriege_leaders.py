@@ -259,3 +259,32 @@ def test_a_leader_target_reads_and_shows():
     names = [s.name for s in sc.stats()]
     assert "hits_on_defender_leader" in names and "defender_hits" not in names
     assert sc.compile().meta["primary"] == "hits_on_defender_leader"
+
+
+def test_show_names_a_leader_standing_with_a_target_or_follow_up_target():
+    text = _leaders_everywhere().resolved()
+    assert "it must retire first" in text["action 2: line melees col"]["leader d1 stands with col"]
+    sc = VomKriegeScenario(
+        units=(
+            Unit("hus", "attacker", "cavalry"),
+            Unit("line", "defender", "infantry"),
+            Unit("l2", "defender", "infantry"),
+        ),
+        leaders=(Leader("div", "defender", with_unit="l2"),),
+        actions=(Action("melee", "hus", "line", follow_up="l2"),),
+    )
+    sec = sc.resolved()["action 1: hus melees line"]
+    assert "follow-up" in sec["leader div stands with l2"]
+
+
+def test_the_example_gives_its_hand_worked_answer(examples_dir):
+    """examples/vom-kriege-hussars-ride-down-a-general.toml: P(the general removed) =
+    1 - (5/6)^5 = 0.5981; the hussars always follow up (he retired or was removed)."""
+    from oddslab.scenario import load
+
+    sc = load(examples_dir / "vom-kriege-hussars-ride-down-a-general.toml")
+    out = oddslab.simulate(sc, trials=200_000, seed=3)
+    p = 1 - (5 / 6) ** 5
+    assert abs(z_prob(out.prob("defender_leader_removed"), p, 200_000)) < Z_MAX
+    assert out.prob("attacker_followed_up") == 1.0
+    assert out.counts["defender_army_leader_hits"][2] == out.counts["defender_leader_removed"][1]

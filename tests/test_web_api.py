@@ -372,6 +372,10 @@ def test_page_docs_and_assets_are_offline(client):
     for path in ("/api/simulate", "/api/exact", "/api/show", "/api/compare", "/api/matchup",
                  "/api/points/fair", "/api/jobs/{job_id}"):  # fmt: skip
         assert path in spec["paths"]
+    # the JSON form of a scenario is documented by the rulesets' declared keys
+    kinds = spec["components"]["schemas"]["ScenarioIn"]["properties"]["scenario"]["anyOf"]
+    titles = {k.get("title") for k in kinds}
+    assert {f"oddslab scenario ({n})" for n in ("generic", "hex-platoon", "vom-kriege")} <= titles
     for text in (page.text, docs.text):
         for attr in ('src="http', "src='http", 'href="http', "href='http", 'src="//', "url(http"):
             assert attr not in text  # nothing loads from another site

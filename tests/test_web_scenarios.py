@@ -3,7 +3,6 @@ generic form derived from the model."""
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
 
 import pytest
@@ -38,13 +37,26 @@ def test_locate_finds_keys_in_tables_and_arrays_of_tables():
     assert locate(text, "") is None and locate("", "x") is None
 
 
-def test_the_form_has_every_key_of_the_generic_model():
-    from oddslab.rulesets.generic.model import Rules, Target, Weapon
+def test_the_form_has_every_declared_key_of_the_generic_ruleset():
+    from oddslab import ruleset
+    from oddslab.keys import Key
 
     form = generic_form()
-    for group, cls in (("weapon", Weapon), ("target", Target), ("rules", Rules)):
+    declared = {path: key for path, key in ruleset.get("generic").keys.root.walk()}
+    for group, prefix in (
+        ("weapon", "attacker.weapons[]."),
+        ("target", "target."),
+        ("rules", "rules."),
+    ):
         keys = [f["key"] for f in form[group]]
-        assert keys == [f.name for f in dataclasses.fields(cls)]
+        want = [
+            p[len(prefix) :]
+            for p in declared
+            if p.startswith(prefix) and "." not in p[len(prefix) :].replace("[]", "")
+        ]
+        want = [k for k in want if "[]" not in k]
+        assert keys == want, group
+        assert all(isinstance(declared[prefix + k], Key) for k in keys)
         for f in form[group]:
             assert f["help"], (group, f["key"])  # plain words for every key
             assert "``" not in f["help"]

@@ -1,6 +1,7 @@
 """The analysis layer: questions asked of many scenarios, for every ruleset.
 
-- :mod:`~oddslab.analysis.libraries` — unit libraries with points; ``use = "lib.toml:entry"``.
+- :mod:`~oddslab.libraries` (in the core, re-exported here) — unit libraries with points;
+  ``use = "lib.toml:entry"``.
 - :mod:`~oddslab.analysis.sweep` — every combination of values of any scenario keys.
 - :mod:`~oddslab.analysis.matchup` — attackers × targets matrices of any metric.
 - :mod:`~oddslab.analysis.metrics` — "mean(stat)", "P(stat >= k)", headline labels.
@@ -33,10 +34,10 @@ import types
 #: submodule up front cost about 40 ms of each warm ``oddslab simulate``.
 _WHERE = {
     "duel_balance": "duel",
-    "Library": "libraries",
-    "LibraryEntry": "libraries",
-    "load_library": "libraries",
-    "shipped_libraries": "libraries",
+    "Library": "oddslab.libraries",  # the core: read with every scenario
+    "LibraryEntry": "oddslab.libraries",  # the core: read with every scenario
+    "load_library": "oddslab.libraries",  # the core: read with every scenario
+    "shipped_libraries": "oddslab.libraries",  # the core: read with every scenario
     "MatchupResult": "matchup",
     "matchup": "matchup",
     "plot_matchup": "matchup",
@@ -56,7 +57,8 @@ def __getattr__(name: str):
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    module = where if where.startswith("oddslab.") else f"{__name__}.{where}"
+    value = getattr(importlib.import_module(module), name)
     setattr(sys.modules[__name__], name, value)
     return value
 

@@ -329,7 +329,7 @@ def with_paths(
     """
     import copy
 
-    from oddslab.analysis.libraries import expand_uses
+    from oddslab.libraries import expand_uses
 
     data = copy.deepcopy(raw)
     later = {}

@@ -523,7 +523,7 @@ def library_cmd(
 ) -> None:
     """List a unit library's entries and their points (or the libraries shipped with oddslab)."""
     with _user_errors():
-        from oddslab.analysis.libraries import load_library, shipped_libraries
+        from oddslab.libraries import load_library, shipped_libraries
 
         if library is None:
             for p in shipped_libraries():

@@ -252,7 +252,7 @@ def _library_price(
 ) -> tuple[float, float] | None:
     """(points per model, fixed points) of the library entry whose ``models`` is varied."""
     from oddslab.analysis.cells import split_path
-    from oddslab.analysis.libraries import load_library, parse_ref
+    from oddslab.libraries import load_library, parse_ref
 
     parts = split_path(path)
     if parts[-1] != "models":

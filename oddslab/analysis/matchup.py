@@ -28,8 +28,8 @@ from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
-from oddslab.analysis.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
 from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
+from oddslab.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd

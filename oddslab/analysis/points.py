@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oddslab.analysis.libraries import LibraryEntry
 from oddslab.analysis.matchup import MatchupResult, _name, matchup, select_entries
+from oddslab.libraries import LibraryEntry
 from oddslab.outcome import Z95
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light

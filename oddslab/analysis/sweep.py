@@ -28,8 +28,8 @@ from oddslab._format import csv_frame, format_estimate
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
 from oddslab.analysis.distributed import run_study
-from oddslab.analysis.libraries import expand_uses
 from oddslab.analysis.metrics import check_metric, common_primary, read_metric
+from oddslab.libraries import expand_uses
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd

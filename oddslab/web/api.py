@@ -36,11 +36,28 @@ router = APIRouter(prefix="/api")
 SOURCE_HELP = "A name for the scenario in messages (default scenario.toml); never a path read."
 
 
+def _scenario_schemas(schema: dict[str, Any]) -> None:
+    """The JSON form of a scenario in the API's documentation: one of the rulesets' declared
+    schemas (the same declaration that reads files, ``oddslab schema RULESET``)."""
+    from oddslab import ruleset
+
+    kinds = []
+    for name in ruleset.names():
+        doc = ruleset.get(name).schema()
+        if doc is not None:
+            kinds.append({k: v for k, v in doc.items() if not k.startswith("$")})
+    schema["anyOf"] = [*kinds, {"type": "null"}]
+
+
 class ScenarioIn(BaseModel):
     """A scenario: its TOML text, or the same as JSON (what ``tomllib`` gives)."""
 
     toml: str | None = Field(None, description="The scenario file's text.")
-    scenario: dict[str, Any] | None = Field(None, description="The scenario as JSON.")
+    scenario: dict[str, Any] | None = Field(
+        None,
+        description="The scenario as JSON: a scenario file of one of the rulesets.",
+        json_schema_extra=_scenario_schemas,
+    )
     source: str = Field("scenario.toml", max_length=200, description=SOURCE_HELP)
 
 

@@ -1,20 +1,17 @@
-"""The generic scenario form, derived from the generic model itself.
+"""The generic scenario form, derived from the generic ruleset's declared keys.
 
-Every field of the generic ruleset's ``Weapon``, ``Target`` and ``Rules`` dataclasses becomes
-a form field: its name is the scenario key, its default the dataclass default, its help the
-plain words of the model's docstring (the same words docs/generic.md gives), its choices the
-model's constants. A key added to the model appears in the form without touching the page.
+Every key the generic ruleset declares (``oddslab.keys``: type, range or choices, default,
+unit, plain-words help) for a weapon profile, the target and the rule switches becomes a form
+field, so the form, the reader, the JSON Schema and the docs' key tables share one
+declaration, and a key added there appears in the form without touching the page.
 
-The web app is a front end: it imports no game. The generic package is found by name through
-the scenario loader's registry (:data:`oddslab.scenario.RULESETS`), as scenario files find it.
+The web app is a front end: it imports no game. The generic ruleset is found by name through
+the ruleset registry (:func:`oddslab.ruleset.get`), as scenario files find it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import re
-import typing
 from typing import Any
 
 __all__ = ["generic_form", "COMMON"]
@@ -26,113 +23,62 @@ COMMON = {
     "rules": (),
 }
 
-#: Keys a scenario file must give (the reader has no default for them).
-REQUIRED = {"weapon": ("attacks",), "target": ("models",), "rules": ()}
 
-#: Keys read as dice expressions (``2``, ``"D6"``, ``"D3+1"``).
-_DICE = {
-    "attacks",
-    "sustained_hits",
-    "damage",
-    "critical_extra_attacks",
-    "critical_hit_mortals",
-    "critical_wound_mortals",
-}
+def _declared():
+    """The generic ruleset's declared keys, found by name as ``ruleset = "generic"`` is."""
+    from oddslab import ruleset
+
+    return ruleset.get("generic").keys
 
 
-#: Plain words for the keys whose docstring entry has none.
-_EXTRA_HELP = {
-    "name": "A name for the tables and plots.",
-    "wound_modifier": "Added to the wound roll (net value; the unmodified roll decides criticals).",
-    "toughness": "Toughness of each model, against the weapon's strength.",
-    "critical_hit_mortals_instead": "The critical hit's mortal wounds replace its wound roll.",
-    "critical_wound_mortals_instead": "The critical wound's mortal wounds replace its save and damage.",
-}
+def _sections() -> dict[str, Any]:
+    """The form's groups: the weapon profile, the target and the rule switches."""
+    root = {item.name: item for item in _declared().root.items}
+    weapons = next(i for i in root["attacker"].items if i.name == "weapons")
+    return {"weapon": weapons, "target": root["target"], "rules": root["rules"]}
 
 
-def _doc_params(cls) -> dict[str, str]:
-    """``name -> help`` from a numpy-style ``Parameters`` section (one line per paragraph)."""
-    doc = cls.__doc__ or ""
-    body = doc.split("Parameters", 1)[-1].split("----------", 1)[-1]
-    out: dict[str, str] = {}
-    name = None
-    for line in body.splitlines():
-        m = re.match(r"^    (\w+) :", line)
-        if m:
-            name = m.group(1)
-            out[name] = ""
-        elif name and line.startswith("        "):
-            out[name] = (out[name] + " " + line.strip()).strip()
-        elif line.strip() and not line.startswith("    "):
-            break
-    return {k: v.replace("``", "") for k, v in out.items()}
+def _kind(key: Any) -> tuple[str, list[str] | None]:
+    """The form's field kind (int|bool|dice|choice|text|list|anti) and choices of a key."""
+    if key.choices is not None:
+        return "choice", list(key.choices)
+    if key.kind == "custom":
+        if key.name == "anti":
+            return "anti", None
+        if key.name == "models":
+            return "int", None  # a count (groups of models are written in the editor)
+        enum = next((b.get("enum") for b in key.custom[1].get("anyOf", []) if "enum" in b), None)
+        if enum:  # a re-roll mode (the editor takes the array form too)
+            return "choice", list(enum)
+        return "list", None  # keywords as printed: a list or one string
+    return {"int": "int", "float": "int", "bool": "bool", "dice": "dice", "str": "text"}.get(
+        key.kind, "list"
+    ), None
 
 
-def _kind(name: str, annotation: Any, default: Any) -> str:
-    text = str(annotation)
-    if name in _DICE:
-        return "dice"
-    if isinstance(default, bool) or "bool" in text:
-        return "bool"
-    if name in ("keywords",):
-        return "list"
-    if name == "anti":
-        return "anti"
-    if "int" in text:
-        return "int"
-    return "text"
+def _section(section: Any, group: str) -> list[dict[str, Any]]:
+    from oddslab.keys import REQUIRED as _REQUIRED
 
-
-def _generic():
-    """The generic ruleset's package, found as a scenario file's ``ruleset = "generic"`` is."""
-    import importlib
-
-    from oddslab.scenario import RULESETS
-
-    return importlib.import_module(RULESETS["generic"])
-
-
-def _choices(cls_name: str, name: str) -> list[str] | None:
-    m = _generic().model  # the package's model module (its constants)
-    table = {
-        "reroll_hits": m.REROLL_MODES,
-        "reroll_wounds": m.REROLL_MODES,
-        "reroll_damage": m.DAMAGE_REROLL_MODES,
-        "reroll_saves": m.SAVE_REROLL_MODES,
-        "reroll_invulnerable": m.SAVE_REROLL_MODES,
-        "spill": m.SPILL_MODES,
-        "devastating_wounds": m.DEVASTATING_RULES if cls_name == "Rules" else None,
-    }
-    got = table.get(name)
-    return list(got) if got else None
-
-
-def _section(cls, group: str) -> list[dict[str, Any]]:
-    helps = _doc_params(cls)
-    hints = typing.get_type_hints(cls)
     fields = []
-    for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else None
+    for key in section.items:
+        if not hasattr(key, "kind"):
+            continue  # a sub-table ([[target.models]] groups): the editor's
+        kind, choices = _kind(key)
+        default = None if key.default is _REQUIRED else key.default
         if isinstance(default, tuple):
             default = list(default)
-        kind = _kind(f.name, hints.get(f.name), default)
-        choices = _choices(cls.__name__, f.name)
-        if choices:
-            kind = "choice"
-        if kind == "dice" and default is not None:
-            default = str(default)
-        optional = "None" in str(hints.get(f.name)) or f.default is None
         fields.append(
             {
-                "key": f.name,
-                "label": f.name.replace("_", " "),
+                "key": key.name,
+                "label": key.name.replace("_", " "),
                 "kind": kind,
                 "default": default,
-                "optional": optional,
+                "optional": key.default is None,
                 "choices": choices,
-                "help": helps.get(f.name) or _EXTRA_HELP.get(f.name, ""),
-                "common": f.name in COMMON[group],
-                "required": f.name in REQUIRED[group],
+                "help": key.help
+                + (f" ({key.unit})" if key.unit and key.unit not in key.help else ""),
+                "common": key.name in COMMON[group],
+                "required": key.required,
             }
         )
     return fields
@@ -143,9 +89,4 @@ def generic_form() -> dict[str, Any]:
     """The form's description: ``{"weapon": [field...], "target": [...], "rules": [...]}``;
     each field ``{key, label, kind (int|bool|dice|choice|text|list|anti), default, optional,
     choices, help, common, required}``."""
-    generic = _generic()
-    return {
-        "weapon": _section(generic.Weapon, "weapon"),
-        "target": _section(generic.Target, "target"),
-        "rules": _section(generic.Rules, "rules"),
-    }
+    return {group: _section(section, group) for group, section in _sections().items()}

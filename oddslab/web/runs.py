@@ -171,7 +171,7 @@ def _specs(value: str | list[str], settings) -> list[str]:
 
 
 def _count(specs: list[str]) -> int:
-    from oddslab.analysis.libraries import resolve_entries
+    from oddslab.libraries import resolve_entries
 
     try:
         return sum(len(resolve_entries(s)) for s in specs)
@@ -181,8 +181,8 @@ def _count(specs: list[str]) -> int:
 
 def _study_trials(body, specs: list[str], settings) -> int | None:
     """Trials per cell, checked against the limit; a precision run's ceiling is the limit."""
-    from oddslab.analysis.libraries import load_library
     from oddslab.engine import DEFAULT_TRIALS
+    from oddslab.libraries import load_library
 
     cap = settings.limits.max_trials
     if body.trials is not None:

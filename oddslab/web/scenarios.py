@@ -225,7 +225,7 @@ def list_examples() -> list[dict[str, str]]:
 
 def list_libraries(library_dir: Path | None) -> list[dict[str, Any]]:
     """Every library the server may read, with its entries and their points."""
-    from oddslab.analysis.libraries import load_library
+    from oddslab.libraries import load_library
 
     out = []
     dirs = [("shipped", examples_dir() / "libraries")]
@@ -303,7 +303,7 @@ def _points(entry) -> float | None:
 def start_from_entry(file: str, entry: str, library_dir: Path | None) -> str:
     """TOML text of a scenario built from a library entry: the library's matchup template
     with the entry in the slot it fits and the first entry that fits the other slot."""
-    from oddslab.analysis.libraries import load_library
+    from oddslab.libraries import load_library
     from oddslab.scenario import from_dict
 
     try:

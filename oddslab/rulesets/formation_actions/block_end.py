@@ -38,6 +38,7 @@ from oddslab.rulesets.formation_actions.layout import (
     F_NCOLS,
     F_NEAR,
     F_OS_KIND,
+    F_SHOCK0,
     F_STAT0,
     F_SUPP,
     F_THRESH,
@@ -64,7 +65,14 @@ from oddslab.rulesets.formation_actions.layout import (
 _ZERO = np.uint64(0)
 _SIX = np.uint64(6)
 
-__all__ = ["outside_start", "end_phase", "end_phase_outside", "rally", "turn_statistics"]
+__all__ = [
+    "outside_start",
+    "end_phase",
+    "end_phase_outside",
+    "rally",
+    "split_rallies",
+    "turn_statistics",
+]
 
 
 @jit_inner
@@ -168,7 +176,12 @@ def end_phase_outside(W, SM, G, cdf, nb, immediate):
 def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
     """Every lane's rallies. They are rolled one at a time, alternating between the armies
     from ``W[L_FIRST]`` (as :func:`~.kernel.play_game` does); here each formation in turn
-    reads the die at its place in that order, then the streams skip past all of them."""
+    reads the die at its place in that order, then the streams skip past all of them.
+
+    With ``broken_shock = "cap"`` a formation still broken after its rally keeps at most its
+    units in Shock (:func:`~.kernel.play_game` caps when it counts the turn's statistics:
+    the same, since every broken formation in play rallies and one out of play gains
+    nothing)."""
     nf = G[H_NF]
     fo = G[H_FOFF]
     ao = G[H_AOFF]
@@ -190,6 +203,7 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
     C0 = W[L_K]  # army 1's count, for army 0's spacing
     C1 = W[L_DIE2]  # army 0's count
     two = GOLDEN + GOLDEN
+    cap = np.int64(G[R_BROKEN_CAP] != 0)
     for g in range(nb):
         need = NE[g]
         c0 = popcount(need & m0)
@@ -245,6 +259,11 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             base -= p0
             dsh = p1 - p0
         units = G[row + F_UNITS]
+        # the cap matters only where Shock can pass the units: outside Shock, breaking above
+        # them or starting above them (a loop-invariant test: the lane loop is unswitched)
+        capf = cap != 0 and (
+            G[row + F_OS_KIND] != 0 or G[row + F_THRESH] > units or G[row + F_SHOCK0] > units
+        )
         fs = G[row + F_STAT0]
         sa = G[ao + army * A_NCOLS + A_STAT0] + AS_WITHDRAWALS
         S = W[L_NROWS + f]
@@ -261,16 +280,37 @@ def rally(W, SM, RT, G, nb, m0, start1, mode, nat1, nat6, rally_pen, removed):
             s = s0 + bk * (units - s0)
             half = s >> 1
             halved = s - (half if half > 1 else 1)
-            S[g] = s0 + ok * (halved - s0)
+            s = s0 + ok * (halved - s0)
+            if capf:
+                over = s - units
+                s -= (bk & (1 - ok) & np.int64(over > 0)) * over
+            S[g] = s
             BR[g] &= ~((bk & ok) << f)
-            RT[fs + FS_RALLIED, g] += bk & ok
-            RT[fs + FS_RALLIED_UNBROKEN, g] += (1 - bk) & ok
+            # rallies from broken in the low 32 bits, passed while unbroken in the high ones:
+            # one row to update per lane; :func:`split_rallies` parts them once per block
+            RT[fs + FS_RALLIED, g] += (bk & ok) | (((1 - bk) & ok) << 32)
             wd = bk & (1 - ok) & a
             RT[fs + FS_WITHDRAWALS, g] += wd
             RT[sa, g] += wd
             GO[g] |= (wd & removed) << f
     for g in range(nb):
         SM[g] += np.uint64(popcount(NE[g])) * GOLDEN
+
+
+@jit_inner
+def split_rallies(RT, G, nb):
+    """Part each formation's rally counts (packed by :func:`rally`) into rallies from
+    broken and rally tests passed while unbroken, before the block's totals are counted."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    for f in range(nf):
+        fs = G[fo + f * F_NCOLS + F_STAT0]
+        R = RT[fs + FS_RALLIED]
+        U = RT[fs + FS_RALLIED_UNBROKEN]
+        for g in range(nb):
+            v = R[g]
+            U[g] = v >> 32
+            R[g] = v & 0xFFFFFFFF
 
 
 @jit_inner
@@ -282,19 +322,8 @@ def turn_statistics(W, RT, hist, G, tb, nb, m0, m1):
     PF = W[L_PASSF]
     HE = W[L_HELD]
     EV = W[L_EVER]
-    BR = W[L_BROKEN]
-    cap = np.int64(G[R_BROKEN_CAP] != 0)
     for f in range(nf):
         fs = G[fo + f * F_NCOLS + F_STAT0]
-        if cap:
-            # broken_shock "cap": a formation still broken keeps at most its units in Shock
-            # (as :func:`~.kernel.play_game`)
-            units = G[fo + f * F_NCOLS + F_UNITS]
-            S = W[L_NROWS + f]
-            for g in range(nb):
-                s = S[g]
-                over = s - units
-                S[g] = s - (((BR[g] >> f) & 1) & np.int64(over > 0)) * over
         e = tb + T_NCOLS * f
         cp = 0
         ch = 0

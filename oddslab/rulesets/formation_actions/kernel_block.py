@@ -37,6 +37,7 @@ from oddslab.rulesets.formation_actions.block_end import (
     end_phase_outside,
     outside_start,
     rally,
+    split_rallies,
     turn_statistics,
 )
 from oddslab.rulesets.formation_actions.block_steps import (
@@ -302,8 +303,9 @@ def _turn_end(W, SM, RT, hist, G, P, cdf, t, nb):
 
 
 @jit_inner
-def _block_end(hist, first, RT, at, nb):
+def _block_end(hist, first, RT, at, nb, G):
     """Histogram the game totals of the block's ``nb`` games."""
+    split_rallies(RT, G, nb)
     for k in range(at.shape[0]):
         count_values(hist, first[k], RT[at[k]], nb)
 
@@ -331,7 +333,7 @@ def run_block_games(seed, n, out_c, G, cdf, offs, at, first, hist, rest, W, SM, 
             while n_act > 0:
                 n_act = action_step(W, SM, nb, P)
             _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
-        _block_end(hist, first, RT, at, nb)
+        _block_end(hist, first, RT, at, nb, G)
     _copy_out(hist, offs, out_c)
 
 
@@ -349,7 +351,7 @@ def run_block_games_picking(seed, n, out_c, G, cdf, offs, at, first, hist, rest,
             while n_act > 0:
                 n_act = action_step_picking(W, SM, nb, P)
             _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
-        _block_end(hist, first, RT, at, nb)
+        _block_end(hist, first, RT, at, nb, G)
     _copy_out(hist, offs, out_c)
 
 

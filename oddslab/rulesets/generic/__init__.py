@@ -8,7 +8,8 @@ saving throws (armour with AP and cover, or invulnerable, whichever is better) �
 (fixed or dice) → feel-no-pain per damage point → allocation model by model with the chosen
 spill rule. See ``docs/generic.md`` for every rule and default.
 
-Modules: ``model`` (dataclasses and validation), ``reading`` (scenario files), ``compile``
+Modules: ``model`` (dataclasses and validation), ``target`` (the target unit and the
+attacker's situation), ``keywords`` (weapon keywords as printed), ``reading`` (scenario files), ``compile``
 (lookup tables, statistics, the Job), ``resolved`` (the inputs as read, for people),
 ``exact`` (static PMFs), ``chain`` (exact allocation to models), ``kernel`` (numba).
 """
@@ -20,12 +21,15 @@ from oddslab.rulesets.generic.model import (
     REROLL_MODES,
     SAVE_REROLL_MODES,
     GenericScenario,
+    ModelGroup,
     Rules,
+    Situation,
     Target,
     Weapon,
     wound_threshold,
 )
 from oddslab.rulesets.generic.reading import from_table
+from oddslab.rulesets.generic.schema import SCHEMA as _SCHEMA
 
 #: a tiny valid scenario (as ``tomllib`` would give it) that compiles every generic kernel
 #: with the dtypes a real scenario uses: ``simulate(from_dict(WARMUP), trials=1)``
@@ -41,10 +45,12 @@ __all__ = [
     "DAMAGE_REROLL_MODES",
     "DEVASTATING_RULES",
     "GenericScenario",
+    "ModelGroup",
     "REROLL_MODES",
     "SAVE_REROLL_MODES",
     "WARMUP",
     "Rules",
+    "Situation",
     "Target",
     "Weapon",
     "from_table",
@@ -54,4 +60,6 @@ __all__ = [
 
 #: The ruleset object (the :class:`oddslab.ruleset.Ruleset` protocol), registered in the
 #: ``oddslab.rulesets`` entry-point group as ``generic``.
-RULESET = _builtin("generic", "Generic d6 attack pipeline", from_table, Rules, (WARMUP,))
+RULESET = _builtin(
+    "generic", "Generic d6 attack pipeline", from_table, Rules, (WARMUP,), keys=_SCHEMA
+)

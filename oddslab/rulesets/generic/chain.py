@@ -72,9 +72,11 @@ def _compound(count_pmf: np.ndarray, item: dict[Vec, float]) -> dict[Vec, float]
     return dict(out)
 
 
-def _per_attack(sc: GenericScenario, w) -> tuple[dict[Vec, float], object]:
-    """Joint PMF of (ordinary, critical, mortal-hit, mortal-wound, devastating) packets per attack."""
-    k = packets(sc, w)
+def _per_attack(sc: GenericScenario, w, k=None) -> tuple[dict[Vec, float], object]:
+    """Joint PMF of (ordinary, critical, mortal-hit, mortal-wound, devastating) packets per attack
+    (``k``: the weapon's :class:`~oddslab.rulesets.generic.exact.Packets`, by default
+    ``packets(sc, w)``; with ``pf = pfc = 1`` the first two count wounds before their save)."""
+    k = packets(sc, w) if k is None else k
     d = k.d
     one = {_ZERO: 1.0}
     ordinary = {_unit(0): k.pf, _ZERO: 1.0 - k.pf}
@@ -165,6 +167,45 @@ class _Feed:
         return out
 
 
+def _blast_classes(w, models: int, wounds: int):
+    """``(attacks added per model, mask over unit states)`` pairs: one pair without Blast."""
+    S = models * wounds + 1
+    if not w.blast:
+        yield 0, np.ones(S)
+        return
+    alive = np.zeros(S, dtype=np.int64)
+    for a in range(1, models + 1):
+        alive[1 + (a - 1) * wounds : 1 + a * wounds] = a
+    for bonus in sorted(set((alive // 5).tolist())):
+        yield bonus, (alive // 5 == bonus).astype(float)
+
+
+def _fire(dist, n_att, per, normal: _Feed, mixed, S: int, work: int) -> int | None:
+    """Feed one weapon's attacks (``n_att``: PMF of their number) into ``mixed`` (summed in
+    place), keyed ``(outer pending, crit, mh, mw, dev)``; the work done so far, or None when
+    the chain grows too large."""
+    kmax = max(key[0] for key in per)
+    # within the weapon: {(outer pending, crit, mh, mw, dev): vector}
+    cur: dict[tuple, np.ndarray] = {(key, 0, 0, 0, 0): v for key, v in dist.items()}
+    for n in range(len(n_att)):
+        if n_att[n] != 0.0:
+            for key, v in cur.items():
+                mixed[key] = mixed[key] + n_att[n] * v
+        if n == len(n_att) - 1:
+            break
+        nxt: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
+        for key, v in cur.items():
+            vs = normal.ladder(v, kmax)
+            for (kn, kc, kh, kw, kd), p in per.items():
+                nk = (key[0], key[1] + kc, key[2] + kh, key[3] + kw, key[4] + kd)
+                nxt[nk] = nxt[nk] + p * vs[kn]
+        work += len(cur) * (kmax * normal.nnz + len(per) * S)
+        cur = dict(nxt)
+        if len(cur) * S > MAX_STATES or work > MAX_WORK:
+            return None
+    return work
+
+
 def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
     """Exact PMFs of ``models_slain``, ``destroyed``, ``damage_dealt`` and
     ``wounds_remaining``, or ``None`` when the chain would be too large."""
@@ -173,14 +214,14 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
     S = M * W + 1
     spill = r.spill == "spill"
     current = r.devastating_wounds == "current"
-    dev_current = [i for i, w in enumerate(sc.weapons) if w.devastating_wounds and current]
+    dev_current = [i for i, w in enumerate(sc.fired) if w.devastating_wounds and current]
     start = np.zeros(S)
     start[1 + (M - 1) * W + (W - t.damaged - 1)] = 1.0
     # state: {pending devastating counts (current rule), one per such weapon: vector over S}
     dist: dict[tuple[int, ...], np.ndarray] = {(): start}
     work = 0
     later: list[_Feed] = []
-    for i, w in enumerate(sc.weapons):
+    for i, w in enumerate(sc.fired):
         per, k = _per_attack(sc, w)
         feed = {
             "normal": _Feed(transition(k.normal, spill, M, W)),
@@ -189,26 +230,14 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
             "mw": _Feed(transition(k.mw, True, M, W)),
             "dev": _Feed(transition(k.dev, not current, M, W)),
         }
-        kmax = max(key[0] for key in per)
-        n_att = convolve_n(w.attacks.pmf(), w.models)
-        # within the weapon: {(outer pending, crit, mh, mw, dev): vector}
-        cur: dict[tuple, np.ndarray] = {(key, 0, 0, 0, 0): v for key, v in dist.items()}
         mixed: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
-        for n in range(len(n_att)):
-            if n_att[n] != 0.0:
-                for key, v in cur.items():
-                    mixed[key] = mixed[key] + n_att[n] * v
-            if n == len(n_att) - 1:
-                break
-            nxt: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
-            for key, v in cur.items():
-                vs = feed["normal"].ladder(v, kmax)
-                for (kn, kc, kh, kw, kd), p in per.items():
-                    nk = (key[0], key[1] + kc, key[2] + kh, key[3] + kw, key[4] + kd)
-                    nxt[nk] = nxt[nk] + p * vs[kn]
-            work += len(cur) * (kmax * feed["normal"].nnz + len(per) * S)
-            cur = dict(nxt)
-            if len(cur) * S > MAX_STATES or work > MAX_WORK:
+        for bonus, mask in _blast_classes(w, M, W):
+            # Blast: the attacks depend on the models alive when the weapon fires
+            pmf = np.concatenate([np.zeros(bonus), w.attacks.pmf()])
+            n_att = convolve_n(pmf, w.models)
+            part = {key: v * mask for key, v in dist.items()}
+            work = _fire(part, n_att, per, feed["normal"], mixed, S, work)
+            if work is None:
                 return None
         new: dict[tuple[int, ...], np.ndarray] = defaultdict(lambda: np.zeros(S))
         for (outer, kc, kh, kw, kd), v in mixed.items():

@@ -37,7 +37,11 @@ STAT_NAMES = (
     "destroyed",
     "damage_dealt",
     "wounds_remaining",
+    "attacker_models_lost_to_hazards",
+    "attacker_wounds_lost",
 )
+#: attacker keywords whose models take 3 mortal wounds for a Hazardous 1 instead of dying
+HAZARD_MORTAL_KEYWORDS = ("character", "monster", "vehicle")
 
 _STAT_TEXT = {
     "attacks": ("attacks made", "attacks made (extra attacks from critical hits included)"),
@@ -46,7 +50,8 @@ _STAT_TEXT = {
     "unsaved": ("unsaved wounds", "wounds not saved (devastating wounds included)"),
     "mortal_wounds": (
         "mortal wounds inflicted",
-        "mortal wound damage (devastating wounds, mortal wounds on criticals), after feel-no-pain",
+        "mortal wound damage (mortal wounds on criticals; devastating wounds under the legacy "
+        "rule only), after feel-no-pain",
     ),
     "damage": (
         "damage inflicted (overkill included)",
@@ -62,7 +67,24 @@ _STAT_TEXT = {
         "wounds remaining on the target",
         "wounds the target unit has left (0 when destroyed)",
     ),
+    "attacker_models_lost_to_hazards": (
+        "attacker models lost to Hazardous",
+        "attacking models destroyed by their Hazardous weapons",
+    ),
+    "attacker_wounds_lost": (
+        "attacker wounds lost to Hazardous",
+        "wounds the attacking unit lost to its Hazardous weapons",
+    ),
 }
+
+
+def hazard(sc: GenericScenario) -> tuple[int, int, int, bool]:
+    """Hazardous: (D6 rolled, attacking models, wounds per model, 3 mortal wounds per 1)."""
+    s = sc.situation
+    dice = sum(w.models for w in sc.fired if w.hazardous)
+    models = s.attacker_models or max(w.models for w in sc.fired) or 1
+    mortal = any(k in HAZARD_MORTAL_KEYWORDS for k in s.attacker_keywords)
+    return dice, models, s.attacker_wounds, mortal
 
 
 @dataclass(frozen=True)
@@ -107,6 +129,8 @@ def critical_wound_on(sc: GenericScenario, w: Weapon) -> int:
 def damage_reroll_below(w: Weapon) -> int:
     """A damage roll below this is re-rolled (0 = never)."""
     if w.reroll_damage == "ones":
+        if w.damage.n > 1:
+            return -1  # the whole roll when any of its dice shows 1 (see feed_groups)
         return w.damage.add + 2  # the single die showed 1
     if w.reroll_damage == "below-average":
         return math.ceil(w.damage.mean() - 1e-9)
@@ -118,6 +142,8 @@ def derive(sc: GenericScenario, w: Weapon) -> Derived:
     hit_mod = _cap(w.hit_modifier, r)
     wound_mod = _cap(w.wound_modifier, r)
     hit_codes = _codes(w.skill, w.critical_hit, hit_mod, r)
+    if w.indirect_fire and not sc.situation.target_visible:
+        hit_codes[1:4] = 0  # Indirect Fire at an unseen target: an unmodified 1-3 always fails
     need = w.wound if w.wound is not None else wound_threshold(w.strength, t.toughness)
     crit_wound = critical_wound_on(sc, w)
     wound_codes = _codes(need, crit_wound, wound_mod, r)
@@ -226,15 +252,19 @@ def point_through(sc: GenericScenario, mortal: bool) -> float:
 
 def reported(sc: GenericScenario) -> tuple[str, ...]:
     """The statistics this scenario can produce: ``mortal_wounds`` only with a source of mortal
-    wounds; ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
+    wounds (under the current rule a devastating wound's damage is not mortal wounds); ``models_slain`` only if the most damage possible can slay a model, ``destroyed``
     only if it can slay the whole unit."""
     t = sc.target
     mortal = any(
-        w.devastating_wounds or w.critical_hit_mortals.max > 0 or w.critical_wound_mortals.max > 0
-        for w in sc.weapons
+        (w.devastating_wounds and sc.rules.devastating_wounds == "legacy")
+        or w.critical_hit_mortals.max > 0
+        or w.critical_wound_mortals.max > 0
+        for w in sc.fired
     )
     most = damage_bound(sc)
     drop = set() if mortal else {"mortal_wounds"}
+    if not hazard(sc)[0]:
+        drop |= {"attacker_models_lost_to_hazards", "attacker_wounds_lost"}
     if most < t.models * t.wounds - t.damaged:
         drop.add("destroyed")
     if most < t.wounds - t.damaged:
@@ -244,32 +274,45 @@ def reported(sc: GenericScenario) -> tuple[str, ...]:
 
 def damage_bound(sc: GenericScenario) -> int:
     """Most damage one trial can inflict (an upper bound: every roll at its best)."""
+    return sum(weapon_damage_bound(sc, w) for w in sc.fired)
+
+
+def weapon_damage_bound(sc: GenericScenario, w: Weapon) -> int:
+    """Most damage one fired profile can inflict in a trial (an upper bound)."""
     size = _raw_damage_max(sc) + 1
-    most = 0
-    for w in sc.weapons:
-        per_hit = int(damage_maps(sc, w, size)[: K.D_IDENTITY].max()) + w.critical_wound_mortals.max
-        per_roll = (1 + w.sustained_hits.max) * per_hit + w.critical_hit_mortals.max
-        most += w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * per_roll
-    return most
+    per_hit = int(damage_maps(sc, w, size)[: K.D_IDENTITY].max()) + w.critical_wound_mortals.max
+    per_roll = (1 + w.sustained_hits.max) * per_hit + w.critical_hit_mortals.max
+    return attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) * per_roll
+
+
+def blast_bonus(sc: GenericScenario, alive: int) -> int:
+    """Blast: attacks added per firing model against a unit of ``alive`` models."""
+    return alive // 5
+
+
+def attacks_max(sc: GenericScenario, w: Weapon) -> int:
+    """Most attacks the profile can make (Blast counted against the whole unit)."""
+    per = w.attacks.max + (blast_bonus(sc, sc.target.models) if w.blast else 0)
+    return w.models * per
 
 
 def _raw_damage_max(sc: GenericScenario) -> int:
     return max(
         max(w.damage.max, w.critical_hit_mortals.max, w.critical_wound_mortals.max)
-        for w in sc.weapons
+        for w in sc.fired
     )
 
 
 def arrays(sc: GenericScenario) -> dict[str, Any]:
     """The kernel's inputs (shapes in ``kernel.run_generic``'s docstring)."""
     t, r = sc.target, sc.rules
-    W = len(sc.weapons)
+    W = len(sc.fired)
     wint = np.zeros((W, K.W_NCOLS), dtype=np.int64)
     faces = np.zeros((W, K.F_NROWS, 7), dtype=np.int64)
     size = _raw_damage_max(sc) + 1
     dmgmap = np.zeros((W, K.D_NKINDS, size), dtype=np.int64)
     dev_mode = K.DEV_CURRENT if r.devastating_wounds == "current" else K.DEV_LEGACY
-    for i, w in enumerate(sc.weapons):
+    for i, w in enumerate(sc.fired):
         d = derive(sc, w)
         wint[i, K.W_MODELS] = w.models
         wint[i, K.W_ATT_N : K.W_ATT_ADD + 1] = w.attacks.as_array()
@@ -288,6 +331,10 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
         wint[i, K.W_MW_INSTEAD] = (
             w.critical_wound_mortals_instead and w.critical_wound_mortals.max > 0
         )
+        wint[i, K.W_BLAST] = w.blast
+        wint[i, K.W_PRECISION] = w.precision
+        wint[i, K.W_DMG_AVG] = math.ceil(w.damage.mean() - 1e-9) if w.damage.n else 0
+        wint[i, K.W_CAN_SAVE] = bool((d.save_fail[1:] == 0).any())
         wint[i, K.W_CRIT_SPLIT] = d.crit_split
         wint[i, K.W_CRIT_SAVE] = d.crit_save_own
         wint[i, K.W_DMG_REROLL] = d.dmg_reroll_below
@@ -307,6 +354,9 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
     tint[K.T_DAMAGED] = t.damaged
     tint[K.T_SPILL] = r.spill == "spill"
     tint[K.T_FNP : K.T_FNPM_PAIR + 1] = flags
+    tint[K.T_ONE] = ("none", "hit", "wound", "damage").index(sc.situation.reroll_one)
+    tint[K.T_ONE_SAVE] = t.reroll_one == "save"
+    tint[K.T_HAZ_DICE : K.T_HAZ_MORTAL + 1] = hazard(sc)
     rows = tint[K.T_ROWS : K.T_ROWS + K.N_STATS]
     rows[:] = -1
     for row, name in enumerate(reported(sc)):
@@ -316,11 +366,15 @@ def arrays(sc: GenericScenario) -> dict[str, Any]:
 
 def stats(sc: GenericScenario) -> tuple[Stat, ...]:
     """The reported statistics, in the kernel's row order."""
+    if sc.mixed:
+        from oddslab.rulesets.generic.compile_mixed import mixed_stats
+
+        return mixed_stats(sc)
     t = sc.target
-    att_max = sum(w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) for w in sc.weapons)
+    att_max = sum(attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) for w in sc.fired)
     hit_max = sum(
-        w.models * w.attacks.max * (1 + w.critical_extra_attacks.max) * (1 + w.sustained_hits.max)
-        for w in sc.weapons
+        attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) * (1 + w.sustained_hits.max)
+        for w in sc.fired
     )
     dmg_max = damage_bound(sc)
     total = t.models * t.wounds - t.damaged
@@ -335,6 +389,8 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
         "destroyed": 1,
         "damage_dealt": total,
         "wounds_remaining": total,
+        "attacker_models_lost_to_hazards": hazard(sc)[1],
+        "attacker_wounds_lost": hazard(sc)[1] * hazard(sc)[2],
     }
     return tuple(
         Stat(k, bounds[k] + 1, _STAT_TEXT[k][1], flag=(k == "destroyed"), label=_STAT_TEXT[k][0])
@@ -344,6 +400,10 @@ def stats(sc: GenericScenario) -> tuple[Stat, ...]:
 
 def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     """Headline probabilities, only of statistics the scenario reports."""
+    if sc.mixed:
+        from oddslab.rulesets.generic.compile_mixed import mixed_headlines
+
+        return mixed_headlines(sc)
     t = sc.target
     names = reported(sc)
     heads = []
@@ -360,10 +420,22 @@ def headlines(sc: GenericScenario) -> tuple[Headline, ...]:
     if "destroyed" in names:
         what = "model" if t.models == 1 else "unit"
         heads.append(Headline(f"P(target {what} destroyed)", "destroyed", 1))
-    return tuple(heads)
+    return tuple(heads) + hazard_headlines(sc)
+
+
+def hazard_headlines(sc: GenericScenario) -> tuple[Headline, ...]:
+    """With a Hazardous weapon: the chance it costs the attacker a model."""
+    if not hazard(sc)[0]:
+        return ()
+    stat = "attacker_models_lost_to_hazards"
+    return (Headline("P(attacker loses at least 1 model to Hazardous)", stat, 1),)
 
 
 def compile_job(sc: GenericScenario) -> Job:
+    if sc.mixed:  # a kernel of its own: the simple path compiles no more than before
+        from oddslab.rulesets.generic.compile_mixed import compile_mixed
+
+        return compile_mixed(sc)
     from oddslab.rulesets.generic.kernel import run_generic
 
     a = arrays(sc)

@@ -19,9 +19,12 @@ from oddslab.rulesets.generic import layout as K
 from oddslab.rulesets.generic.compile import (
     Derived,
     _raw_damage_max,
+    blast_bonus,
     damage_maps,
     derive,
+    hazard,
     point_through,
+    weapon_damage_bound,
 )
 from oddslab.rulesets.generic.model import GenericScenario, Weapon
 
@@ -71,13 +74,34 @@ def _fail_prob(fail: np.ndarray, rerolls: np.ndarray) -> float:
     return float(code_probs(fail, rerolls)[1])
 
 
-def _damage_pmf(expr_pmf: np.ndarray, below: int, dmap: np.ndarray, through: float) -> np.ndarray:
-    """Rolled damage → re-roll below ``below`` once → ``dmap`` → feel-no-pain per point."""
+def any_one_pmf(expr) -> np.ndarray:
+    """PMF of ``expr`` (``n`` dice) re-rolled once, whole, when any of its dice shows 1."""
+    face = np.zeros(expr.sides + 1)
+    face[2:] = 1.0 / expr.sides  # one die that shows no 1 (sub-probability)
+    none = np.array([1.0])
+    for _ in range(expr.n):
+        none = np.convolve(none, face)
+    p = expr.pmf()
+    out = np.zeros(max(len(p), len(none) + max(expr.add, 0)))
+    for v, pv in enumerate(none):  # no die showed 1: the sum stands
+        out[max(0, v + expr.add)] += pv
+    out[: len(p)] += (1.0 - none.sum()) * p
+    return out
+
+
+def _damage_pmf(
+    expr_pmf: np.ndarray, below: int, dmap: np.ndarray, through: float, expr=None
+) -> np.ndarray:
+    """Rolled damage → re-roll below ``below`` once (-1: when any die of ``expr`` shows 1) →
+    ``dmap`` → feel-no-pain per point."""
     p = np.asarray(expr_pmf, dtype=float)
-    low = p[: max(0, min(below, len(p)))].sum()
-    rolled = p.copy()
-    rolled[: max(0, min(below, len(p)))] = 0.0
-    rolled += low * p
+    if below < 0:
+        rolled = any_one_pmf(expr)
+    else:
+        low = p[: max(0, min(below, len(p)))].sum()
+        rolled = p.copy()
+        rolled[: max(0, min(below, len(p)))] = 0.0
+        rolled += low * p
     out = np.zeros(int(dmap[: len(p)].max()) + 1)
     for v, pv in enumerate(rolled):
         out[dmap[v]] += pv
@@ -89,6 +113,9 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
     maps = damage_maps(sc, w, _raw_damage_max(sc) + 1)
     q_n = point_through(sc, mortal=False)
     q_m = point_through(sc, mortal=True)
+    # current rule: a devastating wound's damage is an attack's damage (no save), not mortal
+    # wounds, so only the ordinary feel-no-pain applies to it
+    q_dev = q_n if sc.rules.devastating_wounds == "current" else q_m
     dmg = w.damage.pmf()
     ph = np.array([0.0, 1.0, 0.0]) if w.torrent else code_probs(d.hit_codes, d.hit_rerolls)
     return Packets(
@@ -96,9 +123,9 @@ def packets(sc: GenericScenario, w: Weapon) -> Packets:
         pw=code_probs(d.wound_codes, d.wound_rerolls),
         pf=_fail_prob(d.save_fail, d.save_rerolls),
         pfc=_fail_prob(d.crit_save_fail, d.crit_save_rerolls),
-        normal=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_NORMAL], q_n),
-        crit=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_CRIT], q_n),
-        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_m),
+        normal=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_NORMAL], q_n, w.damage),
+        crit=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_CRIT], q_n, w.damage),
+        dev=_damage_pmf(dmg, d.dmg_reroll_below, maps[K.D_DEV], q_dev, w.damage),
         mh=_damage_pmf(w.critical_hit_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         mw=_damage_pmf(w.critical_wound_mortals.pmf(), 0, maps[K.D_IDENTITY], q_m),
         d=d,
@@ -130,7 +157,8 @@ def _weapon_static(sc: GenericScenario, w: Weapon) -> dict[str, np.ndarray]:
     mw_add = k.mw if has_mw else _D0
     normal_dmg = _mix([(k.pf, k.normal), (1 - k.pf, _D0)])
     if w.devastating_wounds:
-        crit_unsaved, crit_dmg, crit_mortal = _D1, _conv(k.dev, mw_add), _conv(k.dev, mw_add)
+        crit_unsaved, crit_dmg = _D1, _conv(k.dev, mw_add)
+        crit_mortal = mw_add if sc.rules.devastating_wounds == "current" else crit_dmg
     elif has_mw and w.critical_wound_mortals_instead:
         crit_unsaved, crit_dmg, crit_mortal = _D0, k.mw, k.mw
     elif d.crit_save_own:
@@ -185,14 +213,31 @@ def _weapon_static(sc: GenericScenario, w: Weapon) -> dict[str, np.ndarray]:
         return _mix([(k.ph[0], _D0), (k.ph[1], plain), (k.ph[2], crit_branch(stat, extra))])
 
     extra = w.critical_extra_attacks.max > 0
-    n_attacks = convolve_n(w.attacks.pmf(), w.models)
+    bonus = blast_bonus(sc, sc.target.models) if w.blast else 0  # see static_pmfs
+    n_attacks = convolve_n(np.concatenate([np.zeros(bonus), w.attacks.pmf()]), w.models)
     return {stat: compound(n_attacks, per_roll(stat, extra)) for stat in STATIC}
 
 
+def blast_count_fixed(sc: GenericScenario) -> bool:
+    """Every Blast weapon fires before any model can have been slain (so its attacks are known
+    from the unit's size); else the static statistics depend on allocation and the exact
+    engine gives the allocation chain's statistics only."""
+    first = sc.target.wounds - sc.target.damaged
+    before = 0
+    for w in sc.fired:
+        if w.blast and before >= first:
+            return False
+        before += weapon_damage_bound(sc, w)
+    return True
+
+
 def static_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
-    """Exact PMFs of ``attacks``, ``hits``, ``wounds``, ``unsaved``, ``mortal_wounds``, ``damage``."""
+    """Exact PMFs of ``attacks``, ``hits``, ``wounds``, ``unsaved``, ``mortal_wounds``, ``damage``
+    (none when a Blast weapon's attacks depend on earlier weapons: :func:`blast_count_fixed`)."""
+    if not blast_count_fixed(sc):
+        return {}
     totals: dict[str, np.ndarray] = {}
-    for w in sc.weapons:
+    for w in sc.fired:
         for stat, pmf in _weapon_static(sc, w).items():
             totals[stat] = pmf if stat not in totals else np.convolve(totals[stat], pmf)
     return totals
@@ -208,9 +253,50 @@ def exact_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     from oddslab.rulesets.generic.chain import allocation_pmfs
     from oddslab.rulesets.generic.compile import reported
 
+    if sc.situation.reroll_one != "none" or sc.target.reroll_one != "none":
+        return {}  # a one-off re-roll ties the attacks together: Monte Carlo only
+    if sc.mixed:
+        return {**_mixed_pmfs(sc), **hazard_pmfs(sc)}
     out = static_pmfs(sc)
+    out.update(hazard_pmfs(sc))
     alloc = allocation_pmfs(sc)
     if alloc is not None:
         out.update(alloc)
     names = reported(sc)
     return {k: v for k, v in out.items() if k in names}
+
+
+def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """A mixed unit: ``attacks`` and ``hits`` (they do not depend on the target, Blast aside)
+    and the allocation chain's statistics; wounds, saves and damage depend on the models the
+    attacks are allocated to, so they are Monte Carlo only."""
+    from oddslab.rulesets.generic.chain_mixed import mixed_allocation_pmfs
+    from oddslab.rulesets.generic.compile_mixed import views
+
+    out: dict[str, np.ndarray] = {}
+    if not any(w.blast for w in sc.fired):
+        static = static_pmfs(views(sc)[0])
+        out.update({k: static[k] for k in ("attacks", "hits")})
+    alloc = mixed_allocation_pmfs(sc)
+    if alloc is not None:
+        out.update(alloc)
+    return out
+
+
+def hazard_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """Hazardous losses (independent of everything else): the 1s among the D6 are
+    binomial(dice, 1/6); each destroys a model, or inflicts 3 mortal wounds spilling from model
+    to model (a character, monster or vehicle)."""
+    from math import comb
+
+    dice, models, wounds, mortal = hazard(sc)
+    if not dice:
+        return {}
+    lost = np.zeros(models + 1)
+    hurt = np.zeros(models * wounds + 1)
+    for ones in range(dice + 1):
+        p = comb(dice, ones) * (1 / 6) ** ones * (5 / 6) ** (dice - ones)
+        points = min(3 * ones, models * wounds) if mortal else min(ones, models) * wounds
+        lost[points // wounds] += p
+        hurt[points] += p
+    return {"attacker_models_lost_to_hazards": lost, "attacker_wounds_lost": hurt}

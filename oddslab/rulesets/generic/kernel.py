@@ -63,10 +63,15 @@ from oddslab.rulesets.generic.layout import (
     FACE_BLOCK,
     G_NCOLS,
     N_STATS,
+    ONE_DAMAGE,
+    ONE_HIT,
+    ONE_WOUND,
     S_ATTACKS,
     S_DAMAGE,
     S_DEALT,
     S_DESTROYED,
+    S_HAZ_LOST,
+    S_HAZ_WOUNDS,
     S_HITS,
     S_MORTAL,
     S_REMAINING,
@@ -78,17 +83,26 @@ from oddslab.rulesets.generic.layout import (
     T_FNP_PAIR,
     T_FNPM,
     T_FNPM_PAIR,
+    T_HAZ_DICE,
+    T_HAZ_MODELS,
+    T_HAZ_MORTAL,
+    T_HAZ_WOUNDS,
     T_MODELS,
+    T_ONE,
+    T_ONE_SAVE,
     T_ROWS,
     T_SPILL,
     T_WOUNDS,
     W_ATT_ADD,
     W_ATT_N,
     W_ATT_SIDES,
+    W_BLAST,
+    W_CAN_SAVE,
     W_CRIT_SAVE,
     W_CRIT_SPLIT,
     W_DEV,
     W_DMG_ADD,
+    W_DMG_AVG,
     W_DMG_N,
     W_DMG_REROLL,
     W_DMG_SIDES,
@@ -117,6 +131,8 @@ from oddslab.rulesets.generic.rolls import (
     allocate_fixed,
     expr_total,
     feed_groups,
+    hazard_losses,
+    roll_one,
     roll_tables,
     sum_rolls,
 )
@@ -221,6 +237,11 @@ def _trials(
     r_destroyed = rows[S_DESTROYED]
     r_dealt = rows[S_DEALT]
     r_remaining = rows[S_REMAINING]
+    one_kind = tint[T_ONE]
+    haz_dice = tint[T_HAZ_DICE]
+    haz_models = tint[T_HAZ_MODELS]
+    haz_wounds = tint[T_HAZ_WOUNDS]
+    haz_mortal = tint[T_HAZ_MORTAL] != 0
     any_current = False
     for w in range(n_w):
         if wint[w, W_DEV] == DEV_CURRENT:
@@ -238,6 +259,11 @@ def _trials(
         tot[S_DAMAGE] = 0
         tot[S_MORTAL] = 0
         tot[S_SLAIN] = 0
+        # one-off re-rolls left this trial (the attacker's of one kind, the defender's save)
+        one_hit = one_kind == ONE_HIT
+        one_wound = one_kind == ONE_WOUND
+        one_dmg = one_kind == ONE_DAMAGE
+        one_save = tint[T_ONE_SAVE] != 0
         # one pass per weapon, then one for devastating wounds held back (current rule)
         for step in range(n_w + 1):
             ng = _ZERO
@@ -248,6 +274,7 @@ def _trials(
                 dmg_sides = wint[w, W_DMG_SIDES]
                 dmg_add = wint[w, W_DMG_ADD]
                 thr = wint[w, W_DMG_REROLL]
+                dmg_avg = wint[w, W_DMG_AVG]
                 # -- attacks and hit rolls ----------------------------------------------------------
                 if wint[w, W_ATT_N] == 0:
                     add = wint[w, W_ATT_ADD]
@@ -258,6 +285,8 @@ def _trials(
                         n_att += roll_expr(
                             st, wint[w, W_ATT_N], wint[w, W_ATT_SIDES], wint[w, W_ATT_ADD]
                         )
+                if wint[w, W_BLAST] != 0:  # Blast: per model, 1 per 5 target models alive now
+                    n_att += wint[w, W_MODELS] * (alive // 5)
                 if wint[w, W_TORRENT] != 0:
                     normal = n_att
                     crits = 0
@@ -267,6 +296,12 @@ def _trials(
                     )
                     normal = acc & _LOW32
                     crits = acc >> 32
+                    if one_hit and pairs[w, 0] and n_att > normal + crits:
+                        # the one-off re-roll of a failed hit roll no re-roll has touched
+                        acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 36)
+                        normal += acc & _LOW32
+                        crits += acc >> 32
+                        one_hit = False
                     if wint[w, W_HAS_XATT] != 0 and crits > 0:
                         # extra hit rolls granted by critical hits (they grant no further rolls)
                         more = expr_total(
@@ -278,6 +313,12 @@ def _trials(
                         )
                         normal += acc & _LOW32
                         crits += acc >> 32
+                        if one_hit and pairs[w, 0] and more > (acc & _LOW32) + (acc >> 32):
+                            # no initial roll failed: the first failed extra roll (no more rolls)
+                            acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 36)
+                            normal += acc & _LOW32
+                            crits += acc >> 32
+                            one_hit = False
                 t_att += n_att
                 if wint[w, W_SUS_N] == 0:  # sustained hits: extra (non-critical) hits
                     extra = crits * wint[w, W_SUS_ADD]
@@ -303,11 +344,21 @@ def _trials(
                 )
                 wounded = auto + (acc & _LOW32)
                 cw = acc >> 32  # critical wounds counted apart (devastating, critical AP/damage...)
+                if one_wound and pairs[w, 1] and to_wound > (acc & _LOW32) + cw:
+                    acc, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 108)
+                    wounded += acc & _LOW32
+                    cw += acc >> 32
+                    one_wound = False
                 t_wounds += wounded + cw
                 # -- saves --------------------------------------------------------------------------
                 unsaved, pos, end = sum_rolls(
                     bs, raw, buf, pos, end, wounded, pairs[w, 2], flat, o + 144, o + 180
                 )
+                if one_save and unsaved > 0 and pairs[w, 2] and wint[w, W_CAN_SAVE] != 0:
+                    # the defender's one-off re-roll of a failed save (ordinary wounds)
+                    again, pos, end = roll_one(bs, raw, buf, pos, end, flat, o + 180)
+                    unsaved += again - 1
+                    one_save = False
                 c_unsaved = 0
                 if wint[w, W_CRIT_SAVE] != 0:
                     c_unsaved, pos, end = sum_rolls(
@@ -335,10 +386,12 @@ def _trials(
                         thr,
                         _ZERO,
                         spill_i,
+                        dmg_avg,
                     )
                 ng = add_group(
-                    grp, ng, c_unsaved, w, K_CRIT, dmg_n, dmg_sides, dmg_add, thr, _ZERO, spill_i
-                )
+                    grp, ng, c_unsaved, w, K_CRIT, dmg_n, dmg_sides, dmg_add, thr, _ZERO, spill_i,
+                    dmg_avg,
+                )  # fmt: skip
                 # mortal wounds always spill over to the next model
                 if wint[w, W_HAS_MH] != 0:
                     ng = add_group(
@@ -353,6 +406,7 @@ def _trials(
                         _ZERO,
                         _ONE,
                         _ONE,
+                        _ZERO,
                     )
                 if wint[w, W_HAS_MW] != 0:
                     ng = add_group(
@@ -367,18 +421,20 @@ def _trials(
                         _ZERO,
                         _ONE,
                         _ONE,
+                        _ZERO,
                     )
                 if wint[w, W_DEV] == DEV_LEGACY:
                     # devastating wounds (legacy rule): mortal wounds equal to the damage, after the
                     # weapon's other damage, spilling over
                     ng = add_group(
-                        grp, ng, dev, w, K_DEV, dmg_n, dmg_sides, dmg_add, thr, _ONE, _ONE
+                        grp, ng, dev, w, K_DEV, dmg_n, dmg_sides, dmg_add, thr, _ONE, _ONE, dmg_avg
                     )
                 elif wint[w, W_DEV] == DEV_CURRENT:
                     devq[w] = dev
             elif any_current:
                 # devastating wounds (current rule): after all the unit's other attacks, one packet
-                # per critical wound, allocated like normal damage (no spill)
+                # per critical wound, allocated like normal damage (no spill); the damage is an
+                # attack's damage with no save, not mortal wounds
                 for w in range(n_w):
                     if wint[w, W_DEV] == DEV_CURRENT:
                         ng = add_group(
@@ -391,11 +447,12 @@ def _trials(
                             wint[w, W_DMG_SIDES],
                             wint[w, W_DMG_ADD],
                             wint[w, W_DMG_REROLL],
-                            _ONE,
+                            _ZERO,  # not mortal wounds: the ordinary feel-no-pain, not counted
                             _ZERO,
+                            wint[w, W_DMG_AVG],
                         )
             if ng > 0:
-                alive, cur, pos, end = feed_groups(
+                alive, cur, pos, end, one_dmg = feed_groups(
                     st,
                     bs,
                     raw,
@@ -412,6 +469,7 @@ def _trials(
                     cur,
                     wounds,
                     tot,
+                    one_dmg,
                 )
         t_damage += tot[S_DAMAGE]
         t_mortal += tot[S_MORTAL]
@@ -430,6 +488,10 @@ def _trials(
         left = (alive - 1) * wounds + cur if alive > 0 else 0
         hist[r_dealt, start_total - left] += 1
         hist[r_remaining, left] += 1
+        if haz_dice > 0:  # Hazardous: after the unit's attacks, the attacker's own losses
+            h_lost, h_wounds = hazard_losses(st, haz_dice, haz_models, haz_wounds, haz_mortal)
+            hist[rows[S_HAZ_LOST], h_lost] += 1
+            hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`_trials` on the arguments of

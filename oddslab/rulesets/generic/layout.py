@@ -36,7 +36,11 @@ W_DMG_REROLL = 26  # re-roll a damage roll whose value is below this (0 = never)
 W_HAS_XATT = 27
 W_HAS_MH = 28
 W_HAS_MW = 29
-W_NCOLS = 30
+W_BLAST = 30  # 1: +1 attack per model for every 5 models alive in the target when it fires
+W_DMG_AVG = 31  # a one-off damage re-roll takes a roll below this (0 = fixed damage)
+W_CAN_SAVE = 32  # 1: some natural roll saves against this weapon's ordinary wounds
+W_PRECISION = 33  # 1: its attacks go to an attached character while one lives (mixed units)
+W_NCOLS = 34
 
 DEV_LEGACY = 1
 DEV_CURRENT = 2
@@ -69,7 +73,18 @@ T_FNP_PAIR = 5  # its d36 table holds two rolls per value (see _sum_rolls)
 T_FNPM = 6  # feel-no-pain against mortal wounds
 T_FNPM_PAIR = 7
 T_ROWS = 8  # T_ROWS + S_*: the row of ``out`` for that statistic, -1 if not reported
-T_NCOLS = T_ROWS + 10
+T_ONE = T_ROWS + 12  # the attacker's one-off re-roll: ONE_* kind (after the 12 stat rows)
+T_ONE_SAVE = T_ROWS + 13  # 1: the defender's one-off re-roll of a failed save
+T_HAZ_DICE = T_ROWS + 14  # Hazardous: D6 rolled after the attacks (models firing such weapons)
+T_HAZ_MODELS = T_ROWS + 15  # models in the attacking unit
+T_HAZ_WOUNDS = T_ROWS + 16  # wounds per attacking model
+T_HAZ_MORTAL = T_ROWS + 17  # 1: a 1 inflicts 3 mortal wounds (character, monster, vehicle)
+T_NCOLS = T_ROWS + 18
+
+ONE_NONE = 0
+ONE_HIT = 1
+ONE_WOUND = 2
+ONE_DAMAGE = 3
 
 # statistics (index into the rows map)
 S_ATTACKS = 0
@@ -82,7 +97,9 @@ S_SLAIN = 6
 S_DESTROYED = 7
 S_DEALT = 8
 S_REMAINING = 9
-N_STATS = 10
+S_HAZ_LOST = 10  # attacker_models_lost_to_hazards
+S_HAZ_WOUNDS = 11  # attacker_wounds_lost
+N_STATS = 12
 
 #: d36 tables per weapon in the chunk's flat table array (hit, wound, save, critical save)
 _TABS = 8
@@ -103,7 +120,19 @@ G_MAP = 2  # D_* kind of damage map
 G_N = 3
 G_SIDES = 4
 G_ADD = 5
-G_REROLL = 6  # re-roll a roll below this
+G_REROLL = 6  # re-roll a roll below this (-1: the whole roll when any die shows 1)
 G_MORTAL = 7  # 1: mortal wounds (mortal feel-no-pain table, counted as mortal wounds)
 G_SPILL = 8
-G_NCOLS = 9
+G_AVG = 9  # a one-off damage re-roll takes a roll below this (0 = never)
+G_NCOLS = 10
+
+
+# mixed units (``kernel_mixed``): per group ``gint[g, GI_*]``; ``tint`` as above plus:
+GI_MODELS = 0
+GI_WOUNDS = 1
+GI_CHAR = 2  # 1: a character (attached leader)
+GI_TOUGH = 3
+GI_ROW = 4  # the row of ``out`` for target_<group>_models_lost
+GI_NCOLS = 5
+T_LEADER_ROW = T_NCOLS  # row of leader_slain (-1: no character)
+T_MIXED_NCOLS = T_NCOLS + 1

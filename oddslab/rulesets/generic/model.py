@@ -12,11 +12,19 @@ spill rule. See ``docs/generic.md`` for every rule and default.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oddslab.dice import DiceExpr
+from oddslab.rulesets.generic.target import (
+    SAVE_REROLL_MODES,
+    ModelGroup,
+    Situation,
+    Target,
+    _check_range,
+)
 
 if TYPE_CHECKING:
     from oddslab.engine import Job
@@ -26,6 +34,7 @@ __all__ = [
     "Weapon",
     "Target",
     "Rules",
+    "Situation",
     "GenericScenario",
     "wound_threshold",
     "REROLL_MODES",
@@ -33,18 +42,20 @@ __all__ = [
     "SAVE_REROLL_MODES",
     "DAMAGE_REROLL_MODES",
     "DEVASTATING_RULES",
+    "ALLOCATION_POLICIES",
+    "ModelGroup",
     "save_success_table",
 ]
 
 #: re-roll modes; a list of natural rolls (e.g. ``[1, 2]``) is accepted too
 REROLL_MODES = ("none", "ones", "failed", "non-critical", "all")
 SPILL_MODES = ("none", "spill")
-#: saving-throw re-roll modes (the target's ``reroll_saves`` / ``reroll_invulnerable``)
-SAVE_REROLL_MODES = ("none", "ones", "failed")
 #: damage re-roll modes: a damage roll of 1, or any roll below the expression's average
 DAMAGE_REROLL_MODES = ("none", "ones", "below-average")
 #: devastating-wounds rule versions (see ``Rules.devastating_wounds``)
 DEVASTATING_RULES = ("current", "legacy")
+#: who the defender allocates to in a mixed unit (see ``Rules.allocation``)
+ALLOCATION_POLICIES = ("listed", "fewest-wounds")
 
 
 def _expr(value: DiceExpr | int | str) -> DiceExpr:
@@ -111,8 +122,8 @@ class Weapon:
     damage : DiceExpr, int or str
         Damage of each unsaved wound.
     reroll_damage : {"none", "ones", "below-average"}
-        Re-roll a damage roll once: ``"ones"`` when its dice show a total of 1 (a single die
-        showing 1: D3, D6, D6+2...), ``"below-average"`` when the value is below the
+        Re-roll a damage roll once: ``"ones"`` when a die shows 1 (D3, D6, D6+2: the die; 2D6:
+        the whole roll when either die shows 1), ``"below-average"`` when the value is below the
         expression's mean (D6: 1-3; D3: 1; 2D6: 2-6).
     critical_extra_attacks : DiceExpr, int or str
         Extra hit rolls made for each critical hit (rolled per critical hit); they can be
@@ -133,6 +144,39 @@ class Weapon:
     anti : dict[str, int] or tuple of (keyword, X)
         Anti-X: against a target with the keyword, unmodified wound rolls of X+ are critical
         wounds (the lowest applicable X, and never higher than ``critical_wound``).
+    keywords : str or sequence of str
+        Keywords as a datasheet prints them, ``"Sustained Hits 1, Lethal Hits, Anti-Infantry
+        4+"`` (case-insensitive, brackets optional); each sets its own key below (see
+        :mod:`oddslab.rulesets.generic.keywords`). Kept as the printed names.
+    ignore_keywords : sequence of str
+        Keywords to accept and ignore (they change nothing in this attack: Pistol, Assault...).
+    range : int or None
+        The weapon's range in inches (informational).
+    half_range : bool or None
+        The target is within half range (Melta, Rapid Fire); None: the attacker's ``half_range``.
+    blast : bool
+        +1 attack per model for every 5 models in the target unit when the weapon fires.
+    melta : int
+        +X damage per attack within half range.
+    rapid_fire : int
+        +X attacks per model within half range.
+    heavy : bool
+        +1 to hit if the attacker remained stationary.
+    lance : bool
+        +1 to wound if the attacker charged.
+    indirect_fire : bool
+        Against a target no firing model can see: -1 to hit, unmodified hit rolls of 1-3 fail,
+        the target has cover.
+    ignores_cover : bool
+        The target gets no cover bonus against this weapon.
+    twin_linked : bool
+        Re-roll failed wound rolls (``reroll_wounds = "failed"`` unless that key says otherwise).
+    extra_attacks : bool
+        The weapon is used in addition to the model's other weapons (as every profile here is).
+    hazardous : bool
+        After the attack, one D6 per model firing it: each 1 costs the attacker a model.
+    precision : bool
+        Attacks may be allocated to an attached character (mixed target units).
     """
 
     name: str = "weapon"
@@ -162,8 +206,30 @@ class Weapon:
     critical_wound_ap: int = 0
     critical_wound_damage: int = 0
     anti: Any = ()
+    keywords: Any = ()
+    ignore_keywords: tuple[str, ...] = ()
+    range: int | None = None
+    half_range: bool | None = None
+    blast: bool = False
+    melta: int = 0
+    rapid_fire: int = 0
+    heavy: bool = False
+    lance: bool = False
+    indirect_fire: bool = False
+    ignores_cover: bool = False
+    twin_linked: bool = False
+    extra_attacks: bool = False
+    hazardous: bool = False
+    precision: bool = False
 
     def __post_init__(self) -> None:
+        ignore = self.ignore_keywords
+        ignore = (ignore,) if isinstance(ignore, str) else ignore
+        object.__setattr__(self, "ignore_keywords", tuple(str(k) for k in ignore))
+        if self.keywords:
+            from oddslab.rulesets.generic.keywords import apply_keywords
+
+            apply_keywords(self, _expr)
         for name in (
             "attacks",
             "sustained_hits",
@@ -189,11 +255,17 @@ class Weapon:
                 f"Weapon.reroll_damage must be one of {DAMAGE_REROLL_MODES}, "
                 f"got {self.reroll_damage!r}"
             )
-        if self.reroll_damage == "ones" and self.damage.n != 1:
+        if self.reroll_damage == "ones" and self.damage.n == 0:
             raise ValueError(
-                "Weapon.reroll_damage = 'ones' needs damage rolled with one die (D3, D6, D6+1...), "
+                "Weapon.reroll_damage = 'ones' needs damage rolled with dice (D3, D6, 2D6...), "
                 f"got {self.damage}"
             )
+        for mortals in ("critical_hit_mortals", "critical_wound_mortals"):
+            if getattr(self, f"{mortals}_instead") and getattr(self, mortals).max == 0:
+                raise ValueError(
+                    f"Weapon.{mortals}_instead needs {mortals} (the mortal wounds that replace "
+                    "the normal sequence); without it the switch would do nothing"
+                )
         if self.devastating_wounds and self.critical_wound_mortals_instead:
             raise ValueError(
                 "Weapon: devastating_wounds and critical_wound_mortals_instead both replace the "
@@ -201,6 +273,10 @@ class Weapon:
             )
         _check_range(self, "critical_wound_ap", 0, 6)
         _check_range(self, "critical_wound_damage", 0, 20)
+        _check_range(self, "melta", 0, 20)
+        _check_range(self, "rapid_fire", 0, 20)
+        if self.range is not None:
+            _check_range(self, "range", 0, 1000)
         for name in ("reroll_hits", "reroll_wounds"):
             v = getattr(self, name)
             if not isinstance(v, str):
@@ -215,90 +291,6 @@ class Weapon:
         _check_range(self, "ap", 0, 6)
         if self.wound is not None:
             _check_range(self, "wound", 2, 7)
-
-
-@dataclass(frozen=True)
-class Target:
-    """The target unit.
-
-    Parameters
-    ----------
-    name : str
-    models : int
-        Models in the unit (≥ 1).
-    wounds : int
-        Wounds per model.
-    toughness : int
-    save : int
-        Armour save (2–6; 7 = none).
-    invulnerable : int or None
-        Invulnerable save (2–6), unaffected by AP and cover.
-    feel_no_pain : int or None
-        Each damage point is ignored on this or more (2–6).
-    damaged : int
-        Wounds already lost by the first model to be allocated damage.
-    cover : bool
-        Benefit of cover: +1 to armour saves (see ``Rules.cover_limit``).
-    keywords : tuple of str
-        Keywords for anti-X weapons (``("infantry",)``); compared case-insensitively.
-    save_modifier : int
-        Added to every saving throw, armour or invulnerable (+1 better, -1 worse; AP is apart).
-    reroll_saves : {"none", "ones", "failed"}
-        Re-roll saving throws (armour or invulnerable) of 1, or every failed one.
-    reroll_invulnerable : {"none", "ones", "failed"}
-        Re-rolls for invulnerable saves only (the better of this and ``reroll_saves``).
-    ignore_ap : bool
-        AP does not worsen this unit's armour save.
-    ap_reduction : int
-        Each attack's AP is worsened by this (AP -2 becomes AP -1 with 1), to at least 0.
-    damage_reduction : int
-        Subtract this from the damage of each attack, to a minimum of 1.
-    halve_damage : bool
-        Halve the damage of each attack, rounding up (applied before any subtraction).
-    feel_no_pain_mortal : int or None
-        A feel-no-pain (2-6) against mortal wounds only (see ``Rules.stack_feel_no_pain``).
-    """
-
-    name: str = "target"
-    models: int = 1
-    wounds: int = 1
-    toughness: int = 4
-    save: int = 7
-    invulnerable: int | None = None
-    feel_no_pain: int | None = None
-    damaged: int = 0
-    cover: bool = False
-    keywords: tuple[str, ...] = ()
-    save_modifier: int = 0
-    reroll_saves: str = "none"
-    reroll_invulnerable: str = "none"
-    ignore_ap: bool = False
-    ap_reduction: int = 0
-    damage_reduction: int = 0
-    halve_damage: bool = False
-    feel_no_pain_mortal: int | None = None
-
-    def __post_init__(self) -> None:
-        kws = (self.keywords,) if isinstance(self.keywords, str) else self.keywords
-        object.__setattr__(self, "keywords", tuple(str(k).lower() for k in kws))
-        for name in ("reroll_saves", "reroll_invulnerable"):
-            if getattr(self, name) not in SAVE_REROLL_MODES:
-                raise ValueError(
-                    f"Target.{name} must be one of {SAVE_REROLL_MODES}, got {getattr(self, name)!r}"
-                )
-        _check_range(self, "save_modifier", -6, 6)
-        _check_range(self, "ap_reduction", 0, 6)
-        _check_range(self, "damage_reduction", 0, 20)
-        if self.feel_no_pain_mortal is not None:
-            _check_range(self, "feel_no_pain_mortal", 2, 6)
-        _check_range(self, "models", 1, 1000)
-        _check_range(self, "wounds", 1, 100)
-        _check_range(self, "toughness", 1, 30)
-        _check_range(self, "save", 2, 7)
-        _check_range(self, "damaged", 0, self.wounds - 1)
-        for name in ("invulnerable", "feel_no_pain"):
-            if getattr(self, name) is not None:
-                _check_range(self, name, 2, 6)
 
 
 @dataclass(frozen=True)
@@ -331,6 +323,11 @@ class Rules:
     damage_modifiers_on_devastating : bool
         Damage halving / reduction / re-rolls change the damage of a devastating wound too
         (its mortal wounds equal the attack's modified damage).
+    allocation : {"listed", "fewest-wounds"}
+        A mixed unit (``Target.groups``): which model the defender allocates an attack to when
+        the rules leave the choice (no model has lost wounds): ``"listed"`` (default) removes
+        the groups in the order listed, ``"fewest-wounds"`` the group with the fewest wounds
+        per model first (ties: listed order).
     """
 
     spill: str = "none"
@@ -341,8 +338,13 @@ class Rules:
     modifier_cap: bool = True
     stack_feel_no_pain: bool = False
     damage_modifiers_on_devastating: bool = True
+    allocation: str = "listed"
 
     def __post_init__(self) -> None:
+        if self.allocation not in ALLOCATION_POLICIES:
+            raise ValueError(
+                f"allocation must be one of {ALLOCATION_POLICIES}, got {self.allocation!r}"
+            )
         if self.spill not in SPILL_MODES:
             raise ValueError(f"spill must be one of {SPILL_MODES}, got {self.spill!r}")
         if self.devastating_wounds not in DEVASTATING_RULES:
@@ -363,6 +365,23 @@ class GenericScenario:
     description: str = ""
     trials: int | None = None
     seed: int | None = None
+    situation: Situation = field(default_factory=Situation)
+
+    @cached_property
+    def fired(self) -> tuple[Weapon, ...]:
+        """The weapons as they fire in :attr:`situation` (situational keywords applied; see
+        :func:`oddslab.rulesets.generic.keywords.fired`): what the compile step, the kernel
+        and the exact engine use."""
+        from oddslab.rulesets.generic.keywords import fired
+
+        return tuple(fired(w, self.situation) for w in self.weapons)
+
+    def has_cover(self, weapon: Weapon) -> bool:
+        """The target's cover against ``weapon`` (Indirect Fire unseen gives it, Ignores Cover
+        takes it away)."""
+        if weapon.ignores_cover:
+            return False
+        return self.target.cover or (weapon.indirect_fire and not self.situation.target_visible)
 
     def __post_init__(self) -> None:
         if isinstance(self.weapons, Weapon):  # one weapon where a tuple is expected
@@ -380,6 +399,7 @@ class GenericScenario:
             raise ValueError(f"target must be a Target, got {self.target!r}")
         if not self.weapons:
             raise ValueError("a scenario needs at least one weapon")
+        _check_partners(self)
 
     def effective_ap(self, weapon: Weapon, critical: bool = False) -> int:
         """AP that worsens the armour save (critical AP added, target's AP rules applied)."""
@@ -402,7 +422,7 @@ class GenericScenario:
         if t.save <= 6:
             ap = self.effective_ap(weapon, critical)
             armour = t.save + ap
-            if t.cover and not (r.cover_limit and t.save <= 3 and ap == 0):
+            if self.has_cover(weapon) and not (r.cover_limit and t.save <= 3 and ap == 0):
                 armour -= 1
             options.append(("armour", max(armour, 2), t.reroll_saves))
         if t.invulnerable is not None:
@@ -423,6 +443,11 @@ class GenericScenario:
         if kind == "none":
             return 7
         return min(max(need - self.target.save_modifier, 2), 7)
+
+    @property
+    def mixed(self) -> bool:
+        """The target has groups of models (a mixed unit, an attached leader)."""
+        return bool(self.target.groups)
 
     # -- compiled forms (oddslab.rulesets.generic.compile / .exact) ---------------------------
     def arrays(self) -> dict[str, Any]:
@@ -461,11 +486,30 @@ class GenericScenario:
         return exact_pmfs(self)
 
 
-def _check_range(obj: Any, name: str, lo: int, hi: int) -> None:
-    value = getattr(obj, name)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+def _check_partners(sc: GenericScenario) -> None:
+    """Rule switches that need a partner elsewhere in the scenario, or they do nothing."""
+    t, r = sc.target, sc.rules
+    if t.groups:
+        if sc.situation.reroll_one != "none" or t.reroll_one != "none":
+            raise ValueError(
+                "attacker.reroll_one / target.reroll_one are not supported yet against a unit "
+                "with groups of models (target.models)"
+            )
+    elif r.allocation != "listed":
         raise ValueError(
-            f"{type(obj).__name__}.{name} must be an integer from {lo} to {hi}, got {value!r}"
+            "rules.allocation needs a unit with groups of models ([[target.models]]); "
+            "without them the switch would do nothing"
+        )
+    fnp = t.feel_no_pain is not None or any(g.feel_no_pain is not None for g in t.groups)
+    if r.stack_feel_no_pain and (not fnp or t.feel_no_pain_mortal is None):
+        raise ValueError(
+            "rules.stack_feel_no_pain needs both target.feel_no_pain and "
+            "target.feel_no_pain_mortal (it says how the two combine)"
+        )
+    if not r.damage_modifiers_on_devastating and not any(w.devastating_wounds for w in sc.weapons):
+        raise ValueError(
+            "rules.damage_modifiers_on_devastating = false needs a weapon with "
+            "devastating_wounds; without one the switch would do nothing"
         )
 
 

@@ -43,7 +43,7 @@ def _save_text(sc: GenericScenario, w: Weapon, critical: bool) -> str:
             parts.append("AP ignored")
         elif t.ap_reduction:
             parts.append(f"AP reduced by {t.ap_reduction}")
-        if t.cover:
+        if sc.has_cover(w):
             if need < t.save + ap:
                 parts.append("cover +1")
             else:
@@ -58,10 +58,59 @@ def _save_text(sc: GenericScenario, w: Weapon, critical: bool) -> str:
     return f"{_roll(max(2, shown))} ({', '.join(parts)})"
 
 
-def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
+def _keywords(sc: GenericScenario, given: Weapon) -> dict[str, Any]:
+    """What each of the weapon's keywords became in this scenario (for people)."""
+    from oddslab.rulesets.generic.keywords import at_half_range, indirect_unseen, keyword_text
+
+    sit = sc.situation
+    half = at_half_range(given, sit)
+    effects = {
+        "Blast": "+1 attack per model for every 5 target models alive when it fires"
+        + f" ({sc.target.models} at the start: +{sc.target.models // 5})",
+        "Heavy": "+1 to hit"
+        if sit.remained_stationary
+        else "no effect (did not remain stationary)",
+        "Lance": "+1 to wound" if sit.charged else "no effect (did not charge)",
+        "Indirect Fire": "−1 to hit, unmodified 1–3 fail, target in cover"
+        if indirect_unseen(given, sit)
+        else "no effect (target visible)",
+        "Ignores Cover": "no cover bonus for the target",
+        "Twin-linked": "re-roll failed wound rolls"
+        if given.reroll_wounds == "none"
+        else f"no effect (reroll_wounds = {given.reroll_wounds!r} given)",
+        "Torrent": "hits automatically",
+        "Lethal Hits": "critical hits wound automatically",
+        "Devastating Wounds": "critical wounds skip the save",
+        "Extra Attacks": "fires in addition to the other weapons",
+        "Hazardous": "after attacking: a D6 per model firing, a 1 costs a model",
+        "Precision": "attacks may be allocated to an attached character",
+    }
+    out: dict[str, Any] = {}
+    for name in keyword_text(given):
+        if name in effects:
+            out[name] = effects[name]
+        elif name.startswith("Sustained Hits"):
+            out[name] = f"each critical hit scores {given.sustained_hits} extra hit(s)"
+        elif name.startswith(("Melta", "Rapid Fire")):
+            x = given.melta if name.startswith("Melta") else given.rapid_fire
+            what = "damage per attack" if name.startswith("Melta") else "attacks per model"
+            out[name] = f"+{x} {what}" if half else "no effect (not within half range)"
+        else:
+            out[name] = "critical wounds on X+ against targets with the keyword"
+    if given.ignore_keywords:
+        out["ignored keywords"] = ", ".join(given.ignore_keywords)
+    return out
+
+
+def _weapon(sc: GenericScenario, given: Weapon, w: Weapon) -> dict[str, Any]:
+    """``given`` as written, ``w`` as it fires (``sc.fired``)."""
     d = derive(sc, w)
     t, r = sc.target, sc.rules
     out: dict[str, Any] = {}
+    for name, effect in _keywords(sc, given).items():
+        out[f"keyword {name}"] = effect
+    if given.range is not None:
+        out["range"] = f'{given.range}"'
     out["attacks"] = f"{w.attacks} per model × {w.models} model{'s' if w.models != 1 else ''}"
     if not w.attacks.is_constant and w.models > 1:
         out["attacks"] += " (each model rolls)"
@@ -112,7 +161,8 @@ def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
         )
     if w.devastating_wounds:
         rule = (
-            "current rule: mortal wounds after all other attacks, no spill"
+            "current rule: damage with no save (not mortal wounds) after all other attacks, "
+            "no spill"
             if r.devastating_wounds == "current"
             else "legacy rule: mortal wounds after this weapon, spilling over"
         )
@@ -126,7 +176,13 @@ def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
     if w.critical_wound_mortals.max:
         how = "instead of save and damage" if w.critical_wound_mortals_instead else "in addition"
         out["mortal wounds per critical wound"] = f"{w.critical_wound_mortals} ({how})"
-    out["save"] = _save_text(sc, w, False)
+    if sc.mixed:  # the save of the model each attack is allocated to
+        from oddslab.rulesets.generic.compile_mixed import views
+
+        for g, v in zip(t.groups, views(sc), strict=True):
+            out[f"save ({g.name})"] = _save_text(v, w, False)
+    else:
+        out["save"] = _save_text(sc, w, False)
     if w.critical_wound_ap and d.crit_save_own:
         out["save against a critical wound"] = _save_text(sc, w, True)
     dmg = str(w.damage)
@@ -140,7 +196,40 @@ def _weapon(sc: GenericScenario, w: Weapon) -> dict[str, Any]:
     return out
 
 
+def _groups(t: Target) -> dict[str, Any]:
+    """One line per group of a mixed unit."""
+    out: dict[str, Any] = {}
+    for g in t.groups:
+        bits = [f"{g.models} model{'s' if g.models != 1 else ''}", f"{g.wounds} W",
+                f"T{g.toughness or t.toughness}", f"{g.save}+" if g.save <= 6 else "no save"]  # fmt: skip
+        if g.invulnerable:
+            bits.append(f"{g.invulnerable}++")
+        if g.feel_no_pain:
+            bits.append(f"feel no pain {g.feel_no_pain}+")
+        if g.keywords:
+            bits.append(", ".join(g.keywords))
+        if g.character:
+            bits.append("character: no attacks while bodyguard models live, except Precision")
+        out[f"group {g.name}"] = "; ".join(bits)
+    return out
+
+
 def _target(t: Target) -> dict[str, Any]:
+    if t.groups:
+        shown = {"models": f"{t.models} in {len(t.groups)} groups", **_groups(t)}
+        rest = _target_keys(t)
+        for key in ("models", "wounds per model", "toughness", "save", "invulnerable save",
+                    "feel no pain", "wounds already lost by the first model"):  # fmt: skip
+            rest.pop(key)
+        return {
+            **shown,
+            "toughness (unit)": "the toughest living bodyguard group's, else the leader's",
+            **rest,
+        }
+    return _target_keys(t)
+
+
+def _target_keys(t: Target) -> dict[str, Any]:
     return {
         "models": t.models,
         "wounds per model": _d(t.wounds, 1),
@@ -167,6 +256,7 @@ def _target(t: Target) -> dict[str, Any]:
             t.damage_reduction, 0, f"−{t.damage_reduction}" if t.damage_reduction else "0"
         ),
         "halve damage": _d(t.halve_damage, False),
+        "one-off re-roll (defender)": _d(t.reroll_one, "none"),
     }
 
 
@@ -189,14 +279,32 @@ def _rules(r: Rules) -> dict[str, Any]:
         "damage modifiers on devastating wounds": _d(
             r.damage_modifiers_on_devastating, dflt.damage_modifiers_on_devastating
         ),
+        "allocation in a mixed unit": _d(r.allocation, dflt.allocation),
     }
 
 
 def resolved(sc: GenericScenario) -> dict[str, dict[str, Any]]:
     """Ordered sections of plain-words label → value (see the engine's ``Simulatable``)."""
     out: dict[str, dict[str, Any]] = {}
-    for i, w in enumerate(sc.weapons):
-        out[f"weapon {i + 1}: {w.name}"] = _weapon(sc, w)
+    for i, (given, w) in enumerate(zip(sc.weapons, sc.fired, strict=True)):
+        out[f"weapon {i + 1}: {w.name}"] = _weapon(sc, given, w)
     out[f"target: {sc.target.name}"] = _target(sc.target)
+    sit = sc.situation
+    if sit != type(sit)() or any(w.hazardous for w in sc.weapons):
+        out["situation"] = {
+            "attacker remained stationary": _yes(sit.remained_stationary),
+            "attacker charged": _yes(sit.charged),
+            "within half range (all weapons)": _yes(sit.half_range),
+            "target visible": _yes(sit.target_visible),
+            "one-off re-roll (attacker)": sit.reroll_one,
+        }
+        if any(w.hazardous for w in sc.weapons):
+            from oddslab.rulesets.generic.compile import hazard
+
+            dice, models, wounds, mortal = hazard(sc)
+            how = "3 mortal wounds per 1" if mortal else "a model per 1"
+            out["situation"]["Hazardous"] = (
+                f"{dice} D6 after the attacks; {how}; {models} attacking models of {wounds} W"
+            )
     out["rules"] = _rules(sc.rules)
     return out

@@ -11,6 +11,7 @@ from oddslab._jit import jit
 from oddslab._kernels.rng import fill_block, roll_expr
 from oddslab.rulesets.generic.layout import (
     G_ADD,
+    G_AVG,
     G_COUNT,
     G_MAP,
     G_MORTAL,
@@ -32,6 +33,9 @@ __all__ = [
     "add_group",
     "feed_groups",
     "expr_total",
+    "roll_any_one",
+    "roll_one",
+    "hazard_losses",
 ]
 
 
@@ -130,6 +134,35 @@ def sum_rolls(bs, raw, buf, pos, end, n, pair, tab, off, off1):
     return acc, pos, end
 
 
+@jit
+def roll_one(bs, raw, buf, pos, end, tab, off):
+    """One roll read from the d36 buffer on the single-roll table at ``tab[off:off + 36]``
+    (what :func:`sum_rolls` does for one odd roll; called, not inlined: a rare roll such as a
+    one-off re-roll should cost the trial loop's compile nothing). Returns
+    ``(value, pos, end)``."""
+    if pos == end:
+        end = fill_block(bs, raw, buf, 36)
+        pos = 0
+    return tab[off + buf[pos]], pos + 1, end
+
+
+@jit
+def hazard_losses(st, dice, models, wounds, mortal):
+    """Hazardous: roll ``dice`` D6; each 1 destroys an attacking model (``mortal``: inflicts 3
+    mortal wounds instead, spilling from model to model). Returns (models lost, wounds lost)."""
+    ones = dice - dice
+    for _ in range(dice):
+        if roll_expr(st, 1, 6, 0) == 1:
+            ones += 1
+    if not mortal:
+        lost = ones if ones < models else models
+        return lost, lost * wounds
+    points = 3 * ones
+    total = models * wounds
+    points = points if points < total else total
+    return points // wounds, points
+
+
 @jit(flags="pair")
 def roll_tables(codes, rerolls, values, tab, tab1):
     """Fill the d36 lookup tables of one kind of d6 roll; return ``pair`` (see ``sum_rolls``).
@@ -157,10 +190,11 @@ def roll_tables(codes, rerolls, values, tab, tab1):
 
 
 @jit(inline="always")
-def add_group(grp, ng, count, w, kind, n, sides, add, thr, mortal, spill):
+def add_group(grp, ng, count, w, kind, n, sides, add, thr, mortal, spill, avg):
     """Append a group of ``count`` damage packets to ``grp`` (if any); return the new size."""
     if count <= 0:
         return ng
+    grp[ng, G_AVG] = avg
     grp[ng, G_COUNT] = count
     grp[ng, G_WEAPON] = w
     grp[ng, G_MAP] = kind
@@ -173,16 +207,34 @@ def add_group(grp, ng, count, w, kind, n, sides, add, thr, mortal, spill):
     return ng + 1
 
 
+@jit(ints="total")
+def roll_any_one(st, n, sides, add):
+    """``n D sides + add``, the whole roll re-rolled once when any of its dice shows 1."""
+    total = add
+    one = False
+    for _ in range(n):
+        d = roll_expr(st, 1, sides, 0)
+        total += d
+        if d == 1:
+            one = True
+    if one:
+        return roll_expr(st, n, sides, add)
+    return total if total > 0 else 0
+
+
 @jit(inline="always")
 def feed_groups(
-    st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot
-):
+    st, bs, raw, buf, pos, end, grp, ng, dmgmap, fnp, fnp_use, fnp_pair, alive, cur, wounds, tot,
+    one_dmg,
+):  # fmt: skip
     """Roll, modify, feel-no-pain and allocate the packets of groups ``grp[:ng]`` in order.
 
     Each packet rolls ``n D sides + add``, re-rolled once below ``G_REROLL`` (damage
-    re-rolls); ``dmgmap[weapon, kind, value]`` applies the damage modifiers; each point then
-    survives feel-no-pain on the group's d36 table. Adds to ``tot[S_DAMAGE]``,
-    ``tot[S_MORTAL]`` and ``tot[S_SLAIN]``; returns ``(alive, cur, pos, end)``.
+    re-rolls; ``-1``: when any die shows 1), or, while ``one_dmg`` (the attacker's one-off
+    re-roll) is unspent, below ``G_AVG``; ``dmgmap[weapon, kind, value]`` applies the damage
+    modifiers; each point then survives feel-no-pain on the group's d36 table. Adds to
+    ``tot[S_DAMAGE]``, ``tot[S_MORTAL]`` and ``tot[S_SLAIN]``; returns
+    ``(alive, cur, pos, end, one_dmg)``.
     """
     _ZERO = np.int64(0)
     _D36 = np.int64(36)
@@ -199,10 +251,17 @@ def feed_groups(
         spill = grp[g, G_SPILL] != 0
         total = _ZERO  # (typed zeros, as in sum_rolls)
         slain = _ZERO
+        avg = grp[g, G_AVG]
         for _ in range(grp[g, G_COUNT]):
-            dmg = roll_expr(st, dn, ds, da)
-            if dmg < thr:
+            if thr < 0:
+                dmg = roll_any_one(st, dn, ds, da)
+            else:
                 dmg = roll_expr(st, dn, ds, da)
+                if dmg < thr:
+                    dmg = roll_expr(st, dn, ds, da)
+                elif one_dmg and dmg < avg:  # the one-off re-roll: first roll below average
+                    dmg = roll_expr(st, dn, ds, da)
+                    one_dmg = False
             dmg = dmap[dmg]
             if use:
                 dmg, pos, end = sum_rolls(bs, raw, buf, pos, end, dmg, pair, table, _ZERO, _D36)
@@ -213,7 +272,7 @@ def feed_groups(
         tot[S_SLAIN] += slain
         if m != 0:
             tot[S_MORTAL] += total
-    return alive, cur, pos, end
+    return alive, cur, pos, end, one_dmg
 
 
 @jit(ints="total")

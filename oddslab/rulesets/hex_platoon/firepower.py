@@ -134,8 +134,8 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
     """Parameters of the single-fire-attack fast path (``fast[F_ON] = 0``: not eligible).
 
     Eligible: the scenario is one ordinary fire step whose firer can fire, at a target
-    whose hex has no (s)HQ, reporting exactly hits, unsaved hits and the target's state and
-    detailed state.
+    whose hex has no (s)HQ, reporting exactly hits, unsaved hits and the target's state (and
+    its detailed state when listed).
     """
     from .compile import _conceal_base
     from .exact import apply_hits, detail_code, lead_dice, state_code
@@ -150,7 +150,7 @@ def fast_array(sc: HexPlatoonScenario, so: np.ndarray) -> np.ndarray:
         return off
     ti = sc.unit_index()[t.name]
     expect = [(K.OK_REC, 0, 0), (K.OK_REC, 0, 1), (K.OK_STATE, ti, 0), (K.OK_STATE_DETAIL, ti, 0)]
-    if [tuple(int(x) for x in row[:3]) for row in so] != expect:
+    if [tuple(int(x) for x in row[:3]) for row in so] not in (expect[:3], expect):
         return off
     fn = sc.step_fire(0)
     lead = 0

@@ -35,8 +35,8 @@ def _pairs(buf, pos, n, tab2, tab1):
 
 @jit_noalloc(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1))
 def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
-    """``n`` single fire attacks: hits, unsaved hits, target state and detailed state into
-    ``out[0..3, :]``.
+    """``n`` single fire attacks: hits, unsaved hits, target state (and detailed state) into
+    ``out[0..2 (3), :]``.
 
     Each trial adds one count to ``joint[hits * (dice + 1) + unsaved]`` (scratch, zero on
     entry); the three histograms are folded from it at the end.
@@ -82,7 +82,8 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
             out[0, h] += c
             out[1, u] += c
             out[2, fast[K.F_TAB + u] & 7] += c
-            out[3, fast[K.F_TAB + u] >> 3] += c  # the detailed state
+            if out.shape[0] > 3:  # the detailed state, when listed
+                out[3, fast[K.F_TAB + u] >> 3] += c
             joint[h * stride + u] = 0
 
 

@@ -294,6 +294,9 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
             if n not in changed:
                 changed.append(n)
     changed.sort(key=lambda x: ui[x])
+    # a unit can end reduced in good order only if it starts so or rallies: hits always
+    # disrupt, so otherwise a reduced unit is disrupted and `_state` says it all
+    rallying = {n for k, s in enumerate(sc.steps) if s.kind == "rally" for n in sc.step_units(k)}
     for n in changed:
         u = sc.unit(n)
         add(
@@ -305,7 +308,7 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
         )
         if u.is_hq:
             heads.append(Headline(f"P({n} reduced or eliminated)", f"{_s(n)}_state", 2))
-        else:
+        elif n in rallying or (u.reduced and not u.disrupted):
             # a reduced unit in good order or disrupted (an (s)HQ is never disrupted)
             add(
                 f"{_s(n)}_state_detail",
@@ -315,6 +318,7 @@ def plan(sc: HexPlatoonScenario) -> tuple[list[Stat], np.ndarray, list[Headline]
                 f"{n}: final state in detail",
                 (K.OK_STATE_DETAIL, ui[n], 0),
             )
+        if not u.is_hq:
             heads.append(Headline(f"P({n} disrupted or worse)", f"{_s(n)}_state", 1))
             heads.append(Headline(f"P({n} reduced or eliminated)", f"{_s(n)}_state", 2))
             heads.append(Headline(f"P({n} eliminated)", f"{_s(n)}_state", 3))

@@ -327,5 +327,10 @@ def explain(sc: VomKriegeScenario) -> dict[str, dict[str, Any]]:
             sec["follow-up"] = (
                 f"on {a.follow_up} (reaction {a.follow_up_reaction}) if {a.target} {when}"
             )
+            fl = with_leader.get(a.follow_up)
+            if fl is not None:
+                sec[f"leader {fl.name} stands with {a.follow_up}"] = (
+                    "contacted too by the follow-up, it must retire first"
+                )
         out[f"action {i + 1}: {a.actor} melees {a.target}"] = sec
     return out

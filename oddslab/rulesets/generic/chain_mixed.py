@@ -1,0 +1,255 @@
+"""Exact allocation for a mixed target unit: a Markov chain over the allocation state.
+
+The state is, per group, the models alive and the wounds left on its front model (at most one
+model of a group has lost wounds: attacks go to it first). An ordinary wound is a transition of
+its own (allocated by the rules to a model, then saved with that model's save; damage and
+feel-no-pain are that model's); mortal wounds and spilling damage go point by point, each point
+to the model the rules choose then. The number of wounds per weapon depends on the unit's
+toughness when it fires (and Blast on the models alive), so the chain splits its states by
+toughness group and Blast bonus (:func:`_classes`) and feeds each part its own attack PMF. The
+feeding itself is :mod:`~oddslab.rulesets.generic.chain`'s (same order, same limits).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+from itertools import product
+
+import numpy as np
+
+from oddslab.exact import convolve_n
+from oddslab.rulesets.generic import layout as K
+from oddslab.rulesets.generic.chain import MAX_STATES, MAX_WORK, _Feed, _fire, _per_attack
+from oddslab.rulesets.generic.compile import _raw_damage_max, damage_maps, point_through
+from oddslab.rulesets.generic.compile_mixed import group_stat, order_of, views
+from oddslab.rulesets.generic.exact import _damage_pmf, packets
+from oddslab.rulesets.generic.model import GenericScenario
+
+__all__ = ["mixed_allocation_pmfs"]
+
+State = tuple[int, ...]  # (alive_0, cur_0, alive_1, cur_1, ...)
+
+
+class _Unit:
+    """The allocation rules on a state (the kernel's ``choose_model``, written out again)."""
+
+    def __init__(self, sc: GenericScenario):
+        self.groups = sc.target.groups
+        self.toughness = [g.toughness or sc.target.toughness for g in self.groups]
+        self.order = [int(i) for i in order_of(sc)]
+        per = [[(0, g.wounds)] + list(product(range(1, g.models + 1), range(1, g.wounds + 1)))
+               for g in self.groups]  # fmt: skip
+        self.states: list[State] = [sum(c, ()) for c in product(*per)]
+        self.index = {s: i for i, s in enumerate(self.states)}
+
+    def choose(self, s: State, precision: bool) -> int | None:
+        g = self.groups
+        alive = [s[2 * i] for i in range(len(g))]
+        hurt = [i for i in range(len(g)) if alive[i] and s[2 * i + 1] < g[i].wounds]
+        if precision:
+            chars = [i for i in range(len(g)) if g[i].character and alive[i]]
+            if chars:
+                return next(
+                    (i for i in hurt if i in chars), [i for i in self.order if i in chars][0]
+                )
+        guard = any(alive[i] for i in range(len(g)) if not g[i].character)
+        ok = [i for i in range(len(g)) if alive[i] and not (guard and g[i].character)]
+        for i in hurt:
+            if i in ok:
+                return i
+        return next((i for i in self.order if i in ok), None)
+
+    def lose(self, s: State, i: int, points: int) -> State:
+        if points <= 0:
+            return s
+        t = list(s)
+        if points >= t[2 * i + 1]:
+            t[2 * i] -= 1
+            t[2 * i + 1] = self.groups[i].wounds
+        else:
+            t[2 * i + 1] -= points
+        return tuple(t)
+
+    def toughness_group(self, s: State) -> int:
+        g = self.groups
+        for chars in (False, True):
+            alive = [i for i in range(len(g)) if s[2 * i] and g[i].character == chars]
+            if alive:
+                return max(alive, key=lambda i: (self.toughness[i], -i))
+        return 0
+
+
+def _matrix(unit: _Unit, rows):
+    from scipy.sparse import csr_matrix
+
+    S = len(unit.states)
+    r, c, v = [], [], []
+    for a, dist in enumerate(rows):
+        for s2, p in dist.items():
+            if p:
+                r.append(a)
+                c.append(unit.index[s2])
+                v.append(p)
+    return csr_matrix((v, (r, c)), shape=(S, S))
+
+
+def _points(unit: _Unit, s: State, pmf, through: list[float], precision: bool) -> dict:
+    """Spilling damage: a pre-feel-no-pain PMF, point by point (each point to the model chosen
+    then, through that model's feel-no-pain with probability ``through[group]``)."""
+    out: dict = defaultdict(float)
+    for d, pd in enumerate(pmf):
+        if pd == 0.0:
+            continue
+        dist = {s: pd}
+        for _ in range(d):
+            nxt: dict = defaultdict(float)
+            for x, px in dist.items():
+                i = unit.choose(x, precision)
+                if i is None:
+                    nxt[x] += px
+                    continue
+                nxt[unit.lose(x, i, 1)] += px * through[i]
+                nxt[x] += px * (1.0 - through[i])
+            dist = nxt
+        for x, px in dist.items():
+            out[x] += px
+    return out
+
+
+def _kind(unit: _Unit, pf, post, pre, through, spill: bool, precision: bool):
+    """Transition of one wound / packet: allocated, saved (``pf[group]``: P(not saved)), damage
+    (``post[group]``: after feel-no-pain, or ``pre`` point by point with ``spill``)."""
+    rows = []
+    for s in unit.states:
+        i = unit.choose(s, precision)
+        if i is None:
+            rows.append({s: 1.0})
+            continue
+        out: dict = defaultdict(float)
+        out[s] += 1.0 - pf[i]
+        if spill:
+            for x, p in _points(unit, s, pre, through, precision).items():
+                out[x] += pf[i] * p
+        else:
+            for d, p in enumerate(post[i]):
+                out[unit.lose(s, i, d)] += pf[i] * p
+        rows.append(out)
+    return _Feed(_matrix(unit, rows))
+
+
+def _classes(unit: _Unit, w, sc: GenericScenario):
+    """``(Blast bonus, toughness group, mask)`` for each part of the state space."""
+    S = len(unit.states)
+    keys: dict[tuple[int, int], np.ndarray] = {}
+    for a, s in enumerate(unit.states):
+        alive = sum(s[0::2])
+        key = (alive // 5 if w.blast else 0, unit.toughness_group(s))
+        keys.setdefault(key, np.zeros(S))[a] = 1.0
+    for (bonus, tg), mask in sorted(keys.items()):
+        yield bonus, tg, mask
+
+
+def mixed_allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
+    """Exact PMFs of the allocation statistics of a mixed unit (``models_slain``, ``destroyed``,
+    ``damage_dealt``, ``wounds_remaining``, ``target_<group>_models_lost``, ``leader_slain``),
+    or None when the chain would be too large."""
+    unit = _Unit(sc)
+    S = len(unit.states)
+    if S > MAX_STATES:
+        return None
+    vs = views(sc)
+    r = sc.rules
+    spill = r.spill == "spill"
+    current = r.devastating_wounds == "current"
+    start = np.zeros(S)
+    start[unit.index[sum(((g.models, g.wounds) for g in sc.target.groups), ())]] = 1.0
+    dist: dict[tuple[int, ...], np.ndarray] = {(): start}
+    later: list[_Feed] = []
+    work = 0
+    size = _raw_damage_max(sc) + 1
+    q_n = [point_through(v, mortal=False) for v in vs]
+    q_m = [point_through(v, mortal=True) for v in vs]
+    for w in sc.fired:
+        ks = [packets(v, w) for v in vs]
+        maps = damage_maps(vs[0], w, size)
+        d = ks[0].d
+
+        def pre(kind: int, expr, below: int, maps=maps) -> np.ndarray:
+            return _damage_pmf(expr.pmf(), below, maps[kind], 1.0, expr)
+
+        prec = w.precision
+        normal = _kind(unit, [k.pf for k in ks], [k.normal for k in ks],
+                       pre(K.D_NORMAL, w.damage, d.dmg_reroll_below), q_n, spill, prec)  # fmt: skip
+        crit = _kind(unit, [k.pfc for k in ks], [k.crit for k in ks],
+                     pre(K.D_CRIT, w.damage, d.dmg_reroll_below), q_n, spill, prec)  # fmt: skip
+        ones = [1.0] * len(vs)
+        mh = _kind(unit, ones, [], pre(K.D_IDENTITY, w.critical_hit_mortals, 0), q_m, True, False)
+        mw = _kind(unit, ones, [], pre(K.D_IDENTITY, w.critical_wound_mortals, 0), q_m, True, False)
+        dev_pre = pre(K.D_DEV, w.damage, d.dmg_reroll_below)
+        if current:
+            dev = _kind(unit, ones, [k.dev for k in ks], dev_pre, q_n, False, prec)
+        else:
+            dev = _kind(unit, ones, [], dev_pre, q_m, True, prec)
+        mixed: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
+        for bonus, tg, mask in _classes(unit, w, sc):
+            k = replace(packets(vs[tg], w), pf=1.0, pfc=1.0)  # wounds, saved in the transition
+            per, _ = _per_attack(vs[tg], w, k)
+            pmf = np.concatenate([np.zeros(bonus), w.attacks.pmf()])
+            part = {key: v * mask for key, v in dist.items()}
+            work = _fire(part, convolve_n(pmf, w.models), per, normal, mixed, S, work)
+            if work is None:
+                return None
+        new: dict[tuple[int, ...], np.ndarray] = defaultdict(lambda: np.zeros(S))
+        dev_now = w.devastating_wounds and current
+        for (outer, kc, kh, kw, kd), v in mixed.items():
+            v = crit.apply(v, kc)
+            v = mh.apply(v, kh)
+            v = mw.apply(v, kw)
+            if dev_now:
+                key = (*outer, kd)
+            else:
+                v = dev.apply(v, kd)
+                key = outer
+            new[key] = new[key] + v
+            work += (kc + kh + kw + kd) * S * 4
+        dist = dict(new)
+        if dev_now:
+            later.append(dev)
+        if len(dist) * S > MAX_STATES or work > MAX_WORK:
+            return None
+    final = np.zeros(S)
+    for key, v in dist.items():
+        for count, feed in zip(key, later, strict=True):
+            v = feed.apply(v, count)
+        final += v
+    return _statistics(sc, unit, final)
+
+
+def _statistics(sc: GenericScenario, unit: _Unit, final: np.ndarray) -> dict[str, np.ndarray]:
+    groups = sc.target.groups
+    total = sum(g.models * g.wounds for g in groups)
+    out = {
+        "models_slain": np.zeros(sc.target.models + 1),
+        "destroyed": np.zeros(2),
+        "wounds_remaining": np.zeros(total + 1),
+    }
+    lost = {group_stat(g.name): np.zeros(g.models + 1) for g in groups}
+    chars = [i for i, g in enumerate(groups) if g.character]
+    leader = np.zeros(2)
+    for s, p in zip(unit.states, final, strict=True):
+        alive = s[0::2]
+        left = sum(
+            (a - 1) * g.wounds + c for a, c, g in zip(alive, s[1::2], groups, strict=True) if a
+        )
+        out["models_slain"][sc.target.models - sum(alive)] += p
+        out["destroyed"][int(sum(alive) == 0)] += p
+        out["wounds_remaining"][left] += p
+        for a, g in zip(alive, groups, strict=True):
+            lost[group_stat(g.name)][g.models - a] += p
+        leader[int(bool(chars) and all(alive[i] == 0 for i in chars))] += p
+    out["damage_dealt"] = out["wounds_remaining"][::-1].copy()
+    out.update(lost)
+    if chars:
+        out["leader_slain"] = leader
+    return out

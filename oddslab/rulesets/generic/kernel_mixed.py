@@ -1,0 +1,520 @@
+"""Kernel for a mixed target unit: groups of models (a sergeant, an attached leader) that each
+have their own wounds, saves and feel-no-pain.
+
+A variant of :mod:`~oddslab.rulesets.generic.kernel` (the simple path keeps its own kernel and
+compile time): hits and wound rolls are summed over d36 lookup tables as there (the wound
+tables of the group whose toughness is the unit's when the weapon fires), but each wound is
+then allocated to a model by the core rules (:func:`choose_model`) before its save, because
+the save, damage and feel-no-pain are those of the model it is allocated to. Order within a
+weapon, as the simple kernel: ordinary wounds, critical wounds with their own save, mortal
+wounds on critical hits, on critical wounds, devastating wounds (legacy rule); current-rule
+devastating wounds after every weapon. Arrays: :func:`oddslab.rulesets.generic.compile_mixed.
+mixed_arrays`. Once the unit is destroyed nothing more is rolled for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from oddslab._jit import jit, jit_noalloc
+from oddslab._kernels.chunks import ChunkKernel
+from oddslab._kernels.rng import new_block_state, roll_expr, seed_state
+from oddslab.rulesets.generic.layout import (
+    _HIGH,
+    _LOW32,
+    _TABS,
+    _TSIZE,
+    BLOCK_STREAMS,
+    D_CRIT,
+    D_DEV,
+    D_NORMAL,
+    DEV_CURRENT,
+    DEV_LEGACY,
+    F_CSAVE_FAIL,
+    F_CSAVE_REROLL,
+    F_HIT_CODE,
+    F_HIT_REROLL,
+    F_SAVE_FAIL,
+    F_SAVE_REROLL,
+    F_WOUND_CODE,
+    F_WOUND_REROLL,
+    FACE_BLOCK,
+    GI_CHAR,
+    GI_MODELS,
+    GI_ROW,
+    GI_TOUGH,
+    GI_WOUNDS,
+    N_STATS,
+    S_ATTACKS,
+    S_DAMAGE,
+    S_DEALT,
+    S_DESTROYED,
+    S_HAZ_LOST,
+    S_HAZ_WOUNDS,
+    S_HITS,
+    S_MORTAL,
+    S_REMAINING,
+    S_SLAIN,
+    S_UNSAVED,
+    S_WOUNDS,
+    T_HAZ_DICE,
+    T_HAZ_MODELS,
+    T_HAZ_MORTAL,
+    T_HAZ_WOUNDS,
+    T_LEADER_ROW,
+    T_ROWS,
+    T_SPILL,
+    W_ATT_ADD,
+    W_ATT_N,
+    W_ATT_SIDES,
+    W_BLAST,
+    W_CRIT_SAVE,
+    W_CRIT_SPLIT,
+    W_DEV,
+    W_DMG_ADD,
+    W_DMG_N,
+    W_DMG_REROLL,
+    W_DMG_SIDES,
+    W_HAS_MH,
+    W_HAS_MW,
+    W_HAS_XATT,
+    W_LETHAL,
+    W_MH_ADD,
+    W_MH_INSTEAD,
+    W_MH_N,
+    W_MH_SIDES,
+    W_MODELS,
+    W_MW_ADD,
+    W_MW_N,
+    W_MW_SIDES,
+    W_PRECISION,
+    W_SUS_ADD,
+    W_SUS_N,
+    W_SUS_SIDES,
+    W_TORRENT,
+    W_XATT_ADD,
+    W_XATT_N,
+    W_XATT_SIDES,
+)
+from oddslab.rulesets.generic.rolls import (
+    expr_total,
+    hazard_losses,
+    roll_any_one,
+    roll_one,
+    roll_tables,
+    sum_rolls,
+)
+
+__all__ = ["run_generic_mixed", "choose_model"]
+
+
+def _prologue(seed, ntrials, hist, wint, faces, fnp, fnpflags, dmgmap, tint, gint, order):
+    """Per-chunk setup (Python): ``faces`` int64[G, W, F_NROWS, 7] (each group's face tables:
+    its toughness, its save), ``fnp`` int64[G, 2, 72] and ``fnpflags`` int64[G, 4] (each
+    group's feel-no-pain tables), ``gint`` int64[G, GI_NCOLS], ``order`` int64[G] (the
+    defender's order of choice); the rest as :func:`oddslab.rulesets.generic.kernel._prologue`."""
+    n_g, n_w = faces.shape[0], faces.shape[1]
+    st = seed_state(seed)
+    bs = new_block_state(st, np.int64(BLOCK_STREAMS))
+    raw = np.empty(FACE_BLOCK // 4, dtype=np.uint64)
+    buf = np.empty(FACE_BLOCK, dtype=np.int64)
+    tabs = np.zeros((n_g, n_w, _TABS, 36), dtype=np.int64)
+    pairs = np.zeros((n_g, n_w, 4), dtype=np.bool_)
+    vals = np.zeros(3, dtype=np.int64)
+    for g in range(n_g):
+        for w in range(n_w):
+            f, t = faces[g, w], tabs[g, w]
+            vals[:] = (0, 1, _HIGH)
+            pairs[g, w, 0] = roll_tables(f[F_HIT_CODE], f[F_HIT_REROLL], vals, t[0], t[1])
+            vals[2] = _HIGH if wint[w, W_CRIT_SPLIT] != 0 else 1
+            pairs[g, w, 1] = roll_tables(f[F_WOUND_CODE], f[F_WOUND_REROLL], vals, t[2], t[3])
+            vals[2] = 1
+            pairs[g, w, 2] = roll_tables(f[F_SAVE_FAIL], f[F_SAVE_REROLL], vals, t[4], t[5])
+            pairs[g, w, 3] = roll_tables(f[F_CSAVE_FAIL], f[F_CSAVE_REROLL], vals, t[6], t[7])
+    fnp_use = np.stack([fnpflags[:, 0] != 0, fnpflags[:, 2] != 0], axis=1)
+    fnp_pair = np.stack([fnpflags[:, 1] != 0, fnpflags[:, 3] != 0], axis=1)
+    alive = np.zeros(n_g, dtype=np.int64)
+    cur = np.zeros(n_g, dtype=np.int64)
+    devq = np.zeros(n_w, dtype=np.int64)
+    tot = np.zeros(N_STATS, dtype=np.int64)
+    return (
+        st, bs, raw, buf, ntrials, hist, wint, fnp.ravel(), dmgmap, tint, gint, order,
+        tabs.ravel(), pairs, fnp_use, fnp_pair, alive, cur, devq, tot,
+    )  # fmt: skip
+
+
+@jit
+def choose_model(alive, cur, gint, order, precision):
+    """The group whose model the next attack is allocated to, or -1 (unit destroyed).
+
+    Precision: a living character (a damaged one first). Otherwise characters are not
+    eligible while a bodyguard (non-character) model lives; among the eligible, a model that
+    has lost wounds first, else the first group in the defender's ``order``.
+    """
+    n_g = alive.shape[0]
+    if precision:
+        for g in range(n_g):
+            if gint[g, GI_CHAR] != 0 and alive[g] > 0 and cur[g] < gint[g, GI_WOUNDS]:
+                return g
+        for i in range(n_g):
+            g = order[i]
+            if gint[g, GI_CHAR] != 0 and alive[g] > 0:
+                return g
+    guard = False
+    for g in range(n_g):
+        if gint[g, GI_CHAR] == 0 and alive[g] > 0:
+            guard = True
+    for g in range(n_g):
+        if alive[g] > 0 and cur[g] < gint[g, GI_WOUNDS] and not (guard and gint[g, GI_CHAR]):
+            return g
+    for i in range(n_g):
+        g = order[i]
+        if alive[g] > 0 and not (guard and gint[g, GI_CHAR] != 0):
+            return g
+    return n_g - n_g - 1
+
+
+@jit
+def toughness_group(alive, gint):
+    """The group whose toughness is the unit's: the toughest living bodyguard group, else the
+    toughest living character group (0 when the unit is destroyed)."""
+    best = alive.shape[0] - alive.shape[0]
+    top = -1
+    for pas in range(2):
+        for g in range(alive.shape[0]):
+            if alive[g] > 0 and (gint[g, GI_CHAR] != 0) == (pas == 1) and gint[g, GI_TOUGH] > top:
+                top = gint[g, GI_TOUGH]
+                best = g
+        if top >= 0:
+            return best
+    return best
+
+
+@jit(inline="always")
+def roll_damage(st, n, sides, add, thr):
+    """One damage roll, re-rolled once below ``thr`` (-1: when any die shows 1)."""
+    if thr < 0:
+        return roll_any_one(st, n, sides, add)
+    d = roll_expr(st, n, sides, add)
+    if d < thr:
+        d = roll_expr(st, n, sides, add)
+    return d
+
+
+@jit
+def apply_packet(
+    bs, raw, buf, pos, end, dmg, spill, m, precision, alive, cur, gint, order, fnp, fnp_use,
+    fnp_pair, tot,
+):  # fmt: skip
+    """Feel-no-pain and allocate one packet of ``dmg`` (``m``: the mortal-wound feel-no-pain
+    and count). Without spill the packet goes to one model (its group's feel-no-pain; excess
+    lost); with spill point by point, each to the model the rules choose then."""
+    one = pos - pos + 1
+    if spill:
+        for _ in range(dmg):
+            g = choose_model(alive, cur, gint, order, precision)
+            if g < 0:
+                break
+            p = one
+            if fnp_use[g, m]:
+                off = (g * 2 + m) * 72
+                p, pos, end = roll_one(
+                    bs, raw, buf, pos, end, fnp, off + (36 if fnp_pair[g, m] else 0)
+                )
+            if p > 0:
+                tot[S_DAMAGE] += 1
+                if m != 0:
+                    tot[S_MORTAL] += 1
+                cur[g] -= 1
+                if cur[g] == 0:
+                    alive[g] -= 1
+                    cur[g] = gint[g, GI_WOUNDS]
+        return pos, end
+    g = choose_model(alive, cur, gint, order, precision)
+    if g < 0:
+        return pos, end
+    d = dmg
+    if fnp_use[g, m]:
+        off = (g * 2 + m) * 72
+        d, pos, end = sum_rolls(bs, raw, buf, pos, end, dmg, fnp_pair[g, m], fnp, off, off + 36)
+    tot[S_DAMAGE] += d
+    if m != 0:
+        tot[S_MORTAL] += d
+    if d >= cur[g]:
+        alive[g] -= 1
+        cur[g] = gint[g, GI_WOUNDS]
+    elif d > 0:
+        cur[g] -= d
+    return pos, end
+
+
+@jit_noalloc(ints="crits extra n_att t_att t_hits t_unsaved t_wounds normal")
+def _trials(
+    st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, gint, order, flat, pairs, fnp_use,
+    fnp_pair, alive, cur, devq, tot,
+):  # fmt: skip
+    """The trial loop of one chunk (allocates nothing): see the module docstring."""
+    n_w = wint.shape[0]
+    n_g = gint.shape[0]
+    pos = np.int64(0)
+    end = np.int64(0)
+    _ZERO = np.int64(0)
+    _ONE = np.int64(1)
+    yes = n_w >= 0  # typed booleans: literals would compile specialisations of the helpers
+    no = n_w < 0
+    spill = tint[T_SPILL] != 0
+    rows = tint[T_ROWS : T_ROWS + N_STATS]
+    start_total = 0
+    for g in range(n_g):
+        start_total += gint[g, GI_MODELS] * gint[g, GI_WOUNDS]
+    for _ in range(ntrials):
+        t_att = 0
+        t_hits = 0
+        t_wounds = 0
+        t_unsaved = 0
+        tot[S_DAMAGE] = 0
+        tot[S_MORTAL] = 0
+        for g in range(n_g):
+            alive[g] = gint[g, GI_MODELS]
+            cur[g] = gint[g, GI_WOUNDS]
+        for w in range(n_w):
+            devq[w] = 0
+            prec = wint[w, W_PRECISION] != 0
+            o = w * _TSIZE  # hit tables: the same for every group (group 0's)
+            n_att = 0
+            if wint[w, W_ATT_N] == 0:
+                add = wint[w, W_ATT_ADD]
+                n_att = wint[w, W_MODELS] * (add if add > 0 else 0)
+            else:
+                for _m in range(wint[w, W_MODELS]):
+                    n_att += roll_expr(
+                        st, wint[w, W_ATT_N], wint[w, W_ATT_SIDES], wint[w, W_ATT_ADD]
+                    )
+            if wint[w, W_BLAST] != 0:
+                left = 0
+                for g in range(n_g):
+                    left += alive[g]
+                n_att += wint[w, W_MODELS] * (left // 5)
+            if wint[w, W_TORRENT] != 0:
+                normal = n_att
+                crits = 0
+            else:
+                acc, pos, end = sum_rolls(
+                    bs, raw, buf, pos, end, n_att, pairs[0, w, 0], flat, o, o + 36
+                )
+                normal = acc & _LOW32
+                crits = acc >> 32
+                if wint[w, W_HAS_XATT] != 0 and crits > 0:
+                    more = expr_total(
+                        st, crits, wint[w, W_XATT_N], wint[w, W_XATT_SIDES], wint[w, W_XATT_ADD]
+                    )
+                    n_att += more
+                    acc, pos, end = sum_rolls(
+                        bs, raw, buf, pos, end, more, pairs[0, w, 0], flat, o, o + 36
+                    )
+                    normal += acc & _LOW32
+                    crits += acc >> 32
+            t_att += n_att
+            if wint[w, W_SUS_N] == 0:
+                extra = crits * wint[w, W_SUS_ADD]
+            else:
+                extra = 0
+                for _k in range(crits):
+                    extra += roll_expr(
+                        st, wint[w, W_SUS_N], wint[w, W_SUS_SIDES], wint[w, W_SUS_ADD]
+                    )
+            t_hits += normal + crits + extra
+            if wint[w, W_MH_INSTEAD] != 0:
+                auto = 0
+                to_wound = normal + extra
+            elif wint[w, W_LETHAL] != 0:
+                auto = crits
+                to_wound = normal + extra
+            else:
+                auto = 0
+                to_wound = normal + crits + extra
+            gt = toughness_group(alive, gint)  # the unit's toughness when the weapon fires
+            ot = (gt * n_w + w) * _TSIZE
+            acc, pos, end = sum_rolls(
+                bs, raw, buf, pos, end, to_wound, pairs[gt, w, 1], flat, ot + 72, ot + 108
+            )
+            wounded = auto + (acc & _LOW32)
+            cw = acc >> 32
+            t_wounds += wounded + cw
+            dn = wint[w, W_DMG_N]
+            ds = wint[w, W_DMG_SIDES]
+            da = wint[w, W_DMG_ADD]
+            thr = wint[w, W_DMG_REROLL]
+            # ordinary wounds, then critical wounds with their own save (critical AP): one at a
+            # time, each allocated to a model and saved by it (g changes only when one dies)
+            for kind in range(2):
+                n_k = wounded if kind == 0 else (cw if wint[w, W_CRIT_SAVE] != 0 else 0)
+                dkind = D_NORMAL if kind == 0 else D_CRIT
+                g = choose_model(alive, cur, gint, order, prec)
+                for _i in range(n_k):
+                    if g < 0:
+                        break
+                    og = (g * n_w + w) * _TSIZE + 144 + 72 * kind  # (critical) save tables
+                    fail, pos, end = sum_rolls(
+                        bs, raw, buf, pos, end, _ONE, pairs[g, w, 2 + kind], flat, og, og + 36
+                    )
+                    if fail == 0:
+                        continue
+                    t_unsaved += 1
+                    dmg = dmgmap[w, dkind, roll_damage(st, dn, ds, da, thr)]
+                    if spill or fnp_use[g, 0]:
+                        pos, end = apply_packet(
+                            bs, raw, buf, pos, end, dmg, spill, _ZERO, prec, alive, cur, gint,
+                            order, fnp, fnp_use, fnp_pair, tot,
+                        )  # fmt: skip
+                        g = choose_model(alive, cur, gint, order, prec)
+                    else:  # the common case, here: one model takes it, the excess is lost
+                        tot[S_DAMAGE] += dmg
+                        if dmg >= cur[g]:
+                            alive[g] -= 1
+                            cur[g] = gint[g, GI_WOUNDS]
+                            g = choose_model(alive, cur, gint, order, prec)
+                        elif dmg > 0:
+                            cur[g] -= dmg
+            if wint[w, W_HAS_MH] != 0:  # mortal wounds always spill
+                for _i in range(crits):
+                    dmg = roll_expr(st, wint[w, W_MH_N], wint[w, W_MH_SIDES], wint[w, W_MH_ADD])
+                    pos, end = apply_packet(
+                        bs,
+                        raw,
+                        buf,
+                        pos,
+                        end,
+                        dmg,
+                        yes,
+                        _ONE,
+                        no,
+                        alive,
+                        cur,
+                        gint,
+                        order,
+                        fnp,
+                        fnp_use,
+                        fnp_pair,
+                        tot,
+                    )
+            if wint[w, W_HAS_MW] != 0:
+                for _i in range(cw):
+                    dmg = roll_expr(st, wint[w, W_MW_N], wint[w, W_MW_SIDES], wint[w, W_MW_ADD])
+                    pos, end = apply_packet(
+                        bs,
+                        raw,
+                        buf,
+                        pos,
+                        end,
+                        dmg,
+                        yes,
+                        _ONE,
+                        no,
+                        alive,
+                        cur,
+                        gint,
+                        order,
+                        fnp,
+                        fnp_use,
+                        fnp_pair,
+                        tot,
+                    )
+            if wint[w, W_DEV] != 0:
+                t_unsaved += cw
+            if wint[w, W_DEV] == DEV_LEGACY:
+                for _i in range(cw):
+                    dmg = dmgmap[w, D_DEV, roll_damage(st, dn, ds, da, thr)]
+                    pos, end = apply_packet(
+                        bs,
+                        raw,
+                        buf,
+                        pos,
+                        end,
+                        dmg,
+                        yes,
+                        _ONE,
+                        prec,
+                        alive,
+                        cur,
+                        gint,
+                        order,
+                        fnp,
+                        fnp_use,
+                        fnp_pair,
+                        tot,
+                    )
+            elif wint[w, W_DEV] == DEV_CURRENT:
+                devq[w] = cw
+        # current-rule devastating wounds: after every weapon, an attack's damage, no spill
+        for w in range(n_w):
+            prec = wint[w, W_PRECISION] != 0
+            for _i in range(devq[w]):
+                raw_d = roll_damage(
+                    st,
+                    wint[w, W_DMG_N],
+                    wint[w, W_DMG_SIDES],
+                    wint[w, W_DMG_ADD],
+                    wint[w, W_DMG_REROLL],
+                )
+                dmg = dmgmap[w, D_DEV, raw_d]
+                pos, end = apply_packet(
+                    bs,
+                    raw,
+                    buf,
+                    pos,
+                    end,
+                    dmg,
+                    no,
+                    _ZERO,
+                    prec,
+                    alive,
+                    cur,
+                    gint,
+                    order,
+                    fnp,
+                    fnp_use,
+                    fnp_pair,
+                    tot,
+                )
+        slain = 0
+        left = 0
+        chars = 0
+        chars_alive = 0
+        for g in range(n_g):
+            lost = gint[g, GI_MODELS] - alive[g]
+            slain += lost
+            if alive[g] > 0:
+                left += (alive[g] - 1) * gint[g, GI_WOUNDS] + cur[g]
+            if gint[g, GI_ROW] >= 0:
+                hist[gint[g, GI_ROW], lost] += 1
+            if gint[g, GI_CHAR] != 0:
+                chars += 1
+                chars_alive += alive[g]
+        hist[rows[S_ATTACKS], t_att] += 1
+        hist[rows[S_HITS], t_hits] += 1
+        hist[rows[S_WOUNDS], t_wounds] += 1
+        hist[rows[S_UNSAVED], t_unsaved] += 1
+        if rows[S_MORTAL] >= 0:
+            hist[rows[S_MORTAL], tot[S_MORTAL]] += 1
+        hist[rows[S_DAMAGE], tot[S_DAMAGE]] += 1
+        hist[rows[S_SLAIN], slain] += 1
+        hist[rows[S_DESTROYED], 1 if left == 0 else 0] += 1
+        hist[rows[S_DEALT], start_total - left] += 1
+        hist[rows[S_REMAINING], left] += 1
+        if tint[T_HAZ_DICE] > 0:  # Hazardous: after the unit's attacks
+            h_lost, h_wounds = hazard_losses(
+                st,
+                tint[T_HAZ_DICE],
+                tint[T_HAZ_MODELS],
+                tint[T_HAZ_WOUNDS],
+                tint[T_HAZ_MORTAL] != 0,
+            )
+            hist[rows[S_HAZ_LOST], h_lost] += 1
+            hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
+        if tint[T_LEADER_ROW] >= 0:
+            hist[tint[T_LEADER_ROW], 1 if chars > 0 and chars_alive == 0 else 0] += 1
+
+
+#: Engine kernel for mixed units (contract in :mod:`oddslab.engine`).
+run_generic_mixed = ChunkKernel(_trials, "run_generic_mixed", prologue=_prologue)

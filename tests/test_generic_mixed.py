@@ -1,0 +1,188 @@
+"""Mixed target units (issue 28): groups of models, attached leaders, Precision, the defender's
+allocation policy. Hand-worked cases (the leader + bodyguard case of docs/generic.md), the
+exact chain against the kernel by chi-square at 1e6 trials, the kernel against the naive
+reference (tests/naive_generic_mixed.py), reading and errors."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from naive_generic_mixed import mixed_trial
+from stats import P_MIN, chisquare_pmf
+
+from oddslab import GenericScenario, Rules, ScenarioError, Target, Weapon, from_dict, simulate
+from oddslab.rulesets.generic import ModelGroup
+
+NO_ONES = {"natural_one_fails": False}
+#: three automatic wounds (torrent, wound 2+ with +1 and no natural-1 rule), AP 0, damage 1
+THREE = Weapon(models=3, attacks=1, torrent=True, wound=2, wound_modifier=1, damage=1)
+#: two one-wound bodyguards (4+ save) and an attached two-wound leader (3+ save)
+UNIT = Target(
+    save=4,
+    groups=(
+        ModelGroup("bodyguard", models=2, wounds=1, save=4),
+        ModelGroup("leader", models=1, wounds=2, save=3, character=True),
+    ),
+)
+
+
+def pmf_of(d: dict[int, F]) -> np.ndarray:
+    out = np.zeros(max(d) + 1)
+    for k, p in d.items():
+        out[k] = float(p)
+    return out
+
+
+def close(a: np.ndarray, b: np.ndarray, tol: float = 1e-12) -> bool:
+    n = max(len(a), len(b))
+    aa, bb = np.zeros(n), np.zeros(n)
+    aa[: len(a)] = a
+    bb[: len(b)] = b
+    return bool(np.max(np.abs(aa - bb)) <= tol)
+
+
+def test_leader_and_bodyguard_by_hand():
+    """docs/generic.md, worked example 4. Wounds go to the bodyguards (fail the 4+ save: 1/2)
+    while one lives; the leader (3+: fails 1/3) takes only what is left. Two bodyguards dead
+    by wound 2 (1/4): wound 3 may wound the leader (1/3); by wound 3 (1/4): nothing left."""
+    ex = GenericScenario((THREE,), UNIT, Rules(**NO_ONES)).exact_pmfs()
+    assert close(ex["models_slain"], pmf_of({0: F(1, 8), 1: F(3, 8), 2: F(1, 2)}))
+    assert close(ex["target_bodyguard_models_lost"], pmf_of({0: F(1, 8), 1: F(3, 8), 2: F(1, 2)}))
+    assert close(ex["leader_slain"], pmf_of({0: F(1)}))
+    want = {4: F(1, 8), 3: F(3, 8), 2: F(1, 4) + F(1, 4) * F(2, 3), 1: F(1, 4) * F(1, 3)}
+    assert close(ex["wounds_remaining"], pmf_of(want))
+
+
+def test_precision_goes_to_the_leader():
+    """With Precision the three wounds go to the leader while it lives: slain if 2 of its 3+
+    saves fail (7/27); slain by wound 2 (1/9), wound 3 may slay a bodyguard (1/2)."""
+    w = Weapon(models=3, attacks=1, torrent=True, wound=2, wound_modifier=1, keywords="Precision")
+    ex = GenericScenario((w,), UNIT, Rules(**NO_ONES)).exact_pmfs()
+    assert close(ex["leader_slain"], pmf_of({0: F(20, 27), 1: F(7, 27)}))
+    assert close(ex["models_slain"], pmf_of({0: F(20, 27), 1: F(11, 54), 2: F(1, 18)}))
+
+
+def test_a_model_that_has_lost_wounds_takes_the_next_attack():
+    """Two unsaved 1-damage wounds into two 2-wound models: the same model takes both."""
+    t = Target(groups=(ModelGroup("a", models=2, wounds=2),))
+    w = Weapon(models=2, attacks=1, torrent=True, wound=2, wound_modifier=1)
+    ex = GenericScenario((w,), t, Rules(**NO_ONES)).exact_pmfs()
+    assert close(ex["models_slain"], pmf_of({0: F(0), 1: F(1)}))
+
+
+@pytest.mark.rule_switch("generic", "allocation")
+@pytest.mark.parametrize(("policy", "lost"), [("listed", "sergeant"), ("fewest-wounds", "marines")])
+def test_allocation_policy(policy, lost):
+    """One unsaved 2-damage wound into a 2-wound sergeant (listed first) and two 1-wound
+    marines: "listed" loses the sergeant, "fewest-wounds" a marine; exact, kernel and naive."""
+    t = Target(groups=(ModelGroup("sergeant", wounds=2), ModelGroup("marines", models=2)))
+    w = Weapon(attacks=1, torrent=True, wound=2, wound_modifier=1, damage=2)
+    sc = GenericScenario((w,), t, Rules(allocation=policy, **NO_ONES))
+    stat = f"target_{lost}_models_lost"
+    assert close(sc.exact_pmfs()[stat], pmf_of({0: F(0), 1: F(1)}))
+    assert simulate(sc, trials=2_000, seed=1).counts[stat][1] == 2_000
+    assert mixed_trial(random.Random(1), sc)["lost"][lost] == 1
+
+
+MIXED_CONFIGS = {
+    "squad-with-sergeant": GenericScenario(
+        (Weapon(models=10, attacks=2, skill=3, strength=4, ap=1, damage="D3", reroll_hits="ones"),),
+        Target(toughness=4, groups=(
+            ModelGroup("sergeant", wounds=3, save=3),
+            ModelGroup("marines", models=4, wounds=2, save=3),
+        )),
+    ),
+    "bodyguard-and-leader": GenericScenario(
+        (
+            Weapon(models=5, attacks=2, skill=3, strength=5, ap=2, damage=2,
+                   keywords="Precision, Devastating Wounds"),
+            Weapon(models=5, attacks=2, skill=3, strength=4, critical_hit_mortals=1),
+        ),
+        Target(toughness=4, feel_no_pain_mortal=5, groups=(
+            ModelGroup("bodyguard", models=3, wounds=2, save=3),
+            ModelGroup("leader", wounds=4, save=2, invulnerable=4, feel_no_pain=5, toughness=5,
+                       character=True),
+        )),
+        Rules(spill="spill", allocation="fewest-wounds"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.statistical
+@pytest.mark.rule_switch("generic", "allocation")
+@pytest.mark.parametrize("name", list(MIXED_CONFIGS))
+def test_mixed_kernel_matches_exact(name):
+    """Every statistic of the allocation chain (and attacks, hits): chi-square p > 1e-4 at 1e6
+    trials; and the kernel's means against the naive reference (20,000 trials, 5 SE)."""
+    sc = MIXED_CONFIGS[name]
+    ex = sc.exact_pmfs()
+    assert {"models_slain", "wounds_remaining", "attacks"} <= set(ex)
+    out = simulate(sc, trials=1_000_000, seed=2810 + list(MIXED_CONFIGS).index(name))
+    for stat, pmf in ex.items():
+        p = chisquare_pmf(out.counts[stat], pmf)
+        assert p > P_MIN, f"{name}: {stat} chi-square p = {p:.2e}"
+    rng = random.Random(11)
+    rows = [mixed_trial(rng, sc) for _ in range(20_000)]
+    for stat in ("wounds", "unsaved", "damage", "models_slain", "wounds_remaining"):
+        v = np.array([r[stat] for r in rows], dtype=float)
+        assert abs(v.mean() - out.mean(stat)) < 5 * v.std() / np.sqrt(len(v)) + 1e-9, stat
+
+
+def test_reading_groups_and_errors():
+    doc = {
+        "ruleset": "generic",
+        "attacker": {"weapons": [{"attacks": 2, "keywords": "Precision"}]},
+        "target": {
+            "toughness": 4,
+            "save": 3,
+            "wounds": 2,
+            "models": [
+                {"name": "Intercessors", "models": 4},
+                {"name": "Sergeant", "wounds": 3},
+                {"name": "Captain", "wounds": 5, "invulnerable": 4, "toughness": 4,
+                 "keywords": ["Infantry"], "character": True},
+            ],
+        },
+        "rules": {"allocation": "fewest-wounds"},
+    }  # fmt: skip
+    sc = from_dict(doc)
+    t = sc.target
+    assert t.models == 6 and [g.wounds for g in t.groups] == [2, 3, 5]
+    assert t.groups[2].character and t.groups[2].keywords == ("infantry",)
+    names = [s.name for s in sc.stats()]
+    assert names[-4:] == [
+        "target_intercessors_models_lost",
+        "target_sergeant_models_lost",
+        "target_captain_models_lost",
+        "leader_slain",
+    ]
+    res = sc.resolved()["target: target"]
+    assert res["group Captain"].startswith("1 model; 5 W; T4; 3+; 4++")
+    bad = [
+        ({"models": [{"name": "a"}, {"name": "a"}]}, "target.models[1].name"),
+        ({"models": [{"modles": 2}]}, "target.models[0].modles"),
+        ({"models": [{"wounds": 0}]}, "target.models[0].wounds"),
+        ({"models": [{"name": "a"}], "damaged": 1}, "target.damaged"),
+    ]
+    for target, key in bad:
+        d = {**doc, "target": {"save": 3, **target}, "rules": {}}
+        with pytest.raises(ScenarioError) as err:
+            from_dict(d, source="bad.toml")
+        assert err.value.key == key, str(err.value)
+    plain = {**doc, "target": {"models": 5}}
+    with pytest.raises(ScenarioError) as err:
+        from_dict(plain, source="bad.toml")
+    assert err.value.key == "rules.allocation"
+
+
+def test_hazardous_against_a_mixed_unit():
+    """The mixed kernel rolls Hazardous too: 6 models, binomial(6, 1/6) models lost."""
+    w = Weapon(models=6, attacks=1, keywords="Hazardous")
+    sc = GenericScenario((w,), UNIT)
+    ex = sc.exact_pmfs()["attacker_models_lost_to_hazards"]
+    assert abs(ex[0] - (5 / 6) ** 6) < 1e-12
+    out = simulate(sc, trials=100_000, seed=2812)
+    assert chisquare_pmf(out.counts["attacker_models_lost_to_hazards"], ex) > P_MIN
