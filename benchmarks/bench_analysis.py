@@ -9,8 +9,12 @@ Jobs (rows with unit "cells"):
 2. **Dask scaling.** A 200-cell sweep of 10⁶ trials each on a 2-worker LocalCluster
    (1 thread per worker) against in-process (numba's 2 threads), and the same with 10⁵-trial
    cells, where the per-cell overhead shows. Cluster start-up is timed separately.
-3. **Matchup.** A 20 × 20 matrix of invented generic units with every headline to ±0.5
-   percentage points (``precision=0.005``, the 95% half-width).
+3. **Matchup.** A 20 × 20 matrix of invented generic units, exact (``--exact auto``) and
+   simulated with every headline to ±0.5 percentage points (``precision=0.005``).
+4. **A big study.** 10⁵ one-trial cells streamed into a store, then the tidy frame, in a
+   fresh process: time per cell and peak memory per cell.
+
+Every simulated study passes ``exact="never"`` (generic cells would otherwise be exact).
 
 ``--quick`` (the smoke test) runs far fewer and smaller cells. Timings depend on the machine
 and its load: measure on a quiet machine (``benchmarks/run_all.py`` records the load average).
@@ -66,7 +70,7 @@ def per_cell_overhead(quick: bool) -> list[dict]:
     trials = 200_000 if quick else 1_000_000
     n = 3 if quick else 8
     values = list(range(1, n + 1))
-    sweep(SCENARIO, {"attacker.weapons.0.models": [1]}, trials=1000, seed=1)  # warm-up
+    sweep(SCENARIO, {"attacker.weapons.0.models": [1]}, trials=1000, seed=1, exact="never")
     sc = oddslab.load(SCENARIO)
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -76,11 +80,11 @@ def per_cell_overhead(quick: bool) -> list[dict]:
     direct, direct_cpu = time.perf_counter() - t0, time.process_time() - c0
     t0 = time.perf_counter()
     c0 = time.process_time()
-    sweep(SCENARIO, {"attacker.weapons.0.models": values}, trials=trials, seed=1)
+    sweep(SCENARIO, {"attacker.weapons.0.models": values}, trials=trials, seed=1, exact="never")
     swept, swept_cpu = time.perf_counter() - t0, time.process_time() - c0
     tiny = 50 if quick else 200
     t0 = time.perf_counter()
-    sweep(SCENARIO, {"target.models": list(range(1, tiny + 1))}, trials=1, seed=1)
+    sweep(SCENARIO, {"target.models": list(range(1, tiny + 1))}, trials=1, seed=1, exact="never")
     fixed = (time.perf_counter() - t0) / tiny
     t0 = time.perf_counter()
     for m in range(1, tiny + 1):
@@ -125,7 +129,7 @@ def dask_scaling(quick: bool) -> list[dict]:
     for cells, trials in configs:
         vary = {"target.models": list(range(1, cells + 1))}
         t0 = time.perf_counter()
-        a = sweep(SCENARIO, vary, trials=trials, seed=3)
+        a = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never")
         local = time.perf_counter() - t0
         import numba
 
@@ -133,13 +137,14 @@ def dask_scaling(quick: bool) -> list[dict]:
         numba.set_num_threads(1)
         try:
             t0 = time.perf_counter()
-            sweep(SCENARIO, vary, trials=trials, seed=3)
+            sweep(SCENARIO, vary, trials=trials, seed=3, exact="never")
             single = time.perf_counter() - t0
         finally:
             numba.set_num_threads(threads)
         t0 = time.perf_counter()
-        b = sweep(SCENARIO, vary, trials=trials, seed=3, workers=2)
+        b = sweep(SCENARIO, vary, trials=trials, seed=3, workers=2, exact="never")
         remote = time.perf_counter() - t0
+        work = remote - start  # the cluster's own start-up is not the cells' work
         same = [r.counts for r in a.results] == [r.counts for r in b.results]
         rows.append(
             _row(
@@ -163,6 +168,8 @@ def dask_scaling(quick: bool) -> list[dict]:
                 cells / remote,
                 f"{local / remote:.2f}× in-process at {_threads()} threads, "
                 f"{single / remote:.2f}× at 1 thread (incl. cluster start {start:.1f} s); "
+                f"per-worker efficiency {single / (2 * work):.2f} (1-thread in-process time "
+                f"over 2 × the cluster's, start excluded); batches sized automatically; "
                 f"identical results: {same}",
                 1,
             )
@@ -208,9 +215,14 @@ def matchup_20x20(quick: bool) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         lib = Path(tmp) / "bench.toml"
         lib.write_text("\n".join(lines) + "\n")
-        matchup(f"{lib}:att0", f"{lib}:tgt0", trials=1000)  # warm-up
+        matchup(f"{lib}:att0", f"{lib}:tgt0", trials=1000, exact="never")  # warm-up
         t0 = time.perf_counter()
-        res = matchup(f"{lib}:att*", f"{lib}:tgt*", precision=0.005, trials=10_000_000, seed=1)
+        res = matchup(
+            f"{lib}:att*", f"{lib}:tgt*", precision=0.005, trials=10_000_000, seed=1, exact="never"
+        )
+        t0e, c0e = time.perf_counter(), time.process_time()
+        ex = matchup(f"{lib}:att*", f"{lib}:tgt*", seed=1)
+        exact_wall, exact_cpu = time.perf_counter() - t0e, time.process_time() - c0e
         wall = time.perf_counter() - t0
     cells = n * n
     worst = max(
@@ -223,10 +235,76 @@ def matchup_20x20(quick: bool) -> list[dict]:
     trials = sum(o.trials for o in res.outcomes)
     return [
         _row(
+            f"{n}×{n} generic matchup, exact (--exact auto)",
+            cells / exact_wall,
+            f"{exact_wall:.2f} s wall, {exact_cpu:.2f} s CPU; every cell exact: "
+            f"{all(o.exact for o in ex.outcomes)}",
+            _threads(),
+        ),
+        _row(
             f"{n}×{n} generic matchup, every headline ±0.5 pp",
             cells / wall,
             f"{wall:.1f} s wall, {trials:,} trials in all; widest 95% half-width "
             f"{100 * worst:.2f} pp",
+            _threads(),
+        ),
+    ]
+
+
+def _big_child(cells: int) -> None:
+    """In a fresh process: one sweep of ``cells`` one-trial cells streamed into a store, then
+    its tidy frame; prints JSON (seconds, frame seconds, peak and base RSS in kB)."""
+    import json
+    import resource
+
+    from oddslab.analysis.sweep import sweep
+
+    sweep(SCENARIO, {"target.models": [1]}, trials=1, seed=1, exact="never")  # warm-up
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # 5 × 5 × 4 × 20 × 50 = 100,000 small cells (quick: 2 × 1 × 1 × 20 × 50 = 2,000)
+    big = cells >= 100_000
+    vary = {
+        "target.save": list(range(2, 7)) if big else [3, 4],
+        "target.toughness": list(range(3, 8)) if big else [4],
+        "attacker.weapons.0.strength": list(range(3, 7)) if big else [4],
+        "target.models": list(range(1, 21)),
+        "attacker.weapons.0.models": list(range(1, 51)),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        res = sweep(SCENARIO, vary, trials=1, seed=1, exact="never", store=Path(tmp) / "s.sqlite",
+                    progress=None)  # fmt: skip
+        ran = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        frame = res.frame()
+        framed = time.perf_counter() - t0
+        size = (Path(tmp) / "s.sqlite").stat().st_size
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"cells": len(res.cells), "rows": len(frame), "run_s": ran,
+                      "frame_s": framed, "peak_kb": peak, "base_kb": base,
+                      "store_bytes": size}))  # fmt: skip
+
+
+def big_study(quick: bool) -> list[dict]:
+    """A sweep of 10⁵ one-trial cells end to end (in a fresh process): time and memory."""
+    import json
+    import subprocess
+
+    cells = 2_000 if quick else 100_000
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, __file__, "--big-child", str(cells)], env=env,
+                         capture_output=True, text=True, check=True, timeout=3600)  # fmt: skip
+    d = json.loads(out.stdout.strip().splitlines()[-1])
+    n = d["cells"]
+    per_kb = (d["peak_kb"] - d["base_kb"]) / n
+    return [
+        _row(
+            f"sweep of {n:,} one-trial cells, streamed to a store, then its tidy frame",
+            n / (d["run_s"] + d["frame_s"]),
+            f"{1e3 * d['run_s'] / n:.2f} ms per cell to run, {1e3 * d['frame_s'] / n:.2f} ms "
+            f"per cell for the frame ({d['rows']:,} rows); peak memory "
+            f"{(d['peak_kb'] - d['base_kb']) / 1024:.0f} MB above the warm process "
+            f"({per_kb:.1f} kB per cell); store {d['store_bytes'] / n / 1024:.1f} kB per cell",
             _threads(),
         )
     ]
@@ -234,15 +312,20 @@ def matchup_20x20(quick: bool) -> list[dict]:
 
 def run(quick: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring)."""
-    return per_cell_overhead(quick) + dask_scaling(quick) + matchup_20x20(quick)
+    return per_cell_overhead(quick) + dask_scaling(quick) + matchup_20x20(quick) + big_study(quick)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="few, small cells (smoke test)")
     ap.add_argument("--markdown", type=Path, help="also write the table here")
+    ap.add_argument("--only", help="run only this job function (e.g. big_study)")
+    ap.add_argument("--big-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    rows = run(args.quick)
+    if args.big_child:
+        _big_child(args.big_child)
+        return 0
+    rows = globals()[args.only](args.quick) if args.only else run(args.quick)
     table = markdown_table(
         ["job", "cells/s", "threads", "note"],
         [[r["job"], fmt_rate(r["oddslab_per_s"]), r["threads"], r["note"]] for r in rows],

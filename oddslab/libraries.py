@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import functools
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +60,7 @@ __all__ = [
     "shipped_libraries",
     "resolve_entries",
     "select_weapons",
+    "entry_names",
 ]
 
 #: Keys of a library entry that price it; stripped when the entry is used in a scenario.
@@ -166,6 +169,20 @@ def _number(value: Any, source: str, key: str) -> float:
 
 
 # -- loading ---------------------------------------------------------------------------------
+def resolved(path: Path) -> Path:
+    """``path.resolve()``, kept per (path, current folder for a relative one): a study
+    resolves the same few library paths for every cell (each resolve is a few system calls
+    per folder of the path)."""
+    import os
+
+    return _resolve(path, "" if path.is_absolute() else os.getcwd())
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve(path: Path, cwd: str) -> Path:
+    return path.resolve()
+
+
 _CACHE: dict[tuple[str, float], Library] = {}
 
 
@@ -191,22 +208,22 @@ def load_library(path: str | Path, *, source: str = "", key: str = "") -> Librar
     """
     path = Path(path)
     try:
-        resolved = path.resolve()
-        stamp = resolved.stat().st_mtime
+        where_to = resolved(path)
+        stamp = where_to.stat().st_mtime
     except OSError:
         where = (source, key) if source else (str(path), "")
         raise ScenarioError(where[0], where[1], f"library file '{path}' not found") from None
-    cached = _CACHE.get((str(resolved), stamp))
+    cached = _CACHE.get((str(where_to), stamp))
     if cached is not None:
         return cached
     try:
-        data = tomllib.loads(resolved.read_text(encoding="utf-8"))
+        data = tomllib.loads(where_to.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(str(path), "", f"cannot read library ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(str(path), "", f"not valid TOML: {exc}") from None
     lib = _parse_library(path, data)
-    _CACHE[(str(resolved), stamp)] = lib
+    _CACHE[(str(where_to), stamp)] = lib
     return lib
 
 
@@ -363,7 +380,7 @@ def _expand_entry(
     keep_points: bool = False,
     role: str | None | object = _ANY_ROLE,
 ) -> dict[str, Any]:
-    ident = f"{entry.library.resolve()}:{entry.key}"
+    ident = f"{resolved(entry.library)}:{entry.key}"
     if ident in stack:
         chain = " -> ".join(s.rsplit("/", 1)[-1] for s in (*stack, ident))
         raise ScenarioError(str(entry.library), f"units.{entry.key}.use", f"cycle of uses: {chain}")
@@ -464,3 +481,41 @@ def entry_notes(path: str | Path) -> dict[str, str]:
     except ScenarioError:
         return {}
     return out
+
+
+# -- names of entries in tables and cells -------------------------------------------------------
+def _ident(e: LibraryEntry) -> str:
+    """The entry's identity: its library's resolved path and its key."""
+    return f"{resolved(e.library)}:{e.key}"
+
+
+def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
+    """The entry's name in tables and cell values: ``file-name.toml:key``, or the name
+    :func:`entry_names` gave it when two libraries share a file name."""
+    if names is not None and _ident(e) in names:
+        return names[_ident(e)]
+    return f"{e.library.name}:{e.key}"
+
+
+def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
+    """Names of entries (identity → name) that never collide.
+
+    ``file-name.toml:key`` as before (so cells keep their seeds); when libraries in different
+    folders share a file name, their entries are named by as many trailing folders as tell
+    them apart (``a/units.toml:x``, ``b/units.toml:x``).
+    """
+    paths = {resolved(e.library) for e in entries}
+    by_name: dict[str, list[Path]] = {}
+    for p in sorted(paths):
+        by_name.setdefault(p.name, []).append(p)
+    shown: dict[Path, str] = {}
+    for name, group in by_name.items():
+        if len(group) == 1:
+            shown[group[0]] = name
+            continue
+        for k in range(2, max(len(p.parts) for p in group) + 1):
+            tails = ["/".join(p.parts[-k:]) for p in group]
+            if len(set(tails)) == len(tails):
+                break
+        shown.update(zip(group, tails, strict=True))
+    return {_ident(e): f"{shown[resolved(e.library)]}:{e.key}" for e in entries}

@@ -24,6 +24,7 @@ __all__ = [
     "from_dict",
     "read_run_options",
     "shipped_example",
+    "scenario_dict",
 ]
 
 #: Built-in ruleset name in files -> the module of its package. Front ends find rulesets
@@ -122,7 +123,47 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:
         raise root.error("ruleset", str(exc)) from None
     except ModuleNotFoundError:
         raise root.error("ruleset", f"'{name}' is not available in this version") from None
-    return game.read(root)
+    kept = root.data
+    sc = game.read(root)
+    _keep_source(sc, kept)
+    return sc
+
+
+def _keep_source(sc: Any, data: dict[str, Any]) -> None:
+    """Remember the (expanded) dict a scenario was read from, for ``to_dict()``: a copy, so a
+    caller that edits its dict afterwards does not change the scenario's."""
+    import copy
+
+    try:
+        object.__setattr__(sc, "_source_dict", copy.deepcopy(data))
+    except (AttributeError, TypeError):  # an object without a __dict__: no kept source
+        pass
+
+
+def scenario_dict(sc: Any) -> dict[str, Any]:
+    """A scenario object as a dict that :func:`from_dict` reads back to an equal scenario.
+
+    A scenario read by :func:`from_dict` / :func:`load` gives the dict it was read from (library
+    uses expanded); one built in Python gives what its ruleset's ``write_dict`` writes (the
+    generic ruleset writes every key).
+
+    Raises
+    ------
+    TypeError
+        A scenario built in Python whose ruleset cannot write it yet.
+    """
+    import copy
+
+    kept = getattr(sc, "__dict__", {}).get("_source_dict")
+    if kept is not None:
+        return copy.deepcopy(kept)
+    writer = getattr(type(sc), "write_dict", None)
+    if writer is not None:
+        return writer(sc)
+    raise TypeError(
+        f"a {type(sc).__name__} built in Python cannot be written as a dict yet; read it "
+        "with oddslab.from_dict(...) or oddslab.load(...), or pass the dict itself"
+    )
 
 
 def read_run_options(root: Table, default_name: str) -> dict[str, Any]:

@@ -7,11 +7,23 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 matplotlib.use("Agg")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Hypothesis: two fixed profiles. "dev" keeps the examples it finds in .hypothesis/examples
+# (gitignored) and replays them first on the next run; "ci" (CI=true) is derandomized: the
+# examples come from a hash of each test, the same every run, so a CI failure reproduces and
+# a green CI run is not luck. Hypothesis refuses a database with derandomize (the examples
+# are fixed), so a failure found locally is kept in the test as an @example.
+_HYPOTHESIS_DB = DirectoryBasedExampleDatabase(str(ROOT / ".hypothesis" / "examples"))
+settings.register_profile("dev", database=_HYPOTHESIS_DB, print_blob=True)
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +34,31 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
     return ROOT / "examples"
+
+
+# The `statistical` marker promises >= 1e6 Monte Carlo trials: every engine run inside a test
+# marked statistical is recorded, and the test fails when the largest had fewer.
+STATISTICAL_MIN_TRIALS = 1_000_000
+
+
+@pytest.fixture(autouse=True)
+def _statistical_trials(request, monkeypatch):
+    if request.node.get_closest_marker("statistical") is None:
+        yield
+        return
+    from oddslab import engine
+
+    seen: list[int] = []
+    real = engine.run_job
+
+    def recording(job, trials, *args, **kwargs):
+        seen.append(int(trials))
+        return real(job, trials, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_job", recording)
+    yield
+    if seen and max(seen) < STATISTICAL_MIN_TRIALS:
+        pytest.fail(
+            f"marked statistical but its largest run had {max(seen):,} trials "
+            f"(the marker promises >= {STATISTICAL_MIN_TRIALS:,})"
+        )

@@ -111,6 +111,35 @@ def test_duel(tmp_path):
         (["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=x"], "must be a number"),
         (["points", "duel", SCENARIO, "--vary", "target.save"], "KEY=LO..HI"),
         (["library", "missing.toml"], "not found"),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target[save]=5"],
+            "'target.save' and 'target[save]' are the same key",
+        ),
+        (["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target.save=5"], "given twice"),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "--stat", "model_slain"],
+            "did you mean 'models_slain'",
+        ),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "mean(model_slain)"],
+            "did you mean 'models_slain'",
+        ),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "points_removed"],
+            "is a matchup metric",
+        ),
+        (
+            [
+                "points",
+                "efficiency",
+                GENERIC,
+                "-b",
+                f"{GENERIC}:conscripts",
+                "-b",
+                f"{GENERIC}:conscripts=3",
+            ],
+            "given twice",
+        ),  # fmt: skip
     ],
 )
 def test_errors_are_one_line_exit_2(args, match):
@@ -131,8 +160,9 @@ def test_unwritable_out_and_plot_fail_before_any_cell(tmp_path, monkeypatch, cmd
         "matchup": ["matchup", GENERIC, GENERIC],
         "efficiency": ["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts"],
     }[cmd]
-    _err([*args, "-n", "100", option, str(tmp_path / "missing" / "x.png")],
-         f"{option} '{tmp_path / 'missing' / 'x.png'}': the folder")  # fmt: skip
+    name = "x.png" if option == "--plot" else "x.csv"
+    _err([*args, "-n", "100", option, str(tmp_path / "missing" / name)],
+         f"{option} '{tmp_path / 'missing' / name}': the folder")  # fmt: skip
 
 
 def test_dask_missing_is_one_line(monkeypatch):
@@ -155,10 +185,79 @@ def test_unreachable_scheduler_is_one_line(monkeypatch):
           "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler")  # fmt: skip
 
 
-def test_trials_accept_1e4_style_numbers_and_say_the_ceiling():
-    res = runner.invoke(
-        app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e4", "-f", "csv"]
-    )
+def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
+    import json
+
+    args = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
+            "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm",
+            "-n", "2000", "-m", "mean(damage)", "--seed", "2"]  # fmt: skip
+    doc = json.loads(_ok([*args, "-f", "json"]).stdout)  # one valid document
+    assert isinstance(doc["fair_points"], float) and isinstance(doc["se"], float)
+    assert doc["sensitivity"][0]["basket"] == "whole basket"
+    assert doc["sensitivity"][0]["fair_points"] == pytest.approx(doc["fair_points"])
+    df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
+    assert list(df.columns[:5]) == [
+        "candidate",
+        "reference",
+        "metric",
+        "reference_points",
+        "basket",
+    ]
+    assert df["fair_points"].dtype == float and df["basket"].iloc[0] == "whole basket"
+    assert df["fair_points"].iloc[0] == pytest.approx(doc["fair_points"])
+
+
+@pytest.mark.parametrize(
+    ("out", "match"),
+    [("t.txt", "give a .csv or .parquet file"), ("t.parquet", "writing Parquet needs pyarrow")],
+)
+def test_out_format_and_its_module_are_checked_before_any_cell(tmp_path, monkeypatch, out, match):
+    from oddslab.analysis import cli_common, distributed
+
+    def boom(*a, **k):
+        raise AssertionError("a cell ran before --out was checked")
+
+    monkeypatch.setattr(distributed, "run_cell", boom)
+    monkeypatch.setattr(cli_common, "_has_module", lambda name: name != "pyarrow")
+    _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
+          "--out", str(tmp_path / out)], match)  # fmt: skip
+    _err(["sweep", SCENARIO, "--vary", "target.save=3,4", "-n", "100",
+          "--store", str(tmp_path / "no" / "s.sqlite")], "--store")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["sweep"],
+        ["matchup"],
+        ["library"],
+        ["points", "efficiency"],
+        ["points", "fair"],
+        ["points", "duel"],
+        ["store", "info"],
+    ],  # fmt: skip
+)
+def test_help_names_every_value_in_words(cmd):
+    res = CliRunner(env={"COLUMNS": "80"}).invoke(app, [*cmd, "--help"])
     assert res.exit_code == 0, res.output
-    res = runner.invoke(app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e12"])
-    assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in res.output
+    for placeholder in ("<int range>", "<str>", "<path>", "<float>", "<int>"):
+        assert placeholder not in res.output
+    usage = res.output.splitlines()[0]
+    assert "{" not in usage and "[OPTIONS]" in usage
+
+
+def test_tables_fit_80_columns_without_cutting_numbers():
+    narrow = CliRunner(env={"COLUMNS": "80"})
+    res = narrow.invoke(app, ["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=2",
+                              "-b", f"{GENERIC}:battle_tank", "-m", "mean(damage)",
+                              "-n", "2000", "--exact", "never"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert max(len(line) for line in res.stdout.splitlines()) <= 80
+    assert "…" not in res.stdout
+    assert "per 100 points" in res.stdout  # the column the table ranks by stays
+    assert "note: left out to fit 80 columns" in res.output
+    res = narrow.invoke(app, ["sweep", SCENARIO, "-v", "target.save=2..4",
+                              "-v", "attacker.weapons.0.models=5,10", "-n", "2000",
+                              "--exact", "never"])  # fmt: skip
+    assert res.exit_code == 0 and max(len(x) for x in res.stdout.splitlines()) <= 80
+    assert "…" not in res.stdout

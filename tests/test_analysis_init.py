@@ -30,7 +30,7 @@ def test_importing_the_package_imports_no_submodule():
         "import sys, oddslab.analysis, oddslab.analysis.cli\n"
         "print(sorted(m for m in sys.modules if m.startswith('oddslab.analysis.')))"
     )
-    assert out == "['oddslab.analysis.cli']"
+    assert out == "['oddslab.analysis.cli', 'oddslab.analysis.cli_common']"
 
 
 @pytest.mark.parametrize(

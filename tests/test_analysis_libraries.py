@@ -171,6 +171,12 @@ def test_resolve_entries(lib):
         resolve_entries(f"{path}:zz*")
 
 
+#: entries that are not meant for the library's matchup template (the slot they would fill
+#: refuses them by the rules): an (s)HQ only stacks with its formation (1.3.2) and an aircraft
+#: strikes through an air-strike step and is not fired at directly
+OUTSIDE_TEMPLATE = {"hex-platoon.toml": {"company-hq", "fighter-bomber"}}
+
+
 def test_shipped_libraries_cover_the_original_rulesets_and_fill_their_templates():
     libs = {load_library(p).ruleset: p for p in shipped_libraries()}
     assert {"generic", "armoured-clash", "assault-phase"} <= set(libs)
@@ -182,17 +188,25 @@ def test_shipped_libraries_cover_the_original_rulesets_and_fill_their_templates(
         for e in lib:
             assert e.points() is not None, f"{path}: {e.key} has no points"
         fits = 0
+        fitted: set[str] = set()
         for a, t in itertools.product(lib, lib):
             from oddslab.analysis.matchup import SLOTS, _fill
 
             data = _fill(lib.template, {SLOTS[0]: f"{path}:{a.key}", SLOTS[1]: f"{path}:{t.key}"})
             try:
                 sc = from_dict(expand_uses(data, str(path)), source=str(path))
-            except ScenarioError:
+            except ScenarioError as exc:
+                # a pair that does not fit is refused the way bad input is: one line naming
+                # the library file
+                msg = str(exc)
+                assert str(path) in msg and "\n" not in msg, (a.key, t.key, msg)
                 continue
             assert sc.compile().stats
             fits += 1
+            fitted |= {a.key, t.key}
         assert fits > 0, f"{path}: no pair of entries fills the matchup template"
+        unused = {e.key for e in lib} - fitted - OUTSIDE_TEMPLATE.get(path.name, set())
+        assert not unused, f"{path}: entries that fit no pair of the matchup template: {unused}"
 
 
 def test_use_runs_like_the_written_out_scenario(lib):

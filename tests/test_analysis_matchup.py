@@ -66,8 +66,9 @@ def test_named_entries_must_fit():
 
 
 def test_cells_are_seeded_by_pair_only():
-    a = matchup(f"{GENERIC}:shock_squad,flame_team", f"{GENERIC}:conscripts", trials=3_000, seed=5)
-    b = matchup(f"{GENERIC}:flame_team", f"{GENERIC}:conscripts,hound_swarm", trials=3_000, seed=5)
+    kw = {"trials": 3_000, "seed": 5, "exact": "never"}
+    a = matchup(f"{GENERIC}:shock_squad,flame_team", f"{GENERIC}:conscripts", **kw)
+    b = matchup(f"{GENERIC}:flame_team", f"{GENERIC}:conscripts,hound_swarm", **kw)
     assert a.results[1].counts == b.results[0].counts
 
 
@@ -123,3 +124,72 @@ def test_every_shipped_library_runs_a_small_matchup(path):
         grid = matchup(path, path, trials=1_000, seed=1, metric="P(attacker wins)").matrix()
         assert ((grid.isna()) | ((grid >= 0) & (grid <= 1))).all().all()
     assert lib.ruleset in RULESETS
+
+
+def test_libraries_with_the_same_file_name_do_not_collide(tmp_path):
+    text = (GENERIC).read_text()
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "generic.toml").write_text(text)
+    a, b = tmp_path / "a" / "generic.toml", tmp_path / "b" / "generic.toml"
+    res = matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{b}:conscripts"], trials=500, seed=3)
+    assert list(res.matrix().columns) == ["Conscripts", "Conscripts"]
+    assert list(res.table()["target"]) == ["a/generic.toml:conscripts", "b/generic.toml:conscripts"]
+    assert res.table()["attacker"].iloc[0] == "a/generic.toml:shock_squad"
+    solo = matchup(f"{a}:shock_squad", f"{a}:conscripts", trials=500, seed=3)
+    assert solo.table()["target"].iloc[0] == "generic.toml:conscripts"  # no collision: as before
+    # one library reached by two spellings of its path is one entry
+    rel = tmp_path / "a" / ".." / "a" / "generic.toml"
+    res = matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{rel}:conscripts"], trials=500)
+    assert len(res.targets) == 1
+
+
+def _lib20(path: Path) -> Path:
+    """20 weapon profiles × 20 target profiles of the generic ruleset."""
+    lines = ['ruleset = "generic"']
+    for i in range(20):
+        dmg = ["1", "D3", "2", "D6"][i % 4]
+        lines += [f"[units.w{i}]", f"points = {50 + i}", f"models = {5 + i % 6}",
+                  f"attacks = {1 + i % 3}", f"skill = {2 + i % 4}", f"strength = {3 + i % 7}",
+                  f"ap = {i % 4}", f'damage = "{dmg}"']  # fmt: skip
+        lines += [f"[units.t{i}]", "points = 1", f"models = {1 + i % 10}",
+                  f"toughness = {3 + i % 8}", f"wounds = {1 + i % 5}", f"save = {2 + i % 6}"]  # fmt: skip
+    lines += ["[matchup.template]", 'ruleset = "generic"', "[[matchup.template.attacker.weapons]]",
+              'use = "{attacker}"', "[matchup.template.target]", 'use = "{target}"']  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_generic_matchup_is_exact_by_default_and_simulated_on_request(tmp_path):
+    import numpy as np
+
+    import oddslab
+
+    lib = _lib20(tmp_path / "l20.toml")
+    res = matchup(f"{lib}:w*", f"{lib}:t*", metric="mean(models_slain)")
+    assert len(res.cells) == 400 and all(r.exact and r.trials == 0 for r in res.results)
+    tab = res.table()
+    assert tab["exact"].all() and (tab["se"] == 0).all() and (tab["trials"] == 0).all()
+    # every cell is the exact engine's answer for its scenario
+    for cell, out in list(zip(res.cells, res.outcomes, strict=True))[::37]:
+        ref = oddslab.exact(oddslab.from_dict(cell.scenario))
+        for name in ref.stat_names:
+            np.testing.assert_array_equal(out.probs[name][: len(ref.probs[name])],
+                                          ref.probs[name][: len(out.probs[name])])  # fmt: skip
+    mc = matchup(f"{lib}:w0,w1", f"{lib}:t0", trials=2_000, exact="never")
+    assert not any(r.exact for r in mc.results) and (mc.table()["se"] > 0).all()
+
+
+def test_the_exact_matrix_prints_without_se_and_says_exact(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    lib = _lib20(tmp_path / "l20.toml")
+    runner = CliRunner(env={"COLUMNS": "200"})
+    res = runner.invoke(app, ["matchup", f"{lib}:w0,w1", f"{lib}:t0,t1"])
+    assert res.exit_code == 0, res.output
+    assert "exact" in res.stdout and "±" not in res.stdout
+    res = runner.invoke(app, ["matchup", f"{lib}:w0,w1", f"{lib}:t0", "--exact", "never",
+                              "-n", "1000"])  # fmt: skip
+    assert res.exit_code == 0 and "±" in res.stdout

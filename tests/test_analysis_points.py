@@ -81,7 +81,7 @@ def test_fair_points_recovers_the_known_answer(lib):
     """Identical but for model count (5 vs 10): mean damage is linear, so fair = 50 points."""
     basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
     fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
-                       metric="mean(damage)", trials=60_000, seed=3)  # fmt: skip
+                       metric="mean(damage)", trials=60_000, seed=3, exact="never")  # fmt: skip
     assert fair.reference_points == 100
     assert abs(fair.fair_points - 50) < 4 * fair.se
     assert fair.ci_low < 50 < fair.ci_high
@@ -103,8 +103,15 @@ def test_fair_points_recovers_the_known_answer(lib):
 
 def test_sensitivity_rows_reuse_the_cells(lib):
     basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
-    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
-                       metric="mean(models_slain)", trials=20_000, seed=3)  # fmt: skip
+    fair = fair_points(
+        f"{lib}:candidate",
+        f"{lib}:reference",
+        basket,
+        metric="mean(models_slain)",
+        trials=20_000,
+        seed=3,
+        exact="never",
+    )  # fmt: skip  (simulated: the reference never scores)
     tab = basket_sensitivity(fair)
     notes = dict(zip(tab["basket"], tab["note"], strict=True))
     # 10 wounds: the candidate's most damage (10 attacks) can just slay it, so every cell reports
@@ -121,7 +128,7 @@ def test_sensitivity_rows_reuse_the_cells(lib):
 
 def test_efficiency_ranks_units_with_basket_se():
     basket = {f"{GENERIC}:conscripts": 3, f"{GENERIC}:battle_tank": 1}
-    res = efficiency(GENERIC, basket, metric="mean(damage)", trials=10_000, seed=2)
+    res = efficiency(GENERIC, basket, metric="mean(damage)", trials=10_000, seed=2, exact="never")
     t = res.table
     assert list(t["rank"]) == list(range(1, 6))
     assert t["per_100_points"].is_monotonic_decreasing
@@ -159,3 +166,39 @@ def test_a_basket_cell_without_the_metric_is_no_price_not_zero(lib):
     fine = efficiency(f"{lib}:candidate,reference", {f"{lib}:horde": 1},
                       metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
     assert fine.table["value"].notna().all() and (fine.table["value"] > 0).all()
+
+
+def test_a_basket_target_given_twice_is_an_error(lib):
+    with pytest.raises(ValueError, match="names weapons.toml:horde twice"):
+        efficiency(f"{lib}:reference", {f"{lib}:horde": 1, f"{lib}:horde,elite": 3}, trials=100)
+
+
+def test_fair_points_exact_is_the_known_answer_exactly(lib):
+    basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
+    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket, metric="mean(damage)")
+    assert fair.se == 0 and fair.fair_points == pytest.approx(50, rel=1e-12)
+    assert all(o.exact for o in fair.matchup.outcomes)
+
+
+def test_points_removed_is_models_slain_times_the_targets_points_per_model(tmp_path, lib):
+    from oddslab.analysis.matchup import matchup
+
+    text = lib.read_text().replace(
+        "[units.horde]\npoints = 1\n", "[units.horde]\npoints_per_model = 7\n"
+    )
+    priced = tmp_path / "priced.toml"
+    priced.write_text(text)
+    res = matchup(f"{priced}:reference", f"{priced}:horde,elite,giant", metric="points_removed")
+    tab = res.table().set_index("target")
+    slain = res.table("mean(models_slain)").set_index("target")
+    horde, elite = "priced.toml:horde", "priced.toml:elite"
+    assert tab.loc[horde, "value"] == pytest.approx(7 * slain.loc[horde, "value"])
+    assert tab.loc[elite, "value"] == pytest.approx(slain.loc[elite, "value"] / 5)  # 1 pt, 5 models
+    # 20 attacks of damage 1 cannot slay a 30-wound giant: 0 removed, said so
+    assert tab.loc["priced.toml:giant", "value"] == 0
+    assert tab.loc["priced.toml:giant", "note"] == "cannot slay a model: 0 removed"
+    # per 100 points of the attacker (100 points): the number efficiency tools rank by
+    per = res.matrix(per_points=True)
+    assert per.loc["reference", "horde"] == pytest.approx(tab.loc[horde, "value"])
+    eff = efficiency(f"{priced}:reference,candidate", f"{priced}:horde", metric="points_removed")
+    assert eff.table["per_100_points"].iloc[0] > 0

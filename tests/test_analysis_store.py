@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from oddslab._schema import ScenarioError
@@ -33,3 +35,102 @@ def test_not_a_store(tmp_path):
     bad.write_text("this is not sqlite" * 100)
     with pytest.raises(ScenarioError, match="not a usable results store"):
         CellStore(bad)
+
+
+SCENARIO = (
+    Path(__file__).resolve().parent.parent
+    / "oddslab"
+    / "examples"
+    / "generic-intercessors-vs-guardsmen.toml"
+)
+
+
+def _unseeded(tmp_path) -> Path:
+    text = SCENARIO.read_text().replace("seed = ", "# seed = ")
+    path = tmp_path / "unseeded.toml"
+    path.write_text(text)
+    return path
+
+
+def test_resume_reuses_the_stored_seed_and_refuses_another_study(tmp_path, monkeypatch):
+    from functools import partial
+
+    from oddslab.analysis import distributed
+    from oddslab.analysis.sweep import sweep
+
+    sweep = partial(sweep, exact="never")  # simulated cells: the seed matters
+    scen = _unseeded(tmp_path)
+    store = tmp_path / "s.sqlite"
+    first = sweep(scen, {"target.save": [3, 4]}, trials=2_000, store=store)
+    ran = []
+    real = distributed.run_cell
+    monkeypatch.setattr(distributed, "run_cell", lambda *a, **k: ran.append(a[2]) or real(*a, **k))
+    again = sweep(scen, {"target.save": [3, 4]}, trials=2_000, store=store, resume=True)
+    assert ran == [] and again.seed == first.seed  # nothing re-ran: the store's seed was used
+    assert [r.counts for r in again.results] == [r.counts for r in first.results]
+    with CellStore(store) as db:
+        ident = db.identity()
+    assert ident["keys"] == ["target.save"] and ident["seed"] == first.seed
+    assert ident["trials"] == 2_000 and ident["kind"] == "sweep" and ident["oddslab"]
+    other = tmp_path / "other.toml"
+    other.write_text(scen.read_text().replace("models = 10", "models = 9", 1))
+    with pytest.raises(ScenarioError, match=r"holds another study \(scenario differs \(digest"):
+        sweep(other, {"target.save": [3]}, trials=2_000, store=store, resume=True)
+    with pytest.raises(ScenarioError, match="varied keys: attacker.weapons.0.models here, target"):
+        sweep(scen, {"attacker.weapons.0.models": [3]}, trials=2_000, store=store, resume=True)
+    with pytest.raises(ScenarioError, match="seed: 1 here"):
+        sweep(scen, {"target.save": [3]}, trials=2_000, seed=1, store=store, resume=True)
+    # another oddslab version is another study
+    import oddslab
+
+    monkeypatch.setattr(oddslab, "__version__", "99.0")
+    with pytest.raises(ScenarioError, match="oddslab version: 99.0 here"):
+        sweep(scen, {"target.save": [3]}, trials=2_000, store=store, resume=True)
+
+
+def test_a_foreign_sqlite_file_is_refused_and_left_alone(tmp_path):
+    import sqlite3
+
+    foreign = tmp_path / "app.db"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+    with pytest.raises(ScenarioError, match=r"not an oddslab results store \(its tables: users\)"):
+        CellStore(foreign)
+    with sqlite3.connect(foreign) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master")]
+    assert tables == ["users"]
+
+
+def test_store_info_command(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.analysis.sweep import sweep
+    from oddslab.cli import app
+
+    store = tmp_path / "s.sqlite"
+    sweep(SCENARIO, {"target[save]": [3, 4]}, trials=1_000, seed=7, store=store)
+    runner = CliRunner(env={"COLUMNS": "80"})
+    res = runner.invoke(app, ["store", "info", str(store)])
+    assert res.exit_code == 0, res.output
+    for text in ("target.save", "finished cells", "1000", "sweep"):
+        assert text in res.stdout
+    assert max(len(line) for line in res.stdout.splitlines()) <= 80
+    res = runner.invoke(app, ["store", "info", str(store), "-f", "json"])
+    import json
+
+    info = json.loads(res.stdout)
+    assert info["cells"] == 2 and info["identity"]["seed"] == 7
+    for bad, match in ((tmp_path / "none.sqlite", "file not found"),):
+        res = runner.invoke(app, ["store", "info", str(bad)])
+        assert res.exit_code == 2 and match in res.output and "Traceback" not in res.output
+    foreign = tmp_path / "app.db"
+    import sqlite3
+
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+    res = runner.invoke(app, ["store", "info", str(foreign)])
+    assert res.exit_code == 2 and "not an oddslab results store" in res.output
+    res = runner.invoke(
+        app, ["sweep", str(SCENARIO), "-v", "target.save=4", "-n", "10", "--store", str(foreign)]
+    )
+    assert res.exit_code == 2 and "not an oddslab results store" in res.output

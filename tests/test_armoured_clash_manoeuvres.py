@@ -85,20 +85,30 @@ def test_impossible_combinations_are_rejected(d, key):
         from_dict(d, source="bad.toml")
 
 
+A, AT, T = ("a", True, False), ("a", True, True), ("t", True, True)
+
+
 @pytest.mark.parametrize(
-    "d",
+    "d, plan",
     [
-        _base([OPP, SHOT]),  # first reaction step, then the attack step
-        _base([SHOT, {**OPP, "new_activation": True}, SHOT]),  # opp fire, later activation
-        _base([SHOT, {**SHOT, "new_activation": True}]),  # a later activation
-        _base([{**SHOT, "reforming": True}, {"attacker": "t", "target": "a"}], a=GARRISON),
-        _base([{**CHARGE, "charge": False}], a=GARRISON),  # already in contact
+        # first reaction step, then the attack step: one activation of 'a'
+        (_base([OPP, SHOT]), [A, ("a", False, True)]),
+        # opp fire starting a later activation of 'a', its attack in it
+        (_base([SHOT, {**OPP, "new_activation": True}, SHOT]), [AT, A, ("a", False, True)]),
+        (_base([SHOT, {**SHOT, "new_activation": True}]), [AT, AT]),  # a later activation
+        # the garrison exits (reforming), then the target's own activation
+        (_base([{**SHOT, "reforming": True}, {"attacker": "t", "target": "a"}], a=GARRISON), [AT, T]),
+        (_base([{**CHARGE, "charge": False}], a=GARRISON), [AT]),  # already in contact
         # a garrison that exited in an earlier activation can charge
-        _base([{**SHOT, "reforming": True}, {**CHARGE, "new_activation": True}], a=GARRISON),
+        (_base([{**SHOT, "reforming": True}, {**CHARGE, "new_activation": True}], a=GARRISON), [AT, AT]),
     ],
-)
-def test_possible_sequences_are_accepted(d):
-    from_dict(d)
+)  # fmt: skip
+def test_possible_sequences_are_accepted(d, plan):
+    """Accepted, and split into the activations the comments name: (active unit, starts
+    its activation, ends it) per step."""
+    sc = from_dict(d)
+    assert len(sc.attacks) == len(d["attacks"])
+    assert activation_plan(sc) == plan
 
 
 def _sortie_with_two_lookouts(second: str) -> dict:

@@ -1,8 +1,8 @@
 """Armoured Clash kernel vs the slow pure-Python reference (tests/naive_armoured_clash.py).
 
-Every reported statistic of each scenario is compared: flags by z-score and means by
-z-score (|z| < 5, standard errors of both estimates combined) between 400,000 kernel trials
-and 8,000 reference trials at fixed seeds. The scenarios exercise activations (statuses
+Every reported statistic of each scenario is compared: the whole distribution by a two-sample
+chi-square (tests/switches.py) and the mean by z-score (|z| < 5, standard errors of both
+estimates combined) between 400,000 kernel trials and 8,000 reference trials at fixed seeds. The scenarios exercise activations (statuses
 expiring, rally tests), close quarters with secondary combatants and defensive advantage,
 transports, garrisons, fall backs and breaks, and the shipped examples.
 """
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from naive_armoured_clash import run as naive_run
 from stats import Z_MAX
+from switches import assert_agree, per_trial_counts
 
 from oddslab.engine import simulate
 from oddslab.rulesets.armoured_clash import (
@@ -34,8 +35,12 @@ N_NAIVE = 8_000
 
 
 def _compare(sc, seed):
+    """Every statistic the kernel reports: the whole distribution against the reference's
+    (two-sample chi-square, tests/switches.py), and the means within 5 standard errors."""
     out = simulate(sc, trials=N_KERNEL, seed=seed)
     rows = naive_run(sc, N_NAIVE, seed)
+    kernel = dict(out.counts)
+    assert_agree(kernel, per_trial_counts(rows), getattr(sc, "name", "ac"))
     checked = 0
     for name in out.counts:
         ref = np.array([r[name] for r in rows], dtype=float)

@@ -98,7 +98,7 @@ def test_improved_single_die_against_defence_2():
     ex = sc.exact_pmfs()
     assert np.allclose(ex["hits_on_defender"], IMPROVED_HITS, atol=1e-12)
     assert np.allclose(ex["damage_on_defender"], IMPROVED_DAMAGE, atol=1e-12)
-    out = _run(sc, 400_000, 101)
+    out = _run(sc, 1_000_000, 101)
     assert chisquare_pmf(out.counts["damage_on_defender"], IMPROVED_DAMAGE) > 1e-4
 
 
@@ -121,7 +121,7 @@ def test_garrisoned_target_is_concealed_and_defends():
     ex = sc.exact_pmfs()
     assert np.allclose(ex["hits_on_defender"], NEUTRAL_HITS, atol=1e-12)
     assert np.allclose(ex["damage_on_defender"], GARRISON_DAMAGE, atol=1e-12)
-    out = _run(sc, 400_000, 102)
+    out = _run(sc, 1_000_000, 102)
     assert chisquare_pmf(out.counts["damage_on_defender"], GARRISON_DAMAGE) > 1e-4
 
 
@@ -149,7 +149,7 @@ def test_heroic_strikes_explode_once_and_rerolls_do_not(situation, rating, want)
         (Attack("gun", "foot", situation=Situation(**situation)),),
         die=TWO_FACE,
     )
-    out = _run(sc, 200_000, 103)
+    out = _run(sc, 1_000_000, 103)
     assert chisquare_pmf(out.counts["hits_on_defender"], want) > 1e-4
 
 
@@ -298,7 +298,7 @@ def test_retaliation_counts_its_own_rating():
     sc = ArmouredClashScenario(
         (a, t), (Attack("a", "t", kind="close", situation=Situation(outflanking=True)),)
     )
-    n = 400_000
+    n = 1_000_000
     out = _run(sc, n, 104)
     for stat, p in (
         ("attacker_won_close_quarters", 2 / 3),

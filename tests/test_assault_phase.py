@@ -297,12 +297,12 @@ _SHAPES = {"tiny": _tiny, "benchmark": naive.benchmark_sides, "ws-tie": _ws_tie}
 @pytest.mark.statistical
 @pytest.mark.parametrize("shape", list(_SHAPES))
 def test_full_combat_matches_naive_reference(shape):
-    """Kernel (400,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5):
+    """Kernel (1,000,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5):
     every flag within 5 standard errors of the difference, mean models lost within 5 SE."""
     att, dfn = _SHAPES[shape]()
     n_ref = 20_000
     ref = naive.run(att, dfn, n_ref, seed=5)
-    n = 400_000
+    n = 1_000_000
     out = engine.simulate(_from_naive(att, dfn), trials=n, seed=11)
     for stat in (
         "attacker_won_assault",

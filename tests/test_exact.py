@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import icepool
 import numpy as np
 import pytest
@@ -167,16 +165,15 @@ def test_keep_all_is_plain_convolution():
     assert close(keep_pmf(item, 4, 4), convolve_n(item, 4)) < TOL
 
 
-def test_exact_scenario_and_speed():
+def test_exact_scenario():
+    """Exact answers (how fast they come is for benchmarks/ to say, not a test)."""
     spec = parse_roll("3D6 vs 2D6 >= 12")
     out = exact(spec)
     assert out.exact
     assert out.prob("a_wins") == pytest.approx(1009 / 1296, abs=TOL)
     assert out.prob("pass") == pytest.approx(float((3 @ icepool.d6).probability(">=", 12)), abs=TOL)
-    t = time.perf_counter()
     for text in ("10D6 count 4+ reroll 1", "5D10 explode 10 unlimited", "6D6 keep 3 explode 6"):
-        exact(parse_roll(text))
-    assert time.perf_counter() - t < 0.5  # milliseconds each on an ordinary machine
+        assert exact(parse_roll(text)).exact
 
 
 def test_exact_without_exact_form_raises():

@@ -392,7 +392,7 @@ def test_simulation_matches_naive_reference_with_retaining(reading, broken_shock
     )
     games = 6_000
     ref = naive.simulate(sc, games, seed=7)
-    out = oddslab.simulate(sc, trials=400_000, seed=8)
+    out = oddslab.simulate(sc, trials=1_000_000, seed=8)
     for s in sc.stats():
         vals = np.array(ref[s.name])
         # compare P(stat >= k) for every k the reference saw

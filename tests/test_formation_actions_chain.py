@@ -7,7 +7,6 @@ Tolerance: 1e-12 for float results against exact rationals.
 from __future__ import annotations
 
 import itertools
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -323,21 +322,6 @@ def test_chain_counters_are_consistent():
 def test_bernoulli_sum():
     assert np.allclose(bernoulli_sum([0.5, 0.5]), [0.25, 0.5, 0.25])
     assert np.allclose(bernoulli_sum([]), [1.0])
-
-
-def test_ten_turn_chain_is_fast():
-    f = Formation(
-        "f", command=4, units=4, suppressed=1, outside_shock=OutsideShock(table=(0.5, 0.3, 0.2))
-    )
-    formation_chain(f, Rules(), 10)
-    best = min(_timed(lambda: formation_chain(f, Rules(), 10)) for _ in range(5))
-    assert best < 0.1  # 10 ms on a quiet machine (benchmarks/); generous under load
-
-
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
 
 
 def test_exact_pmfs_cover_only_non_retaining_armies():

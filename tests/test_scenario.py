@@ -274,3 +274,34 @@ def test_an_empty_file_says_so(tmp_path):
         (tmp_path / "e.toml").write_text(text)
         with pytest.raises(ScenarioError, match="the file is empty"):
             load(tmp_path / "e.toml")
+
+
+_EXAMPLES = Path(__file__).resolve().parent.parent / "oddslab" / "examples"
+
+
+@pytest.mark.parametrize(
+    "ruleset",
+    ["generic", "armoured-clash", "assault", "vom-kriege", "hex-platoon", "formation-actions"],
+)
+def test_to_dict_round_trips_through_from_dict_for_every_ruleset(ruleset):
+    files = sorted(_EXAMPLES.glob(f"{ruleset}-*.toml"))
+    assert files
+    for path in files:
+        sc = load(path)
+        data = sc.to_dict()
+        assert from_dict(data) == sc, path.name
+        data["name"] = "edited"  # a copy: editing it leaves the scenario alone
+        assert sc.to_dict()["name"] != "edited"
+
+
+def test_a_generic_scenario_built_in_python_writes_every_key():
+    from oddslab import DiceExpr, Rules, Target, Weapon
+
+    sc = GenericScenario(
+        (Weapon(name="melta", attacks=DiceExpr.parse("D3+1"), strength=9, ap=4,
+                damage=DiceExpr.parse("D6"), reroll_hits=(1, 2), anti=(("vehicle", 4),)),),
+        Target(models=1, wounds=12, toughness=10, save=3, invulnerable=5, keywords=("vehicle",)),
+        Rules(spill="spill"),
+        seed=3,
+    )  # fmt: skip
+    assert from_dict(sc.to_dict()) == sc

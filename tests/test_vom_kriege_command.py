@@ -202,6 +202,7 @@ SMALL = [
 ]
 
 
+@pytest.mark.rule_switch("vom-kriege", "saber_wild")  # every reading against brute force
 @pytest.mark.parametrize(("cp", "rr", "orders"), SMALL)
 @pytest.mark.parametrize("wild", SABER_READINGS)
 def test_dp_together_matches_brute_force(cp, rr, orders, wild):
@@ -236,6 +237,7 @@ def test_no_reroll_matches_icepool(cp):
 
 
 @pytest.mark.statistical
+@pytest.mark.rule_switch("vom-kriege", "reroll")  # the kernel under both readings vs exact
 @pytest.mark.parametrize(
     ("reroll", "policy"),
     [("together", "optimal"), ("sequential", "optimal"), ("together", "simple")],

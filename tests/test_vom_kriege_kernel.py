@@ -26,6 +26,7 @@ from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import naive_vom_kriege as naive  # noqa: E402
 from stats import P_MIN, Z_MAX, chisquare_pmf, z_prob  # noqa: E402
+from switches import assert_agree, counter_counts, naive_once  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,7 +80,7 @@ def test_form_square_probability_in_kernel(hits, diso, n):
         ),
         actions=(Action("melee", "cuirassiers", "line", reaction="form_square"),),
     )
-    trials = 400_000
+    trials = 1_000_000
     out = oddslab.simulate(sc, trials=trials, seed=3)
     p = 1 - (4 / 6) ** n
     assert abs(z_prob(out.prob("defender_formed_square"), p, trials)) < Z_MAX
@@ -227,13 +228,20 @@ def test_leader_cascade():
 
 
 # -- the whole sequence against the pure-Python reference --------------------------------------
-def _compare(sc, trials_k=300_000, trials_n=30_000, seed=5):
+def _compare(sc, trials_k=1_000_000, trials_n=30_000, seed=5):
+    """Every statistic the kernel reports: its whole distribution against the reference's
+    (two-sample chi-square, tests/switches.py; the reference run once per session), and
+    the means within 5 standard errors."""
     out = oddslab.simulate(sc, trials=trials_k, seed=seed)
-    ref = naive.simulate(sc, trials_n, seed=seed)
+    ref = naive_once(
+        (repr(sc), trials_n, seed), lambda: counter_counts(naive.simulate(sc, trials_n, seed))
+    )
+    assert_agree({s.name: out.counts[s.name] for s in out.stats}, ref, getattr(sc, "name", "vk"))
     for s in out.stats:
         c = ref[s.name]
-        m = sum(k * v for k, v in c.items()) / trials_n
-        var = sum(k * k * v for k, v in c.items()) / trials_n - m * m
+        v = np.arange(len(c))
+        m = float((c * v).sum()) / trials_n
+        var = float((c * v * v).sum()) / trials_n - m * m
         pk = out.mean(s.name)
         vk = float(np.dot(np.arange(len(out.probs[s.name])) ** 2, out.probs[s.name])) - pk**2
         se = math.sqrt(max(var, 0) / trials_n + max(vk, 0) / trials_k)

@@ -33,8 +33,8 @@ def test_fast_path_matches_general_kernel():
     fast = sc.compile()
     assert fast.kernel is SK.run_single_shot
     general = Job(fast.name, K.run_vom_kriege, (pack(sc.arrays()), fast.params[-1]), fast.stats)
-    a = oddslab.simulate(fast, trials=500_000, seed=1)
-    b = oddslab.simulate(general, trials=500_000, seed=2)
+    a = oddslab.simulate(fast, trials=1_000_000, seed=1)
+    b = oddslab.simulate(general, trials=1_000_000, seed=2)
     for s in fast.stats:
         ca, cb = a.counts[s.name], b.counts[s.name]
         keep = (ca + cb) > 0

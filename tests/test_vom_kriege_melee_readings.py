@@ -21,7 +21,7 @@ from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
 
 N = 20_000  # deterministic answers: any trial count shows them
-NS = 400_000  # statistical ones
+NS = 1_000_000  # statistical ones
 
 
 def _run(sc, trials=N, seed=3):

@@ -36,8 +36,24 @@ def test_examples_load_and_explain(path):
 
 
 def test_warmups_load():
-    assert isinstance(from_dict(WARMUP), VomKriegeScenario)
-    assert isinstance(from_dict(WARMUP_COMMAND), CommandScenario)
+    """The warm-ups read into what they say: three units on their sides, one melee with its
+    follow-up; two command points and one assault order on the six command-dice faces."""
+    sc = from_dict(WARMUP)
+    assert isinstance(sc, VomKriegeScenario)
+    assert [(u.name, u.side, u.troop, u.kind) for u in sc.units] == [
+        ("hussars", "attacker", "cavalry", "heavy"),
+        ("line", "defender", "infantry", ""),
+        ("guns", "defender", "artillery", ""),
+    ]
+    assert [(a.kind, a.actor, a.target, a.follow_up) for a in sc.actions] == [
+        ("melee", "hussars", "line", "guns")
+    ]
+    cmd = from_dict(WARMUP_COMMAND)
+    assert isinstance(cmd, CommandScenario)
+    assert cmd.cp == 2 and [o.order for o in cmd.orders] == ["assault"]
+    assert sorted(cmd.dice.faces) == sorted(
+        ("infantry", "infantry", "cavalry", "artillery", "saber", "flag")
+    )
 
 
 def _bad(mutate, key: str, words: str = ""):

@@ -8,9 +8,11 @@
 - :mod:`~oddslab.analysis.points` — efficiency per 100 points, fair points, basket sensitivity.
 - :mod:`~oddslab.analysis.duel` — the size at which P(A beats B) = 50%.
 - :mod:`~oddslab.analysis.cells` — one scenario + seed → plain results.
-- :mod:`~oddslab.analysis.distributed` / :mod:`~oddslab.analysis.store` — running cells
-  in-process or on Dask, streaming them into a resumable store.
-- :mod:`~oddslab.analysis.cli` — the ``sweep``, ``matchup``, ``points``, ``library`` commands.
+- :mod:`~oddslab.analysis.distributed` / :mod:`~oddslab.analysis.dask_run` /
+  :mod:`~oddslab.analysis.store` — running cells in-process or on Dask, streaming them into a
+  resumable store.
+- :mod:`~oddslab.analysis.cli` (with ``cli_common``, ``cli_points``) — the ``sweep``,
+  ``matchup``, ``points``, ``library`` and ``store`` commands.
 
 Everything works through scenario dicts (:func:`oddslab.scenario.from_dict`) and the ``Job``
 protocol, so no ruleset has code here. Importing is light: the package loads each public

@@ -9,10 +9,12 @@ that rebuilds the exact :class:`oddslab.outcome.Outcome` later.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,8 +28,13 @@ __all__ = [
     "canonical",
     "digest",
     "run_cell",
+    "exact_outcome",
+    "EXACT_MODES",
     "with_paths",
     "set_path",
+    "split_path",
+    "canonical_path",
+    "canonical_paths",
 ]
 
 #: Seeds are kept below 2**63 so they fit every integer column and CLI option.
@@ -73,28 +80,44 @@ class Cell:
     values : dict
         What identifies the cell in its study (``{"target.save": 4}``,
         ``{"attacker": "lib.toml:a", "target": "lib.toml:b"}``); JSON-ready.
-    scenario : dict
-        The scenario as a dict, library uses already expanded.
+    spec : dict or callable
+        The scenario as a dict (library uses expanded), or a function that builds it: a
+        study of many cells keeps only each cell's values and builds its scenario when the
+        cell is sent to run (client memory does not grow with the scenarios).
     seed : int
         The cell's master seed (:func:`cell_seed`).
     source : str
         Shown in error messages.
+    validated : scenario object, optional
+        The object validated when the cell was made: an in-process run uses it instead of
+        reading the dict again (and lets go of it); never sent to a worker.
     """
 
     values: dict[str, Any]
-    scenario: dict[str, Any]
+    spec: Any
     seed: int
     source: str = "<dict>"
+    validated: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The cell's scenario as a dict (built afresh when the cell keeps a builder)."""
+        return self.spec() if callable(self.spec) else self.spec
 
     @property
     def key(self) -> str:
         """The cell's identity in a store (canonical JSON of its values)."""
         return canonical(self.values)
 
-    @property
+    @functools.cached_property
     def scenario_hash(self) -> str:
         """Digest of the cell's full scenario and seed (a changed library invalidates it)."""
         return digest({"scenario": self.scenario, "seed": self.seed})
+
+
+#: A study keeps each cell's validated scenario object (for the in-process run) only up to
+#: this many cells; bigger studies read each cell again when it runs (bounded memory).
+KEEP_VALIDATED = 1_000
 
 
 @dataclass(frozen=True)
@@ -112,12 +135,27 @@ class CellResult:
     meta: dict[str, Any]
     elapsed: float
     interrupted: bool = False
+    probs: dict[str, list[float]] | None = None
+
+    @property
+    def exact(self) -> bool:
+        """An exact answer (``probs``: the exact distributions) rather than a simulation."""
+        return self.probs is not None
 
     def outcome(self):
         """The :class:`oddslab.outcome.Outcome` this cell produced (counts identical)."""
         from oddslab.outcome import Headline, Outcome, Stat
 
         stats = tuple(Stat(*s) for s in self.stats)
+        if self.probs is not None:
+            return Outcome.from_pmfs(
+                self.name,
+                stats,
+                {k: np.asarray(v, dtype=float) for k, v in self.probs.items()},
+                headlines=tuple(Headline(*h) for h in self.headlines),
+                meta=dict(self.meta),
+                elapsed=self.elapsed,
+            )
         table = np.zeros((len(stats), max(s.nbins for s in stats)), dtype=np.int64)
         for i, s in enumerate(stats):
             c = self.counts[s.name]
@@ -165,17 +203,38 @@ def run_cell(
     trials: int | None,
     precision: float | None,
     metric: str | None = None,
+    exact: str = "never",
+    validated: Any = None,
 ) -> CellResult:
     """Validate and simulate one cell; the function a Dask worker runs.
 
     ``trials`` defaults to the scenario's own, else 1,000,000 (as :func:`oddslab.simulate`);
     with ``precision`` it is the ceiling. With ``precision``, every headline probability and
     the probability ``metric`` (if one is given) are run to that 95% half-width.
+    With ``exact="auto"``, a cell whose every statistic has an exact answer is answered
+    exactly (no simulation: ``probs`` holds the distributions, ``trials`` is 0).
     """
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict
 
-    sc = from_dict(scenario, source=source)
+    sc = validated if validated is not None else from_dict(scenario, source=source)
+    if exact == "auto":
+        t0 = time.perf_counter()
+        ex = exact_outcome(sc)
+        if ex is not None:
+            return CellResult(
+                key=key,
+                scenario_hash=scenario_hash,
+                name=ex.name,
+                seed=int(seed),
+                trials=0,
+                stats=tuple((s.name, s.nbins, s.description, s.flag, s.label) for s in ex.stats),
+                headlines=tuple((h.label, h.stat, h.k) for h in ex.headlines),
+                counts={},
+                meta=_json_meta(ex.meta),
+                elapsed=time.perf_counter() - t0,
+                probs={k: [float(x) for x in _trim(v)] for k, v in ex.probs.items()},
+            )
     if precision is None:
         out = simulate(sc, trials=trials, seed=seed)
     else:
@@ -194,6 +253,26 @@ def run_cell(
         elapsed=float(out.elapsed),
         interrupted=bool(out.interrupted),
     )
+
+
+#: What ``exact`` may be: "auto" (exact where every statistic has an exact answer) or "never".
+EXACT_MODES = ("auto", "never")
+
+
+def exact_outcome(sc: Any):
+    """The exact :class:`~oddslab.outcome.Outcome` of a scenario when *every* statistic it
+    reports has an exact answer, else None (the cell is simulated: a study never mixes exact
+    and simulated statistics within one cell)."""
+    from oddslab.exact import exact
+
+    job = sc.compile()
+    if job.exact is None:
+        return None
+    try:
+        out = exact(job)
+    except NotImplementedError:  # no statistic of this cell has an exact answer
+        return None
+    return out if len(out.stats) == len(job.stats) else None  # exact() drops the rest
 
 
 def _run_to_precision(
@@ -259,14 +338,48 @@ def _trim(c: np.ndarray) -> np.ndarray:
 
 # -- dotted paths into scenario dicts --------------------------------------------------------
 def split_path(path: str) -> list[str | int]:
-    """``"weapons.0.models"`` → ``["weapons", 0, "models"]`` (``[0]`` also accepted)."""
-    text = path.replace("[", ".").replace("]", "")
+    """``"weapons.0.models"`` → ``["weapons", 0, "models"]``.
+
+    Brackets are the same path: ``weapons[0].models``, ``target[save]`` and
+    ``target["save"]`` split as ``weapons.0.models`` and ``target.save``.
+    """
+    text = path.strip().replace("[", ".").replace("]", "")
     parts: list[str | int] = []
     for p in text.split("."):
+        p = p.strip()
+        if len(p) >= 2 and p[0] == p[-1] and p[0] in "\"'":
+            p = p[1:-1]
         if p == "":
             raise ValueError(f"'{path}' is not a dotted key path (e.g. target.save)")
         parts.append(int(p) if p.isdigit() else p)
     return parts
+
+
+def canonical_path(path: str) -> str:
+    """The one spelling of a key path: dots only (``target[save]`` → ``target.save``,
+    ``weapons[0].models`` → ``weapons.0.models``). Labels and cell seeds use it, so two
+    spellings of one key are one cell."""
+    return ".".join(str(p) for p in split_path(path))
+
+
+def canonical_paths(paths: list[str], what: str = "vary") -> list[str]:
+    """:func:`canonical_path` of each path; a key given twice (in any spelling), or a key
+    inside another given key, is a ValueError naming both as written."""
+    out: list[str] = []
+    for path in paths:
+        c = canonical_path(path)
+        for j, prev in enumerate(out):
+            if prev == c:
+                raise ValueError(
+                    f"'{paths[j]}' and '{path}' are the same key ({c}): {what} it once"
+                )
+            inner, outer = (c, prev) if len(c) > len(prev) else (prev, c)
+            if inner.startswith(outer + "."):
+                raise ValueError(
+                    f"'{paths[j]}' and '{path}': {inner} is inside {outer}; {what} one of them"
+                )
+        out.append(c)
+    return out
 
 
 def _resolves(data: Any, parts: list[str | int]) -> bool:

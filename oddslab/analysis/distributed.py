@@ -15,69 +15,90 @@ ends with exactly the results of an uninterrupted one.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from oddslab._schema import ScenarioError
-from oddslab.analysis.cells import Cell, CellResult, digest, run_cell
+from oddslab.analysis.cells import EXACT_MODES, Cell, CellResult, digest, run_cell
+from oddslab.analysis.dask_run import INSTALL_HINT, DaskMissing, _import_distributed  # noqa: F401
 from oddslab.analysis.store import CellStore
 
-__all__ = ["DaskMissing", "run_cells", "run_batch", "study_hash", "local_cluster"]
+__all__ = [
+    "DaskMissing",
+    "run_cells",
+    "run_batch",
+    "study_hash",
+    "study_identity",
+    "stored_seed",
+    "local_cluster",
+]
 
+
+def local_cluster(workers: int, dashboard: bool = False):
+    """See :func:`oddslab.analysis.dask_run.local_cluster`."""
+    from oddslab.analysis.dask_run import local_cluster as make
+
+    return make(workers, dashboard)
+
+
+#: Finished cells are committed to the store at least this often (s), or every SAVE_CELLS.
+SAVE_SECONDS = 0.5
+SAVE_CELLS = 1_000
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT = 20.0
 
 
-class DaskMissing(RuntimeError):
-    """``workers`` / ``scheduler`` were asked for but dask.distributed is not importable."""
+def study_identity(
+    kind: str,
+    definition: Any,
+    keys: Sequence[str],
+    seed: int,
+    trials: int | None,
+    precision: float | None,
+    metric: str | None = None,
+    exact: str | None = None,
+) -> dict[str, Any]:
+    """What makes a study the study it is, as a store keeps it (JSON-ready).
 
-    def __init__(self) -> None:
-        from oddslab._install import pip_install
-
-        # a checkout needs `pip install -e ".[dask]"`, an index install "oddslab[dask]"
-        super().__init__(f"Dask is not installed; install it with: {pip_install('dask')}")
-
-
-def study_hash(kind: str, definition: Any, trials: int | None, precision: float | None) -> str:
-    """Digest of what a study's cells share (its kind, base scenario/template, run options)."""
+    ``definition`` is the base scenario (sweeps) or template (matchups) as a dict, kept as its
+    digest; ``metric`` counts only with ``precision`` (it then decides each cell's trials).
+    """
+    import oddslab
     from oddslab.engine import CHUNK_TRIALS
 
-    return digest(
-        {
-            "kind": kind,
-            "definition": definition,
-            "trials": trials,
-            "precision": precision,
-            "chunk": CHUNK_TRIALS,
-        }
-    )
+    return {
+        "kind": kind,
+        "scenario": digest(definition),
+        "keys": list(keys),
+        "seed": int(seed),
+        "trials": trials,
+        "precision": precision,
+        "metric": metric if precision is not None else None,
+        "exact": exact,
+        "chunk": CHUNK_TRIALS,
+        "oddslab": oddslab.__version__,
+    }
 
 
-def _import_distributed():
-    try:
-        import distributed
-    except ImportError:
-        raise DaskMissing() from None
-    return distributed
+def study_hash(identity: dict[str, Any]) -> str:
+    """Digest of a study's identity (:func:`study_identity`): the first half of a store key."""
+    return digest(identity)
 
 
-def local_cluster(workers: int):
-    """A LocalCluster of ``workers`` single-threaded processes bound to 127.0.0.1."""
-    distributed = _import_distributed()
-    env = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    for key in ("NUMBA_CACHE_DIR", "PYTHONPATH"):
-        if key in os.environ:
-            env[key] = os.environ[key]
-    return distributed.LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        env=env,
-        silence_logs=50,  # logging.CRITICAL: no worker heartbeat noise at shutdown
-    )
+def stored_seed(store: str | Path | CellStore | None) -> int | None:
+    """The seed of the study an existing store holds (for ``--resume`` without a seed)."""
+    if store is None:
+        return None
+    if isinstance(store, CellStore):
+        ident = store.identity()
+    else:
+        if not Path(store).is_file():
+            return None
+        with CellStore(store, create=False) as db:
+            ident = db.identity()
+    return None if ident is None else int(ident["seed"])
 
 
 def run_study(
@@ -85,26 +106,37 @@ def run_study(
     definition: dict[str, Any],
     cells: Sequence[Cell],
     *,
+    keys: Sequence[str],
+    seed: int,
     trials: int | None = None,
     precision: float | None = None,
     metric: str | None = None,
+    exact: str = "auto",
     **run: Any,
 ) -> list[CellResult]:
     """Run the cells of one study (a sweep, a matchup): the metric is checked before anything
-    runs, the study is keyed by what its cells share, then :func:`run_cells` runs them.
+    runs, the study is identified (:func:`study_identity`), then :func:`run_cells` runs them.
 
-    ``definition`` is what the cells share (base scenario or template, seed); the metric joins
-    it when ``precision`` is set, because it then decides how many trials each cell runs.
-    ``run`` are :func:`run_cells`'s other options (store, resume, workers, ...).
+    ``definition`` is what the cells share (base scenario or template); ``keys`` name what
+    tells cells apart; ``run`` are :func:`run_cells`'s other options (store, resume, ...).
     """
     from oddslab.analysis.metrics import parse_metric
 
     if metric is not None:
         parse_metric(metric)  # a malformed metric fails before anything runs
-        if precision is not None:
-            definition = {**definition, "metric": metric}
-    study = study_hash(kind, definition, trials, precision)
-    return run_cells(cells, study=study, trials=trials, precision=precision, metric=metric, **run)
+    if exact not in EXACT_MODES:
+        raise ValueError(f"exact must be one of {', '.join(EXACT_MODES)}, got {exact!r}")
+    identity = study_identity(kind, definition, keys, seed, trials, precision, metric, exact)
+    return run_cells(
+        cells,
+        study=study_hash(identity),
+        identity=identity,
+        trials=trials,
+        precision=precision,
+        metric=metric,
+        exact=exact,
+        **run,
+    )
 
 
 def run_cells(
@@ -117,10 +149,12 @@ def run_cells(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    batch: int = 1,
+    progress: Callable[[int, int], None] | str | None = "auto",
+    batch: int | None = None,
     metric: str | None = None,
-    threads: int | None = None,
+    identity: dict[str, Any] | None = None,
+    exact: str = "never",
+    dashboard: bool = False,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -141,18 +175,23 @@ def run_cells(
         Start a LocalCluster of this many single-threaded worker processes.
     scheduler : str, optional
         Address of an existing Dask scheduler (``tcp://host:8786``).
-    progress : callable, optional
-        ``progress(cells_done, cells_total)`` after every finished cell (skipped ones count).
-    batch : int
-        Cells per Dask task (default 1). For studies of 10⁵+ small cells, batches of 10–100
-        keep the scheduler's per-task cost (about a millisecond) and the client's memory for
-        futures small; a lost worker then re-runs at most a batch per task it held.
+    progress : callable, "auto" or None
+        ``progress(cells_done, cells_total)`` after every finished cell (skipped ones count);
+        "auto" (default): a progress bar in a terminal or a Jupyter notebook, nothing
+        elsewhere (:mod:`oddslab.analysis.progress`); None: no progress.
+    batch : int, optional
+        Cells per Dask task. Default: sized from the measured cost of a cell (see
+        :mod:`oddslab.analysis.dask_run`), so the scheduler's per-task cost (about a
+        millisecond) stays small; a lost worker re-runs at most a batch per task it held.
+    dashboard : bool
+        Keep the local cluster's dashboard (127.0.0.1:8787); by default no HTTP server listens.
     metric : str, optional
         A probability metric that ``precision`` also applies to (besides the headlines).
-    threads : int, optional
-        In-process only: run this many cells at once on threads (the kernels release the GIL;
-        a one-chunk cell runs on one core). Results, their order, the store and ``progress``
-        are as in a serial run; default one cell at a time.
+    exact : {"never", "auto"}
+        "auto": answer a cell exactly when every statistic it reports has an exact answer.
+    identity : dict, optional
+        The study's identity (:func:`study_identity`): a store keeps it, and refuses a
+        store that holds another study (see :meth:`CellStore.claim`).
 
     Raises
     ------
@@ -165,18 +204,36 @@ def run_cells(
         raise ValueError("give either workers or scheduler, not both")
     if workers is not None and workers < 1:
         raise ValueError("workers must be at least 1")
-    if batch < 1:
+    if batch is not None and batch < 1:
         raise ValueError("batch must be at least 1")
     if workers is not None or scheduler is not None:
         _import_distributed()
+    if progress == "auto":  # a bar in a terminal or a notebook, nothing elsewhere
+        from oddslab.analysis.progress import progress_bar
+
+        with progress_bar("cells") as bar:
+            return run_cells(
+                cells, study=study, trials=trials, precision=precision, store=store,
+                resume=resume, workers=workers, scheduler=scheduler, progress=bar, batch=batch,
+                metric=metric, identity=identity, exact=exact, dashboard=dashboard,
+            )  # fmt: skip
     own_store = store is not None and not isinstance(store, CellStore)
     db = CellStore(store) if own_store else store
     keys = [c.key for c in cells]
     if len(set(keys)) != len(keys):
-        raise ValueError("two cells of the study have the same values")
+        seen: set[str] = set()
+        for c in cells:
+            if c.key in seen:
+                raise ValueError(
+                    f"two cells of the study have the same values ({_values_text(c)}, in "
+                    f"{c.source}): give each value once"
+                )
+            seen.add(c.key)
     results: dict[str, CellResult] = {}
     try:
         if db is not None:
+            if identity is not None:
+                db.claim(study, identity)
             done = db.finished(study)
             if done and not resume:
                 raise ScenarioError(
@@ -194,26 +251,77 @@ def run_cells(
         if progress is not None:
             progress(len(results), total)
 
-        def finish(r: CellResult) -> None:
-            if r.interrupted:  # Ctrl-C inside a kernel: keep nothing partial
+        unsaved: list[CellResult] = []
+        saved_at = time.monotonic()
+
+        def save() -> None:
+            nonlocal saved_at
+            if db is not None and unsaved:
+                db.put_many(study, unsaved)
+            unsaved.clear()
+            saved_at = time.monotonic()
+
+        shared: dict[Any, Any] = {}
+
+        def finish(rs: list[CellResult]) -> None:
+            if any(r.interrupted for r in rs):  # Ctrl-C inside a kernel: keep nothing partial
                 raise KeyboardInterrupt
-            results[r.key] = r
-            if db is not None:
-                db.put(study, r)
+            for r in rs:
+                results[r.key] = _compact(r, shared)
+            unsaved.extend(rs)
+            # one transaction per SAVE_SECONDS (a commit costs ~a millisecond: per tiny cell
+            # it doubled the time); a killed study loses at most that much finished work
+            if time.monotonic() - saved_at >= SAVE_SECONDS or len(unsaved) >= SAVE_CELLS:
+                save()
             if progress is not None:
                 progress(len(results), total)
 
-        if workers is None and scheduler is None and threads and threads > 1 and pending:
-            _run_threads(pending, trials, precision, metric, threads, finish)
-        elif workers is None and scheduler is None:
-            for c in pending:
-                finish(_run(c, trials, precision, metric))
-        else:
-            _run_dask(pending, trials, precision, workers, scheduler, finish, batch, metric)
+        try:
+            if workers is None and scheduler is None:
+                for c in pending:
+                    finish([_run(c, trials, precision, metric, exact)])
+            else:
+                from oddslab.analysis.dask_run import run_dask
+
+                run_dask(
+                    pending,
+                    (trials, precision, metric, exact),
+                    task=run_batch,
+                    workers=workers,
+                    scheduler=scheduler,
+                    finish=finish,
+                    batch=batch,
+                    dashboard=dashboard,
+                    connect_timeout=CONNECT_TIMEOUT,
+                )
+        finally:  # finished cells are written even when the study stops (Ctrl-C, an error)
+            save()
     finally:
         if own_store and db is not None:
             db.close()
     return [results[k] for k in keys]
+
+
+def _compact(r: CellResult, shared: dict[Any, Any]) -> CellResult:
+    """``r`` with its statistics, headlines, name and meta shared with the study's earlier
+    cells when equal: every cell of a study describes the same few statistics, and these
+    strings were most of the client's memory per cell (about 5 kB of a generic cell)."""
+    import dataclasses
+
+    from oddslab.analysis.cells import canonical
+
+    meta_key = ("meta", canonical(r.meta))
+    return dataclasses.replace(
+        r,
+        name=shared.setdefault(("name", r.name), r.name),
+        stats=shared.setdefault(("stats", r.stats), r.stats),
+        headlines=shared.setdefault(("heads", r.headlines), r.headlines),
+        meta=shared.setdefault(meta_key, r.meta),
+    )
+
+
+def _values_text(c: Cell) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in c.values.items())
 
 
 def run_batch(
@@ -221,6 +329,7 @@ def run_batch(
     trials: int | None,
     precision: float | None,
     metric: str | None = None,
+    exact: str = "never",
 ) -> list[CellResult]:
     """Run several cells in one Dask task (each exactly as :func:`run_cell`).
 
@@ -230,7 +339,7 @@ def run_batch(
     Results do not depend on it (chunks are seeded independently of threads).
     """
     _worker_threads()
-    return [run_cell(*c, trials, precision, metric) for c in cells]
+    return [run_cell(*c, trials, precision, metric, exact) for c in cells]
 
 
 def _worker_threads() -> None:
@@ -242,72 +351,11 @@ def _worker_threads() -> None:
     numba.set_num_threads(min(int(want), numba.config.NUMBA_NUM_THREADS))
 
 
-def _run_threads(pending, trials, precision, metric, threads: int, finish) -> None:
-    """Cells on ``threads`` threads; each finished in cell order (the store and ``progress``
-    see what a serial run shows). An error or a stop raised by ``finish`` drops the cells not
-    yet started."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(threads, thread_name_prefix="oddslab-cell") as pool:
-        futures = [pool.submit(_run, c, trials, precision, metric) for c in pending]
-        try:
-            for f in futures:
-                finish(f.result())
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-
-
-def _run(c: Cell, trials: int | None, precision: float | None, metric: str | None) -> CellResult:
-    return run_cell(c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric)
-
-
-def _run_dask(
-    pending: Sequence[Cell],
-    trials: int | None,
-    precision: float | None,
-    workers: int | None,
-    scheduler: str | None,
-    finish: Callable[[CellResult], None],
-    batch: int,
-    metric: str | None,
-) -> None:
-    distributed = _import_distributed()
-    cluster = local_cluster(workers) if workers is not None else None
-    client = None
-    try:
-        try:
-            client = distributed.Client(
-                cluster if cluster is not None else scheduler, timeout=CONNECT_TIMEOUT
-            )
-        except (OSError, TimeoutError) as exc:
-            where = scheduler if scheduler is not None else "the local cluster"
-            raise OSError(f"cannot reach the Dask scheduler at {where} ({exc})") from None
-        groups = [pending[i : i + batch] for i in range(0, len(pending), batch)]
-        futures = [
-            client.submit(
-                run_batch,
-                [(c.scenario, c.source, c.key, c.scenario_hash, c.seed) for c in group],
-                trials,
-                precision,
-                metric,
-                key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{i}",
-                pure=False,
-                retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
-                # a lost worker are rescheduled by Dask itself (allowed-failures)
-            )
-            for i, group in enumerate(groups)
-        ]
-        try:
-            for fut in distributed.as_completed(futures):
-                for r in fut.result():
-                    finish(r)
-        except BaseException:
-            client.cancel(futures)
-            raise
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+def _run(
+    c: Cell, trials: int | None, precision: float | None, metric: str | None, exact: str
+) -> CellResult:
+    sc, c.__dict__["validated"] = c.validated, None  # run once: the object is not kept
+    return run_cell(
+        c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric, exact,
+        validated=sc,
+    )  # fmt: skip

@@ -28,8 +28,23 @@ from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
-from oddslab.analysis.metrics import check_metric, common_primary, parse_metric, read_metric
-from oddslab.libraries import LibraryEntry, expand_uses, load_library, resolve_entries
+from oddslab.analysis.metrics import (
+    check_metric,
+    common_primary,
+    parse_metric,
+    points_removed,
+    read_metric,
+)
+from oddslab.libraries import (
+    LibraryEntry,
+    _ident,
+    _name,
+    entry_names,
+    expand_uses,
+    load_library,
+    resolve_entries,
+    resolved,
+)
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -58,7 +73,7 @@ def select_entries(specs: Any, base: Path | None = None) -> Selection:
         if isinstance(spec, str | Path) and (str(spec).endswith(".toml") or ":" not in str(spec)):
             explicit = False
         for e in resolve_entries(spec, base):
-            if all(e.ref != x.ref for x in entries):
+            if all(_ident(e) != _ident(x) for x in entries):
                 entries.append(e)
     if not entries:
         raise ValueError("no library entries were given")
@@ -92,10 +107,6 @@ def _slot_overrides(template: Any, slot: str) -> dict[str, Any]:
     return {}
 
 
-def _name(e: LibraryEntry) -> str:
-    return f"{e.library.name}:{e.key}"
-
-
 @dataclass
 class MatchupResult:
     """A finished matchup.
@@ -116,6 +127,10 @@ class MatchupResult:
     seed : int
     unfit : dict
         ``(attacker name, target name)`` → why that pair was not run (its value is NaN).
+    names : dict
+        Entry identity (resolved library path:key) → its name (:func:`entry_names`).
+    target_ppm : dict
+        Target name → its points per model as fielded (for ``points_removed``), or None.
     """
 
     attackers: list[LibraryEntry]
@@ -127,7 +142,13 @@ class MatchupResult:
     skipped: list[str] = field(default_factory=list)
     seed: int = 0
     unfit: dict[tuple[str, str], str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    target_ppm: dict[str, float | None] = field(default_factory=dict)
     _outcomes: list[Any] = field(default_factory=list, repr=False)
+
+    def name(self, e: LibraryEntry) -> str:
+        """The entry's name in this matchup's tables (see :func:`entry_names`)."""
+        return _name(e, self.names)
 
     @property
     def outcomes(self) -> list[Any]:
@@ -148,14 +169,14 @@ class MatchupResult:
         import pandas as pd
 
         names = [f"{c.values['attacker']} vs {c.values['target']}" for c in self.cells]
-        m = check_metric(metric or self.metric, names, self.outcomes)
+        m = _checked(metric or self.metric, names, self.outcomes)
         ran = {
             (c.values["attacker"], c.values["target"]): (c, o)
             for c, o in zip(self.cells, self.outcomes, strict=True)
         }
         rows = []
-        for a in (_name(e) for e in self.attackers):
-            for t in (_name(e) for e in self.targets):
+        for a in (self.name(e) for e in self.attackers):
+            for t in (self.name(e) for e in self.targets):
                 pts = self.points.get(a)
                 scale = 100.0 / pts if pts else float("nan")
                 row = {
@@ -170,12 +191,15 @@ class MatchupResult:
                     nan = float("nan")
                     seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
                     row.update(value=nan, se=nan, ci_low=nan, ci_high=nan, per_100_points=nan,
-                               per_100_points_se=nan, trials=0, seed=seed)  # fmt: skip
+                               per_100_points_se=nan, trials=0, seed=seed, exact=False)  # fmt: skip
                     row["note"] = f"not run: {self.unfit.get((a, t), 'does not fit')}"
                     rows.append(row)
                     continue
                 cell, out = ran[(a, t)]
-                v, note = read_metric(m, out)
+                if m.kind == "points_removed":
+                    v, note = points_removed(out, self.target_ppm.get(t))
+                else:
+                    v, note = read_metric(m, out)
                 row.update(
                     value=v.value,
                     se=v.se,
@@ -183,8 +207,9 @@ class MatchupResult:
                     ci_high=v.ci_high,
                     per_100_points=v.value * scale,
                     per_100_points_se=v.se * scale,
-                    trials=out.trials,
+                    trials=out.trials or 0,
                     seed=cell.seed,
+                    exact=out.exact,
                     note=note,
                 )
                 rows.append(row)
@@ -197,7 +222,7 @@ class MatchupResult:
 
     def _label(self, name: str) -> str:
         for e in (*self.attackers, *self.targets):
-            if _name(e) == name:
+            if self.name(e) == name:
                 return e.label
         return name
 
@@ -210,7 +235,9 @@ class MatchupResult:
         if se and not per_points:
             col = "se"
         grid = tab.pivot(index="attacker", columns="target", values=col)
-        grid = grid.loc[[_name(e) for e in self.attackers], [_name(e) for e in self.targets]]
+        grid = grid.loc[
+            [self.name(e) for e in self.attackers], [self.name(e) for e in self.targets]
+        ]
         grid.index = [e.label for e in self.attackers]
         grid.columns = [e.label for e in self.targets]
         grid.index.name, grid.columns.name = "attacker", "target"
@@ -240,9 +267,10 @@ def matchup(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    batch: int = 1,
-    threads: int | None = None,
+    progress: Callable[[int, int], None] | str | None = "auto",
+    batch: int | None = None,
+    exact: str = "auto",
+    dashboard: bool = False,
 ) -> MatchupResult:
     """Run every attacker against every target.
 
@@ -259,17 +287,20 @@ def matchup(
         A scenario with ``use = "{attacker}"`` / ``use = "{target}"`` tables; default the
         ``[matchup.template]`` of the first attacker's library. Relative ``use`` paths in a
         template dict are relative to the current folder; in a file, to the file.
-    trials, seed, precision, store, resume, workers, scheduler, progress, batch
+    trials, seed, precision, store, resume, workers, scheduler, progress, batch, exact,
+    dashboard
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
-    threads : int, optional
-        In-process, run this many cells at once (see
-        :func:`oddslab.analysis.distributed.run_cells`): the same results, sooner.
     """
     from oddslab.scenario import from_dict
 
     att = select_entries(attackers)
     tgt = select_entries(targets)
+    names = entry_names([*att.entries, *tgt.entries])
+
+    def nm(e: LibraryEntry) -> str:
+        return _name(e, names)
+
     tpl, tpl_source, tpl_base = _template(template, att.entries[0])
     for slot in SLOTS:
         if not _mentions(tpl, slot):
@@ -281,16 +312,16 @@ def matchup(
     errors: dict[tuple[int, int], ScenarioError] = {}
     for i, a in enumerate(att.entries):
         for j, t in enumerate(tgt.entries):
-            values = {"attacker": _name(a), "target": _name(t)}
+            values = {"attacker": nm(a), "target": nm(t)}
             where = f"{tpl_source} [{values['attacker']} vs {values['target']}]"
             filled = _fill(copy.deepcopy(tpl), {SLOTS[0]: _abs_ref(a), SLOTS[1]: _abs_ref(t)})
             try:
                 data = copy.deepcopy(expand_uses(filled, where, tpl_base))
-                from_dict(data, source=where)
+                sc = from_dict(data, source=where)
             except ScenarioError as exc:
                 errors[(i, j)] = exc
                 continue
-            cells[(i, j)] = Cell(values, data, cell_seed(seed, values), where)
+            cells[(i, j)] = Cell(values, data, cell_seed(seed, values), where, sc)
     rows = [
         i for i in range(len(att.entries)) if any((i, j) in cells for j in range(len(tgt.entries)))
     ]
@@ -300,10 +331,10 @@ def matchup(
     skipped = []
     if not att.explicit:
         for i in set(range(len(att.entries))) - set(rows):
-            skipped.append(f"{_name(att.entries[i])} (attacker): {_first_error(errors, i, None)}")
+            skipped.append(f"{nm(att.entries[i])} (attacker): {_first_error(errors, i, None)}")
     if not tgt.explicit:
         for j in set(range(len(tgt.entries))) - set(cols):
-            skipped.append(f"{_name(tgt.entries[j])} (target): {_first_error(errors, None, j)}")
+            skipped.append(f"{nm(tgt.entries[j])} (target): {_first_error(errors, None, j)}")
     if att.explicit:
         rows = list(range(len(att.entries)))
     if tgt.explicit:
@@ -320,7 +351,7 @@ def matchup(
             if (att.explicit and tgt.explicit) or alone:
                 raise exc
             reason = f"{exc.key}: {exc.problem}" if exc.key else exc.problem
-            unfit[(_name(att.entries[i]), _name(tgt.entries[j]))] = reason
+            unfit[(nm(att.entries[i]), nm(tgt.entries[j]))] = reason
     if not rows or not cols:
         first = next(iter(errors.values()), None)
         raise ScenarioError(tpl_source, "", f"no attacker/target pair fits the template ({first})")
@@ -331,13 +362,17 @@ def matchup(
     over_a = _slot_overrides(tpl, SLOTS[0])
     over_t = _slot_overrides(tpl, SLOTS[1])
     for e in att_kept:
-        points[_name(e)] = e.points(over_a)
+        points[nm(e)] = e.points(over_a)
+    target_ppm = {}
     for e in tgt_kept:
-        points.setdefault(_name(e), e.points(over_t))
+        points.setdefault(nm(e), e.points(over_t))
+        target_ppm[nm(e)] = _points_per_model(e, over_t)
     results = run_study(
         "matchup",
-        {"template": tpl, "seed": seed},
+        {"template": tpl},
         order,
+        keys=("attacker", "target"),
+        seed=int(seed),
         trials=trials,
         precision=precision,
         metric=metric,
@@ -347,20 +382,38 @@ def matchup(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
-        threads=threads,
+        exact=exact,
+        dashboard=dashboard,
     )
     res = MatchupResult(
-        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit
-    )
+        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names,
+        target_ppm,
+    )  # fmt: skip
     if metric is None:
         metric = f"mean({common_primary(res.outcomes)})"
     names = [f"{c.values['attacker']} vs {c.values['target']}" for c in order]
-    res.metric = check_metric(metric, names, res.outcomes).text
+    res.metric = _checked(metric, names, res.outcomes).text
     return res
 
 
+def _checked(metric: str, names: list[str], outcomes: list[Any]):
+    """:func:`check_metric`, which also knows ``points_removed`` (read with the targets)."""
+    m = parse_metric(metric)
+    return m if m.kind == "points_removed" else check_metric(metric, names, outcomes)
+
+
+def _points_per_model(e: LibraryEntry, overrides: dict[str, Any]) -> float | None:
+    """The target's points per model as fielded: its points over its ``models`` (None when
+    it has no points or no integer ``models``)."""
+    pts = e.points(overrides)
+    models = {**e.profile(), **{k: v for k, v in overrides.items() if k != "use"}}.get("models")
+    if pts is None or isinstance(models, bool) or not isinstance(models, int) or models < 1:
+        return None
+    return pts / models
+
+
 def _abs_ref(e: LibraryEntry) -> str:
-    return f"{e.library.resolve()}:{e.key}"
+    return f"{resolved(e.library)}:{e.key}"
 
 
 def _mentions(node: Any, slot: str) -> bool:
@@ -414,19 +467,26 @@ def plot_matchup(
     """
     import matplotlib.pyplot as plt
 
-    from oddslab.analysis.sweep import _annotate, _heatmap
+    from oddslab.analysis.plots import heatmap, plain_metric
 
     values = result.matrix(metric, per_points=per_points)
     ses = result.matrix(metric, per_points=per_points, se=True)
+    tab = result.table(metric)
+    grid = tab.pivot(index="attacker", columns="target", values="trials")
+    trials = grid.loc[[result.name(e) for e in result.attackers],
+                      [result.name(e) for e in result.targets]].to_numpy()  # fmt: skip
     if ax is None:
         w = max(5.0, 1.1 * values.shape[1] + 3)
         h = max(3.5, 0.6 * values.shape[0] + 2)
         _, ax = plt.subplots(figsize=(w, h))
-    _heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns))
-    if annotate:
-        _annotate(ax, values.to_numpy(float), ses.to_numpy(float))
-    label = parse_metric(metric or result.metric).text
-    ax.set_title(f"{label}{' per 100 points' if per_points else ''}")
+    m = parse_metric(metric or result.metric)
+    heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns),
+            se=ses.to_numpy(float), trials=trials, probability=m.is_probability and not per_points,
+            annotate=annotate)  # fmt: skip
+    label = plain_metric(m.text, result.outcomes[0] if result.outcomes else None)
+    per = " per 100 points of the attacker" if per_points else ""
+    n = "exact" if tab["exact"].all() else f"{int(tab['trials'].max()):,} trials per cell"
+    ax.set_title(f"{label}{per} ({n})")
     ax.set_xlabel("target")
     ax.set_ylabel("attacker")
     return ax

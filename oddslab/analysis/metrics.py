@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,10 @@ __all__ = [
     "check_metric",
     "read_metric",
     "common_primary",
+    "check_stat_names",
+    "did_you_mean",
+    "points_removed",
+    "MODELS_LOST",
 ]
 
 _OPS = {
@@ -55,6 +60,10 @@ _COMPARE = re.compile(
 _MEAN = re.compile(r"^\s*mean\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", re.I)
 _PROB = re.compile(r"^\s*P\s*\((.*)\)\s*$", re.S | re.I)
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+#: Statistics that count the target's models removed, for ``points_removed`` (first found).
+MODELS_LOST = ("models_slain", "defender_models_lost")
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,7 @@ class Metric:
 
     @property
     def is_probability(self) -> bool:
-        return self.kind != "mean"
+        return self.kind not in ("mean", "points_removed")
 
     def evaluate(self, outcome: Outcome) -> MetricValue:
         """Value, SE and 95% CI of this metric in ``outcome``.
@@ -102,6 +111,10 @@ class Metric:
         """
         if self.kind == "mean":
             return _mean(outcome, self.stat, self.text)
+        if self.kind == "points_removed":
+            raise KeyError(
+                "'points_removed' is a matchup metric (it needs the target's points per model)"
+            )
         if self.kind == "compare":
             return _prob(outcome, self.stat, self.op, self.k, self.text)
         return self._label(outcome)
@@ -135,6 +148,25 @@ class Metric:
         )
 
 
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``choices`` (empty when none is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def check_stat_names(names: set[str] | list[str], outcomes: Iterable[Outcome]) -> None:
+    """Every name must be a statistic of at least one outcome (ValueError with did-you-mean)."""
+    known = list(dict.fromkeys(n for o in outcomes for n in o.stat_names))
+    for name in names:
+        if name not in known:
+            raise ValueError(
+                f"no statistic '{name}' in any cell{did_you_mean(name, known)} "
+                f"(statistics: {', '.join(known)})"
+            )
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip()).lower()
 
@@ -149,6 +181,8 @@ def parse_metric(text: str) -> Metric:
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError('a metric is needed, e.g. "mean(models_slain)" or "P(models_slain >= 5)"')
+    if re.sub(r"\s+", "", text).lower() in ("points_removed", "mean(points_removed)"):
+        return Metric("points_removed", "points_removed", MODELS_LOST[0])
     m = _COMPARE.match(text)
     if m:
         return Metric(text.strip(), "compare", m.group(1), m.group(2), int(m.group(3)))
@@ -166,7 +200,7 @@ def parse_metric(text: str) -> Metric:
     )
 
 
-def common_primary(outcomes: list[Outcome]) -> str:
+def common_primary(outcomes: Iterable[Outcome]) -> str:
     """The statistic to show by default across cells whose statistics may differ.
 
     The cells' primary statistic reported by every cell (the most frequent primary first),
@@ -177,13 +211,20 @@ def common_primary(outcomes: list[Outcome]) -> str:
     ValueError
         If no statistic is reported by every cell.
     """
-    common = set(outcomes[0].stat_names).intersection(*(o.stat_names for o in outcomes))
-    primaries = [o.primary_stat() for o in outcomes]
-    ranked = sorted(dict.fromkeys(primaries), key=lambda s: -primaries.count(s))
+    common: set[str] | None = None
+    tally: dict[str, int] = {}
+    first = None
+    for o in outcomes:  # one pass: ``outcomes`` may be a generator over a big study
+        first = first or o
+        common = set(o.stat_names) if common is None else common & set(o.stat_names)
+        p = o.primary_stat()
+        tally[p] = tally.get(p, 0) + 1
+    if first is None or common is None:
+        raise ValueError("the study has no cells")
+    ranked = sorted(tally, key=lambda s: -tally[s])  # stable: first seen first among ties
     for stat in ranked:
         if stat in common:
             return stat
-    first = outcomes[0]
     for flags in (False, True):
         for s in first.stats:
             if s.name in common and s.flag == flags:
@@ -214,7 +255,7 @@ def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metr
     """
     m = parse_metric(metric)
     first = None
-    for name, out in zip(names, outcomes, strict=True):
+    for name, out in zip(names, outcomes, strict=False):  # outcomes may be a generator
         try:
             m.evaluate(out)
             return m
@@ -244,12 +285,17 @@ def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
         return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: no {what} here"
 
 
+def _missing(outcome: Outcome, stat: str, text: str) -> KeyError:
+    names = list(outcome.stat_names)
+    return KeyError(
+        f"'{text}': no statistic '{stat}' in '{outcome.name}'{did_you_mean(stat, names)} "
+        f"(statistics: {', '.join(names)})"
+    )
+
+
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
     if stat not in outcome.probs:
-        raise KeyError(
-            f"'{text}': no statistic '{stat}' in '{outcome.name}' "
-            f"(statistics: {', '.join(outcome.stat_names)})"
-        )
+        raise _missing(outcome, stat, text)
     p = outcome.probs[stat]
     v = np.arange(len(p))
     mean = float(np.dot(v, p))
@@ -260,10 +306,7 @@ def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
 
 def _prob(outcome: Outcome, stat: str, op: str, k: int, text: str) -> MetricValue:
     if stat not in outcome.probs:
-        raise KeyError(
-            f"'{text}': no statistic '{stat}' in '{outcome.name}' "
-            f"(statistics: {', '.join(outcome.stat_names)})"
-        )
+        raise _missing(outcome, stat, text)
     p_all = outcome.probs[stat]
     test = _OPS[op]
     if outcome.counts is not None:
@@ -276,3 +319,25 @@ def _prob(outcome: Outcome, stat: str, op: str, k: int, text: str) -> MetricValu
         return MetricValue(p, se, lo, hi, text)
     p = float(sum(float(p_all[v]) for v in range(len(p_all)) if test(v, k)))
     return MetricValue(p, 0.0, p, p, text)
+
+
+def points_removed(outcome: Outcome, points_per_model: float | None) -> tuple[MetricValue, str]:
+    """Mean points of the target removed: the mean of its models lost (the first of
+    :data:`MODELS_LOST` the cell reports) × the target's points per model; and a note.
+
+    A generic cell without ``models_slain`` cannot slay a model (the generic ruleset leaves
+    the statistic out exactly then), so it removes 0 points; any other cell without a
+    models-lost statistic, or a target without points per model, is NaN with a note.
+    """
+    nan = float("nan")
+    text = "points_removed"
+    if points_per_model is None:
+        return MetricValue(nan, nan, nan, nan, text), "not reported: the target has no points"
+    stat = next((s for s in MODELS_LOST if s in outcome.probs), None)
+    if stat is None:
+        if outcome.meta.get("ruleset") == "generic":
+            return MetricValue(0.0, 0.0, 0.0, 0.0, text), "cannot slay a model: 0 removed"
+        return MetricValue(nan, nan, nan, nan, text), "not reported: no models-lost statistic"
+    v = _mean(outcome, stat, text)
+    k = float(points_per_model)
+    return MetricValue(v.value * k, v.se * k, v.ci_low * k, v.ci_high * k, text), ""

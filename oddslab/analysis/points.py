@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from oddslab.analysis.matchup import MatchupResult, _name, matchup, select_entries
-from oddslab.libraries import LibraryEntry
+from oddslab.analysis.matchup import MatchupResult, matchup, select_entries
+from oddslab.libraries import LibraryEntry, _ident, _name
 from oddslab.outcome import Z95
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -50,16 +50,27 @@ def read_basket(basket: Any) -> tuple[list[LibraryEntry], dict[str, float]]:
         items = [(s, 1.0) for s in specs]
     entries: list[LibraryEntry] = []
     weights: dict[str, float] = {}
+    given: dict[str, Any] = {}
     for spec, w in items:
         if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
             raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
         for e in select_entries(spec).entries:
-            if _name(e) not in weights:
-                entries.append(e)
-            weights[_name(e)] = float(w)
+            if _ident(e) in weights:  # never a silent re-weighting
+                raise ValueError(
+                    f"the basket names {_name(e)} twice ('{given[_ident(e)]}' and '{spec}'): "
+                    "give each target once, with its weight"
+                )
+            entries.append(e)
+            given[_ident(e)] = spec
+            weights[_ident(e)] = float(w)
     if not entries:
         raise ValueError("the basket is empty")
     return entries, weights
+
+
+def _by_name(res: MatchupResult, entries: list[LibraryEntry], weights: dict[str, float]):
+    """Basket weights keyed by the entries' names in ``res`` (read_basket keys by identity)."""
+    return {res.name(e): weights[_ident(e)] for e in entries}
 
 
 def _basket_value(
@@ -116,10 +127,11 @@ def efficiency(
 
     targets, weights = read_basket(basket)
     res = matchup(units, targets, metric=metric, **run)
+    weights = _by_name(res, targets, weights)
     tab = res.table()
     rows = []
     for e in res.attackers:
-        name = _name(e)
+        name = res.name(e)
         pts = res.points.get(name)
         v, se = _basket_value(tab, name, weights)
         per = 100 * v / pts if pts else float("nan")
@@ -140,6 +152,7 @@ def efficiency(
     df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["metric"] = res.metric
+    df.attrs["exact"] = all(o.exact for o in res.outcomes)
     return EfficiencyResult(df.reset_index(drop=True), res, weights)
 
 
@@ -253,6 +266,65 @@ class FairPoints:
         """:func:`basket_sensitivity` of this answer (no new simulation)."""
         return basket_sensitivity(self)
 
+    def frame(self) -> pd.DataFrame:
+        """One tidy table (what ``points fair -f csv`` writes): one row per basket (the whole
+        basket first, then the :meth:`sensitivity` rows), numbers as numbers.
+
+        Columns: candidate, reference, metric, reference_points, basket, candidate_value,
+        candidate_se, reference_value, reference_se, fair_points, se, ci_low, ci_high,
+        fair_per_model, per_model_ci_low, per_model_ci_high (NaN for a unit not bought by the
+        model), note.
+        """
+        df = self.sensitivity()
+        nan = float("nan")
+        m = self.models
+        df["fair_per_model"] = (df["fair_points"] - self.base_points) / m if m else nan
+        df["per_model_ci_low"] = (df["ci_low"] - self.base_points) / m if m else nan
+        df["per_model_ci_high"] = (df["ci_high"] - self.base_points) / m if m else nan
+        for col, value in (
+            ("reference_points", self.reference_points),
+            ("metric", self.metric),
+            ("reference", self.reference),
+            ("candidate", self.candidate),
+        ):
+            df.insert(0, col, value)
+        last = [c for c in df.columns if c != "note"] + ["note"]
+        return df[last]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole answer as one JSON-ready document (``points fair -f json``): every
+        number a number (NaN → None), the bracket, the allowed prices, the weights and the
+        sensitivity rows."""
+
+        def num(x: Any) -> Any:
+            if isinstance(x, float) and not math.isfinite(x):
+                return None
+            return x
+
+        rows = [{k: num(v) for k, v in r.items()} for r in self.sensitivity().to_dict("records")]
+        return {
+            "candidate": self.candidate,
+            "reference": self.reference,
+            "metric": self.metric,
+            "candidate_value": num(self.candidate_value),
+            "candidate_se": num(self.candidate_se),
+            "reference_value": num(self.reference_value),
+            "reference_se": num(self.reference_se),
+            "reference_points": num(self.reference_points),
+            "fair_points": num(self.fair_points),
+            "se": num(self.se),
+            "ci_low": num(self.ci_low),
+            "ci_high": num(self.ci_high),
+            "models": self.models,
+            "base_points": self.base_points,
+            "fair_per_model": num(self.fair_per_model),
+            "per_model_ci": None if self.per_model_ci is None else [*map(num, self.per_model_ci)],
+            "bracket": [{k: num(v) for k, v in b.items()} for b in self.bracket],
+            "allowed": list(self.allowed),
+            "weights": dict(self.weights),
+            "sensitivity": rows,
+        }
+
 
 def _ratio(pr: float, vc: float, sc: float, vr: float, sr: float) -> tuple[float, float]:
     if not vr > 0 or not math.isfinite(vc):
@@ -291,12 +363,13 @@ def fair_points(
     if len(cand) != 1 or len(ref) != 1:
         raise ValueError("fair points needs exactly one candidate entry and one reference entry")
     c, r = cand[0], ref[0]
-    if _name(c) == _name(r):
+    if _ident(c) == _ident(r):
         raise ValueError("the candidate and the reference are the same entry")
     targets, weights = read_basket(basket)
     res = matchup([c, r], targets, metric=metric, **run)
+    weights = _by_name(res, targets, weights)
     tab = res.table()
-    cn, rn = _name(c), _name(r)
+    cn, rn = res.name(c), res.name(r)
     pr = reference_points if reference_points is not None else res.points.get(rn)
     if pr is None:
         raise ValueError(f"{rn} has no points in its library entry; give reference_points")
@@ -354,13 +427,13 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns: basket, candidate_value, reference_value, fair_points, se, ci_low, ci_high,
-        note (why a row has no fair price).
+        Columns: basket, candidate_value, candidate_se, reference_value, reference_se,
+        fair_points, se, ci_low, ci_high, note (why a row has no fair price).
     """
     import pandas as pd
 
     tab = fair.matchup.table()
-    labels = {_name(e): e.label for e in fair.matchup.targets}
+    labels = {fair.matchup.name(e): e.label for e in fair.matchup.targets}
     baskets: list[tuple[str, dict[str, float]]] = [("whole basket", dict(fair.weights))]
     names = list(fair.weights)
     for t in names:
@@ -386,7 +459,9 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
             {
                 "basket": label,
                 "candidate_value": vc,
+                "candidate_se": sc,
                 "reference_value": vr,
+                "reference_se": sr,
                 "fair_points": p,
                 "se": se,
                 "ci_low": p - Z95 * se,

@@ -15,20 +15,28 @@ equals ``oddslab.simulate(that cell's scenario, seed=cell.seed)`` bit for bit.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from oddslab._format import csv_frame, format_estimate
+from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
-from oddslab.analysis.cells import Cell, CellResult, cell_seed, with_paths
-from oddslab.analysis.distributed import run_study
-from oddslab.analysis.metrics import check_metric, common_primary, read_metric
+from oddslab.analysis.cells import (
+    KEEP_VALIDATED,
+    Cell,
+    CellResult,
+    canonical_paths,
+    cell_seed,
+    with_paths,
+)
+from oddslab.analysis.distributed import run_study, stored_seed
+from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
 from oddslab.libraries import expand_uses
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -41,10 +49,12 @@ def read_scenario_dict(scenario: str | Path | Mapping[str, Any]) -> tuple[dict[s
     """(the scenario as a dict, its source name) from a path or a dict."""
     if isinstance(scenario, Mapping):
         return dict(scenario), "<dict>"
+    if callable(getattr(scenario, "to_dict", None)):  # a scenario object (oddslab.load(...))
+        return scenario.to_dict(), "<dict>"
     if not isinstance(scenario, str | Path):
         raise TypeError(
-            "sweep needs a scenario file or a scenario dict (what tomllib gives); "
-            f"got {type(scenario).__name__}"
+            "sweep needs a scenario file, a scenario object or a scenario dict (what tomllib "
+            f"gives); got {type(scenario).__name__}"
         )
     from oddslab.scenario import read_toml
 
@@ -136,25 +146,36 @@ class SweepResult:
 
     @property
     def outcomes(self) -> list[Any]:
-        """One :class:`oddslab.outcome.Outcome` per cell."""
+        """One :class:`oddslab.outcome.Outcome` per cell (kept once built)."""
         if not self._outcomes:
             self._outcomes = [r.outcome() for r in self.results]
         return self._outcomes
+
+    def iter_outcomes(self) -> Iterator[Any]:
+        """The outcomes one by one; for studies of more than
+        :data:`~oddslab.analysis.cells.KEEP_VALIDATED` cells they are built as they are read
+        and not kept (an Outcome holds every histogram twice: counts and probabilities)."""
+        if self._outcomes or len(self.results) <= KEEP_VALIDATED:
+            yield from self.outcomes
+            return
+        for r in self.results:
+            yield r.outcome()
 
     def primary(self) -> str:
         """The default metric: ``mean(<primary statistic>)``, of a statistic every cell reports.
 
         See :func:`oddslab.analysis.metrics.common_primary`.
         """
-        return f"mean({common_primary(self.outcomes)})"
+        return f"mean({common_primary(self.iter_outcomes())})"
 
     def frame(self, stats: Iterable[str] | None = None) -> pd.DataFrame:
         """Tidy table: one row per cell and statistic.
 
         Columns: the varied keys, ``kind`` ("mean" or "probability"), ``statistic`` (a
         statistic's name), ``label`` (plain words: the statistic's label or the headline),
-        ``value``, ``se``, ``ci_low``, ``ci_high`` (95%), ``trials``, ``seed``. Means of every
-        statistic come first, then the headline probabilities.
+        ``value``, ``se``, ``ci_low``, ``ci_high`` (95%), ``trials``, ``seed``, ``exact`` (an
+        exact answer: SE 0, trials 0). Means of every statistic come first, then the headline
+        probabilities.
 
         Parameters
         ----------
@@ -163,61 +184,46 @@ class SweepResult:
         """
         import pandas as pd
 
-        from oddslab.outcome import Z95
-
         keep = None if stats is None else set(stats)
-        rows = []
-        for cell, out in zip(self.cells, self.outcomes, strict=True):
-            base = {k: cell.values[k] for k in self.keys}
-            summ = out.summary()
-            for s in out.stats:
-                if keep is not None and s.name not in keep:
-                    continue
-                r = summ.loc[s.name]
-                rows.append(
-                    {
-                        **base,
-                        "kind": "mean",
-                        "statistic": s.name,
-                        "label": s.title,
-                        "value": float(r["mean"]),
-                        "se": float(r["se_mean"]),
-                        "ci_low": float(r["mean"] - Z95 * r["se_mean"]),
-                        "ci_high": float(r["mean"] + Z95 * r["se_mean"]),
-                        "trials": out.trials,
-                        "seed": cell.seed,
-                    }
-                )
-            for r in out.probabilities().itertuples():
-                if keep is not None and r.stat not in keep:
-                    continue
-                rows.append(
-                    {
-                        **base,
-                        "kind": "probability",
-                        "statistic": r.stat,
-                        "label": r.label,
-                        "value": float(r.probability),
-                        "se": float(r.se),
-                        "ci_low": float(r.ci_low),
-                        "ci_high": float(r.ci_high),
-                        "trials": out.trials,
-                        "seed": cell.seed,
-                    }
-                )
-        return pd.DataFrame(rows)
+        if keep:
+            check_stat_names(keep, self.iter_outcomes())
+        cols = [*self.keys, "kind", "statistic", "label", "value", "se", "ci_low", "ci_high",
+                "trials", "seed", "exact"]  # fmt: skip
+        data: dict[str, list[Any]] = {c: [] for c in cols}
+
+        def add(cell: Cell, out: Any, kind: str, stat: str, label: str, v, se, lo, hi) -> None:
+            for k in self.keys:
+                data[k].append(cell.values[k])
+            for c, x in zip(cols[len(self.keys) :],
+                            (kind, stat, label, float(v), float(se), float(lo), float(hi),
+                             out.trials or 0, cell.seed, out.exact), strict=True):  # fmt: skip
+                data[c].append(x)
+
+        # rows as plain dicts, columns as lists: no DataFrame per cell (a few µs per row)
+        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
+            titles = {st.name: st.title for st in out.stats}
+            for r in out.summary_rows():
+                if keep is None or r["stat"] in keep:
+                    add(cell, out, "mean", r["stat"], titles[r["stat"]], r["mean"],
+                        r["se_mean"], r["ci_low"], r["ci_high"])  # fmt: skip
+            for r in out.probability_rows():
+                if keep is None or r["stat"] in keep:
+                    add(cell, out, "probability", r["stat"], r["label"], r["probability"],
+                        r["se"], r["ci_low"], r["ci_high"])  # fmt: skip
+        return pd.DataFrame(data, columns=cols)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
-        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high, note.
+        """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high,
+        exact, note.
 
         ``note`` says why a value is NaN (a cell whose scenario does not report the statistic).
         """
         import pandas as pd
 
         names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
-        m = check_metric(metric or self.metric or self.primary(), names, self.outcomes)
+        m = check_metric(metric or self.metric or self.primary(), names, self.iter_outcomes())
         rows = []
-        for cell, out in zip(self.cells, self.outcomes, strict=True):
+        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
             v, note = read_metric(m, out)
             rows.append(
                 {
@@ -227,6 +233,7 @@ class SweepResult:
                     "se": v.se,
                     "ci_low": v.ci_low,
                     "ci_high": v.ci_high,
+                    "exact": out.exact,
                     "note": note,
                 }
             )
@@ -263,16 +270,19 @@ def sweep(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    batch: int = 1,
+    progress: Callable[[int, int], None] | str | None = "auto",
+    batch: int | None = None,
+    exact: str = "auto",
+    dashboard: bool = False,
     metric: str | None = None,
 ) -> SweepResult:
     """Run a scenario at every combination of the values of some of its keys.
 
     Parameters
     ----------
-    scenario : path or dict
-        A scenario file, or a scenario as a dict (what ``tomllib`` gives).
+    scenario : path, scenario object or dict
+        A scenario file, a scenario object (``oddslab.load(...)``; its ``to_dict()`` is
+        used), or a scenario as a dict (what ``tomllib`` gives).
     vary : mapping of dotted path → values
         ``{"target.save": range(2, 7), "attacker.weapons.0.models": [5, 10, 20]}``.
     trials : int, optional
@@ -282,8 +292,12 @@ def sweep(
         Master seed (default: the scenario's ``seed``, else fresh entropy, kept in the result).
     precision : float, optional
         Per-cell target 95% half-width of the headline probabilities.
-    store, resume, workers, scheduler, progress, batch
+    store, resume, workers, scheduler, progress, batch, dashboard
         See :func:`oddslab.analysis.distributed.run_cells`.
+    exact : {"auto", "never"}
+        "auto" (default): a cell whose every statistic has an exact answer (the generic
+        ruleset, for one) is answered exactly — SE 0, ``trials`` 0, ``exact`` True in the
+        tables; "never": every cell is simulated from its seed.
     metric : str, optional
         The default metric of the result's table and plot; with ``precision``, a probability
         metric is also run to that precision.
@@ -303,29 +317,44 @@ def sweep(
     raw, source = read_scenario_dict(scenario)
     if not vary:
         raise ValueError("nothing to vary: give at least one key and its values")
-    keys = list(vary)
+    written = list(vary)
+    keys = canonical_paths(written)  # labels and seeds use one spelling per key
     grids = []
-    for k in keys:
-        values = [_plain(v) for v in vary[k]]
+    for w, k in zip(written, keys, strict=True):
+        values = [_plain(v) for v in vary[w]]
         if not values:
             raise ScenarioError(source, k, "no values to vary over")
         grids.append(values)
     if seed is None:
         s = raw.get("seed")
-        seed = s if isinstance(s, int) and not isinstance(s, bool) and s >= 0 else fresh_seed()
+        if isinstance(s, int) and not isinstance(s, bool) and s >= 0:
+            seed = s
+        else:  # resuming a study whose seed was drawn: the store keeps it
+            kept = stored_seed(store) if resume else None
+            seed = kept if kept is not None else fresh_seed()
     base = Path(source).parent if source != "<dict>" else Path.cwd()
     expanded = expand_uses(raw, source, base)
     cells = []
+    n_cells = 1
+    for g in grids:
+        n_cells *= len(g)
+    small = n_cells <= KEEP_VALIDATED
     for combo in itertools.product(*grids):
         values = dict(zip(keys, combo, strict=True))
         where = f"{source} [{', '.join(f'{k}={v!r}' for k, v in values.items())}]"
         data = with_paths(raw, values, where, base)
-        from_dict(data, source=where)  # every cell is validated before any runs
-        cells.append(Cell(values, data, cell_seed(seed, values), where))
+        sc = from_dict(data, source=where)  # every cell is validated before any runs
+        if small:
+            cells.append(Cell(values, data, cell_seed(seed, values), where, sc))
+        else:  # keep the values only: the scenario is built again when the cell runs
+            build = functools.partial(with_paths, raw, values, where, base)
+            cells.append(Cell(values, build, cell_seed(seed, values), where))
     results = run_study(
         "sweep",
-        {"scenario": expanded, "seed": seed},
+        {"scenario": expanded},
         cells,
+        keys=keys,
+        seed=int(seed),
         trials=trials,
         precision=precision,
         metric=metric,
@@ -335,6 +364,8 @@ def sweep(
         scheduler=scheduler,
         progress=progress,
         batch=batch,
+        exact=exact,
+        dashboard=dashboard,
     )
     return SweepResult(keys, cells, results, int(seed), source, metric)
 
@@ -359,8 +390,13 @@ def plot_sweep(
     """
     import matplotlib.pyplot as plt
 
+    from oddslab.analysis.metrics import parse_metric
+    from oddslab.analysis.plots import heatmap, plain_key, plain_metric
+
     tab = result.table(metric)
-    label = tab["metric"].iloc[0]
+    text = tab["metric"].iloc[0]
+    label = plain_metric(text, next(result.iter_outcomes()))
+    exact = bool(tab["exact"].all())
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.2))
     if len(result.keys) == 1:
@@ -376,52 +412,32 @@ def plot_sweep(
             capsize=3,
         )
         if not numeric:
-            ax.set_xticks(pos, [str(x) for x in xs])
-        ax.set_xlabel(k)
+            ax.set_xticks(pos, [str(x) for x in xs], rotation=45 if len(xs) > 6 else 0,
+                          ha="right" if len(xs) > 6 else "center")  # fmt: skip
+        ax.set_xlabel(plain_key(k))
         ax.set_ylabel(label)
-        ax.set_title(f"{label} (95% CI)")
+        ax.set_title(label if exact else f"{label} (95% CI)")
         ax.grid(alpha=0.3)
         return ax
     if len(result.keys) != 2:
         raise ValueError("plot_sweep draws one varied key (line) or two (heatmap)")
     ky, kx = result.keys
-    grid = tab.pivot_table(index=ky, columns=kx, values="value", sort=False)
-    _heatmap(ax, grid.to_numpy(), [str(v) for v in grid.index], [str(v) for v in grid.columns])
-    if annotate:
-        _annotate(ax, grid.to_numpy())
-    ax.set_xlabel(kx)
-    ax.set_ylabel(ky)
-    ax.set_title(label)
+    rows = list(dict.fromkeys(map(_hashable, tab[ky])))
+    cols = list(dict.fromkeys(map(_hashable, tab[kx])))
+    values = np.full((len(rows), len(cols)), np.nan)
+    trials = np.zeros((len(rows), len(cols)), dtype=np.int64)
+    for r, (y, x, v) in enumerate(zip(tab[ky], tab[kx], tab["value"], strict=True)):
+        i, j = rows.index(_hashable(y)), cols.index(_hashable(x))
+        values[i, j] = v
+        trials[i, j] = result.results[r].trials
+    heatmap(ax, values, [str(v) for v in rows], [str(v) for v in cols], trials=trials,
+            probability=parse_metric(text).is_probability, annotate=annotate)  # fmt: skip
+    ax.set_xlabel(plain_key(kx))
+    ax.set_ylabel(plain_key(ky))
+    n = "exact" if exact else f"{int(trials.max()):,} trials per cell"
+    ax.set_title(f"{label} ({n})")
     return ax
 
 
-def _heatmap(ax: Any, values: np.ndarray, ylabels: list[str], xlabels: list[str]) -> None:
-    im = ax.imshow(values, aspect="auto", cmap="viridis", origin="upper")
-    ax.set_xticks(
-        range(len(xlabels)),
-        xlabels,
-        rotation=45 if len(xlabels) > 6 else 0,
-        ha="right" if len(xlabels) > 6 else "center",
-    )
-    ax.set_yticks(range(len(ylabels)), ylabels)
-    ax.figure.colorbar(im, ax=ax)
-
-
-def _annotate(ax: Any, values: np.ndarray, se: np.ndarray | None = None) -> None:
-    finite = values[np.isfinite(values)]
-    mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
-    for i in range(values.shape[0]):
-        for j in range(values.shape[1]):
-            v = values[i, j]
-            if not np.isfinite(v):
-                continue
-            text = f"{v:.3g}" if se is None else f"{format_estimate(v, se[i, j])}\n±{se[i, j]:.2g}"
-            ax.text(
-                j,
-                i,
-                text,
-                ha="center",
-                va="center",
-                fontsize=7,
-                color="black" if v > mid else "white",
-            )
+def _hashable(v: Any) -> Any:
+    return repr(v) if isinstance(v, list | dict) else v

@@ -202,14 +202,6 @@ def _study_trials(body, specs: list[str], settings) -> int | None:
     return None
 
 
-def _cell_threads() -> int:
-    """Cells of a study run at once: one per numba thread (a core each, as a simulation's
-    chunks do); the results are those of a serial run."""
-    from oddslab._kernels.chunks import thread_count
-
-    return thread_count()
-
-
 def matchup_args(body, settings) -> dict[str, Any]:
     from oddslab.web.scenarios import _point_uses, library_roots, parse_text
 
@@ -234,7 +226,6 @@ def matchup_args(body, settings) -> dict[str, Any]:
         "trials": _study_trials(body, att, settings),
         "seed": body.seed,
         "precision": body.precision,
-        "threads": _cell_threads(),
     }
 
 
@@ -300,7 +291,6 @@ def fair_args(body, settings) -> dict[str, Any]:
         "trials": _study_trials(body, [cand], settings),
         "seed": body.seed,
         "precision": body.precision,
-        "threads": _cell_threads(),
     }
 
 
@@ -308,9 +298,5 @@ def fair(kw: dict[str, Any], progress) -> tuple[int, str]:
     from oddslab.analysis.points import fair_points
 
     res = _study_errors(lambda: fair_points(progress=progress, **kw))
-    data = {
-        "candidate": res.candidate,
-        "summary": json.loads(res.summary().to_json(orient="records")),
-        "sensitivity": json.loads(res.sensitivity().to_json(orient="records")),
-    }
-    return 200, json.dumps(data, indent=2), lambda: res.summary().to_csv(index=False)
+    # what `oddslab points fair -f json` / `-f csv` print: one document, one tidy table
+    return 200, json.dumps(res.to_dict(), indent=2), lambda: res.frame().to_csv(index=False)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.armoured_clash import compile as C
@@ -25,7 +26,7 @@ __all__ = ["ArmouredClashScenario"]
 
 
 @dataclass(frozen=True)
-class ArmouredClashScenario:
+class ArmouredClashScenario(DictForm):
     """Units, a sequence of attacks and the rule options, plus run defaults.
 
     Parameters

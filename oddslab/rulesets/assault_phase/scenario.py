@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.rulesets.assault_phase.model import Rules, Side
 
 __all__ = ["AssaultScenario"]
 
 
 @dataclass(frozen=True)
-class AssaultScenario:
+class AssaultScenario(DictForm):
     """A close combat between ``attacker`` (charging) and ``defender``, plus run defaults."""
 
     attacker: Side

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.formation_actions import chain
@@ -70,7 +71,7 @@ def _activation_order(army: Army, rules: Rules, start: int) -> tuple[list[int], 
 
 
 @dataclass(frozen=True)
-class FormationActionsScenario:
+class FormationActionsScenario(DictForm):
     """``turns`` turns of two armies activating formations (see docs/formation-actions.md).
 
     Parameters

@@ -17,6 +17,7 @@ operations, else ``None`` (the simulation answers alone).
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 
 import numpy as np
@@ -129,8 +130,20 @@ def _allocate(dmg: int, spill: bool, alive: int, cur: int, wounds: int) -> tuple
 
 def transition(pmf: np.ndarray, spill: bool, models: int, wounds: int):
     """``T[s, s']`` (sparse): one packet with damage PMF ``pmf``; state 0 = destroyed, else
-    ``1 + (alive - 1) * wounds + (cur - 1)``."""
+    ``1 + (alive - 1) * wounds + (cur - 1)``.
+
+    Kept for the last few hundred (PMF, spill, models, wounds): a study of many scenarios
+    (a matchup) builds the same matrices again and again. The matrices are never modified.
+    """
+    pmf = np.asarray(pmf, dtype=float)
+    return _transition(pmf.tobytes(), bool(spill), int(models), int(wounds))
+
+
+@functools.lru_cache(maxsize=512)
+def _transition(pmf_bytes: bytes, spill: bool, models: int, wounds: int):
     from scipy.sparse import csr_matrix
+
+    pmf = np.frombuffer(pmf_bytes, dtype=float)
 
     n = models * wounds + 1
     rows, cols, vals = [0], [0], [1.0]
@@ -147,23 +160,35 @@ def transition(pmf: np.ndarray, spill: bool, models: int, wounds: int):
     return csr_matrix((vals, (rows, cols)), shape=(n, n))
 
 
+def _feed(pmf: np.ndarray, spill: bool, models: int, wounds: int) -> _Feed:
+    """The :class:`_Feed` of :func:`transition` (kept like the matrix: feeds are read-only)."""
+    pmf = np.asarray(pmf, dtype=float)
+    return _cached_feed(pmf.tobytes(), bool(spill), int(models), int(wounds))
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_feed(pmf_bytes: bytes, spill: bool, models: int, wounds: int) -> _Feed:
+    return _Feed(_transition(pmf_bytes, spill, models, wounds))
+
+
 class _Feed:
     """``v @ T**k`` by repeated sparse products; counts the work done."""
 
     def __init__(self, T):
         self.T = T
+        self.TT = T.T  # transposed once (the same matrix object every product used)
         self.nnz = T.nnz
 
     def apply(self, v: np.ndarray, k: int) -> np.ndarray:
         for _ in range(k):
-            v = self.T.T @ v
+            v = self.TT @ v
         return v
 
     def ladder(self, v: np.ndarray, k: int) -> list[np.ndarray]:
         """``[v, v T, v T², ..., v T**k]``."""
         out = [v]
         for _ in range(k):
-            out.append(self.T.T @ out[-1])
+            out.append(self.TT @ out[-1])
         return out
 
 
@@ -224,11 +249,11 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
     for i, w in enumerate(sc.fired):
         per, k = _per_attack(sc, w)
         feed = {
-            "normal": _Feed(transition(k.normal, spill, M, W)),
-            "crit": _Feed(transition(k.crit, spill, M, W)),
-            "mh": _Feed(transition(k.mh, True, M, W)),
-            "mw": _Feed(transition(k.mw, True, M, W)),
-            "dev": _Feed(transition(k.dev, not current, M, W)),
+            "normal": _feed(k.normal, spill, M, W),
+            "crit": _feed(k.crit, spill, M, W),
+            "mh": _feed(k.mh, True, M, W),
+            "mw": _feed(k.mw, True, M, W),
+            "dev": _feed(k.dev, not current, M, W),
         }
         mixed: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
         for bonus, mask in _blast_classes(w, M, W):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.dice import DiceExpr
 from oddslab.rulesets.generic.target import (
     SAVE_REROLL_MODES,
@@ -226,6 +227,8 @@ class Weapon:
         ignore = self.ignore_keywords
         ignore = (ignore,) if isinstance(ignore, str) else ignore
         object.__setattr__(self, "ignore_keywords", tuple(str(k) for k in ignore))
+        if isinstance(self.keywords, list):  # as printed, one container: read or built alike
+            object.__setattr__(self, "keywords", tuple(self.keywords))
         if self.keywords:
             from oddslab.rulesets.generic.keywords import apply_keywords
 
@@ -355,7 +358,7 @@ class Rules:
 
 
 @dataclass(frozen=True)
-class GenericScenario:
+class GenericScenario(DictForm):
     """Weapons firing in sequence at one target, plus run defaults."""
 
     weapons: tuple[Weapon, ...]
@@ -382,6 +385,12 @@ class GenericScenario:
         if weapon.ignores_cover:
             return False
         return self.target.cover or (weapon.indirect_fire and not self.situation.target_visible)
+
+    def write_dict(self) -> dict[str, Any]:
+        """Every key of this scenario as a dict (built from its fields, not a kept source)."""
+        from oddslab.rulesets.generic.reading import write_dict
+
+        return write_dict(self)
 
     def __post_init__(self) -> None:
         if isinstance(self.weapons, Weapon):  # one weapon where a tuple is expected

@@ -6,6 +6,8 @@ declaration and builds the model, whose own checks cover what involves more than
 
 from __future__ import annotations
 
+from typing import Any
+
 from oddslab._schema import ScenarioError, Table
 from oddslab.keys import Values
 from oddslab.rulesets.generic.model import (
@@ -18,7 +20,7 @@ from oddslab.rulesets.generic.model import (
 )
 from oddslab.rulesets.generic.schema import SCHEMA
 
-__all__ = ["from_table"]
+__all__ = ["from_table", "write_dict"]
 
 _KEYWORD_KEYS = (
     "keywords", "ignore_keywords", "range", "half_range", "blast", "melta", "rapid_fire",
@@ -98,3 +100,52 @@ def from_table(root: Table) -> GenericScenario:
         if not key.startswith(("rules.", "target.", "attacker.")):
             key, problem = "", str(exc)
         raise ScenarioError(root.source, key, problem) from None
+
+
+def write_dict(sc: GenericScenario) -> dict[str, Any]:
+    """The scenario as the dict :func:`from_table` reads (every key written, ``None`` left
+    out): the inverse of reading, for scenarios built in Python."""
+    import dataclasses
+
+    from oddslab.dice import DiceExpr
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, DiceExpr):
+            text = str(v)
+            return int(text) if text.isdigit() else text
+        if isinstance(v, tuple):
+            return [plain(x) for x in v]
+        return v
+
+    def table(obj: Any) -> dict[str, Any]:
+        out = {}
+        for f in dataclasses.fields(obj):
+            v = getattr(obj, f.name)
+            if v is None:
+                continue
+            out[f.name] = dict(v) if f.name == "anti" else plain(v)
+        return out
+
+    data: dict[str, Any] = {"ruleset": "generic", "name": sc.name}
+    if sc.description:
+        data["description"] = sc.description
+    for key in ("trials", "seed"):
+        if getattr(sc, key) is not None:
+            data[key] = getattr(sc, key)
+    sit = sc.situation
+    attacker = {"weapons": [table(w) for w in sc.weapons]}
+    for key in ("remained_stationary", "charged", "half_range", "reroll_one"):
+        attacker[key] = getattr(sit, key)
+    if sit.attacker_models is not None:
+        attacker["models"] = sit.attacker_models
+    attacker["wounds"] = sit.attacker_wounds
+    attacker["keywords"] = list(sit.attacker_keywords)
+    target = table(sc.target)
+    groups = target.pop("groups", None)
+    if groups:  # a mixed unit: `models` holds its groups
+        target["models"] = [table(g) for g in sc.target.groups]
+    target["target_visible"] = sit.target_visible
+    data["attacker"] = attacker
+    data["target"] = target
+    data["rules"] = table(sc.rules)
+    return data

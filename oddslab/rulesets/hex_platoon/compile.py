@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 
@@ -68,7 +69,7 @@ def _conceal_base(unit: Unit, hx: Hex) -> bool:
 
 
 @dataclass(frozen=True)
-class HexPlatoonScenario:
+class HexPlatoonScenario(DictForm):
     """Hexes with their stacks, the steps played in order, and the rule switches."""
 
     hexes: tuple[Hex, ...]

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege.kernel_command import run_command
@@ -81,7 +82,7 @@ def _subsets(m: tuple[int, ...], k: int) -> list[tuple[int, ...]]:
 
 
 @dataclass(frozen=True)
-class CommandScenario:
+class CommandScenario(DictForm):
     """A command-dice question: can this roll (after rerolls and swaps) issue these orders?
 
     Parameters

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
 from oddslab.rulesets.vom_kriege import kernel as K
@@ -35,7 +36,7 @@ __all__ = ["VomKriegeScenario", "STAT_TEXT"]
 
 
 @dataclass(frozen=True)
-class VomKriegeScenario:
+class VomKriegeScenario(DictForm):
     """Shooting and melee actions by the active (attacking) player against defending units.
 
     Parameters

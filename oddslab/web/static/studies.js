@@ -131,7 +131,17 @@ async function runFair() {
   if ($("fp-metric").value.trim()) body.metric = $("fp-metric").value.trim();
   const r = await startJob("/api/points/fair", body, $("fp-progress"));
   if (!r.ok) { $("fp-error").textContent = r.data.error; return; }
-  tableFrom($("fp-summary"), ["quantity", "value"], r.data.summary.map((x) => [x.quantity, x.value]));
+  // the one JSON document `oddslab points fair -f json` prints
+  const d = r.data;
+  const rows = [
+    ["fair points", fmtN(d.fair_points, 1)],
+    ["95% interval", `${fmtN(d.ci_low, 1)} to ${fmtN(d.ci_high, 1)}`],
+    [`candidate: ${d.metric}`, fmtN(d.candidate_value, 3)],
+    [`reference: ${d.metric}`, fmtN(d.reference_value, 3)],
+    ["reference points", fmtN(d.reference_points, 1)],
+  ];
+  if (d.fair_per_model != null) rows.push(["fair points per model", fmtN(d.fair_per_model, 1)]);
+  tableFrom($("fp-summary"), ["quantity", "value"], rows);
   const sens = r.data.sensitivity;
   $("fp-sens-title").hidden = !sens.length;
   if (sens.length) {

@@ -1,0 +1,384 @@
+"""Shared parts of the analysis commands: options, errors, progress, output checks and
+tables that fit the terminal (:func:`fitted_table`).
+
+Only typer is imported here; pandas, rich tables and the analysis modules load inside the
+functions that need them.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import typer.core
+
+from oddslab.cli_common import parse_trials
+
+
+class ExactMode(StrEnum):
+    auto = "auto"
+    never = "never"
+
+
+class Fmt(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+#: What each option's value is called in --help (instead of click's "<int range>").
+METAVARS = {
+    "trials": "N",
+    "seed": "SEED",
+    "precision": "P",
+    "metric": "METRIC",
+    "stat": "NAME",
+    "store": "FILE",
+    "workers": "N",
+    "scheduler": "ADDRESS",
+    "batch": "K",
+    "out": "FILE",
+    "plot": "FILE",
+    "fmt": "table|csv|json",
+    "exact": "auto|never",
+    "vary": "KEY=VALUES",
+    "basket": "SPEC[=WEIGHT]",
+    "template": "FILE",
+    "sort": "COLUMN",
+    "reference_points": "POINTS",
+    "target": "P",
+    "points_per_model": "POINTS",
+    "base_points": "POINTS",
+}
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose --help names every value in words: options get :data:`METAVARS`,
+    arguments their name in capitals, and the usage line has no ``{braces}``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for p in self.params:
+            if isinstance(p, typer.core.TyperArgument):
+                p.metavar = (p.metavar or p.name or "").upper()
+            elif p.metavar is None and not getattr(p, "is_flag", False) and p.name in METAVARS:
+                p.metavar = METAVARS[p.name]
+
+    def collect_usage_pieces(self, ctx):
+        pieces = super().collect_usage_pieces(ctx)
+        return [x[1:-1] if x.startswith("{") and x.endswith("}") else x for x in pieces]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+def _collecting(fn):
+    """Turn Python's garbage collector back on for a long study (``oddslab.cli.main`` turns it
+    off for quick commands: see ``oddslab._gc``); a run on Dask makes many reference cycles."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gc.enable()
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@contextmanager
+def _user_errors(store: Path | None = None):
+    """Turn every error a user can cause into one line and exit 2 (Ctrl-C: exit 130)."""
+    from oddslab._schema import ScenarioError
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        hint = f"; finished cells are in {store}: rerun with --resume" if store else ""
+        typer.echo(f"interrupted{hint}", err=True)
+        raise typer.Exit(code=130) from None
+    except (ScenarioError, ValueError, KeyError, TypeError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        raise _fail(str(msg)) from None
+    except RuntimeError as exc:  # DaskMissing and friends
+        raise _fail(str(exc)) from None
+    except OSError as exc:  # a scheduler that cannot be reached, an unwritable file
+        text = str(exc) if exc.errno is None else f"{type(exc).__name__}: {exc}"
+        raise _fail(text) from None
+
+
+def _progress(what: str):
+    """A progress bar over cells on an interactive stderr (nothing otherwise)."""
+    from oddslab.analysis.progress import progress_bar
+
+    return progress_bar(what)
+
+
+# -- shared options -----------------------------------------------------------------------------
+TrialsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--trials",
+        "-n",
+        parser=parse_trials,  # 1e6, 1_000_000 and 1,000,000 too; says the ceiling
+        help="Trials per cell (default: the scenario's).",
+    ),
+]
+SeedOpt = Annotated[int | None, typer.Option("--seed", "-s", min=0, help="Master seed.")]
+PrecisionOpt = Annotated[
+    float | None,
+    typer.Option(help="Per cell: stop when every headline's 95% CI half-width is below this."),
+]
+MetricOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--metric",
+        "-m",
+        help='"mean(stat)", "P(stat >= k)", a headline label ("P(attacker wins)"), or in '
+        "matchups points_removed (target points removed; with --per-points: per 100 points).",
+    ),
+]
+StoreOpt = Annotated[
+    Path | None, typer.Option(help="SQLite file that finished cells stream into (for --resume).")
+]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help="Skip cells already in --store.")]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(min=1, help="Run on a local Dask cluster of N single-threaded processes."),
+]
+SchedulerOpt = Annotated[
+    str | None, typer.Option(help="Run on an existing Dask cluster (tcp://host:8786).")
+]
+BatchOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1, help="Cells per Dask task (default: sized from the measured cost of a cell)."
+    ),
+]
+DashboardOpt = Annotated[
+    bool,
+    typer.Option("--dashboard", help="With --workers: serve Dask's dashboard on 127.0.0.1:8787."),
+]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Write the table (.csv or .parquet).")
+]
+PlotOpt = Annotated[Path | None, typer.Option("--plot", "-p", help="Write a PNG plot here.")]
+FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="Output format.")]
+ExactOpt = Annotated[
+    ExactMode,
+    typer.Option(
+        "--exact",
+        help="auto: answer exactly every cell whose statistics all have exact answers; "
+        "never: simulate every cell.",
+    ),
+]
+
+
+def _run_kw(
+    trials, seed, precision, store, resume, workers, scheduler, batch=None,
+    exact=ExactMode.auto, dashboard=False,
+) -> dict:  # fmt: skip
+    if resume and store is None:
+        raise _fail("--resume needs --store FILE (where the finished cells are)")
+    if workers is not None and scheduler is not None:
+        raise _fail("give --workers or --scheduler, not both")
+    if dashboard and workers is None:
+        raise _fail("--dashboard is for the local cluster of --workers N")
+    return {
+        "trials": trials,
+        "seed": seed,
+        "precision": precision,
+        "store": store,
+        "resume": resume,
+        "workers": workers,
+        "scheduler": scheduler,
+        "batch": batch,
+        "exact": str(exact),
+        "dashboard": dashboard,
+    }
+
+
+def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
+    if fmt is Fmt.csv:
+        from oddslab._format import csv_frame  # 12 significant digits: no float noise
+
+        typer.echo(csv_frame(df), nl=False)
+        return
+    if fmt is Fmt.json:
+        typer.echo(df.to_json(orient="records", indent=2))
+        return
+    from rich.console import Console
+
+    console = Console()
+    t, dropped = fitted_table(df, title, console.width, floats)
+    console.print(t)
+    if dropped:
+        typer.echo(
+            f"note: left out to fit {console.width} columns: {', '.join(dropped)} "
+            "(a wider terminal, or -f csv, shows them)",
+            err=True,
+        )
+
+
+#: Widest a text column is drawn in a printed table (long names fold onto more lines).
+TEXT_WIDTH = 24
+#: Columns left out first when a table does not fit the terminal (the last first).
+DROP_FIRST = ("seed", "trials", "ci_high", "ci_low", "per_100_points_se", "se", "points")
+
+
+def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
+    """A rich Table of ``df`` that fits ``width`` columns without cutting a number.
+
+    Numbers never wrap or shrink (each number column is at least as wide as its widest
+    value); headers are plain words (``_`` → space) that wrap, and text columns fold. When the numbers alone would not fit,
+    columns of :data:`DROP_FIRST` are left out, then others from the right (never the
+    first); returns (table, names left out).
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    from rich.table import Table
+
+    text = {c: [floats.format(v) if isinstance(v, float) else str(v) for v in df[c]] for c in df}
+    numeric = {c: is_numeric_dtype(df[c]) and not is_bool_dtype(df[c]) for c in df}
+
+    def need(c) -> int:  # the narrowest a column may get
+        longest = max((len(v) for v in text[c]), default=1)
+        if numeric[c]:  # every number whole, and the header's longest word
+            return max(longest, max(len(p) for p in str(c).split("_")))
+        words = [len(w) for v in text[c] for w in v.split()] or [1]
+        return min(longest, max(8, max(words) if max(words) < 16 else 8))
+
+    def build(cols: list) -> Table:
+        t = Table(title=title, title_justify="left")
+        for c in cols:
+            header = str(c).replace("_", " ")  # plain words, and a header wraps between them
+            if numeric[c]:
+                t.add_column(header, justify="right", overflow="fold", min_width=need(c))
+            else:  # text folds; at most TEXT_WIDTH wide when the numbers need the room
+                t.add_column(header, justify="left", overflow="fold", min_width=need(c),
+                             max_width=max(need(c), TEXT_WIDTH))  # fmt: skip
+        for i in range(len(df)):
+            t.add_row(*(text[c][i] for c in cols))
+        return t
+
+    from rich.console import Console
+
+    def too_wide(t: Table) -> bool:  # drawn at ``width`` without cropping: does it fit?
+        console = Console(width=width, color_system=None)
+        with console.capture() as cap:
+            console.print(t, crop=False)
+        return max((len(line) for line in cap.get().splitlines()), default=0) > width
+
+    cols = list(df.columns)
+    dropped: list[str] = []
+    order = [c for c in DROP_FIRST if c in cols] + [c for c in reversed(cols[1:])]
+    t = build(cols)
+    while too_wide(t):
+        victim = next((c for c in order if c in cols and c != cols[0]), None)
+        if victim is None:
+            break
+        cols.remove(victim)
+        dropped.append(str(victim))
+        t = build(cols)
+    return t, dropped
+
+
+def _no_se_if_exact(df):
+    """An all-exact table has no SE or interval columns (they would all be 0 wide); the
+    ``exact`` column goes into the title."""
+    if "exact" not in df.columns:
+        return df
+    if df["exact"].all():
+        df = df.drop(columns=[c for c in ("se", "ci_low", "ci_high") if c in df.columns])
+    return df.drop(columns="exact")
+
+
+def _shown(df):
+    """``df`` without a ``note`` column that has nothing to say (no NaN cell)."""
+    if "note" in df.columns and not df["note"].astype(bool).any():
+        return df.drop(columns="note")
+    return df
+
+
+#: Table formats ``--out`` writes, by suffix, and the module each needs (None: pandas alone).
+OUT_FORMATS = {".csv": None, ".parquet": "pyarrow"}
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def _check_files(out: Path | None, plot: Path | None, store: Path | None = None) -> Path | None:
+    """Check every output before any cell runs (exit 2 naming the option if not): ``--out``'s
+    format (.csv or .parquet), the optional module it needs and its folder; ``--plot``;
+    ``--store``'s folder. Returns the plot's file (``.png`` added to a bare name)."""
+    from oddslab.cli_common import check_plot as _check_plot  # simulate's check, same message
+    from oddslab.plotting import check_output_file
+
+    if out is not None:
+        suffix = out.suffix.lower()
+        if suffix not in OUT_FORMATS:
+            raise _fail(f"--out '{out}': give a .csv or .parquet file (got '{suffix or out.name}')")
+        need = OUT_FORMATS[suffix]
+        if need is not None and not _has_module(need):
+            raise _fail(
+                f"--out '{out}': writing Parquet needs {need} (pip install {need}); "
+                "or give a .csv file"
+            )
+        try:
+            check_output_file(out.expanduser(), str(out))
+        except ValueError as exc:
+            raise _fail(f"--out {exc}") from None
+    if store is not None:
+        try:
+            check_output_file(store.expanduser(), str(store))
+        except ValueError as exc:
+            raise _fail(f"--store {exc}") from None
+    return _check_plot(plot)
+
+
+def _save_plot(ax, path: Path) -> None:
+    ax.figure.tight_layout()
+    ax.figure.savefig(path, dpi=120)
+    typer.echo(f"plot written to {path}", err=True)
+
+
+def _write_table(df, path: Path) -> None:
+    if path.suffix == ".parquet":
+        df.to_parquet(path, index=False)
+    else:
+        from oddslab._format import csv_frame
+
+        csv_frame(df, path)
+    typer.echo(f"table written to {path}", err=True)
+
+
+def _parse_basket(items: list[str]) -> dict:
+    basket: dict[str, float] = {}
+    for item in items:
+        spec, sep, w = item.rpartition("=")
+        if not sep:
+            spec, w = item, "1"
+        if spec in basket:
+            raise _fail(f"--basket {spec} is given twice: give each target once, with its weight")
+        try:
+            basket[spec] = float(w)
+        except ValueError:
+            raise _fail(f"--basket '{item}': the weight after '=' must be a number") from None
+    if not basket:
+        raise _fail("give at least one --basket target (lib.toml:entry[=weight])")
+    return basket
+
+
+def _matplotlib() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")

@@ -1,0 +1,259 @@
+"""The ``points`` commands (efficiency, fair points, duel balance) and ``store info``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from oddslab.analysis.cli_common import (
+    BatchOpt,
+    DashboardOpt,
+    ExactMode,
+    ExactOpt,
+    Fmt,
+    FmtOpt,
+    MetricOpt,
+    OutOpt,
+    PlotOpt,
+    PrecisionOpt,
+    ResumeOpt,
+    SchedulerOpt,
+    SeedOpt,
+    StoreOpt,
+    TrialsOpt,
+    WorkersOpt,
+    _check_files,
+    _collecting,
+    _Command,
+    _fail,
+    _matplotlib,
+    _parse_basket,
+    _print_frame,
+    _progress,
+    _run_kw,
+    _save_plot,
+    _user_errors,
+    _write_table,
+)
+
+__all__ = ["points_app", "store_app"]
+
+
+points_app = typer.Typer(
+    name="points",
+    help="Points: efficiency per 100 points, fair points, duel balance.",
+    no_args_is_help=True,
+)
+
+BasketOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--basket",
+        "-b",
+        help="Target lib.toml:entry[=weight] (repeat); a library = all its targets.",
+    ),
+]
+
+
+@points_app.command("efficiency", cls=_Command)
+@_collecting
+def efficiency_cmd(
+    units: Annotated[str, typer.Argument(help="Library file or lib.toml:a,b: the units to rate.")],
+    basket: BasketOpt,
+    metric: MetricOpt = None,
+    template: Annotated[Path | None, typer.Option(help="Matchup template file.")] = None,
+    trials: TrialsOpt = None,
+    seed: SeedOpt = None,
+    precision: PrecisionOpt = None,
+    store: StoreOpt = None,
+    resume: ResumeOpt = False,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+    batch: BatchOpt = None,
+    dashboard: DashboardOpt = False,
+    exact: ExactOpt = ExactMode.auto,
+    out: OutOpt = None,
+    plot: PlotOpt = None,
+    fmt: FmtOpt = Fmt.table,
+) -> None:
+    """Rank units by a metric per 100 points against a weighted basket of targets."""
+    kw = _run_kw(
+        trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
+    )
+    plot = _check_files(out, plot, store)
+    weights = _parse_basket(basket)
+    with _user_errors(store):
+        from oddslab.analysis.points import efficiency
+
+        with _progress("efficiency") as cb:
+            res = efficiency(units, weights, metric=metric, template=template, progress=cb, **kw)
+        tab, how = res.table, ""
+        if tab.attrs.get("exact") and fmt is Fmt.table:
+            tab = tab.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])
+            how = ", exact"
+        _print_frame(tab, f"{res.table.attrs['metric']} per 100 points (ranked{how})", fmt)
+        if out is not None:
+            _write_table(res.table, out)
+        if plot is not None:
+            _matplotlib()
+            _save_plot(res.plot(), plot)
+
+
+@points_app.command("fair", cls=_Command)
+@_collecting
+def fair_cmd(
+    candidate: Annotated[str, typer.Argument(help="lib.toml:entry of the unit to price.")],
+    reference: Annotated[
+        str, typer.Argument(help="lib.toml:entry of a unit whose price is right.")
+    ],
+    basket: BasketOpt,
+    metric: MetricOpt = None,
+    reference_points: Annotated[
+        float | None,
+        typer.Option(min=0, help="The reference's price (default: its library points)."),
+    ] = None,
+    template: Annotated[Path | None, typer.Option(help="Matchup template file.")] = None,
+    trials: TrialsOpt = None,
+    seed: SeedOpt = None,
+    precision: PrecisionOpt = None,
+    store: StoreOpt = None,
+    resume: ResumeOpt = False,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+    batch: BatchOpt = None,
+    dashboard: DashboardOpt = False,
+    exact: ExactOpt = ExactMode.auto,
+    fmt: FmtOpt = Fmt.table,
+) -> None:
+    """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
+    kw = _run_kw(
+        trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
+    )
+    _check_files(None, None, store)
+    weights = _parse_basket(basket)
+    with _user_errors(store):
+        from oddslab.analysis.points import fair_points
+
+        with _progress("fair points") as cb:
+            res = fair_points(
+                candidate, reference, weights, metric=metric, reference_points=reference_points,
+                template=template, progress=cb, **kw,
+            )  # fmt: skip
+        if fmt is Fmt.json:  # one document
+            import json
+
+            typer.echo(json.dumps(res.to_dict(), indent=2))
+            return
+        if fmt is Fmt.csv:  # one tidy table
+            typer.echo(_csv(res.frame()), nl=False)
+            return
+        _print_frame(res.summary(), f"Fair points of {res.candidate}", fmt)
+        _print_frame(res.sensitivity(), "How the answer moves with the basket", fmt)
+
+
+@points_app.command("duel", cls=_Command)
+@_collecting
+def duel_cmd(
+    scenario: Annotated[Path, typer.Argument(help="A two-sided scenario (uses allowed).")],
+    vary: Annotated[
+        str,
+        typer.Option(
+            "--vary", "-v", metavar="KEY=LO..HI", help="KEY=LO..HI: the size of side A to vary."
+        ),
+    ],
+    metric: Annotated[
+        str, typer.Option("--metric", "-m", help="A probability metric.")
+    ] = "P(attacker wins)",
+    target: Annotated[float, typer.Option(help="The probability to reach.")] = 0.5,
+    points_per_model: Annotated[
+        float | None, typer.Option(help="Price per model of side A.")
+    ] = None,
+    base_points: Annotated[float, typer.Option(help="Fixed part of side A's price.")] = 0.0,
+    trials: TrialsOpt = None,
+    seed: SeedOpt = None,
+    fmt: FmtOpt = Fmt.table,
+) -> None:
+    """The unit size (and points) at which P(A beats B) = 50%, with its 95% interval."""
+    key, sep, rng = vary.partition("=")
+    parts = rng.split("..")
+    if not sep or len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+        raise _fail(f"--vary '{vary}': expected KEY=LO..HI, e.g. units.a.models=2..12")
+    with _user_errors():
+        from oddslab.analysis.duel import duel_balance
+
+        with _progress("duel") as cb:
+            res = duel_balance(
+                scenario, key.strip(), int(parts[0]), int(parts[1]), metric=metric, target=target,
+                trials=trials, seed=seed, points_per_model=points_per_model,
+                base_points=base_points, progress=cb,
+            )  # fmt: skip
+        _print_frame(res.summary(), "Duel balance", fmt)
+        if fmt is Fmt.table:
+            _print_frame(res.curve, "Evaluated sizes (same seed at every size)", fmt)
+        for note in res.notes:
+            typer.echo(f"note: {note}", err=True)
+
+
+store_app = typer.Typer(
+    name="store", help="Results stores (--store FILE): what they hold.", no_args_is_help=True
+)
+
+
+@store_app.command("info", cls=_Command)
+def store_info_cmd(
+    file: Annotated[Path, typer.Argument(help="A results store written with --store.")],
+    fmt: FmtOpt = Fmt.table,
+) -> None:
+    """Show the study a results store holds: scenario digest, keys, seed, trials, cells."""
+    with _user_errors():
+        import json
+        from datetime import UTC, datetime
+
+        import pandas as pd
+
+        from oddslab.analysis.store import FIELDS, CellStore
+
+        with CellStore(file, create=False) as db:
+            info = db.summary()
+        if fmt is Fmt.json:
+            typer.echo(json.dumps(info, indent=2))
+            return
+        ident = info["identity"] or {}
+
+        def when(t):
+            return (
+                "—"
+                if t is None
+                else datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+            )
+
+        rows = [(words, _plain_value(ident.get(k))) for k, words in FIELDS.items()]
+        if not ident:
+            rows = [("study", "none recorded (an empty store, or one from an older oddslab)")]
+        rows += [
+            ("finished cells", str(info["cells"])),
+            ("created", when(info["created"])),
+            ("last cell written", when(info["last_cell"])),
+            ("file size", f"{info['bytes'] / 1e6:.2f} MB"),
+        ]
+        df = pd.DataFrame(rows, columns=["quantity", "value"])
+        if fmt is Fmt.csv:
+            typer.echo(_csv(df), nl=False)
+            return
+        _print_frame(df, f"Results store {file}", fmt)
+
+
+def _plain_value(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, list):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def _csv(df) -> str:
+    from oddslab._format import csv_frame  # no float noise (heavy imports stay in commands)
+
+    return csv_frame(df)

@@ -1,0 +1,224 @@
+"""Running a study's cells on Dask: batches sized from a measured cell, a bounded window of
+tasks in flight, and a local cluster that serves no HTTP unless a dashboard is asked for.
+
+- **Batches.** A Dask task costs about a millisecond of scheduler and transfer time whatever it
+  holds, so one 10⁵-trial cell per task (a few ms) spends much of its time on overhead. With
+  ``batch=None`` (the default) the first tasks carry two cells each; the kernel time of the
+  second cell of the first to finish gives the cost of a cell, and the rest go in
+  batches of about :data:`TARGET_TASK_SECONDS` of work (sized as soon as the first of those
+  tasks returns; the workers are never left idle waiting for the others), never fewer than
+  :data:`TASKS_PER_WORKER` tasks per worker (so a slow worker cannot hold the end of a study).
+- **Window.** At most ``TASKS_PER_WORKER × workers`` tasks are in flight; the next is sent as
+  one finishes. The client therefore holds the cells of a bounded number of tasks, not of the
+  whole study.
+- **No HTTP.** A Dask scheduler and every worker start an HTTP server (the dashboard, health
+  and metrics routes). The local cluster's scheduler binds its server to a free port on
+  127.0.0.1 and stops it as soon as the cluster is up, and each worker stops its own; with
+  ``dashboard=True`` the scheduler keeps its server on 127.0.0.1:8787.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from oddslab.analysis.cells import Cell, CellResult
+
+INSTALL_HINT = 'Dask is not installed; install it with: pip install "oddslab[dask]"'
+
+
+class DaskMissing(RuntimeError):
+    """``workers`` / ``scheduler`` were asked for but dask.distributed is not importable."""
+
+    def __init__(self) -> None:
+        from oddslab._install import pip_install
+
+        # a checkout needs `pip install -e ".[dask]"`, an index install "oddslab[dask]"
+        super().__init__(f"Dask is not installed; install it with: {pip_install('dask')}")
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise DaskMissing() from None
+    return distributed
+
+
+__all__ = [
+    "DaskMissing",
+    "INSTALL_HINT",
+    "local_cluster",
+    "run_dask",
+    "plan_batch",
+    "TARGET_TASK_SECONDS",
+    "TASKS_PER_WORKER",
+]
+
+#: Work per Dask task the batches aim at (s): ~1 ms of per-task overhead is then under 1%.
+TARGET_TASK_SECONDS = 0.5
+#: Tasks per worker at least (load balance at the end of a study), and the in-flight window.
+TASKS_PER_WORKER = 4
+#: Cells per task at most (a lost worker re-runs at most this many per task it held).
+MAX_BATCH = 2_000
+#: Address of the dashboard when it is asked for.
+DASHBOARD = "127.0.0.1:8787"
+
+
+def local_cluster(workers: int, dashboard: bool = False):
+    """A LocalCluster of ``workers`` single-threaded processes bound to 127.0.0.1, with no
+    HTTP server listening unless ``dashboard`` (then the scheduler's, on 127.0.0.1:8787)."""
+    distributed = _import_distributed()
+    env = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    for key in ("NUMBA_CACHE_DIR", "PYTHONPATH"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    cluster = distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=DASHBOARD if dashboard else "127.0.0.1:0",
+        env=env,
+        silence_logs=50,  # logging.CRITICAL: no worker heartbeat noise at shutdown
+    )
+    if not dashboard:
+        _stop_http(cluster.scheduler, cluster.loop)
+    return cluster
+
+
+def _stop_http(server: Any, loop: Any) -> None:
+    """Stop ``server``'s HTTP listener on its own event loop and wait until it is closed."""
+    import threading
+
+    http = getattr(server, "http_server", None)
+    if http is None:
+        return
+    done = threading.Event()
+
+    def stop() -> None:
+        try:
+            http.stop()  # closes the listening sockets
+        finally:
+            done.set()
+
+    loop.add_callback(stop)
+    done.wait(10)
+
+
+def stop_worker_http(dask_worker: Any = None) -> None:
+    """Run on each worker (``client.run``): stop its HTTP server."""
+    http = getattr(dask_worker, "http_server", None)
+    if http is not None:
+        http.stop()
+
+
+def plan_batch(cell_seconds: float, cells: int, workers: int) -> int:
+    """Cells per task: about :data:`TARGET_TASK_SECONDS` of work, but at least
+    :data:`TASKS_PER_WORKER` tasks per worker, between 1 and :data:`MAX_BATCH`."""
+    by_cost = math.ceil(TARGET_TASK_SECONDS / max(cell_seconds, 1e-6))
+    by_balance = max(1, cells // (TASKS_PER_WORKER * max(workers, 1)))
+    return max(1, min(by_cost, by_balance, MAX_BATCH))
+
+
+def run_dask(
+    pending: Sequence[Cell],
+    args: tuple,
+    *,
+    workers: int | None,
+    scheduler: str | None,
+    finish: Callable[[list[CellResult]], None],
+    batch: int | None,
+    dashboard: bool = False,
+    connect_timeout: float = 20.0,
+    task: Callable | None = None,
+) -> dict[str, Any]:
+    """Run ``pending`` cells on Dask, calling ``finish(results)`` once per finished task.
+
+    ``args`` are the run options after the cells (trials, precision, metric, exact);
+    ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_batch`).
+    Returns what was done: ``{"batch": cells per task after the pilot, "tasks": n,
+    "cell_seconds": measured cost of a cell or None}``.
+    """
+    dist = _import_distributed()
+    if task is None:
+        raise TypeError("run_dask needs the task that runs one batch (distributed.run_batch)")
+    cluster = local_cluster(workers, dashboard) if workers is not None else None
+    client = None
+    info: dict[str, Any] = {"batch": batch, "tasks": 0, "cell_seconds": None}
+    try:
+        try:
+            if cluster is None and scheduler is not None and Path(scheduler).is_file():
+                # a scheduler file (dask scheduler --scheduler-file): address and protocol
+                client = dist.Client(scheduler_file=scheduler, timeout=connect_timeout)
+            else:
+                client = dist.Client(
+                    cluster if cluster is not None else scheduler, timeout=connect_timeout
+                )
+        except (OSError, TimeoutError, TypeError, ValueError) as exc:
+            where = scheduler if scheduler is not None else "the local cluster"
+            hint = ""
+            if str(scheduler).startswith("tls://"):
+                hint = "; a tls:// scheduler needs Dask's TLS settings (see docs/scaling.md)"
+            raise OSError(f"cannot reach the Dask scheduler at {where} ({exc}){hint}") from None
+        if cluster is not None and not dashboard:
+            client.run(stop_worker_http)
+        nworkers = workers or max(1, len(client.scheduler_info().get("workers", {})))
+        queue = list(pending)
+        todo = len(queue)
+        size = batch
+        pilot = batch is None and todo >= 4 * TASKS_PER_WORKER * nworkers
+        if batch is None and not pilot:
+            size = 1
+        info["batch"] = size
+        window = TASKS_PER_WORKER * nworkers
+        n = 0
+
+        def submit(group: Sequence[Cell]):
+            nonlocal n
+            n += 1
+            return client.submit(
+                task,
+                [(c.scenario, c.source, c.key, c.scenario_hash, c.seed) for c in group],
+                *args,
+                key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{n}",
+                pure=False,
+                retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
+                # a lost worker are rescheduled by Dask itself (allowed-failures)
+            )
+
+        def take(k: int) -> list[Cell]:
+            group = queue[:k]
+            del queue[:k]
+            return group
+
+        running = dist.as_completed()
+        try:
+            if pilot:  # two cells per worker; the first result sizes the batches
+                for _ in range(nworkers):
+                    running.add(submit(take(2)))
+            while queue and size is not None and running.count() < window:
+                running.add(submit(take(size)))
+            for fut in running:
+                rs = fut.result()
+                if size is None:  # the first pilot task: its last cell's kernel time
+                    cost = rs[-1].elapsed + 0.5e-3  # + the cell's fixed cost
+                    info["cell_seconds"] = cost
+                    size = plan_batch(cost, len(queue), nworkers)
+                    info["batch"] = size
+                finish(rs)
+                while queue and running.count() < window:
+                    running.add(submit(take(size)))
+        except BaseException:
+            client.cancel(list(getattr(running, "futures", ())))
+            raise
+        info["tasks"] = n
+        return info
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
