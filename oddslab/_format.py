@@ -5,11 +5,12 @@ Re-exported by :mod:`oddslab.outcome`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-__all__ = ["format_probability", "format_number", "rows_to_csv"]
+__all__ = ["format_probability", "format_number", "format_estimate", "rows_to_csv", "csv_frame"]
 
 
 def format_probability(p: float, digits: int = 4) -> str:
@@ -17,7 +18,7 @@ def format_probability(p: float, digits: int = 4) -> str:
 
     Never prints ``0.0000`` for an event that has a positive probability (nor ``1.0000`` for
     one that can fail): below ``10**-digits`` the value is shown in scientific form, and
-    within ``10**-digits`` of 1 as ``1 − 3.2e-06``.
+    within ``10**-digits`` of 1 with two significant digits of ``1 - p`` (``0.9999968``).
     """
     if p != p:  # NaN
         return "nan"
@@ -29,7 +30,10 @@ def format_probability(p: float, digits: int = 4) -> str:
     if p < tiny:
         return f"{p:.1e}"
     if 1.0 - p < tiny:
-        return f"1 − {1.0 - p:.1e}"
+        # enough decimals for two digits of 1 - p (0.999908): never "1" for an event that
+        # can fail, and no minus sign to sit next to an interval's dash
+        q = float(f"{1.0 - p:.1e}")  # 1 - p to two digits, without float noise
+        return f"{p:.{min(12, 1 - math.floor(math.log10(q)))}f}"
     return f"{p:.{digits}f}"
 
 
@@ -40,6 +44,30 @@ def format_number(x: float, digits: int = 3) -> str:
     if x != 0.0 and abs(x) < 0.5 * 10.0**-digits:
         return f"{x:.1e}"
     return f"{x:.{digits}f}"
+
+
+def format_estimate(value: float, se: float | None) -> str:
+    """An estimate with as many decimals as its standard error supports (one past the SE's
+    first digit), at least 3 significant digits, and never a round number that is not
+    exact: 0.99999 with SE 0.005 prints ``0.99999``, not ``1``; 2.99742 with SE 0.01
+    ``2.997``."""
+    if value != value:
+        return "nan"
+    if not se or se != se or se <= 0:
+        return f"{value:.4g}"
+    dec = max(0, 1 - math.floor(math.log10(se)))
+    if value != 0:
+        dec = max(dec, 2 - math.floor(math.log10(abs(value))))
+    text = f"{value:.{dec}f}"
+    while float(text) == round(float(text)) and float(text) != value and dec < 12:
+        dec += 1  # a whole number that is not exact: show where it differs
+        text = f"{value:.{dec}f}"
+    return text
+
+
+def csv_frame(df: Any, path: Any = None) -> str | None:
+    """``df.to_csv`` without float noise (12 significant digits, as :func:`rows_to_csv`)."""
+    return df.to_csv(path, index=False, float_format="%.12g")
 
 
 def _csv_number(x: Any) -> str:

@@ -66,7 +66,7 @@ def print_resolved(resolved: dict[str, dict[str, Any]] | None, con, title: str =
     """The inputs as the program read them, section by section."""
     from oddslab._tables import print_pairs
 
-    heading = title or "Resolved inputs (what was simulated)"
+    heading = title or "Resolved inputs (what was run)"
     if not resolved:
         con.print(f"[bold]{_esc(heading)}[/bold]: this ruleset does not list its resolved inputs")
         return
@@ -125,7 +125,7 @@ def _ci(lo: float, hi: float) -> str:
 
 
 def _se(se: float) -> str:
-    return format_probability(se) if se > 0 else "0"
+    return format_probability(se) if se >= 1e-9 else "0"  # below: float noise at p = 0 or 1
 
 
 def print_outcome(outcome: Outcome, stat: str, con) -> None:
@@ -303,34 +303,38 @@ def _signed(x: float, kind: str) -> str:
 def print_compare(outcomes: list[Outcome], names: list[str], rows: list[dict], con) -> None:
     """The comparison table: each scenario's value ± SE, then each one's difference from the
     first with its 95% interval."""
-    trials = ", ".join(f"{o.trials:,}" for o in outcomes)
+    exact = all(o.exact for o in outcomes)
+    trials = ", ".join("exact" if o.exact else f"{o.trials:,} trials" for o in outcomes)
     cols = [("", "left")]
     for i, n in enumerate(names):
         cols.append((n, "right"))
         if i:
-            cols.append((f"{n} − first (95% CI)", "right"))
+            cols.append((f"{n} − first" + ("" if exact else " [95% CI]"), "right"))
     body = []
     for r in rows:
         kind = r["kind"]
         fmt = format_probability if kind == "probability" else format_number
         cells = [str(r["row"])]
         for i, v in enumerate(r["values"]):
-            cells.append("—" if v is None else f"{fmt(v['value'])} ± {_se_text(v['se'], kind)}")
+            se = "" if v is None or exact else f" ± {_se_text(v['se'], kind)}"
+            cells.append("—" if v is None else f"{fmt(v['value'])}{se}")
             if i:
                 d = r["diffs"][i]
                 cells.append(
                     "—"
                     if d is None
-                    else f"{_signed(d['diff'], kind)} ({_signed(d['ci_low'], kind)} … "
-                    f"{_signed(d['ci_high'], kind)})"
+                    else _signed(d["diff"], kind)
+                    if exact
+                    else f"{_signed(d['diff'], kind)} [{_signed(d['ci_low'], kind)}, "
+                    f"{_signed(d['ci_high'], kind)}]"
                 )
         body.append(cells)
-    title = f"Comparison ({trials} trials; differences against {names[0]})"
+    title = f"Comparison ({'exact' if exact else trials}; differences against {names[0]})"
     print_table(con, title, cols, body)
 
 
 def _se_text(se: float, kind: str) -> str:
-    if se <= 0:
+    if se < 1e-9:  # 0, or float noise in sqrt(p (1 - p) / n) at p = 1
         return "0"
     return format_probability(se) if kind == "probability" else format_number(se)
 
@@ -384,7 +388,9 @@ def compare_json(names, paths, outcomes, rows) -> str:
 
 
 def progress_runner():
-    """A progress callback that shows a rich bar once a run has taken more than ~1 s."""
+    """A progress callback that shows a rich bar once a run has taken more than ~1 s: the
+    trials done, the time taken and, for a fixed number of trials, the time left. The engine
+    calls it from a helper thread too (``progress_every``), so it moves during a batch."""
     import sys
     import time
 
@@ -394,14 +400,23 @@ def progress_runner():
         if state["bar"] is None:
             if time.perf_counter() - state["start"] < 1.0 or not sys.stderr.isatty():
                 return
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
+            eta = (TextColumn("left"), TimeRemainingColumn()) if total else ()
             bar = Progress(
                 TextColumn("simulating"),
                 BarColumn(),
                 TextColumn("{task.completed:,} trials"),
                 TimeElapsedColumn(),
+                *eta,
                 transient=True,
+                console=console(stderr=True),  # stdout may be a CSV or JSON file
             )
             bar.start()
             state["bar"], state["task"] = bar, bar.add_task("run", total=total)

@@ -15,9 +15,11 @@ from typing import Annotated
 
 import typer
 
+from oddslab.cli_common import MAX_TRIALS, McOpt, parse_trials  # noqa: F401 (MAX_TRIALS: tests)
+from oddslab.cli_common import SCENARIO_HELP as _SCENARIO_HELP
 from oddslab.cli_common import check_plot as _check_plot
-
-MAX_TRIALS = 10**10  # = oddslab.engine.MAX_TRIALS (tested), kept here to keep --help light
+from oddslab.cli_common import plot_single as _plot_single
+from oddslab.cli_common import save_plot as _save
 
 app = typer.Typer(
     name="oddslab",
@@ -66,11 +68,11 @@ TrialsOpt = Annotated[
     typer.Option(
         "--trials",
         "-n",
-        min=1,
-        max=MAX_TRIALS,
+        parser=parse_trials,
         metavar="N",
         show_default=False,
-        help="Number of trials, 1 to 10,000,000,000 (default: the scenario's, else 1,000,000).",
+        help="Number of trials, 1 to 1e10; 1e6 and 1_000_000 work too (default: the "
+        "scenario's, else 1,000,000).",
     ),
 ]
 SeedOpt = Annotated[
@@ -175,6 +177,7 @@ def _run(scenario, trials, seed, precision, exact: bool):
             precision=precision,
             progress=callback,
             on_compile=_say_compiling,
+            progress_every=0.25,
         )
     except ValueError as exc:
         raise _fail(str(exc)) from None
@@ -210,37 +213,10 @@ def _finish(outcome) -> None:
         raise typer.Exit(code=130)
 
 
-def _plot_single(outcome, stat: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from oddslab.plotting import plot_at_least, plot_pmf
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    plot_pmf(outcome, stat, ax=a1)
-    plot_at_least(outcome, stat, ax=a2)
-    a2.set_title(f"P(at least k): {outcome.title(stat)}")
-    _save(a1, path)
-
-
-def _save(ax, path: Path) -> None:
-    """Write the plot, or exit 2 with the reason (the file was checked before the run, but
-    the disk may have filled or the folder gone since)."""
-    from oddslab.plotting import save
-
-    try:
-        save(ax, str(path))
-    except OSError as exc:
-        raise _fail(f"--plot '{path}': cannot write the plot ({exc.strerror or exc})") from None
-    typer.echo(f"plot written to {path}", err=True)
-
-
 @app.command()
 @_interruptible
 def simulate(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help=_SCENARIO_HELP)],
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
     precision: Annotated[
@@ -256,19 +232,26 @@ def simulate(
         typer.Option(
             "--exact",
             metavar="",
-            help="Exact distributions (static statistics only) instead of simulation.",
+            help="Exact distributions only, of the statistics that have one (the default "
+            "when every statistic has one).",
         ),
     ] = False,
+    mc: McOpt = False,
     fmt: FormatOpt = Format.table,
     plot: PlotOpt = None,
     stat: StatOpt = None,
 ) -> None:
-    """Simulate one scenario file: the inputs as read, then its outcome distribution."""
+    """One scenario file: the inputs as read, then its outcome distribution (exact when
+    every statistic has an exact form, else simulated; the inputs say which and why)."""
     plot = _check_plot(plot)
+    if exact and mc:
+        raise _fail("--exact and --mc exclude each other")
     if exact and (trials is not None or seed is not None or precision is not None):
         raise _fail("--exact takes no --trials, --seed or --precision (it is not a simulation)")
     sc = _load(scenario)
-    outcome = _run(sc, trials, seed, precision, exact)
+    from oddslab._answer import answer
+
+    outcome = answer(sc, trials, seed, precision, exact, mc, run=_run)
     main = _main_stat(outcome, stat)
     _emit(outcome, fmt, main)
     if plot is not None and (outcome.trials or outcome.exact):
@@ -279,7 +262,7 @@ def simulate(
 @app.command()
 @_interruptible
 def show(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="Scenario TOML file.")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help=_SCENARIO_HELP)],
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Print the scenario's inputs as the program reads them (defaults filled in, rolls
@@ -334,9 +317,11 @@ def compare(
     plot: PlotOpt = None,
     stat: StatOpt = None,
     fmt: FormatOpt = Format.table,
+    mc: McOpt = False,
 ) -> None:
     """Run several scenarios with the same trials and seed and show them side by side, each
-    with its standard error, and its difference from the first with a 95% interval."""
+    with its standard error, and its difference from the first with a 95% interval (exact,
+    without sampling error, when every scenario's statistics all have an exact form)."""
     plot = _check_plot(plot)
     if len(scenarios) < 2:
         raise _fail("compare needs at least two scenario files")
@@ -364,9 +349,12 @@ def compare(
                 "targets (use --target FILE to give them one)",
                 err=True,
             )
-    outcomes = []
-    for sc in loaded:  # Ctrl-C stops the whole comparison, not just the current run
+    from oddslab import _answer as ans
+
+    outcomes, why = ans.compare_exact(loaded, simulate=mc or trials is not None or seed is not None)
+    for sc in loaded[len(outcomes) :]:  # Ctrl-C stops the whole comparison
         outcomes.append(_run(sc, trials, seed, None, False))
+        ans.note(outcomes[-1], why[len(outcomes) - 1])
         if outcomes[-1].interrupted:
             break
     if len(outcomes) < len(loaded):
@@ -459,7 +447,7 @@ def warmup(
         ),
     ] = None,
 ) -> None:
-    """Compile the kernels ahead of time (e.g. after installing), so first runs are quick."""
+    """Compile the kernels ahead of time. Run it after installing: first runs are quick."""
     from oddslab.warmup import everything, warm
 
     ALL = everything()  # the built-in rulesets, installed plugins, and the dice pools

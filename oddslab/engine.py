@@ -55,6 +55,7 @@ from oddslab._batches import (
 from oddslab._gc import paused
 from oddslab._kernels.chunks import thread_count
 from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
+from oddslab._progress import Watcher, merge_finished
 from oddslab.outcome import Headline, Outcome, Stat
 
 __all__ = [
@@ -200,6 +201,7 @@ def simulate(
     max_trials: int | None = None,
     progress: Callable[[int, int | None], None] | None = None,
     on_compile: Callable[[str], None] | None = None,
+    progress_every: float | None = None,
 ) -> Outcome:
     """Monte Carlo distribution of a scenario's outcomes.
 
@@ -220,6 +222,10 @@ def simulate(
         Ceiling for ``precision`` runs (default: ``trials`` if given, else 100,000,000).
     progress : callable, optional
         ``progress(trials_done, trials_total_or_None)`` after every batch.
+    progress_every : float, optional
+        Seconds: also call ``progress`` this often during a batch, from a helper thread,
+        with the trials finished so far (so a heavy scenario's progress moves within a
+        batch); exceptions it raises there are ignored.
     on_compile : callable, optional
         ``on_compile(ruleset)`` is called before the kernel is compiled when it is not in
         numba's cache (the first run of a ruleset), e.g. to tell the user to wait.
@@ -228,8 +234,9 @@ def simulate(
     -------
     Outcome
         Histograms of every statistic, the resolved inputs (``scenario.resolved()`` where
-        the ruleset provides it), run and compile times apart. A Ctrl-C stops at the next
-        batch boundary and returns the trials done so far with ``interrupted=True``.
+        the ruleset provides it), run and compile times apart. A Ctrl-C stops the run once
+        the chunks running finish, and returns every finished chunk's trials with
+        ``interrupted=True``.
 
     Raises
     ------
@@ -261,7 +268,13 @@ def simulate(
     else:
         ceiling = next(x for x in (trials, s_trials, DEFAULT_TRIALS) if x is not None)
     out = run_job(
-        job, ceiling, int(seed), precision=precision, progress=progress, on_compile=on_compile
+        job,
+        ceiling,
+        int(seed),
+        precision=precision,
+        progress=progress,
+        on_compile=on_compile,
+        progress_every=progress_every,
     )
     out.resolved = resolved_inputs(sc) if sc is not None else None
     return out
@@ -403,11 +416,15 @@ def run_job(
     precision: float | None = None,
     progress: Callable[[int, int | None], None] | None = None,
     on_compile: Callable[[str], None] | None = None,
+    progress_every: float | None = None,
 ) -> Outcome:
     """Run ``job`` for up to ``trials`` trials (fewer if ``precision`` is reached first).
 
     The kernel is compiled (or loaded from cache) first and that time is reported apart
     (``Outcome.compile_time``); ``Outcome.elapsed`` is the time running trials.
+    ``progress_every`` (seconds): also call ``progress`` that often from a helper thread
+    with the trials finished so far inside the running batch (see :func:`simulate`).
+    A Ctrl-C keeps every chunk that finished, merged batch or not.
     """
     from oddslab._seeding import chunk_seeds
 
@@ -428,11 +445,18 @@ def run_job(
     buf = np.zeros((BATCH_CHUNKS, n_stats, n_bins), dtype=np.int64)
     compile_time, compiled = 0.0, False
     started = time.perf_counter()
+    # The call in flight, for Ctrl-C and the progress watcher: its histograms, trials per
+    # chunk, how many of its chunks are merged, whether job.transform has run on them.
+    live: dict[str, Any] = {"out": None, "ntrials": None, "merged": 0, "transformed": False}
+    watcher = None
     try:
         compile_time, compiled = prepare_kernel(
             job, on_compile, (chunk_seeds(seed, 0, 1), np.zeros(1, dtype=np.int64), buf[:1])
         )
         started = time.perf_counter()
+        if progress is not None and progress_every:
+            watcher = Watcher(live, progress, None if precision is not None else trials)
+            watcher.start(progress_every)
         for group in kernel_calls(batches, thread_count()):
             first, last = group[0][0], group[-1][1]
             seeds = chunk_seeds(seed, first, last)
@@ -441,24 +465,33 @@ def run_job(
                 dtype=np.int64,
             )
             out = buf[: last - first]
+            live["out"] = None
             out[...] = 0
+            live.update(out=out, ntrials=ntrials, merged=0, transformed=False, base=done)
             job.kernel(seeds, ntrials, out, *job.params)
             if job.transform is not None:
                 job.transform(out)
+            live["transformed"] = True
             stopped = False
             for chunk, stop in group:  # each batch's checkpoint in turn, as if run alone
                 for i in range(chunk - first, stop - first):  # serial merge, fixed order
                     total += out[i]
-                done += int(ntrials[chunk - first : stop - first].sum())
+                    done += int(ntrials[i])
+                    live["merged"] = i + 1
                 if progress is not None:
                     progress(done, None if precision is not None else trials)
                 if precision is not None and _max_half_width(job, total, done) < precision:
                     stopped = True  # later chunks of this call are dropped, unmerged
                     break
+            live["out"] = None
             if stopped:
                 break
     except KeyboardInterrupt:
         interrupted = True
+        done += merge_finished(job, live, total)
+    finally:
+        if watcher is not None:
+            watcher.stop()
     elapsed = time.perf_counter() - started
     half = reached = None
     if precision is not None:

@@ -37,6 +37,7 @@ __all__ = [
     "dice_expr_pmf",
     "effective_depth",
     "exact",
+    "exact_job",
     "keep_pmf",
     "opposed_probs",
     "pool_max",
@@ -383,21 +384,31 @@ def exact(scenario: Any):
     """
     from pathlib import Path
 
-    from oddslab.engine import Job, check_histogram_size
-    from oddslab.outcome import Outcome
+    from oddslab.engine import Job
 
     if isinstance(scenario, str | Path):
         from oddslab.scenario import load
 
         scenario = load(scenario)
     job = scenario if isinstance(scenario, Job) else scenario.compile()
+    return exact_job(job)
+
+
+def exact_job(job: Any, pmfs: dict[str, np.ndarray] | None = None):
+    """Exact :class:`~oddslab.outcome.Outcome` of a compiled :class:`~oddslab.engine.Job`
+    (``pmfs``: ``job.exact()``'s answer when it was already computed). Raises as
+    :func:`exact`."""
+    from oddslab.engine import check_histogram_size
+    from oddslab.outcome import Outcome
+
     if job.exact is None:
         raise NotImplementedError(
             f"'{job.name}' has no exact form (its statistics depend on sequential choices or "
             "state the exact engine does not model); run it with Monte Carlo (simulate) instead"
         )
     check_histogram_size(job)  # the exact distributions are as wide as the histograms
-    pmfs = job.exact()
+    if pmfs is None:
+        pmfs = job.exact()
     if not any(s.name in pmfs for s in job.stats):
         # e.g. a hex-platoon assault: every statistic depends on the dice of earlier steps
         raise NotImplementedError(

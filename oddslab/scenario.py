@@ -12,7 +12,8 @@ from typing import Any
 
 from oddslab import ruleset as _registry
 from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
-from oddslab._schema import ScenarioError, Table, read_toml
+from oddslab._schema import ScenarioError, Table
+from oddslab._schema import read_toml as _read_toml
 from oddslab.ruleset import BUILTIN, RulesetError
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "read_toml",
     "from_dict",
     "read_run_options",
+    "shipped_example",
     "scenario_dict",
 ]
 
@@ -40,6 +42,64 @@ def load(path: str | Path) -> Any:
         If the file is missing, is not TOML, or any key is wrong.
     """
     return from_dict(read_toml(path), source=str(path))
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The parsed TOML of a scenario file (:func:`oddslab._schema.read_toml`), or one
+    :class:`ScenarioError` naming the file; a shipped example's bare name finds it
+    (:func:`shipped_example`), a missing ``examples/...`` path says where the examples are,
+    and an empty file says so.
+    """
+    path = shipped_example(path)
+    try:
+        data = _read_toml(path)
+    except ScenarioError as exc:
+        if exc.problem != "file not found":
+            raise
+        raise ScenarioError(exc.source, exc.key, exc.problem + _examples_hint(path)) from None
+    if not data:
+        raise ScenarioError(
+            str(path), "", "the file is empty (no keys; see docs/scenario-format.md)"
+        )
+    return data
+
+
+def examples_dir() -> Path:
+    """The shipped examples (``oddslab.examples_dir()``; here too, so this module does not
+    import the package's ``__init__``, which imports it)."""
+    return Path(__file__).resolve().parent / "examples"
+
+
+def shipped_example(path: str | Path) -> Path:
+    """``path``, or the shipped example it names when it is a bare name that is no file here.
+
+    ``generic-intercessors-vs-guardsmen`` (or with ``.toml``) finds
+    ``oddslab.examples_dir() / "generic-intercessors-vs-guardsmen.toml"`` from any folder,
+    so the README's commands work where the package is installed, not only in a checkout.
+    """
+    path = Path(path)
+    if path.exists() or len(path.parts) != 1:
+        return path
+    name = path.name if path.suffix == ".toml" else f"{path.name}.toml"
+    found = examples_dir() / name
+    return found if found.is_file() else path
+
+
+def _examples_hint(path: Path) -> str:
+    """What to do when a missing file looks like one of the shipped examples."""
+    parts = path.parts
+    if not parts or (parts[0] != "examples" and len(parts) != 1):
+        return ""
+    shipped = (examples_dir() / f"{path.stem}.toml").is_file()
+    if not shipped and parts[0] != "examples":
+        return ""
+    name = f"the bare name, as in `oddslab simulate {path.stem}`" if shipped else (
+        "an example's bare name (`oddslab examples` lists them)"
+    )  # fmt: skip
+    return (
+        f" (the shipped examples are in {examples_dir()}: give {name}, or copy them here "
+        "with `oddslab examples --copy examples`)"
+    )
 
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Any:

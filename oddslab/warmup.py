@@ -69,8 +69,15 @@ def warm(name: str, on_compile: Callable[[str], None] | None = None) -> str:
         return f"{name}: skipped ({scenarios})"
     seconds = 0.0
     compiled = False
+    said: set[str] = set()
+
+    def once(what: str) -> None:  # one "compiling ..." line per ruleset, not per scenario
+        if on_compile is not None and what not in said:
+            said.add(what)
+            on_compile(what)
+
     for sc in scenarios:
-        out = simulate(sc, trials=1, seed=0, on_compile=on_compile)
+        out = simulate(sc, trials=1, seed=0, on_compile=once)
         seconds += out.compile_time
         compiled = compiled or out.compiled
     if compiled:

@@ -173,7 +173,7 @@ def test_dask_missing_is_one_line(monkeypatch):
 
     monkeypatch.setattr(distributed, "_import_distributed", missing)
     _err(["sweep", SCENARIO, "--vary", "target.save=4", "-n", "100", "--workers", "2"],
-         'pip install "oddslab[dask]"')  # fmt: skip
+         'pip install -e ".[dask]"')  # fmt: skip
 
 
 def test_unreachable_scheduler_is_one_line(monkeypatch):
@@ -261,3 +261,12 @@ def test_tables_fit_80_columns_without_cutting_numbers():
                               "--exact", "never"])  # fmt: skip
     assert res.exit_code == 0 and max(len(x) for x in res.stdout.splitlines()) <= 80
     assert "…" not in res.stdout
+
+
+def test_trials_accept_1e4_style_numbers_and_say_the_ceiling():
+    res = runner.invoke(
+        app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e4", "-f", "csv"]
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e12"])
+    assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in res.output

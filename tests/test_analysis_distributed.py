@@ -88,7 +88,7 @@ def test_dask_missing_says_how_to_install(monkeypatch):
         return real_import(name, *args, **kw)
 
     monkeypatch.setattr(builtins, "__import__", no_dask)
-    with pytest.raises(distributed.DaskMissing, match=r'pip install "oddslab\[dask\]"'):
+    with pytest.raises(distributed.DaskMissing, match=r'pip install (-e )?".*\[dask\]"'):
         sweep(SCENARIO, {"target.save": [4]}, trials=1_000, seed=1, workers=2)
 
 

@@ -135,6 +135,28 @@ def test_precision_ceiling_is_reported(tmp_path):
     assert "precision 0.0002 NOT reached" in res.output
 
 
+@pytest.mark.parametrize(
+    ("text", "value"), [("1e6", 10**6), ("1_000", 1000), ("2,000", 2000), ("1e10", 10**10)]
+)
+def test_trials_accept_1e6_style_numbers(text, value):
+    from oddslab.cli import parse_trials
+
+    assert parse_trials(text) == value
+
+
+@pytest.mark.parametrize("text", ["1e12", "0", "1.5", "many"])
+def test_trials_out_of_range_say_the_ceiling(text):
+    res = runner.invoke(app, ["simulate", EX, "-n", text])
+    assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in (
+        res.output.replace("\n", " ")
+    )
+
+
+def test_help_lists_whole_first_sentences():
+    res = runner.invoke(app, ["--help"])
+    assert "Compile the kernels ahead of time." in res.output and "(e.g." not in res.output
+
+
 def test_trials_ceiling_is_the_files():
     res = runner.invoke(app, ["simulate", EX, "-n", str(10**10 + 1)])
     assert res.exit_code == 2 and "10000000000" in res.output.replace(",", "")
@@ -209,7 +231,7 @@ def test_compare_table_with_se_and_differences(tmp_path):
     res = runner.invoke(app, ["compare", EX, EX2, "-n", "20000", "-s", "1", "--plot", str(png)])
     assert res.exit_code == 0, res.output
     assert "Comparison" in res.output and png.exists()
-    assert "±" in res.output and "− first (95% CI)" in res.output
+    assert "±" in res.output and "− first [95% CI]" in res.output
     res = runner.invoke(app, ["compare", EX])
     assert res.exit_code == 2
 
@@ -308,6 +330,17 @@ def test_warmup(monkeypatch):
     res = runner.invoke(app, ["warmup", "genric"])
     assert res.exit_code == 2 and "did you mean 'generic'" in res.output
     assert set(w.ALL) >= {"generic", "armoured-clash", "assault-phase", "dice-pools"}
+    said = []
+    with monkeypatch.context() as m:  # three warm-up scenarios, one "compiling" line
+
+        def fake(sc, trials, seed, on_compile):
+            on_compile("vom-kriege")
+            return type("O", (), {"compile_time": 0.1, "compiled": True})()
+
+        m.setattr("oddslab.engine.simulate", fake)
+        m.setattr(w, "warmup_scenarios", lambda name: [1, 2, 3])
+        assert w.warm("vom-kriege", on_compile=said.append).startswith("vom-kriege: compiled")
+    assert said == ["vom-kriege"]
     import dataclasses
 
     from oddslab import ruleset
@@ -409,3 +442,144 @@ def test_compare_target_from_a_library_entry(tmp_path, monkeypatch):
     res = runner.invoke(app, ["compare", EX, EX2, "--target", f"{lib}:guard", "-n", "2000"])
     assert res.exit_code == 0, res.output
     assert seen == [{"use": f"{lib.resolve()}:guard"}] * 2
+
+
+HEAVY_TOML = """ruleset = "generic"
+name = "heavy"
+[attacker]
+name = "horde"
+[[attacker.weapons]]
+name = "rifle"
+models = 300
+attacks = 2
+skill = 4
+strength = 3
+damage = "D3"
+[target]
+models = 300
+wounds = 3
+toughness = 4
+save = 4
+feel_no_pain = 5
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
+def test_sigint_during_a_heavy_run_keeps_the_finished_trials(tmp_path):
+    """A real SIGINT to `oddslab simulate` in a terminal: the progress bar (with the time
+    left) shows within seconds, and Ctrl-C in the middle of the first batch prints the
+    chunks that finished, not "after 0 trials"."""
+    import os
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from oddslab.engine import CHUNK_TRIALS
+
+    sc = tmp_path / "heavy.toml"
+    sc.write_text(HEAVY_TOML)
+    master, slave = os.openpty()
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "oddslab", "simulate", str(sc), "-n", "40000000", "-s", "1",
+         "-f", "json"],
+        cwd=tmp_path, env={**env, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        stdout=subprocess.PIPE, stderr=slave, text=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 90
+    try:
+        while b"left" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(master, 4096)
+                except OSError:  # the process ended (and closed the terminal)
+                    break
+        assert b"simulating" in seen and b"left" in seen, seen[-500:]
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=60)
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+    finally:
+        proc.kill()
+        os.close(master)
+    assert proc.returncode == 130, seen[-800:]
+    trials = json.loads(stdout)["trials"]
+    assert trials > 0 and trials % CHUNK_TRIALS == 0
+    assert f"after {trials:,} trials".encode() in seen
+
+
+def test_exact_by_default_where_every_statistic_is_exact():
+    """No --mc and no simulation knobs: the exact answer, labelled, with the reason first in
+    the resolved inputs; --mc (or -n/-s) simulates; a partly exact scenario says how much."""
+    res = runner.invoke(app, ["simulate", EX, "-f", "json"])
+    data = json.loads(res.stdout)
+    assert res.exit_code == 0 and data["exact"] is True
+    assert data["resolved"]["answer"]["method"].startswith("exact: every statistic")
+    res = runner.invoke(app, ["simulate", EX])
+    assert "(exact)" in res.stdout and "± SE" not in res.stdout
+    for extra in (["--mc", "-n", "1000"], ["-n", "1000"], ["-s", "3"]):
+        data = json.loads(runner.invoke(app, ["simulate", EX, "-f", "json", *extra]).stdout)
+        assert data["exact"] is False and data["trials"] in (1000, 1_000_000)
+        assert data["resolved"]["answer"]["method"].startswith("Monte Carlo (")
+    part = "examples/vom-kriege-cuirassiers-charge-square.toml"
+    data = json.loads(runner.invoke(app, ["simulate", part, "-f", "json"]).stdout)
+    assert data["exact"] is False
+    assert re.search(
+        r"only 1 of the \d+ statistics have an exact form", data["resolved"]["answer"]["method"]
+    )
+    data = json.loads(runner.invoke(app, ["simulate", part, "--exact", "-f", "json"]).stdout)
+    assert re.match(r"exact \(--exact\): the 1 of \d+ ", data["resolved"]["answer"]["method"])
+    res = runner.invoke(app, ["simulate", EX, "--exact", "--mc"])
+    assert res.exit_code == 2 and "exclude each other" in res.output
+
+
+def test_compare_is_exact_by_default_when_every_scenario_is():
+    res = runner.invoke(app, ["compare", EX, EX2])
+    assert res.exit_code == 0 and "Comparison (exact; differences against" in res.stdout
+    assert "95% CI" not in res.stdout
+    res = runner.invoke(app, ["compare", EX, EX2, "--mc", "-n", "1000", "-s", "1"])
+    assert "Comparison (1,000 trials, 1,000 trials;" in res.stdout
+
+
+def test_compare_says_why_each_answer_is_simulated():
+    res = runner.invoke(app, ["compare", EX, EX2, "-n", "1000", "-s", "1", "-f", "json"])
+    data = json.loads(res.stdout)["scenarios"]
+    assert {v["resolved"]["answer"]["method"] for v in data.values()} == {
+        "Monte Carlo (--mc, --trials or --seed)"
+    }
+    part = "examples/vom-kriege-cuirassiers-charge-square.toml"
+    res = runner.invoke(app, ["compare", part, part, "-f", "json"])
+    methods = [
+        v["resolved"]["answer"]["method"] for v in json.loads(res.stdout)["scenarios"].values()
+    ]
+    assert all(re.match(r"Monte Carlo: only 1 of the \d+ ", m) for m in methods), methods
+
+
+def test_tables_fit_80_columns_without_cutting_numbers():
+    """simulate (exact and simulated), show and a three-way compare of one example per
+    ruleset, at 80 columns (the width rich uses off a terminal): no line is wider, and no
+    number is cut short with "…"."""
+    import glob
+
+    firsts = {}
+    for path in sorted(glob.glob("examples/*.toml")):
+        firsts.setdefault(Path(path).name.split("-")[0], path)
+    runs = [
+        ["compare", *sorted(glob.glob("examples/generic-*.toml"))[:3], "-n", "2000"],
+        ["simulate", firsts["generic"]],  # exact
+    ]
+    for path in firsts.values():
+        runs += [["simulate", path, "-n", "2000"], ["show", path]]
+    for args in runs:
+        res = runner.invoke(app, args, env={"COLUMNS": "80"})
+        assert res.exit_code == 0, (args, res.output[-500:])
+        lines = res.stdout.splitlines()
+        assert max(len(line) for line in lines) <= 80, args
+        assert not [ln for ln in lines if re.search(r"\d…", ln)], args

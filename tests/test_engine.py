@@ -306,3 +306,36 @@ def test_unknown_cache_state_still_talks_when_slow():
     prepare_kernel(Job("fake", quick, (), (Stat("x", 1),), ruleset="r"), said.append)
     assert said == []  # a fast load says nothing
     assert kernel_status(lambda *a: None, ()) == "python"
+
+
+#: About 0.1-0.3 s a chunk (a thousand D3-damage attacks into three-wound models with a
+#: feel-no-pain): a batch of 16 chunks takes seconds, as the issue's heavy runs did.
+HEAVY = GenericScenario(
+    (Weapon(models=300, attacks=2, skill=4, strength=3, ap=0, damage="D3"),),
+    Target(models=300, wounds=3, toughness=4, save=4, feel_no_pain=5),
+)
+
+
+def test_progress_moves_inside_a_batch_and_ctrl_c_keeps_finished_chunks():
+    """The helper thread reports trials inside the first batch (before any batch ends), and
+    a Ctrl-C (``interrupt_main``, as the terminal's SIGINT does) in the middle of that
+    batch returns the chunks that finished, each whole, instead of 0 trials."""
+    import _thread
+
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if done >= CHUNK_TRIALS and len(seen) > 1 and not seen.count(-1):
+            seen.append(-1)
+            _thread.interrupt_main()
+
+    out = simulate(
+        HEAVY, trials=4 * BATCH_CHUNKS * CHUNK_TRIALS, seed=8, progress=progress,
+        progress_every=0.02,
+    )  # fmt: skip
+    assert out.interrupted
+    assert 0 < min(d for d in seen if d > 0) < CHUNK_TRIALS  # moved inside a chunk
+    assert out.trials % CHUNK_TRIALS == 0 and 0 < out.trials < 4 * BATCH_CHUNKS * CHUNK_TRIALS
+    for name in out.stat_names:
+        assert out.counts[name].sum() == out.trials

@@ -138,7 +138,8 @@ def test_zero_hits_interval_starts_at_exactly_zero():
         (0.12345, "0.1235"),
         (3.2e-6, "3.2e-06"),
         (0.0001, "0.0001"),
-        (0.99999, "1 − 1.0e-05"),
+        (0.99999, "0.999990"),
+        (1 - 9.2e-05, "0.999908"),
         (1 - 1e-15, "1"),
     ],
 )
@@ -173,3 +174,37 @@ def test_frames(outcome):
     long = outcome.long_frame()
     assert list(long.columns) == ["section", "stat", "label", "k", "measure", "value"]
     assert len(long) == len(outcome.long_rows())
+
+
+@pytest.mark.parametrize(
+    ("value", "se", "text"),
+    [
+        (0.99999, 0.005, "0.99999"),  # not "1 ± 0.005"
+        (2.99742, 0.01, "2.997"),  # not "3 ± 0.01"
+        (3.0, 0.01, "3.000"),  # exactly 3: the SE's decimals
+        (123.456, 2.1, "123.5"),
+        (0.0012345, 0.0001, "0.00123"),
+        (5.0, 0.0, "5"),
+    ],
+)
+def test_an_estimate_never_looks_exact(value, se, text):
+    from oddslab._format import format_estimate
+
+    assert format_estimate(value, se) == text
+
+
+def test_intervals_near_one_have_no_minus_sign():
+    """`1 − 1.9e-05 – 1` put a minus and a dash side by side: near 1 prints in decimals."""
+    for p in (1 - 1.9e-05, 1 - 2.1e-09, 0.99995):
+        text = format_probability(p)
+        assert "−" not in text and text.startswith("0.9999") and float(text) != 1.0
+        assert abs(float(text) - p) <= 0.05 * (1 - p)
+
+
+def test_csv_frames_carry_no_float_noise():
+    import pandas as pd
+
+    from oddslab._format import csv_frame
+
+    text = csv_frame(pd.DataFrame({"x": [4.4454899999999995, 0.1 + 0.2], "n": [1, 2]}))
+    assert text == "x,n\n4.44549,1\n0.3,2\n"

@@ -5,22 +5,30 @@ from __future__ import annotations
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
 
 
-@pytest.mark.slow
-def test_wheel_ships_examples_and_libraries(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The package built as a wheel (once for this module)."""
+    out = tmp_path_factory.mktemp("dist")
     res = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
         capture_output=True,
         text=True,
     )
     if res.returncode != 0 and "Could not" in res.stderr and "setuptools" in res.stderr:
         pytest.skip(f"cannot fetch the build backend: {res.stderr[-300:]}")
     assert res.returncode == 0, res.stderr
-    (wheel,) = tmp_path.glob("oddslab-*.whl")
+    (built,) = out.glob("oddslab-*.whl")
+    return built
+
+
+@pytest.mark.slow
+def test_wheel_ships_examples_and_libraries(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {
         p.relative_to(ROOT).as_posix() for p in (ROOT / "oddslab" / "examples").rglob("*.toml")
@@ -34,3 +42,70 @@ def test_wheel_ships_examples_and_libraries(tmp_path):
         for p in (ROOT / "oddslab" / "web" / d).iterdir()
     }
     assert web and web <= names, sorted(web - names)
+
+
+@pytest.mark.slow
+def test_installed_outside_the_checkout_runs_the_quick_start_and_a_notebook(wheel, tmp_path):
+    """A regular (non-editable) install, used from a folder that is not the checkout: the
+    README's quick start (`oddslab simulate generic-intercessors-vs-guardsmen --plot ...`),
+    the hint for a README-style `examples/...` path, and the quickstart notebook's code cells
+    (run as one script by the venv's Python: the notebook kernel of this environment would
+    import the checkout).
+
+    To stay fast the fresh venv
+    (no pip of its own: this environment's pip installs into it with ``--python``) reaches
+    numpy, numba... through a ``.pth`` listing this environment's site-packages. Folders named
+    in a ``.pth`` are not site folders, so the checkout's editable-install hook there is not
+    run: the venv imports its own installed copy (asserted).
+    """
+    import json
+    import os
+    import venv
+
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False, symlinks=True)
+    py = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    deps = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (Path(site) / "dev-dependencies.pth").write_text("\n".join(deps) + "\n")
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q",
+         str(wheel)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["MPLBACKEND"] = "Agg"
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(args, cwd=work, env=env, capture_output=True, text=True)
+
+    where = run(str(py), "-c", "import oddslab; print(oddslab.__file__)").stdout.strip()
+    assert where.startswith(str(env_dir)), where  # the installed copy, not the checkout
+
+    quick = run(str(env_dir / "bin" / "oddslab"), "simulate",
+                "generic-intercessors-vs-guardsmen", "--plot", "quickstart.png")  # fmt: skip
+    assert quick.returncode == 0, quick.stderr[-2000:]
+    assert "(exact)" in quick.stdout and "P(= k) and P(≥ k)" in quick.stdout
+    assert (work / "quickstart.png").stat().st_size > 10_000
+
+    lost = run(
+        str(py), "-m", "oddslab", "simulate", "examples/generic-intercessors-vs-guardsmen.toml"
+    )
+    assert lost.returncode == 2 and "oddslab examples --copy" in lost.stderr, lost.stderr
+
+    nb = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text(encoding="utf-8"))
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    script = "\n\n".join(
+        "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith("%"))
+        for cell in cells
+    )
+    (work / "quickstart_notebook.py").write_text(script)
+    ran = run(str(py), "quickstart_notebook.py")
+    assert ran.returncode == 0, ran.stderr[-2000:]

@@ -244,6 +244,38 @@ def test_a_rules_table_is_not_a_misspelt_ruleset():
     assert from_dict(doc).rules.spill == "spill"
 
 
+def test_a_bare_example_name_finds_the_shipped_example(tmp_path, monkeypatch):
+    """Installed outside a checkout, `oddslab simulate generic-intercessors-vs-guardsmen`
+    works from any folder (with or without .toml)."""
+    from oddslab import examples_dir
+    from oddslab.scenario import shipped_example
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("generic-intercessors-vs-guardsmen", "generic-intercessors-vs-guardsmen.toml"):
+        assert shipped_example(name) == examples_dir() / "generic-intercessors-vs-guardsmen.toml"
+        assert load(name).name == "10 bolt rifles vs 20 guardsmen"
+    (tmp_path / "generic-intercessors-vs-guardsmen.toml").write_text('name = "mine"\n')
+    assert shipped_example("generic-intercessors-vs-guardsmen.toml").parent == Path(".")
+
+
+def test_a_missing_examples_path_says_where_the_examples_are(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScenarioError) as err:
+        load("examples/generic-intercessors-vs-guardsmen.toml")
+    msg = str(err.value)
+    assert "file not found" in msg and "oddslab simulate generic-intercessors-vs-guardsmen" in msg
+    assert "oddslab examples --copy" in msg
+    with pytest.raises(ScenarioError, match=r"file not found$"):
+        load("mine/nothing.toml")  # not an example: no hint
+
+
+def test_an_empty_file_says_so(tmp_path):
+    for text in ("", "# only a comment\n"):
+        (tmp_path / "e.toml").write_text(text)
+        with pytest.raises(ScenarioError, match="the file is empty"):
+            load(tmp_path / "e.toml")
+
+
 _EXAMPLES = Path(__file__).resolve().parent.parent / "oddslab" / "examples"
 
 

@@ -165,7 +165,7 @@ def test_a_comparison_prints_as_with_rich_tables(outcomes, width, monkeypatch):
 
 
 # -- key/value sections (the resolved inputs) ------------------------------------------------------
-def _pairs_both(rows, width, title="Resolved inputs (what was simulated)", terminal=False):
+def _pairs_both(rows, width, title="Resolved inputs (what was run)", terminal=False):
     fast, slow = _console(width, terminal), _console(width, terminal)
     _tables.print_pairs(fast, title, rows)
     _tables._pairs_with_rich(slow, title, rows)
@@ -185,7 +185,7 @@ def test_every_example_resolved_inputs_print_as_rich_prints_them(width):
         for section, items in resolved.items():
             rows.append((str(section), "", True))
             rows += [(f"  {k}", _report._value_text(v), False) for k, v in items.items()]
-        _tables._pairs_with_rich(slow, "Resolved inputs (what was simulated)", rows)
+        _tables._pairs_with_rich(slow, "Resolved inputs (what was run)", rows)
         assert fast.file.getvalue() == slow.file.getvalue(), (path.name, width)
 
 
@@ -200,7 +200,7 @@ def test_random_key_value_sections_print_as_rich_prints_them():
             key = " ".join(rng.choices(words, k=rng.randint(1, 3)))
             value = " ".join(rng.choices(words, k=rng.randint(0, 12)))
             rows.append((key, value, rng.random() < 0.3))
-        title = rng.choice(["", "t", "Resolved inputs (what was simulated)"])
+        title = rng.choice(["", "t", "Resolved inputs (what was run)"])
         terminal = rng.random() < 0.5  # with styles: the same ANSI codes too
         fast, slow = _pairs_both(rows, rng.randint(6, 90), title, terminal)
         assert fast == slow, (rows, title, terminal)

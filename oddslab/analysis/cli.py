@@ -194,6 +194,8 @@ def matchup_cmd(
             shown_tab = _no_se_if_exact(tab) if fmt is Fmt.table else tab
             _print_frame(_shown(shown_tab), f"{res.metric}", fmt)
         else:
+            from oddslab._format import format_estimate
+
             grid = res.matrix(per_points=per_points)
             se = res.matrix(per_points=per_points, se=True)
             exact = bool(tab["exact"].all())
@@ -201,7 +203,11 @@ def matchup_cmd(
             for r in grid.index:
                 for c in grid.columns:
                     v = grid.loc[r, c]  # NaN: not run or not reported (--long gives the note)
-                    text = f"{v:.4g}" if exact else f"{v:.3g} ± {se.loc[r, c]:.1g}"
+                    text = (
+                        f"{v:.4g}"
+                        if exact
+                        else f"{format_estimate(v, se.loc[r, c])} ± {se.loc[r, c]:.1g}"
+                    )
                     shown.loc[r, c] = text if v == v else "—"
             shown = shown.reset_index()
             per = " per 100 points" if per_points else ""

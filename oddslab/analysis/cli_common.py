@@ -17,6 +17,8 @@ from typing import Annotated
 import typer
 import typer.core
 
+from oddslab.cli_common import parse_trials
+
 
 class ExactMode(StrEnum):
     auto = "auto"
@@ -122,7 +124,12 @@ def _progress(what: str):
 # -- shared options -----------------------------------------------------------------------------
 TrialsOpt = Annotated[
     int | None,
-    typer.Option("--trials", "-n", min=1, help="Trials per cell (default: the scenario's)."),
+    typer.Option(
+        "--trials",
+        "-n",
+        parser=parse_trials,  # 1e6, 1_000_000 and 1,000,000 too; says the ceiling
+        help="Trials per cell (default: the scenario's).",
+    ),
 ]
 SeedOpt = Annotated[int | None, typer.Option("--seed", "-s", min=0, help="Master seed.")]
 PrecisionOpt = Annotated[
@@ -200,7 +207,9 @@ def _run_kw(
 
 def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
     if fmt is Fmt.csv:
-        typer.echo(df.to_csv(index=False), nl=False)
+        from oddslab._format import csv_frame  # 12 significant digits: no float noise
+
+        typer.echo(csv_frame(df), nl=False)
         return
     if fmt is Fmt.json:
         typer.echo(df.to_json(orient="records", indent=2))
@@ -346,7 +355,9 @@ def _write_table(df, path: Path) -> None:
     if path.suffix == ".parquet":
         df.to_parquet(path, index=False)
     else:
-        df.to_csv(path, index=False)
+        from oddslab._format import csv_frame
+
+        csv_frame(df, path)
     typer.echo(f"table written to {path}", err=True)
 
 

@@ -147,7 +147,7 @@ def fair_cmd(
             typer.echo(json.dumps(res.to_dict(), indent=2))
             return
         if fmt is Fmt.csv:  # one tidy table
-            typer.echo(res.frame().to_csv(index=False), nl=False)
+            typer.echo(_csv(res.frame()), nl=False)
             return
         _print_frame(res.summary(), f"Fair points of {res.candidate}", fmt)
         _print_frame(res.sensitivity(), "How the answer moves with the basket", fmt)
@@ -240,7 +240,7 @@ def store_info_cmd(
         ]
         df = pd.DataFrame(rows, columns=["quantity", "value"])
         if fmt is Fmt.csv:
-            typer.echo(df.to_csv(index=False), nl=False)
+            typer.echo(_csv(df), nl=False)
             return
         _print_frame(df, f"Results store {file}", fmt)
 
@@ -251,3 +251,9 @@ def _plain_value(v) -> str:
     if isinstance(v, list):
         return ", ".join(map(str, v))
     return str(v)
+
+
+def _csv(df) -> str:
+    from oddslab._format import csv_frame  # no float noise (heavy imports stay in commands)
+
+    return csv_frame(df)

@@ -34,7 +34,10 @@ class DaskMissing(RuntimeError):
     """``workers`` / ``scheduler`` were asked for but dask.distributed is not importable."""
 
     def __init__(self) -> None:
-        super().__init__(INSTALL_HINT)
+        from oddslab._install import pip_install
+
+        # a checkout needs `pip install -e ".[dask]"`, an index install "oddslab[dask]"
+        super().__init__(f"Dask is not installed; install it with: {pip_install('dask')}")
 
 
 def _import_distributed():

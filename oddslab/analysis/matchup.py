@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
@@ -244,7 +245,7 @@ class MatchupResult:
 
     def to_csv(self, path: str | Path | None = None, metric: str | None = None) -> str:
         """The long :meth:`table` as CSV; written to ``path`` if given, returned."""
-        text = self.table(metric).to_csv(index=False)
+        text = csv_frame(self.table(metric))
         if path is not None:
             Path(path).write_text(text)
         return text

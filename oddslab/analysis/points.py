@@ -229,10 +229,18 @@ class FairPoints:
         """The answer as a two-column table (quantity, value) for printing."""
         import pandas as pd
 
+        from oddslab._format import format_estimate as est  # never "1 ± 0.005" for 0.99999
+
         rows = [
             ("metric", self.metric),
-            ("candidate basket value", f"{self.candidate_value:.4g} ± {self.candidate_se:.2g}"),
-            ("reference basket value", f"{self.reference_value:.4g} ± {self.reference_se:.2g}"),
+            (
+                "candidate basket value",
+                f"{est(self.candidate_value, self.candidate_se)} ± {self.candidate_se:.2g}",
+            ),
+            (
+                "reference basket value",
+                f"{est(self.reference_value, self.reference_se)} ± {self.reference_se:.2g}",
+            ),
             ("reference points", f"{self.reference_points:g}"),
             ("fair points", f"{self.fair_points:.1f} ± {self.se:.1f}"),
             ("95% interval", f"{self.ci_low:.1f} – {self.ci_high:.1f}"),

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import (
     KEEP_VALIDATED,
@@ -240,7 +241,7 @@ class SweepResult:
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """The tidy :meth:`frame` as CSV; written to ``path`` if given, returned."""
-        text = self.frame().to_csv(index=False)
+        text = csv_frame(self.frame())
         if path is not None:
             Path(path).write_text(text)
         return text

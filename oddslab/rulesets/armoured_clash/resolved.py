@@ -39,9 +39,11 @@ _OFFICER = {
 def _column(values: Any, u: Unit, half: bool = False) -> str:
     v = tuple(values)
     if u.type == "behemoth":
-        return "/".join(map(str, v)) + " by damage suffered 0, 1, …"
+        return " / ".join(map(str, v)) + " by damage suffered 0, 1, …"  # breakable
     return (
-        "/".join(map(str, v)) + " for 1, 2, … models" + (" (half the models count)" if half else "")
+        " / ".join(map(str, v))
+        + " for 1, 2, … models"
+        + (" (half the models count)" if half else "")
     )
 
 

@@ -1,0 +1,106 @@
+"""Exact or Monte Carlo: which answer `simulate` and `compare` give, and why.
+
+The exact engine answers many scenarios outright (every statistic a run reports has an
+exact PMF), faster than a simulation and without sampling error. The command line uses it
+by default there, simulates otherwise, and says which it did and why in a first section of
+the resolved inputs (:data:`SECTION`), so tables, CSV and JSON all carry it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["SECTION", "try_exact", "note", "answer", "compare_exact"]
+
+#: Section of the resolved inputs that says how the answer was made.
+SECTION = "answer"
+
+
+def _names(stats: list[Any], most: int = 4) -> str:
+    labels = [s.name for s in stats]
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
+
+
+def try_exact(scenario: Any) -> tuple[Any, str]:
+    """``(exact Outcome, why)`` when the exact engine gives every statistic of
+    ``scenario``, else ``(None, why not)`` (one plain sentence for the resolved inputs)."""
+    from oddslab.exact import exact_job
+
+    job = scenario.compile()
+    if job.exact is None:
+        return None, "Monte Carlo: the exact engine does not model this scenario"
+    try:
+        pmfs = job.exact()
+        outcome = exact_job(job, pmfs)
+    except (NotImplementedError, ValueError):
+        return None, "Monte Carlo: the exact engine does not model this scenario"
+    have = [s for s in job.stats if s.name in pmfs]
+    missing = [s for s in job.stats if s.name not in pmfs]
+    if missing:
+        return None, (
+            f"Monte Carlo: only {len(have)} of the {len(job.stats)} statistics have an exact "
+            f"form ({_names(have)}; --exact shows those alone)"
+        )
+    return outcome, "exact: every statistic has an exact form (--mc simulates instead)"
+
+
+def note(outcome: Any, why: str) -> None:
+    """Put ``why`` first in ``outcome.resolved`` (under :data:`SECTION`)."""
+    outcome.resolved = {SECTION: {"method": why}, **(outcome.resolved or {})}
+
+
+def answer(scenario: Any, trials, seed, precision, exact: bool, mc: bool, run: Callable) -> Any:
+    """Exact where every statistic has an exact form and no simulation was asked for (--mc,
+    or a simulation's --trials/--seed/--precision), else Monte Carlo; the resolved inputs
+    say which and why. ``run(scenario, trials, seed, precision, exact)`` runs one (the
+    command line's, with its progress bar and compile message)."""
+    if exact:
+        out = run(scenario, None, None, None, True)
+        n_all = len(scenario.compile().stats)
+        part = "" if len(out.stat_names) == n_all else (
+            f": the {len(out.stat_names)} of {n_all} statistics that have an exact form"
+        )  # fmt: skip
+        note(out, f"exact (--exact){part}")
+        return out
+    if mc:
+        why = "Monte Carlo (--mc)"
+    elif trials is not None or seed is not None or precision is not None:
+        why = "Monte Carlo (--trials, --seed or --precision ask for a simulation)"
+    else:
+        from oddslab.engine import resolved_inputs
+
+        out, why = try_exact(scenario)
+        if out is not None:
+            out.resolved = resolved_inputs(scenario)
+            note(out, why)
+            return out
+    out = run(scenario, trials, seed, precision, False)
+    note(out, why)
+    return out
+
+
+def compare_exact(loaded: list, simulate: bool = False) -> tuple[list, list[str]]:
+    """Every scenario's exact outcome when each has all its statistics exactly (else []),
+    and for each the reason its answer is exact or simulated (``simulate``: a simulation
+    was asked for, with --mc, --trials or --seed)."""
+    from oddslab.engine import resolved_inputs
+
+    if simulate:
+        return [], ["Monte Carlo (--mc, --trials or --seed)"] * len(loaded)
+    outcomes, reasons = [], []
+    for sc in loaded:
+        out, why = try_exact(sc)
+        outcomes.append(out)
+        reasons.append(why)
+    if any(o is None for o in outcomes):
+        first = next(i for i, o in enumerate(outcomes) if o is None)
+        all_mc = (
+            f"Monte Carlo: scenario {first + 1} has no whole exact answer, so all are simulated"
+        )
+        return [], [why if why.startswith("Monte") else all_mc for why in reasons]
+    for sc, out, why in zip(loaded, outcomes, reasons, strict=True):
+        out.resolved = resolved_inputs(sc)
+        note(out, why)
+    return outcomes, reasons
