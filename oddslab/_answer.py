@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SECTION", "try_exact", "note", "answer", "compare_exact"]
+__all__ = [
+    "SECTION",
+    "try_exact",
+    "note",
+    "answer",
+    "compare_exact",
+    "exact_reason",
+    "simulated_reason",
+]
 
 #: Section of the resolved inputs that says how the answer was made.
 SECTION = "answer"
@@ -46,6 +54,22 @@ def try_exact(scenario: Any) -> tuple[Any, str]:
     return outcome, "exact: every statistic has an exact form (--mc simulates instead)"
 
 
+def exact_reason(scenario: Any, out: Any) -> str:
+    """Why an exact answer asked for (``--exact``, ``/api/exact``) is what it is."""
+    n_all = len(scenario.compile().stats)
+    part = "" if len(out.stat_names) == n_all else (
+        f": the {len(out.stat_names)} of {n_all} statistics that have an exact form"
+    )  # fmt: skip
+    return f"exact (--exact){part}"
+
+
+def simulated_reason(trials: Any, seed: Any, precision: Any) -> str:
+    """Why a simulation asked for is one: its trials, seed or precision, else ``--mc``."""
+    if trials is not None or seed is not None or precision is not None:
+        return "Monte Carlo (--trials, --seed or --precision ask for a simulation)"
+    return "Monte Carlo (--mc)"
+
+
 def note(outcome: Any, why: str) -> None:
     """Put ``why`` first in ``outcome.resolved`` (under :data:`SECTION`)."""
     outcome.resolved = {SECTION: {"method": why}, **(outcome.resolved or {})}
@@ -58,16 +82,10 @@ def answer(scenario: Any, trials, seed, precision, exact: bool, mc: bool, run: C
     command line's, with its progress bar and compile message)."""
     if exact:
         out = run(scenario, None, None, None, True)
-        n_all = len(scenario.compile().stats)
-        part = "" if len(out.stat_names) == n_all else (
-            f": the {len(out.stat_names)} of {n_all} statistics that have an exact form"
-        )  # fmt: skip
-        note(out, f"exact (--exact){part}")
+        note(out, exact_reason(scenario, out))
         return out
-    if mc:
-        why = "Monte Carlo (--mc)"
-    elif trials is not None or seed is not None or precision is not None:
-        why = "Monte Carlo (--trials, --seed or --precision ask for a simulation)"
+    if mc or trials is not None or seed is not None or precision is not None:
+        why = simulated_reason(trials, seed, precision)
     else:
         from oddslab.engine import resolved_inputs
 

@@ -171,7 +171,21 @@ def _list_builders(nb):
     assert abs(float(m.group(1)) - p) < 5 * (p * (1 - p) / 10_000) ** 0.5 + 5e-4
 
 
+def _assault_phase(nb):
+    """The first table's P(defender unit destroyed) with frag grenades is the engine's (the
+    same scenario, trials and seed)."""
+    import oddslab
+
+    ns = _definitions(nb)
+    out = oddslab.simulate(ns["with_grenades"]("frag"), trials=200_000, seed=7)
+    row = out.probabilities().iloc[0]
+    label = re.escape(str(row["label"])[:24])
+    m = _line(_texts(nb), rf"^{label}.*?\s([\d.]+)\s+([\d.]+)$")
+    assert float(m.group(1)) == round(float(row["probability"]), 4), (row["label"], m.group(0))
+
+
 CHECKS = {
+    "assault-phase": _assault_phase,
     "quickstart": _quickstart,
     "formation-actions": _formation_actions,
     "hex-platoon": _hex_platoon,

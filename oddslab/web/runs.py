@@ -81,13 +81,17 @@ def simulate_args(sc, body, limits) -> dict[str, Any]:
 
 
 def simulate(sc, kw: dict[str, Any], progress) -> tuple[int, str]:
+    from oddslab import _answer
     from oddslab.engine import simulate as run
 
     out = run(sc, progress=progress, **kw)
+    # the resolved inputs say how the answer was made, as `oddslab simulate` says it
+    _answer.note(out, _answer.simulated_reason(kw["trials"], kw["seed"], kw["precision"]))
     return 200, out.to_json(), out.to_csv
 
 
 def exact(sc) -> tuple[int, str]:
+    from oddslab import _answer
     from oddslab.engine import resolved_inputs
     from oddslab.exact import exact as exact_outcome
 
@@ -96,6 +100,7 @@ def exact(sc) -> tuple[int, str]:
     except (NotImplementedError, ValueError) as exc:
         raise BadInput(str(exc), status=422) from None
     out.resolved = resolved_inputs(sc)
+    _answer.note(out, _answer.exact_reason(sc, out))
     return 200, out.to_json(), out.to_csv
 
 
@@ -131,18 +136,22 @@ def compare_inputs(body, settings) -> dict[str, Any]:
 
 
 def compare(prepared: dict[str, Any], progress) -> tuple[int, str]:
-    from oddslab import _report
+    from oddslab import _answer, _report
     from oddslab.engine import simulate as run
 
     loaded, files = prepared["scenarios"], prepared["files"]
-    outcomes = []
-    for i, sc in enumerate(loaded):
+    # as `oddslab compare`: exact when every scenario has a whole exact answer and no
+    # simulation was asked for (trials or seed), and each says why
+    asked = prepared["trials"] is not None or prepared["seed"] is not None
+    outcomes, why = _answer.compare_exact(loaded, simulate=asked)
+    for i, sc in enumerate(loaded[len(outcomes) :], start=len(outcomes)):
         done = i
 
         def each(d: int, total: int | None, done=done) -> None:
             progress(done, len(loaded))
 
         outcomes.append(run(sc, trials=prepared["trials"], seed=prepared["seed"], progress=each))
+        _answer.note(outcomes[-1], why[i])
         progress(i + 1, len(loaded))
     stat = prepared["stat"]
     if stat is not None and stat not in outcomes[0].stat_names:
