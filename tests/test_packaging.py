@@ -109,3 +109,38 @@ def test_installed_outside_the_checkout_runs_the_quick_start_and_a_notebook(whee
     (work / "quickstart_notebook.py").write_text(script)
     ran = run(str(py), "quickstart_notebook.py")
     assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_every_runtime_import_is_a_declared_dependency(root):
+    """A package the code imports outside an optional front end must be in `dependencies`:
+    the generic exact engine's scipy once lived only in `dev`, and a plain install's quick
+    start (exact by default) failed."""
+    import ast
+    import sys
+    import tomllib
+
+    meta = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    declared = {d.split(">")[0].split("<")[0].split("[")[0].strip() for d in meta["dependencies"]}
+    # import name -> distribution name, for the ones that differ, and what numba brings
+    alias = {"llvmlite": "numba"}
+    # optional front ends with an extra of their own (they say what to install)
+    optional = {"oddslab/web", "oddslab/analysis/dask_run.py"}
+    missing = {}
+    for path in (root / "oddslab").rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if any(rel.startswith(o) for o in optional):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top == "oddslab":
+                    continue
+                if alias.get(top, top) not in declared:
+                    missing.setdefault(top, rel)
+    assert not missing, f"imported but not in [project] dependencies: {missing}"
