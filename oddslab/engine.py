@@ -68,6 +68,7 @@ __all__ = [
     "simulate",
     "run_job",
     "check_histogram_size",
+    "no_records",
     "prepare_kernel",
     "kernel_status",
     "precision_batches",
@@ -110,6 +111,18 @@ class Job:
     transform : callable, optional
         ``transform(out)`` rewrites a batch's ``int64[c, n_stats, n_bins]`` histograms in
         place after the kernel call (e.g. to shift a total by a constant); None for most jobs.
+        A job with a transform cannot keep per-trial records.
+    records : bool
+        True when ``kernel`` takes a records array after ``out``:
+        ``kernel(seeds, ntrials, out, rec, *params)`` with ``rec`` ``int32[c, r, n_stats]``;
+        with ``r > 0`` the kernel writes each trial's statistics to ``rec[i, t, :]`` as well
+        as to the histograms, with ``r == 0`` nothing (see
+        :mod:`oddslab._kernels.chunks`). Events, joint distributions and records
+        (:mod:`oddslab.events`) need it; every built-in ruleset's jobs have it.
+    exact_joint : callable, optional
+        ``exact_joint(names) -> ndarray | None``: the exact joint probability table of the
+        named statistics (axis ``k`` indexed by the value of ``names[k]``), or None when
+        the exact engine cannot give that joint.
     """
 
     name: str
@@ -121,6 +134,8 @@ class Job:
     meta: dict[str, Any] = field(default_factory=dict)
     ruleset: str = ""
     transform: Callable[[np.ndarray], None] | None = None
+    records: bool = False
+    exact_joint: Callable[[tuple[str, ...]], np.ndarray | None] | None = None
 
     @property
     def n_bins(self) -> int:
@@ -352,6 +367,8 @@ def prepare_kernel(
             np.zeros(1, dtype=np.int64),
             np.zeros((1, n_stats, n_bins), dtype=np.int64),
         )
+    if job.records and len(params) == 3:
+        params = (*params, no_records(job, len(params[0])))
     args = (*params, *job.params)
     started = time.perf_counter()
     with paused():  # ~1 s less per compile: see oddslab._gc
@@ -388,6 +405,12 @@ def _prepare(job: Job, kernel, args: tuple, on_compile, started: float) -> tuple
     if hasattr(kernel, "stats"):
         compiled = kernel.stats.cache_misses[sig] > misses
     return seconds, compiled
+
+
+def no_records(job: Job, chunks: int) -> np.ndarray:
+    """The empty records array ``int32[chunks, 0, n_stats]`` a records-capable kernel gets
+    when no trial is recorded (the same numba type as a full one: one compile)."""
+    return np.zeros((chunks, 0, len(job.stats)), dtype=np.int32)
 
 
 def check_histogram_size(job: Job) -> None:
@@ -468,7 +491,10 @@ def run_job(
             live["out"] = None
             out[...] = 0
             live.update(out=out, ntrials=ntrials, merged=0, transformed=False, base=done)
-            job.kernel(seeds, ntrials, out, *job.params)
+            if job.records:
+                job.kernel(seeds, ntrials, out, no_records(job, len(ntrials)), *job.params)
+            else:
+                job.kernel(seeds, ntrials, out, *job.params)
             if job.transform is not None:
                 job.transform(out)
             live["transformed"] = True

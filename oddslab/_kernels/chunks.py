@@ -31,6 +31,15 @@ cache lines of its own.
 
 Determinism: chunk ``i`` always reads ``seeds[i]`` and writes only ``out[i]``; which thread
 runs it does not matter, so results are bit-identical at any thread count.
+
+Per-trial records
+-----------------
+A kernel made with ``records=True`` takes one more array after ``out``: ``rec``,
+``int32[c, r, n_stats]``, and its chunk function ``chunk(seed, ntrials, hist, rec, *params)``
+gets ``rec[i]`` (``int32[r, n_stats]``). When ``r > 0`` (``r >= ntrials``) the chunk writes
+every statistic of trial ``t`` to ``rec[t, s]``, the same value it adds to the histogram;
+when ``r == 0`` it writes nothing. The chunk consumes its generator the same way either
+way, so a seed gives the same histograms with or without records (see :mod:`oddslab.events`).
 """
 
 from __future__ import annotations
@@ -142,9 +151,13 @@ class ChunkKernel:
     left.
     """
 
-    def __init__(self, chunk: Any, name: str | None = None, prologue: Any = None) -> None:
+    def __init__(
+        self, chunk: Any, name: str | None = None, prologue: Any = None, records: bool = False
+    ) -> None:
         self.chunk = chunk
         self.prologue = prologue
+        #: whether the batch arguments carry a records array after ``out`` (see above)
+        self.records = records
         self.__name__ = name or getattr(chunk, "__name__", "chunk_kernel")
         self.__doc__ = getattr(chunk, "__doc__", None)
 
@@ -155,19 +168,27 @@ class ChunkKernel:
         """The arguments ``chunk`` gets for chunk 0, from the batch arguments ``(seeds,
         ntrials, out, *params)`` (for compiling and cache checks: they have its types)."""
         seeds, ntrials, out, *params = args
-        one = (seeds[0], ntrials[0], out[0], *params)
+        if self.records:
+            one = (seeds[0], ntrials[0], out[0], params[0][0], *params[1:])
+        else:
+            one = (seeds[0], ntrials[0], out[0], *params)
         if self.prologue is None:
             return one
         return _own_lines_all(self.prologue(*one), (out, *params))
 
     def _run(self, i: int, seeds: Any, ntrials: Any, out: Any, params: tuple) -> None:
-        if self.prologue is None:
-            self.chunk(seeds[i], ntrials[i], out[i], *params)
+        if self.records:  # params[0] is the batch's records array: the chunk gets its block
+            own = (seeds[i], ntrials[i], out[i], params[0][i], *params[1:])
         else:
-            args = self.prologue(seeds[i], ntrials[i], out[i], *params)
+            own = (seeds[i], ntrials[i], out[i], *params)
+        if self.prologue is None:
+            self.chunk(*own)
+        else:
+            args = self.prologue(*own)
             self.chunk(*_own_lines_all(args, (out, *params)))
 
     def __call__(self, seeds: Any, ntrials: Any, out: Any, *params: Any) -> None:
+        """Run every chunk; with ``records=True`` the first of ``params`` is ``rec``."""
         c = int(seeds.shape[0])
         run = self._run
         workers = min(thread_count(), c)
