@@ -16,7 +16,9 @@ import numpy as np
 __all__ = ["Watcher", "merge_finished"]
 
 
-def merge_finished(job: Any, live: dict[str, Any], total: np.ndarray) -> int:
+def merge_finished(
+    job: Any, live: dict[str, Any], total: np.ndarray, on_merged: Callable | None = None
+) -> int:
     """After a Ctrl-C: add to ``total`` every chunk of the call in flight that finished but
     was not merged yet; returns their trials.
 
@@ -40,6 +42,8 @@ def merge_finished(job: Any, live: dict[str, Any], total: np.ndarray) -> int:
         job.transform(part)
     for block in part:  # serial merge, chunk order
         total += block
+    if on_merged is not None:  # the same chunks' events, joints and records
+        on_merged(idx)
     return int(ntrials[idx].sum())
 
 

@@ -39,7 +39,7 @@ the cache, so a first run can say so instead of sitting silent.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -52,7 +52,7 @@ from oddslab._batches import (
     kernel_calls,
     precision_batches,
 )
-from oddslab._gc import paused
+from oddslab._compile import kernel_status, no_records, prepare_kernel
 from oddslab._kernels.chunks import thread_count
 from oddslab._limits import MAX_TRIALS, TRIALS_WHAT
 from oddslab._progress import Watcher, merge_finished
@@ -217,6 +217,9 @@ def simulate(
     progress: Callable[[int, int | None], None] | None = None,
     on_compile: Callable[[str], None] | None = None,
     progress_every: float | None = None,
+    events: Sequence[str] = (),
+    joint: Sequence[Sequence[str] | str] = (),
+    records: int = 0,
 ) -> Outcome:
     """Monte Carlo distribution of a scenario's outcomes.
 
@@ -244,6 +247,21 @@ def simulate(
     on_compile : callable, optional
         ``on_compile(ruleset)`` is called before the kernel is compiled when it is not in
         numba's cache (the first run of a ruleset), e.g. to tell the user to wait.
+    events : sequence of str, optional
+        Events to count, such as ``"clean win = defender_destroyed and not
+        attacker_destroyed"`` or ``"models_slain >= 5 | charge_succeeded"`` (see
+        :mod:`oddslab.events`); ``Outcome.probability(label)`` reads them, with SE and 95%
+        interval. With ``precision``, their half-widths join the stopping rule.
+    joint : sequence, optional
+        Joint distributions to count, each two or more statistic names (``("a", "b")`` or
+        ``"a,b"``); ``Outcome.joint(*names)`` reads them.
+    records : int, optional
+        Keep every statistic of the first ``records`` trials (``Outcome.records``, a
+        DataFrame; 4 bytes a statistic a trial, at most 10,000,000 trials).
+
+    Events, joints and records are counted from per-chunk record arrays of
+    ``65,536 x n_stats`` int32 (a few chunks at a time, below 64 MB), never a Python loop
+    over trials; the histograms stay bit-identical to a run without them.
 
     Returns
     -------
@@ -282,6 +300,11 @@ def simulate(
         ceiling = next(x for x in (max_trials, trials, DEFAULT_MAX_TRIALS) if x is not None)
     else:
         ceiling = next(x for x in (trials, s_trials, DEFAULT_TRIALS) if x is not None)
+    recorder = None
+    if events or joint or records:
+        from oddslab._recorder import Recorder
+
+        recorder = Recorder(job.stats, tuple(events), tuple(joint), records)
     out = run_job(
         job,
         ceiling,
@@ -290,127 +313,10 @@ def simulate(
         progress=progress,
         on_compile=on_compile,
         progress_every=progress_every,
+        recorder=recorder,
     )
     out.resolved = resolved_inputs(sc) if sc is not None else None
     return out
-
-
-def _signature(kernel: Any, args: tuple) -> tuple:
-    return tuple(kernel.typeof_pyval(a) for a in args)
-
-
-def _dispatcher(kernel: Any, args: tuple) -> tuple[Any, tuple]:
-    """The numba dispatcher a call ``kernel(*args)`` compiles, and the arguments it gets:
-    the per-chunk function of a :class:`~oddslab._kernels.chunks.ChunkKernel`."""
-    chunk = getattr(kernel, "chunk", None)
-    if chunk is not None and hasattr(kernel, "chunk_args"):
-        return chunk, kernel.chunk_args(args)
-    return kernel, args
-
-
-def kernel_status(kernel: Any, args: tuple) -> str:
-    """Whether calling ``kernel(*args)`` needs a compile.
-
-    Returns ``"ready"`` (compiled in this process), ``"cached"`` (numba's cache holds it),
-    ``"compile"`` (it will be compiled), ``"python"`` (not a numba dispatcher) or
-    ``"unknown"`` (numba's cache could not be inspected; a private part of numba changed).
-    """
-    try:
-        kernel, args = _dispatcher(kernel, args)
-    except Exception:  # noqa: BLE001 - not the engine's argument shapes: nothing to look up
-        return "unknown"
-    if not (hasattr(kernel, "overloads") and hasattr(kernel, "typeof_pyval")):
-        return "python"
-    try:
-        sig = _signature(kernel, args)
-    except Exception:  # noqa: BLE001 - an argument numba cannot type: it will say so on call
-        return "unknown"
-    if sig in kernel.overloads:
-        return "ready"
-    try:
-        # numba's own lookup (Dispatcher.compile → Cache.load_overload) reads this index.
-        cache = kernel._cache
-        if not getattr(cache, "_enabled", False):
-            return "compile"
-        key = cache._index_key(sig, kernel.targetctx.codegen())
-        index = cache._cache_file._load_index()
-    except Exception:  # noqa: BLE001 - private numba API: degrade, never fail the run
-        return "unknown"
-    return "cached" if key in index else "compile"
-
-
-def prepare_kernel(
-    job: Job, on_compile: Callable[[str], None] | None = None, params: tuple | None = None
-) -> tuple[float, bool]:
-    """Compile (or load from numba's cache) ``job.kernel`` for the run's argument types.
-
-    Parameters
-    ----------
-    job : Job
-    on_compile : callable, optional
-        ``on_compile(ruleset)`` before a compile that is not a cache load. When the cache
-        cannot be inspected it is called if the load takes over a second.
-    params : tuple, optional
-        The kernel's leading arguments ``(seeds, ntrials, out)``; built from the job's
-        shapes when not given.
-
-    Returns
-    -------
-    (seconds, compiled)
-        Time spent, and whether the kernel was compiled (not found in the cache).
-    """
-    kernel = job.kernel
-    if params is None:
-        n_stats, n_bins = len(job.stats), job.n_bins
-        params = (
-            np.zeros((1, 4), dtype=np.uint64),
-            np.zeros(1, dtype=np.int64),
-            np.zeros((1, n_stats, n_bins), dtype=np.int64),
-        )
-    if job.records and len(params) == 3:
-        params = (*params, no_records(job, len(params[0])))
-    args = (*params, *job.params)
-    started = time.perf_counter()
-    with paused():  # ~1 s less per compile: see oddslab._gc
-        return _prepare(job, kernel, args, on_compile, started)
-
-
-def _prepare(job: Job, kernel, args: tuple, on_compile, started: float) -> tuple[float, bool]:
-    try:  # a ChunkKernel's prologue may load (or compile) the small helpers it calls
-        kernel, args = _dispatcher(kernel, args)
-    except Exception:  # noqa: BLE001 - the call itself will report what is wrong
-        pass
-    status = kernel_status(kernel, args)
-    if status in ("ready", "python"):
-        return 0.0, False
-    what = job.ruleset or job.meta.get("ruleset", "") or "scenario"
-    timer = None
-    if status == "compile" and on_compile is not None:
-        on_compile(what)
-    elif status == "unknown" and on_compile is not None:
-        import threading
-
-        timer = threading.Timer(1.0, on_compile, args=(what,))
-        timer.daemon = True
-        timer.start()
-    sig = _signature(kernel, args)
-    misses = kernel.stats.cache_misses[sig] if hasattr(kernel, "stats") else 0
-    try:
-        kernel.compile(sig)
-    finally:
-        if timer is not None:
-            timer.cancel()
-    seconds = time.perf_counter() - started
-    compiled = status == "compile"
-    if hasattr(kernel, "stats"):
-        compiled = kernel.stats.cache_misses[sig] > misses
-    return seconds, compiled
-
-
-def no_records(job: Job, chunks: int) -> np.ndarray:
-    """The empty records array ``int32[chunks, 0, n_stats]`` a records-capable kernel gets
-    when no trial is recorded (the same numba type as a full one: one compile)."""
-    return np.zeros((chunks, 0, len(job.stats)), dtype=np.int32)
 
 
 def check_histogram_size(job: Job) -> None:
@@ -440,6 +346,7 @@ def run_job(
     progress: Callable[[int, int | None], None] | None = None,
     on_compile: Callable[[str], None] | None = None,
     progress_every: float | None = None,
+    recorder: Any = None,
 ) -> Outcome:
     """Run ``job`` for up to ``trials`` trials (fewer if ``precision`` is reached first).
 
@@ -448,8 +355,19 @@ def run_job(
     ``progress_every`` (seconds): also call ``progress`` that often from a helper thread
     with the trials finished so far inside the running batch (see :func:`simulate`).
     A Ctrl-C keeps every chunk that finished, merged batch or not.
+    ``recorder`` (an :class:`oddslab._recorder.Recorder`) also counts events, joints and
+    records from the same chunks.
     """
     from oddslab._seeding import chunk_seeds
+
+    if recorder is not None and recorder.active:
+        if not job.records:
+            raise ValueError(
+                f"the {job.ruleset or 'scenario'}'s kernel does not record trials, so events, "
+                "joint distributions and records are not available for it"
+            )
+    else:
+        recorder = None
 
     if isinstance(trials, bool) or not 1 <= trials <= MAX_TRIALS:
         raise ValueError(f"trials: expected {TRIALS_WHAT}, got {trials!r}")
@@ -491,7 +409,11 @@ def run_job(
             live["out"] = None
             out[...] = 0
             live.update(out=out, ntrials=ntrials, merged=0, transformed=False, base=done)
-            if job.records:
+            if recorder is not None:
+                from oddslab._recorder import call_kernel
+
+                tallies = call_kernel(recorder, job, seeds, ntrials, out, live, first)
+            elif job.records:
                 job.kernel(seeds, ntrials, out, no_records(job, len(ntrials)), *job.params)
             else:
                 job.kernel(seeds, ntrials, out, *job.params)
@@ -502,11 +424,16 @@ def run_job(
             for chunk, stop in group:  # each batch's checkpoint in turn, as if run alone
                 for i in range(chunk - first, stop - first):  # serial merge, fixed order
                     total += out[i]
+                    if recorder is not None:
+                        recorder.merge(tallies.pop(i))
                     done += int(ntrials[i])
                     live["merged"] = i + 1
                 if progress is not None:
                     progress(done, None if precision is not None else trials)
-                if precision is not None and _max_half_width(job, total, done) < precision:
+                if (
+                    precision is not None
+                    and _max_half_width(job, total, done, recorder) < precision
+                ):
                     stopped = True  # later chunks of this call are dropped, unmerged
                     break
             live["out"] = None
@@ -514,16 +441,23 @@ def run_job(
                 break
     except KeyboardInterrupt:
         interrupted = True
-        done += merge_finished(job, live, total)
+        hook = None
+        if recorder is not None:
+            from oddslab._recorder import rescue
+
+            def hook(idx: list[int]) -> None:
+                rescue(recorder, live, idx)
+
+        done += merge_finished(job, live, total, hook)
     finally:
         if watcher is not None:
             watcher.stop()
     elapsed = time.perf_counter() - started
     half = reached = None
     if precision is not None:
-        half = _max_half_width(job, total, done) if done else 1.0
+        half = _max_half_width(job, total, done, recorder) if done else 1.0
         reached = bool(half < precision)
-    return Outcome.from_counts(
+    result = Outcome.from_counts(
         job.name,
         job.stats,
         total,
@@ -539,6 +473,9 @@ def run_job(
         half_width=half,
         precision_reached=reached,
     )
+    if recorder is not None:
+        result.attach(recorder.results())
+    return result
 
 
 def trials_needed(outcome: Outcome) -> int | None:
@@ -551,7 +488,7 @@ def trials_needed(outcome: Outcome) -> int | None:
     return int(-(-n // CHUNK_TRIALS) * CHUNK_TRIALS)
 
 
-def _max_half_width(job: Job, total: np.ndarray, n: int) -> float:
+def _max_half_width(job: Job, total: np.ndarray, n: int, recorder: Any = None) -> float:
     from oddslab.outcome import wilson_interval
 
     index = {s.name: i for i, s in enumerate(job.stats)}
@@ -561,4 +498,6 @@ def _max_half_width(job: Job, total: np.ndarray, n: int) -> float:
         hits = int(total[index[h.stat], h.k :].sum())
         lo, hi = wilson_interval(hits, n)
         worst = max(worst, (hi - lo) / 2)
+    if recorder is not None:
+        worst = max(worst, recorder.max_half_width())
     return worst

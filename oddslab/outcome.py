@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oddslab._format import format_number, format_probability, rows_to_csv
+from oddslab._questions import Questions
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -86,7 +87,7 @@ def wilson_interval(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 @dataclass
-class Outcome:
+class Outcome(Questions):
     """Distributions of a scenario's statistics.
 
     Attributes
@@ -122,6 +123,14 @@ class Outcome:
         The scenario's inputs as the program read them (``scenario.resolved()``).
     meta : dict
         Run information from the job (``meta["primary"]``: the statistic a player asks about).
+    events : dict[str, EventResult]
+        Events counted during the run (``simulate(events=...)``), by label; see
+        :meth:`probability`.
+    joints : dict[tuple[str, ...], JointTable]
+        Joint distributions counted during the run (or exact); see :meth:`joint`.
+    record_array : ndarray or None
+        ``int32[n, n_stats]``: every statistic of the first ``n`` trials kept
+        (``simulate(records=n)``); :attr:`records` is the DataFrame.
     """
 
     name: str
@@ -140,6 +149,9 @@ class Outcome:
     half_width: float | None = None
     precision_reached: bool | None = None
     resolved: dict[str, dict[str, Any]] | None = None
+    events: dict[str, Any] = field(default_factory=dict)
+    joints: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    record_array: np.ndarray | None = None
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
@@ -393,7 +405,9 @@ class Outcome:
 
         Sections: ``run`` (run information), ``resolved`` (the inputs as read; ``label`` is
         the section of :attr:`resolved`), ``headline`` (probability, se, ci_low, ci_high of
-        each headline; ``k`` its threshold), ``summary`` (mean, sd, se_mean, ci_low, ci_high,
+        each headline; ``k`` its threshold), ``event`` (probability, se, ci_low, ci_high,
+        hits, trials of each event; ``stat`` its text), ``joint`` (probability and count of
+        each combination; ``stat`` the statistics, ``label`` the values), ``summary`` (mean, sd, se_mean, ci_low, ci_high,
         quantiles, min, max of each statistic) and ``pmf`` (probability and, for Monte Carlo
         runs, count of every value ``k`` of each statistic).
         """
@@ -410,6 +424,18 @@ class Outcome:
         for r in self.summary_rows():
             for m in (*measures, "min", "max"):
                 rows.append(("summary", r["stat"], r["label"], None, m, r[m]))
+        for r in self.events.values():
+            d = r.to_dict()
+            for m in ("probability", "se", "ci_low", "ci_high", "hits", "trials"):
+                rows.append(("event", r.text, r.label, None, m, d[m]))
+        for names, t in self.joints.items():
+            for row in t.rows():
+                label = ", ".join(f"{n}={row[n]}" for n in names)
+                rows.append(
+                    ("joint", ",".join(names), label, None, "probability", row["probability"])
+                )
+                if row["count"] is not None:
+                    rows.append(("joint", ",".join(names), label, None, "count", row["count"]))
         for s in self.stats:
             p = _trim(self._p(s.name))
             for v, pv in enumerate(p):
@@ -457,6 +483,8 @@ class Outcome:
             "counts": None
             if self.counts is None
             else {k: [int(x) for x in _trim(v)] for k, v in self.counts.items()},
+            **({"events": [r.to_dict() for r in self.events.values()]} if self.events else {}),
+            **({"joints": [t.to_dict() for t in self.joints.values()]} if self.joints else {}),
         }
 
     def to_json(self, path: str | Path | None = None) -> str:
