@@ -28,7 +28,7 @@ def _result(
     e: Event, hits: Any, n: Any, trials: int | None, source: str, exact: bool
 ) -> EventResult:
     """An EventResult from ``hits`` of ``n`` (counts, or probabilities when ``exact``)."""
-    from oddslab.outcome import wilson_interval
+    from oddslab._intervals import wilson_interval
 
     cond = e.conditional
     if exact:
@@ -159,7 +159,7 @@ class Questions:
             agg = {"probability": "sum", "count": "sum"}
             frame = frame.groupby(value_cols, as_index=False).agg(agg)
             if table.trials:
-                from oddslab.outcome import wilson_interval
+                from oddslab._intervals import wilson_interval
 
                 n = table.trials
                 p = frame["probability"].to_numpy()

@@ -111,7 +111,7 @@ class JointTable:
 
     def rows(self) -> list[dict[str, Any]]:
         """Tidy rows: each name's value, probability, and (Monte Carlo) count, se, 95% CI."""
-        from oddslab.outcome import wilson_interval
+        from oddslab._intervals import wilson_interval
 
         out = []
         for j in range(len(self.weights)):
@@ -224,12 +224,10 @@ class Recorder:
     def active(self) -> bool:
         return bool(self._events or self._joints or self.records)
 
-    def chunks_per_call(self, threads: int) -> int:
+    def chunks_per_call(self, threads: int, chunk_trials: int) -> int:
         """Chunks a kernel call may run at once so that its records buffer stays below
         :data:`RECORD_BUFFER_BYTES` (at least one)."""
-        from oddslab.engine import CHUNK_TRIALS
-
-        per = CHUNK_TRIALS * max(len(self.stats), 1) * 4
+        per = chunk_trials * max(len(self.stats), 1) * 4
         return max(1, min(threads, RECORD_BUFFER_BYTES // per))
 
     def process(self, block: np.ndarray, first_trial: int) -> _Tally:
@@ -271,7 +269,7 @@ class Recorder:
 
     def max_half_width(self) -> float:
         """The widest 95% half-width among the unconditional events (0 with none)."""
-        from oddslab.outcome import wilson_interval
+        from oddslab._intervals import wilson_interval
 
         worst = 0.0
         for k, e in enumerate(self._events):
@@ -283,7 +281,7 @@ class Recorder:
     def results(self) -> dict[str, Any]:
         """``{"events": {label: EventResult}, "joints": {names: JointTable}, "records":
         int32[n, n_stats] or None}`` of everything merged."""
-        from oddslab.outcome import wilson_interval
+        from oddslab._intervals import wilson_interval
 
         events = {}
         for k, e in enumerate(self._events):
@@ -339,7 +337,7 @@ def _fold(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.nd
 
 def call_kernel(
     recorder: Recorder, job: Any, seeds: np.ndarray, ntrials: np.ndarray, out: np.ndarray,
-    live: dict[str, Any], first_chunk: int,
+    live: dict[str, Any], first_chunk: int, chunk_trials: int,
 ) -> dict[int, _Tally]:  # fmt: skip
     """Run ``job.kernel`` on a batch with records, a few chunks a call (see
     :meth:`Recorder.chunks_per_call`), and tally each chunk's records as its call returns.
@@ -349,22 +347,21 @@ def call_kernel(
     tallies and the records buffer in use, for :func:`rescue` after a Ctrl-C.
     """
     from oddslab._kernels.chunks import thread_count
-    from oddslab.engine import CHUNK_TRIALS
 
     c = len(ntrials)
-    sub = recorder.chunks_per_call(thread_count())
+    sub = recorder.chunks_per_call(thread_count(), chunk_trials)
     buf = getattr(recorder, "_buf", None)
     if buf is None or buf.shape[0] < sub:
-        buf = recorder._buf = np.empty((sub, CHUNK_TRIALS, len(recorder.stats)), dtype=np.int32)
+        buf = recorder._buf = np.empty((sub, chunk_trials, len(recorder.stats)), dtype=np.int32)
     tallies: dict[int, _Tally] = {}
-    live.update(tallies=tallies, first=first_chunk, rec=None)
+    live.update(tallies=tallies, first=first_chunk, rec=None, chunk_trials=chunk_trials)
     for a in range(0, c, sub):
         b = min(a + sub, c)
         part = buf[: b - a]
         live["rec"] = (a, part)
         job.kernel(seeds[a:b], ntrials[a:b], out[a:b], part, *job.params)
         for i in range(a, b):
-            first_trial = (first_chunk + i) * CHUNK_TRIALS
+            first_trial = (first_chunk + i) * chunk_trials
             tallies[i] = recorder.process(part[i - a, : int(ntrials[i])], first_trial)
     live["rec"] = None
     return tallies
@@ -374,14 +371,12 @@ def rescue(recorder: Recorder, live: dict[str, Any], chunks: Sequence[int]) -> N
     """After a Ctrl-C: merge the tallies of the finished ``chunks`` (batch indices, in
     order) that the histograms kept, tallying from the records buffer those whose call was
     cut short."""
-    from oddslab.engine import CHUNK_TRIALS
-
     tallies = live.get("tallies") or {}
     a, part = live.get("rec") or (0, None)
     for i in chunks:
         t = tallies.get(i)
         if t is None and part is not None and a <= i < a + len(part):
-            first_trial = (live["first"] + i) * CHUNK_TRIALS
+            first_trial = (live["first"] + i) * live["chunk_trials"]
             t = recorder.process(part[i - a, : int(live["ntrials"][i])], first_trial)
         if t is not None:
             recorder.merge(t)

@@ -412,7 +412,7 @@ def run_job(
             if recorder is not None:
                 from oddslab._recorder import call_kernel
 
-                tallies = call_kernel(recorder, job, seeds, ntrials, out, live, first)
+                tallies = call_kernel(recorder, job, seeds, ntrials, out, live, first, CHUNK_TRIALS)
             elif job.records:
                 job.kernel(seeds, ntrials, out, no_records(job, len(ntrials)), *job.params)
             else:

@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oddslab._format import format_number, format_probability, rows_to_csv
+from oddslab._intervals import Z95, wilson_interval
 from oddslab._questions import Questions
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["Stat", "Headline", "Outcome", "wilson_interval", "format_probability", "format_number"]
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -69,21 +68,6 @@ class Headline:
     label: str
     stat: str
     k: int = 1
-
-
-def wilson_interval(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """95% Wilson score interval for a binomial proportion ``hits / n``."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = hits / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # The interval of 0 hits starts at exactly 0 (and of n hits ends at exactly 1); the
-    # formula gives it only up to rounding.
-    lo = 0.0 if hits <= 0 else max(0.0, centre - half)
-    hi = 1.0 if hits >= n else min(1.0, centre + half)
-    return lo, hi
 
 
 @dataclass
