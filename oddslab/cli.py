@@ -250,7 +250,7 @@ def simulate(
     joint: q.JointOpt = None,
     joint_plot: q.JointPlotOpt = None,
     records: q.RecordsOpt = None,
-    record_trials: q.RecordTrialsOpt = 100_000,
+    record_trials: q.RecordTrialsOpt = None,
 ) -> None:
     """One scenario file: the inputs as read, then its outcome distribution (exact when
     every statistic has an exact form, else simulated; the inputs say which and why);

@@ -68,15 +68,18 @@ RecordsOpt = Annotated[
     ),
 ]
 RecordTrialsOpt = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--record-trials",
         parser=parse_trials,
         metavar="N",
-        help="Trials --records keeps (the first N; 4 bytes a statistic a trial).",
+        help="Trials --records keeps (the first N; 4 bytes a statistic a trial; default "
+        "100,000).",
     ),
 ]
 
+#: Trials ``--records`` keeps unless ``--record-trials`` says otherwise.
+DEFAULT_RECORD_TRIALS = 100_000
 #: Record files and the optional module each needs.
 RECORD_FORMATS = {".csv": None, ".parquet": "pyarrow"}
 
@@ -110,7 +113,7 @@ def check_ask(
     joints: list[str] | None,
     joint_plot: Path | None = None,
     records: Path | None = None,
-    record_trials: int = 100_000,
+    record_trials: int | None = None,
     trials: int | None = None,
 ) -> Ask:
     """Everything checked before any work; a mistake ends in ``error: ...`` (exit 2)."""
@@ -158,7 +161,8 @@ def check_ask(
         except ValueError as exc:
             raise fail(f"--records {exc}") from None
         ask.records = records
-        ask.record_trials = min(record_trials, trials) if trials else record_trials
+        keep = DEFAULT_RECORD_TRIALS if record_trials is None else record_trials
+        ask.record_trials = min(keep, trials) if trials else keep
     if (ask.events or ask.joints or ask.records) and not job.records:
         raise fail(
             f"the {job.ruleset or 'scenario'}'s kernel does not record trials, so --event, "
