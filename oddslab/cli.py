@@ -295,6 +295,7 @@ def show(
     resolved = resolved_inputs(sc)
     if notes := entry_notes(scenario):  # what an imported library entry could not model
         resolved = {**(resolved or {}), "not modelled (library entries)": notes}
+    resolved = {**(resolved or {}), **q.stat_section(sc)}
     run = run_settings(sc)
     if fmt is Format.json:
         import json
