@@ -461,6 +461,7 @@ def compile_job(sc: GenericScenario) -> Job:
         exact=sc.exact_pmfs,
         meta={"ruleset": "generic", "description": sc.description, "primary": primary},
         ruleset="generic",
+        records=True,
     )
 
 

@@ -178,4 +178,5 @@ def compile_mixed(sc: GenericScenario) -> Job:
         exact=sc.exact_pmfs,
         meta={"ruleset": "generic", "description": sc.description, "primary": "models_slain"},
         ruleset="generic",
+        records=True,
     )
