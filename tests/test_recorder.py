@@ -175,13 +175,8 @@ def test_every_example_counts_events_and_joints_as_its_records_say(name):
     assert len(rec) == n
     for s in stats:
         assert np.array_equal(np.bincount(rec[s.name], minlength=s.nbins), out.counts[s.name])
-    first = (
-        out.events[ev[0].replace("`", "")]
-        if ev[0].replace("`", "") in out.events
-        else list(out.events.values())[0]
-    )
+    first, cond = out.events.values()
     assert first.hits == int(((rec[a] >= 1) & ~(rec[b] >= 1)).sum()) and first.trials == n
-    cond = list(out.events.values())[1]
     given = rec[b] <= 1
     assert cond.trials == int(given.sum())
     assert cond.hits == int(((rec[a] + rec[b] >= 2) & given).sum())
