@@ -295,7 +295,9 @@ def show(
     resolved = resolved_inputs(sc)
     if notes := entry_notes(scenario):  # what an imported library entry could not model
         resolved = {**(resolved or {}), "not modelled (library entries)": notes}
-    resolved = {**(resolved or {}), **q.stat_section(sc)}
+    from oddslab.events import statistics_section
+
+    resolved = {**(resolved or {}), **statistics_section(sc)}
     run = run_settings(sc)
     if fmt is Format.json:
         import json

@@ -28,7 +28,6 @@ __all__ = [
     "finish_ask",
     "exact_asks",
     "read_target",
-    "stat_section",
 ]
 
 EventOpt = Annotated[
@@ -237,10 +236,3 @@ def read_target(target: Path) -> dict:
     if set(shared) == {"target"} and isinstance(shared["target"], dict):
         shared = shared["target"]
     return shared
-
-
-def stat_section(scenario: Any) -> dict[str, dict[str, str]]:
-    """``oddslab show``: the scenario's statistics by name (what ``--stat``, ``--event`` and
-    ``--joint`` take), each with its plain-words label."""
-    stats = scenario.compile().stats
-    return {"statistics (names for --stat, --event, --joint)": {s.name: s.title for s in stats}}

@@ -34,7 +34,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EventError", "Event", "parse_event", "parse_events", "check_stat_names"]
+__all__ = [
+    "EventError",
+    "Event",
+    "parse_event",
+    "parse_events",
+    "check_stat_names",
+    "statistics_section",
+    "STATISTICS_SECTION",
+]
+
+#: The section of ``oddslab show`` (and the web app's) that lists a scenario's statistics.
+STATISTICS_SECTION = "statistics (names for --stat, --event, --joint)"
 
 
 class EventError(ValueError):
@@ -327,3 +338,10 @@ def parse_events(texts: Iterable[str], stat_names: Sequence[str]) -> list[Event]
         seen[e.label] = t.strip()
         events.append(e)
     return events
+
+
+def statistics_section(scenario: object) -> dict[str, dict[str, str]]:
+    """``{STATISTICS_SECTION: {name: plain-words label}}`` of a scenario's statistics (what
+    ``--stat``, ``--event`` and ``--joint`` take), for ``oddslab show``."""
+    stats = scenario.compile().stats  # type: ignore[attr-defined]
+    return {STATISTICS_SECTION: {s.name: s.title for s in stats}}

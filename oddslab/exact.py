@@ -396,7 +396,7 @@ def exact(scenario: Any, events: Any = (), joint: Any = ()):
     job = scenario if isinstance(scenario, Job) else scenario.compile()
     out = exact_job(job)
     if events or joint:
-        from oddslab._answer import exact_questions
+        from oddslab._exact_questions import exact_questions
 
         joints = [tuple(j.split(",")) if isinstance(j, str) else tuple(j) for j in joint]
         why_not = exact_questions(job, out, list(events), joints)

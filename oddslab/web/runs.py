@@ -44,7 +44,9 @@ def show(body, settings) -> tuple[str, dict[str, str]]:
     from oddslab.engine import resolved_inputs
 
     sc, data = read_scenario(body.toml, body.scenario, _src(body), settings.library_dir)
-    resolved = resolved_inputs(sc)
+    from oddslab.events import statistics_section
+
+    resolved = {**(resolved_inputs(sc) or {}), **statistics_section(sc)}
     run = run_settings(sc)
     text = json.dumps({"run": run, "resolved": resolved}, indent=2, default=str)
     try:
