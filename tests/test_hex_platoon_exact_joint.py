@@ -18,7 +18,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hex_platoon_cases import HQ, RIFLES, TANK, assault_case, fire_case, scenario, unit  # noqa: E402
+from hex_platoon_cases import (  # noqa: E402
+    HQ,
+    RIFLES,
+    TANK,
+    assault_case,
+    fire_case,
+    rally_case,
+    scenario,
+    unit,
+)
 from stats import P_MIN, chisquare_pmf  # noqa: E402
 
 from oddslab._seeding import chunk_seeds  # noqa: E402
@@ -46,19 +55,7 @@ ART = scenario(
     [{"kind": "artillery", "hexes": ["woods"], "firepower": 2, "to_hit": 4}],
 )
 #: two disrupted platoons (one reduced) rally under their HQ
-RALLY = scenario(
-    [
-        {
-            "name": "w",
-            "units": [
-                unit("a", **RIFLES, disrupted=True, reduced=True),
-                unit("b", **RIFLES, disrupted=True),
-                unit("hq", **HQ),
-            ],
-        }
-    ],
-    [{"kind": "rally", "stack": "w"}],
-)
+RALLY = rally_case()
 #: two static steps: an artillery mission over two hexes (a tank among the rifles), then a
 #: command check elsewhere
 TWO_STEPS = scenario(

@@ -24,6 +24,7 @@ from hex_platoon_cases import (  # noqa: E402
     assault_case,
     fire_case,
     orders_case,
+    rally_case,
     scenario,
     sequence_case,
     unit,
@@ -109,22 +110,7 @@ CASES = {
         ),
         "run",
     ),
-    "rally": (
-        scenario(
-            [
-                {
-                    "name": "w",
-                    "units": [
-                        unit("a", **RIFLES, disrupted=True, reduced=True),
-                        unit("b", **RIFLES, disrupted=True),
-                        unit("hq", **HQ),
-                    ],
-                }
-            ],
-            [{"kind": "rally", "stack": "w"}],
-        ),
-        "run",
-    ),
+    "rally": (rally_case(), "run"),
     "command": (
         scenario(
             [{"name": "w", "units": [unit("a", **RIFLES)]}],

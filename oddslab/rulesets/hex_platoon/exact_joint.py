@@ -49,6 +49,7 @@ from .exact_steps import (
     _mode,
     _per_attack,
     can_call,
+    fire_dice,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,8 +157,6 @@ def _given(hits_len: int, saves, ip: bool, ip_after: bool):
 
 
 def _fire(sc, k) -> list[Branch]:
-    from .model import _conceal_base
-
     s = sc.steps[k]
     r = sc.rules
     f, t = sc.unit(s.firer), sc.unit(s.target)
@@ -165,20 +164,7 @@ def _fire(sc, k) -> list[Branch]:
     hexo = sc.hex(hname)
     if not (_go(f) and not f.out_of_command):
         return [Branch(1.0, {("rec", 0): 0, ("rec", 1): 0, ("rec", 2): 0})]
-    fn = sc.step_fire(k)
-    d, a = lead_dice(fn.dice, fn.aug, _lead(sc, s.hq), _mode(sc))
-    hits = attack_pmf(d, a, fn.to_hit)
-    conc = _conceal_base(t, hexo) and not t.ops_complete
-    if t.hard:
-        db = hexo.defence_hard
-        bonus = min(db, 2) + conc if not r.concealment_in_cap else min(db + conc, 2)
-        saves = (
-            [(t.armor, t.save), (bonus, 5)]
-            if r.armor_bonus_cover_5plus
-            else [(t.armor + bonus, t.save)]
-        )
-    else:
-        saves = [(hexo.defence + conc, 5)]
+    hits, saves, conc = fire_dice(sc, k)
     ip_after = r.improved_position == "after-saves"
     protect = bool(r.concealed_infantry_not_reduced and t.infantry and conc)
     i = [u.name for u in sc.stack(hname)].index(t.name)
