@@ -175,3 +175,13 @@ def orders_case(rules=None):
         {"kind": "rally", "stack": "wood"},
     ]
     return scenario(hexes, steps, rules)
+
+
+def rally_case(rules=None):
+    """Two disrupted platoons, one of them reduced, rally under their HQ."""
+    units = [
+        unit("a", **RIFLES, disrupted=True, reduced=True),
+        unit("b", **RIFLES, disrupted=True),
+        unit("hq", **HQ),
+    ]
+    return scenario([{"name": "w", "units": units}], [{"kind": "rally", "stack": "w"}], rules)

@@ -24,6 +24,7 @@ from hex_platoon_cases import (  # noqa: E402
     assault_case,
     fire_case,
     orders_case,
+    rally_case,
     scenario,
     sequence_case,
     unit,
@@ -31,6 +32,7 @@ from hex_platoon_cases import (  # noqa: E402
 from records_check import check_records, run_with_records  # noqa: E402
 
 from oddslab import engine  # noqa: E402
+from oddslab.rulesets.hex_platoon import WARMUP  # noqa: E402
 from oddslab.rulesets.hex_platoon import layout as K  # noqa: E402
 from oddslab.scenario import from_dict, load  # noqa: E402
 
@@ -47,6 +49,12 @@ _MORTARS = {
     "name": "m",
     "units": [unit("mortar", type="mortar", he=3, range=8, to_hit=4), unit("obs", type="recon")],
 }
+
+
+def _no_adjacent(d: dict) -> dict:
+    d["steps"][0].pop("adjacent")
+    return d
+
 
 #: name -> (scenario dict, the kernel it must run on: "fire" fast path or "run" interpreter)
 CASES = {
@@ -109,22 +117,7 @@ CASES = {
         ),
         "run",
     ),
-    "rally": (
-        scenario(
-            [
-                {
-                    "name": "w",
-                    "units": [
-                        unit("a", **RIFLES, disrupted=True, reduced=True),
-                        unit("b", **RIFLES, disrupted=True),
-                        unit("hq", **HQ),
-                    ],
-                }
-            ],
-            [{"kind": "rally", "stack": "w"}],
-        ),
-        "run",
-    ),
+    "rally": (rally_case(), "run"),
     "command": (
         scenario(
             [{"name": "w", "units": [unit("a", **RIFLES)]}],
@@ -141,6 +134,10 @@ CASES = {
         ),
         "run",
     ),
+    # astray with no adjacent hex named: the hits land nowhere
+    "air-strike-no-adjacent": (_no_adjacent(air_case()), "run"),
+    # the ruleset's warm-up: every step kind in one trial
+    "warmup": (WARMUP, "run"),
     # move with mines, opportunity fire, assault, overrun, rally in one trial
     "sequence": (sequence_case(), "run"),
     # command checks, observed artillery, clear-mines, every order kind in one trial

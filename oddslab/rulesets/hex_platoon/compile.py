@@ -467,6 +467,7 @@ class HexPlatoonScenario(DictForm):
             meta={"primary": primary, "ruleset": "hex-platoon", "description": self.description},
             ruleset="hex-platoon",
             records=True,
+            exact_joint=self.exact_joint,
         )
 
     def exact_pmfs(self) -> dict[str, np.ndarray]:
@@ -474,6 +475,14 @@ class HexPlatoonScenario(DictForm):
         from .statistics import scenario_pmfs
 
         return scenario_pmfs(self)
+
+    def exact_joint(self, names: tuple[str, ...]) -> np.ndarray | None:
+        """Exact joint probability table of the statistics ``names`` (axis ``i`` indexed by
+        the value of ``names[i]``), or None where the exact engine cannot give it (see
+        :mod:`.exact_joint`)."""
+        from .exact_joint import exact_joint
+
+        return exact_joint(self, tuple(names))
 
     def resolved(self) -> dict[str, dict[str, Any]]:
         from .resolve import resolved

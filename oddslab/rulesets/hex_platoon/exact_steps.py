@@ -166,10 +166,34 @@ def _mix(a: np.ndarray, b: np.ndarray, w: float) -> np.ndarray:
     return out
 
 
-def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
-    """Exact outcome of step ``k`` from the initial position (the step must be static)."""
+def fire_dice(sc: HexPlatoonScenario, k: int) -> tuple[np.ndarray, list[tuple[int, int]], bool]:
+    """(hits PMF, save groups (dice, need), target concealed) of fire step ``k``, as
+    :func:`.kernel.fire` rolls them."""
     from .model import _conceal_base
 
+    s = sc.steps[k]
+    r = sc.rules
+    t = sc.unit(s.target)
+    hexo = sc.hex(sc.hex_of_name(s.target))
+    fn = sc.step_fire(k)
+    d, a = lead_dice(fn.dice, fn.aug, _lead(sc, s.hq), _mode(sc))
+    hits = attack_pmf(d, a, fn.to_hit)
+    conc = bool(_conceal_base(t, hexo) and not t.ops_complete)
+    if t.hard:
+        db = hexo.defence_hard
+        bonus = min(db, 2) + conc if not r.concealment_in_cap else min(db + conc, 2)
+        saves = (
+            [(t.armor, t.save), (bonus, 5)]
+            if r.armor_bonus_cover_5plus
+            else [(t.armor + bonus, t.save)]
+        )
+    else:
+        saves = [(hexo.defence + conc, 5)]
+    return hits, saves, conc
+
+
+def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
+    """Exact outcome of step ``k`` from the initial position (the step must be static)."""
     s = sc.steps[k]
     r = sc.rules
     ip_after = r.improved_position == "after-saves"
@@ -186,20 +210,7 @@ def step_exact(sc: HexPlatoonScenario, k: int) -> StepExact:
                 _unchanged(sc, hname),
             )
             return res
-        fn = sc.step_fire(k)
-        d, a = lead_dice(fn.dice, fn.aug, _lead(sc, s.hq), _mode(sc))
-        hits = attack_pmf(d, a, fn.to_hit)
-        conc = _conceal_base(t, hexo) and not t.ops_complete
-        if t.hard:
-            db = hexo.defence_hard
-            bonus = min(db, 2) + conc if not r.concealment_in_cap else min(db + conc, 2)
-            saves = (
-                [(t.armor, t.save), (bonus, 5)]
-                if r.armor_bonus_cover_5plus
-                else [(t.armor + bonus, t.save)]
-            )
-        else:
-            saves = [(hexo.defence + conc, 5)]
+        hits, saves, conc = fire_dice(sc, k)
         uns = unsaved_pmf(hits, saves, hexo.improved_position, ip_after)
         res.rec = {0: hits, 1: uns, 2: np.array([0.0, 1.0])}
         protect = r.concealed_infantry_not_reduced and t.infantry and conc
