@@ -146,6 +146,7 @@ def run(quick: bool = False) -> list[dict]:
         K.run_pool_only,
         (N_DICE, 1, die.face_score(), die.explode_mask(), die.tier_table(), die.kinds()),
         (Stat("hits", 4 * N_DICE + 1),),
+        records=True,
     )
     run_job(pool_job, 1000, 1)
     wall, cpu, _ = best_of_both(lambda: run_job(pool_job, n_fast, 1), repeat)

@@ -75,13 +75,30 @@ def note(outcome: Any, why: str) -> None:
     outcome.resolved = {SECTION: {"method": why}, **(outcome.resolved or {})}
 
 
-def answer(scenario: Any, trials, seed, precision, exact: bool, mc: bool, run: Callable) -> Any:
+def answer(
+    scenario: Any, trials, seed, precision, exact: bool, mc: bool, run: Callable, ask: Any = None
+) -> Any:
     """Exact where every statistic has an exact form and no simulation was asked for (--mc,
     or a simulation's --trials/--seed/--precision), else Monte Carlo; the resolved inputs
     say which and why. ``run(scenario, trials, seed, precision, exact)`` runs one (the
-    command line's, with its progress bar and compile message)."""
+    command line's, with its progress bar and compile message). ``ask`` (events, joints,
+    records: :class:`oddslab.cli_questions.Ask`) is answered exactly too when the exact
+    engine can (:func:`oddslab.cli_questions.exact_ask`), else the run simulates.
+
+    Raises
+    ------
+    ValueError
+        With ``exact`` when ``ask`` has a question the exact engine cannot answer.
+    """
+    from oddslab.cli_questions import exact_ask
+
+    asked = ask is not None and ask.any
     if exact:
         out = run(scenario, None, None, None, True)
+        if asked:
+            why_not = exact_ask(scenario, out, ask)
+            if why_not is not None:
+                raise ValueError("--exact: " + why_not.removeprefix("Monte Carlo: "))
         note(out, exact_reason(scenario, out))
         return out
     if mc or trials is not None or seed is not None or precision is not None:
@@ -90,6 +107,10 @@ def answer(scenario: Any, trials, seed, precision, exact: bool, mc: bool, run: C
         from oddslab.engine import resolved_inputs
 
         out, why = try_exact(scenario)
+        if out is not None and asked:
+            why_not = exact_ask(scenario, out, ask)
+            if why_not is not None:
+                out, why = None, why_not
         if out is not None:
             out.resolved = resolved_inputs(scenario)
             note(out, why)

@@ -313,9 +313,7 @@ class RollSpec:
         return s
 
     def _stats(self) -> tuple[Stat, ...]:
-        # The kernel histograms raw totals (before a constant), so a pool with a negative
-        # constant still needs raw_max + 1 bins.
-        a = max(self.pool.raw_max(), self.pool.max_total()) + 1
+        a = self.pool.max_total() + 1
         what_a = "successes" if self.pool.counts_successes else "total"
         if self.vs is None:
             stats = [Stat("total", a, "pool total", label=what_a)]
@@ -399,28 +397,10 @@ class RollSpec:
         b = self.vs.kernel_args() if self.vs is not None else a
         mode = TEST_NONE if self.test is None else (TEST_LE if self.test[0] == "<=" else TEST_GE)
         target = int(self.test[1]) if self.test is not None else 0
-        add = self.pool.add
-        if add and self.test is not None:
-            # max(0, raw + add) <= T  <=>  raw <= T - add   (T >= 0; T < 0 never passes)
-            # max(0, raw + add) >= T  <=>  raw >= T - add   (T > 0; T <= 0 always passes)
-            if self.test[0] == ">=" and target <= 0:
-                target = 0
-            elif self.test[0] == "<=" and target < 0:
-                target = -1
-            else:
-                target = target - add
-        params = (*a, self.vs is not None, *b, int(mode), target)
+        # the kernel adds pool A's constant to each trial's total (floored at 0) and tests
+        # that: a trial's records hold the total the user asked about
+        params = (*a, self.vs is not None, *b, int(mode), target, int(self.pool.add))
         primary = "total" if self.vs is None else "total_a"
-        transform = None
-        if add:
-            raw_bins = self.pool.raw_max() + 1
-
-            def transform(out: np.ndarray, _add: int = add, _n: int = raw_bins) -> None:
-                for c in range(out.shape[0]):
-                    raw = out[c, 0, :_n].copy()
-                    out[c, 0, :] = 0
-                    np.add.at(out[c, 0], np.maximum(np.arange(_n) + _add, 0), raw)
-
         kernel = run_pools
         if self.vs is not None and (self.pool.add or self.vs.add):
             kernel = _no_opposed_constants
@@ -433,7 +413,7 @@ class RollSpec:
             exact=self.exact_pmfs,
             meta={"primary": primary, "ruleset": "dice-pools"},
             ruleset="dice-pools",
-            transform=transform,
+            records=True,
         )
 
 

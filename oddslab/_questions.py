@@ -103,6 +103,11 @@ class Questions:
         e = parse_event(event, [s.name for s in self.stats])
         if e.label in self.events and self.events[e.label].text == e.text:
             return self.events[e.label]
+        return self.answer_event(e)
+
+    def answer_event(self, e: Event) -> EventResult:
+        """P(``e``) from what this outcome holds (see :meth:`probability`)."""
+        event = e.text
         exact = self.trials is None
         if len(e.stats) <= 1:
             name = e.stats[0] if e.stats else self.stats[0].name

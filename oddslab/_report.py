@@ -244,6 +244,19 @@ def compare_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
             if key not in seen:
                 seen.add(key)
                 order.append(("probability", r["label"], r["k"], r["stat"]))
+        for e in o.events.values():  # --event: a probability row like the headlines
+            key = ("probability", f"P({e.label})")
+            got[key] = {
+                "value": e.probability,
+                "se": e.se,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+                "n": e.trials,
+                "hits": e.hits,
+            }
+            if key not in seen:
+                seen.add(key)
+                order.append(("probability", f"P({e.label})", 1, e.text))
         for r in o.summary_rows():
             key = ("mean", r["label"])
             got[key] = {

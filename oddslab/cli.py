@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from oddslab import cli_questions as q
 from oddslab.cli_common import MAX_TRIALS, McOpt, parse_trials  # noqa: F401 (MAX_TRIALS: tests)
 from oddslab.cli_common import SCENARIO_HELP as _SCENARIO_HELP
 from oddslab.cli_common import check_plot as _check_plot
@@ -154,7 +155,7 @@ def _say_compiling(ruleset: str) -> None:
     typer.echo(f"compiling the {ruleset} kernels (first run only)…", err=True)
 
 
-def _run(scenario, trials, seed, precision, exact: bool):
+def _run(scenario, trials, seed, precision, exact: bool, ask=None):
     from oddslab.engine import resolved_inputs, simulate
 
     if exact:
@@ -178,6 +179,7 @@ def _run(scenario, trials, seed, precision, exact: bool):
             progress=callback,
             on_compile=_say_compiling,
             progress_every=0.25,
+            **(ask.simulate_kwargs() if ask is not None else {}),
         )
     except ValueError as exc:
         raise _fail(str(exc)) from None
@@ -185,7 +187,7 @@ def _run(scenario, trials, seed, precision, exact: bool):
         close()
 
 
-def _emit(outcome, fmt: Format, stat: str) -> None:
+def _emit(outcome, fmt: Format, stat: str, ask=None) -> None:
     from oddslab import _report
 
     if outcome.interrupted and not outcome.exact and not outcome.trials:
@@ -199,6 +201,10 @@ def _emit(outcome, fmt: Format, stat: str) -> None:
         con = _report.console()
         _report.print_resolved(outcome.resolved, con)
         _report.print_outcome(outcome, stat, con)
+        if ask is not None:
+            from oddslab.cli_questions import emit_ask
+
+            emit_ask(outcome, ask, con)
     if fmt is not Format.table:
         note = _report.precision_note(outcome)
         if note:
@@ -240,22 +246,36 @@ def simulate(
     fmt: FormatOpt = Format.table,
     plot: PlotOpt = None,
     stat: StatOpt = None,
+    event: q.EventOpt = None,
+    joint: q.JointOpt = None,
+    joint_plot: q.JointPlotOpt = None,
+    records: q.RecordsOpt = None,
+    record_trials: q.RecordTrialsOpt = None,
 ) -> None:
     """One scenario file: the inputs as read, then its outcome distribution (exact when
-    every statistic has an exact form, else simulated; the inputs say which and why)."""
+    every statistic has an exact form, else simulated; the inputs say which and why);
+    with --event, --joint and --records, questions that join statistics."""
     plot = _check_plot(plot)
     if exact and mc:
         raise _fail("--exact and --mc exclude each other")
     if exact and (trials is not None or seed is not None or precision is not None):
         raise _fail("--exact takes no --trials, --seed or --precision (it is not a simulation)")
     sc = _load(scenario)
+    ask = q.check_ask(sc, event, joint, joint_plot, records, record_trials, trials)
     from oddslab._answer import answer
 
-    outcome = answer(sc, trials, seed, precision, exact, mc, run=_run)
+    try:
+        outcome = answer(
+            sc, trials, seed, precision, exact, mc, run=functools.partial(_run, ask=ask), ask=ask
+        )
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
     main = _main_stat(outcome, stat)
-    _emit(outcome, fmt, main)
+    _emit(outcome, fmt, main, ask)
     if plot is not None and (outcome.trials or outcome.exact):
         _plot_single(outcome, main, plot)
+    if outcome.trials or outcome.exact:
+        q.finish_ask(outcome, ask)
     _finish(outcome)
 
 
@@ -275,6 +295,7 @@ def show(
     resolved = resolved_inputs(sc)
     if notes := entry_notes(scenario):  # what an imported library entry could not model
         resolved = {**(resolved or {}), "not modelled (library entries)": notes}
+    resolved = {**(resolved or {}), **q.stat_section(sc)}
     run = run_settings(sc)
     if fmt is Format.json:
         import json
@@ -318,6 +339,7 @@ def compare(
     stat: StatOpt = None,
     fmt: FormatOpt = Format.table,
     mc: McOpt = False,
+    event: q.EventOpt = None,
 ) -> None:
     """Run several scenarios with the same trials and seed and show them side by side, each
     with its standard error, and its difference from the first with a 95% interval (exact,
@@ -325,22 +347,9 @@ def compare(
     plot = _check_plot(plot)
     if len(scenarios) < 2:
         raise _fail("compare needs at least two scenario files")
-    shared = None
-    if target is not None:
-        from oddslab.scenario import ScenarioError, read_toml
-
-        lib, _, entry = str(target).rpartition(":")
-        if not target.exists() and lib and entry and Path(lib).is_file():
-            # LIBRARY.toml:ENTRY — a unit library entry, through the scenario `use =` hook
-            shared = {"use": f"{Path(lib).resolve()}:{entry}"}
-        else:
-            try:
-                shared = read_toml(target)
-            except ScenarioError as exc:
-                raise _fail(f"--target: {exc}") from None
-        if set(shared) == {"target"} and isinstance(shared["target"], dict):
-            shared = shared["target"]
+    shared = None if target is None else q.read_target(target)
     loaded = [_load(p, shared) for p in scenarios]
+    asks = [q.check_ask(sc, event, None, trials=trials) for sc in loaded]
     if shared is None:
         targets = [getattr(sc, "target", None) for sc in loaded]
         if any(t is not None and t != targets[0] for t in targets[1:]):
@@ -352,8 +361,9 @@ def compare(
     from oddslab import _answer as ans
 
     outcomes, why = ans.compare_exact(loaded, simulate=mc or trials is not None or seed is not None)
-    for sc in loaded[len(outcomes) :]:  # Ctrl-C stops the whole comparison
-        outcomes.append(_run(sc, trials, seed, None, False))
+    outcomes, why = q.exact_asks(loaded, outcomes, asks, why)
+    for sc, ask in zip(loaded[len(outcomes) :], asks[len(outcomes) :], strict=True):
+        outcomes.append(_run(sc, trials, seed, None, False, ask))  # Ctrl-C stops them all
         ans.note(outcomes[-1], why[len(outcomes) - 1])
         if outcomes[-1].interrupted:
             break

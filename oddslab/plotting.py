@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from oddslab.outcome import Z95, Outcome
+from oddslab.outcome import Z95, Outcome, format_probability
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -21,6 +21,7 @@ __all__ = [
     "plot_pmf",
     "plot_at_least",
     "plot_compare",
+    "plot_joint",
     "check_plot_path",
     "check_output_file",
     "save",
@@ -240,6 +241,60 @@ def plot_compare(
         ax.grid(axis="y", alpha=0.3)
     ax.set_title(f"{outcomes[0].title(stat) if outcomes else stat}: comparison")
     ax.legend()
+    return ax
+
+
+def plot_joint(
+    outcome: Outcome, a: str, b: str, ax: Axes | None = None, annotate: int = 12
+) -> Axes:
+    """Heatmap of the joint distribution ``P(a == i and b == j)``.
+
+    Rows are the values of ``a`` (bottom to top), columns those of ``b``; the colour is the
+    probability on a log scale from the smallest occurring probability; combinations that
+    never occurred are blank. Each cell is written out when the table is at most
+    ``annotate`` values each way (else the cells would not be readable).
+
+    Parameters
+    ----------
+    outcome : Outcome
+        With the joint of ``a`` and ``b`` (``simulate(joint=[(a, b)])``, an exact joint, or
+        records kept).
+    a, b : str
+        Statistic names.
+    ax : matplotlib Axes, optional
+    annotate : int
+        Largest number of values per axis for which cell text is written.
+    """
+    from matplotlib.colors import LogNorm
+
+    table = outcome.joint_table(a, b)
+    ax = _axes(ax)
+    z = table.to_numpy(dtype=float)
+    shown = np.where(z > 0, z, np.nan)
+    lo = float(np.nanmin(shown)) if np.isfinite(shown).any() else 1e-9
+    hi = float(np.nanmax(shown)) if np.isfinite(shown).any() else 1.0
+    mesh = ax.imshow(
+        shown, origin="lower", aspect="auto", cmap="viridis", norm=LogNorm(lo, max(hi, lo * 1.0001))
+    )
+    rows, cols = list(table.index), list(table.columns)
+    ax.set_yticks(range(len(rows)), [str(v) for v in rows])
+    ax.set_xticks(range(len(cols)), [str(v) for v in cols])
+    if len(cols) > 20:  # keep tick labels apart
+        ax.xaxis.set_major_locator(_int_locator())
+    if len(rows) > 20:
+        ax.yaxis.set_major_locator(_int_locator())
+    if len(rows) <= annotate and len(cols) <= annotate:
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                if z[i, j] > 0:
+                    ax.text(j, i, format_probability(z[i, j]), ha="center", va="center",
+                            fontsize=7, color="white" if z[i, j] < (lo * hi) ** 0.5 else "black")  # fmt: skip
+    ax.figure.colorbar(mesh, ax=ax, label="probability (blank: never happened)")
+    ax.set_xlabel(outcome.title(b))
+    ax.set_ylabel(outcome.title(a))
+    src = table.attrs.get("source", "")
+    extra = f", {src}" if src and src not in ("trials", "exact") else ""
+    ax.set_title(f"{_title(outcome)}{extra}")
     return ax
 
 

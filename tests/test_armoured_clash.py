@@ -69,6 +69,7 @@ def test_pool_matches_exact(rating, n):
         K.run_pool_only,
         (n, rating, die.face_score(), die.explode_mask(), die.tier_table(), die.kinds()),
         (stat,),
+        records=True,
     )
     out = run_job(job, 1_000_000, 20261121 + 10 * n + rating)
     p = chisquare_pmf(out.counts["hits"], attack_pool_pmf(n, rating))

@@ -397,9 +397,9 @@ def test_version_matches_the_package_metadata(root):
 
 def test_first_run_says_it_is_compiling(monkeypatch):
     """When numba's cache lacks the kernel, the user is told before the compile starts."""
-    import oddslab.engine as engine
+    import oddslab._compile as compiling
 
-    monkeypatch.setattr(engine, "kernel_status", lambda kernel, args: "compile")
+    monkeypatch.setattr(compiling, "kernel_status", lambda kernel, args: "compile")
     res = runner.invoke(app, ["roll", "2D6 >= 7", "--simulate", "-n", "1000", "-s", "1"])
     assert res.exit_code == 0, res.output
     assert "compiling the dice-pools kernels (first run only)…" in res.stderr

@@ -478,7 +478,8 @@ def test_a_game_counts_what_the_scripted_replay_reports(example):
     for seed in (1, 2, 3, 11):
         out = np.zeros((len(job.stats), job.n_bins), dtype=np.int64)
         words = np.array([seed, 2, 3, 4], dtype=np.uint64)
-        K.run_games(*K._prologue(words, 1, out, *job.params))
+        rec = np.zeros((0, len(job.stats)), dtype=np.int32)  # no per-trial records
+        K.run_games(*K._prologue(words, 1, out, rec, *job.params))
         assert (out.sum(axis=1) == 1).all()  # every statistic counted once
         played = {s.name: int(out[i].argmax()) for i, s in enumerate(job.stats)}
         replay = sc.run_with_dice([], seed=seed)

@@ -85,7 +85,8 @@ def _histograms(kernel, prologue, sc, n: int, seed: int = 5) -> np.ndarray:
     job = engine._as_job(sc)[0]
     G0, cdf, slots, offs = job.params
     out = np.zeros((len(slots), job.n_bins), dtype=np.int64)
-    kernel(*prologue(chunk_seeds(seed, 0, 1)[0], n, out, G0, cdf, slots, offs))
+    rec = np.zeros((0, len(slots)), dtype=np.int32)  # no per-trial records
+    kernel(*prologue(chunk_seeds(seed, 0, 1)[0], n, out, rec, G0, cdf, slots, offs))
     return out
 
 

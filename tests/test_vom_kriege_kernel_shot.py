@@ -32,7 +32,13 @@ def test_fast_path_matches_general_kernel():
     sc = scenario()
     fast = sc.compile()
     assert fast.kernel is SK.run_single_shot
-    general = Job(fast.name, K.run_vom_kriege, (pack(sc.arrays()), fast.params[-1]), fast.stats)
+    general = Job(
+        fast.name,
+        K.run_vom_kriege,
+        (pack(sc.arrays()), fast.params[-1]),
+        fast.stats,
+        records=True,
+    )
     a = oddslab.simulate(fast, trials=1_000_000, seed=1)
     b = oddslab.simulate(general, trials=1_000_000, seed=2)
     for s in fast.stats:

@@ -2,7 +2,7 @@
 
 :func:`roll_pool` is the serial, inlinable helper every kernel can call for one pool; the
 engine kernel :data:`run_pools` (per chunk: :func:`pools_trials`) histograms one pool, or two
-opposed pools, per trial.
+opposed pools, per trial (and can record each trial's values: :mod:`oddslab._kernels.chunks`).
 
 Semantics of one pool (the same as :func:`oddslab.exact.pool_pmf`)
 -------------------------------------------------------------------
@@ -153,6 +153,7 @@ def pools_trials(
     st,
     ntrials,
     hist,
+    rec,
     n_a,
     score_a,
     explode_a,
@@ -172,6 +173,7 @@ def pools_trials(
     high_b,
     test_mode,
     target,
+    add_a,
     scr_a,
     scr_b,
 ):
@@ -179,15 +181,23 @@ def pools_trials(
     threshold test, ``ntrials`` trials from the RNG state ``st``, on the scratch arrays
     ``scr_a`` / ``scr_b`` of :func:`_prologue` (allocates nothing).
 
-    Statistics in ``hist[s, value]`` order: 0 total of pool A; if ``opposed``: 1 total of
-    pool B, 2 ``a_wins`` (A > B), 3 ``tie``, 4 ``b_wins`` (flags); then if ``test_mode`` is
-    :data:`TEST_LE` / :data:`TEST_GE`: a ``pass`` flag for ``total_a <= target`` /
-    ``>= target``. Pool B arguments are ignored unless ``opposed``.
+    Statistics in ``hist[s, value]`` order: 0 total of pool A (its constant ``add_a``
+    included, floored at 0); if ``opposed``: 1 total of pool B, 2 ``a_wins`` (A > B), 3
+    ``tie``, 4 ``b_wins`` (flags); then if ``test_mode`` is :data:`TEST_LE` /
+    :data:`TEST_GE`: a ``pass`` flag for ``total_a <= target`` / ``>= target``. Pool B
+    arguments are ignored unless ``opposed``. With ``rec`` (int32[r, n_stats]) not empty,
+    trial ``t`` also writes those values to ``rec[t]`` (the records contract of
+    :mod:`oddslab._kernels.chunks`).
     """
     s_test = 5 if opposed else 1
-    for _ in range(ntrials):
+    keep = rec.shape[0] > 0
+    for t in range(ntrials):
         ta = roll_pool(st, n_a, score_a, explode_a, depth_a, reroll_a, rre_a, keep_a, high_a, scr_a)
+        ta += add_a
+        if ta < 0:
+            ta = 0
         hist[0, ta] += 1
+        tb = np.int64(0)
         if opposed:
             tb = roll_pool(
                 st, n_b, score_b, explode_b, depth_b, reroll_b, rre_b, keep_b, high_b, scr_b
@@ -196,22 +206,35 @@ def pools_trials(
             hist[2, np.int64(ta > tb)] += 1
             hist[3, np.int64(ta == tb)] += 1
             hist[4, np.int64(ta < tb)] += 1
+        passed = np.int64(0)
         if test_mode == TEST_LE:
-            hist[s_test, np.int64(ta <= target)] += 1
+            passed = np.int64(ta <= target)
+            hist[s_test, passed] += 1
         elif test_mode == TEST_GE:
-            hist[s_test, np.int64(ta >= target)] += 1
+            passed = np.int64(ta >= target)
+            hist[s_test, passed] += 1
+        if keep:
+            rec[t, 0] = ta
+            if opposed:
+                rec[t, 1] = tb
+                rec[t, 2] = np.int64(ta > tb)
+                rec[t, 3] = np.int64(ta == tb)
+                rec[t, 4] = np.int64(ta < tb)
+            if test_mode != TEST_NONE:
+                rec[t, s_test] = passed
 
 
-def _prologue(seed, ntrials, hist, *params):
+def _prologue(seed, ntrials, hist, rec, *params):
     """Per-chunk setup (Python): the RNG state from the seed words ``seed`` (uint64[4]) and
-    the two pools' scratch arrays, as the arguments of :func:`pools_trials`."""
+    the two pools' scratch arrays, as the arguments of :func:`pools_trials` (the chunk's
+    records ``rec`` handed on as they are)."""
     n_a, n_b = params[0], params[9]
     scr_a = np.zeros(max(int(n_a), 1), dtype=np.int64)
     scr_b = np.zeros(max(int(n_b), 1), dtype=np.int64)
-    return (seed_state(seed), ntrials, hist, *params, scr_a, scr_b)
+    return (seed_state(seed), ntrials, hist, rec, *params, scr_a, scr_b)
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`pools_trials` on the arguments
 #: of :func:`_prologue`, for each chunk of a batch, on threads
 #: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_pools = ChunkKernel(pools_trials, "run_pools", prologue=_prologue)
+run_pools = ChunkKernel(pools_trials, "run_pools", prologue=_prologue, records=True)

@@ -223,6 +223,7 @@ def compile_job(sc: ArmouredClashScenario) -> Job:
             "focus": sc.focus_unit,
         },
         ruleset="armoured-clash",
+        records=True,
     )
 
 

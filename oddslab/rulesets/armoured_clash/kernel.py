@@ -359,10 +359,11 @@ def pack_units(UI, dn):
 
 
 def _prologue(
-    seed, ntr, hist, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots
+    seed, ntr, hist, rec, AT, UI, DC, R, deck0, dn, face_score, explode, rr_tiers, kinds, slots
 ):
     """Per-chunk setup (Python): the arguments of :func:`run_trials` for ``ntr`` trials from
-    the seed words ``seed`` (uint64[4]) into ``hist`` (int64[n_stats, n_bins]).
+    the seed words ``seed`` (uint64[4]) into ``hist`` (int64[n_stats, n_bins]) and the
+    chunk's records ``rec`` (int32[r, n_stats], handed on as it is).
 
     All scratch (the packed unit table ``W``, the deck, the face table, ``res``) is made once
     per chunk, so no two threads write one array, and the compiled loop allocates nothing.
@@ -371,41 +372,54 @@ def _prologue(
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
     res = np.zeros(N_STATS, dtype=np.int64)
     nu = np.int64(UI.shape[0])
-    return (seed_state(seed), ntr, hist, AT, W, nu, DC, R, deck0.copy(), FT, res, slots)
+    return (seed_state(seed), ntr, hist, rec, AT, W, nu, DC, R, deck0.copy(), FT, res, slots)
 
 
 @jit_noalloc(vectorize=False)
-def run_trials(st, ntr, hist, AT, W, nu, DC, R, deck, FT, res, slots):
+def run_trials(st, ntr, hist, rec, AT, W, nu, DC, R, deck, FT, res, slots):
     """``ntr`` trials of one chunk (serial), histogrammed into ``hist[slots[s], value]``
     (int64[n_stats, n_bins]) for the statistics ``ST_*``; ``slots[s]`` is -1 for a
-    statistic that is not reported. The arrays after ``hist`` are those of
+    statistic that is not reported. With ``rec`` (int32[r, n_stats]) not empty, trial ``t``
+    also writes those values to ``rec[t, slots[s]]`` (the records contract of
+    :mod:`oddslab._kernels.chunks`). The arrays after ``rec`` are those of
     :func:`_prologue`."""
-    for _ in range(ntr):
+    keep = rec.shape[0] > 0
+    for t in range(ntr):
         simulate_trial(st, AT, W, nu, DC, R, deck, FT, res)
         for s in range(N_STATS):
             slot = slots[s]
             if slot >= 0:
                 hist[slot, res[s]] += 1
+        if keep:
+            for s in range(N_STATS):
+                slot = slots[s]
+                if slot >= 0:
+                    rec[t, slot] = res[s]
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
 #: :func:`_prologue`, for each chunk of a batch, on threads
 #: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_armoured_clash = ChunkKernel(run_trials, "run_armoured_clash", prologue=_prologue)
+run_armoured_clash = ChunkKernel(run_trials, "run_armoured_clash", prologue=_prologue, records=True)
 
 
-def _pool_prologue(seed, ntr, hist, n, rating, face_score, explode, rr_tiers, kinds):
+def _pool_prologue(seed, ntr, hist, rec, n, rating, face_score, explode, rr_tiers, kinds):
     FT = pack_faces(face_score, explode, rr_tiers, kinds)
-    return (seed_state(seed), ntr, hist, n, rating, FT)
+    return (seed_state(seed), ntr, hist, rec, n, rating, FT)
 
 
 @jit_noalloc
-def pool_trials(st, ntr, hist, n, rating, FT):
-    """One chunk of :data:`run_pool_only`: ``hist[0, hits]`` of one attack pool per trial."""
-    for _ in range(ntr):
+def pool_trials(st, ntr, hist, rec, n, rating, FT):
+    """One chunk of :data:`run_pool_only`: ``hist[0, hits]`` of one attack pool per trial
+    (and ``rec[t, 0] = hits`` when ``rec``, int32[r, 1], is not empty)."""
+    keep = rec.shape[0] > 0
+    for t in range(ntr):
         h = pool_hits(st, n, rating, 0, FT)
         hist[0, h] += 1
+        if keep:
+            rec[t, 0] = h
 
 
-#: Engine kernel: the hits of one attack pool (for checks and benchmarks).
-run_pool_only = ChunkKernel(pool_trials, "run_pool_only", prologue=_pool_prologue)
+#: Engine kernel: the hits of one attack pool (for checks and benchmarks); its jobs declare
+#: ``records=True``.
+run_pool_only = ChunkKernel(pool_trials, "run_pool_only", prologue=_pool_prologue, records=True)

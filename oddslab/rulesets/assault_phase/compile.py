@@ -365,6 +365,7 @@ def job(sc: AssaultScenario) -> Job:
         exact=(lambda: exact_pmfs(sc)) if charge_can_fail(sc) else None,
         meta=meta,
         ruleset="assault-phase",
+        records=True,
     )
 
 

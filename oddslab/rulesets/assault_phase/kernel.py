@@ -152,9 +152,14 @@ def _roll_distance(st, script, fast):
 
 
 @jit_inner
-def _record(hist, sel, res):
+def _record(hist, rec, t, sel, res):
+    """Histogram trial ``t``'s reported values (``res[sel[k]]`` into ``hist[k]``) and, when
+    the chunk keeps records (``rec`` int32[r, K] not empty), write them to ``rec[t]``."""
     for k in range(sel.shape[0]):
         hist[k, res[sel[k]]] += 1
+    if rec.shape[0] > 0:
+        for k in range(sel.shape[0]):
+            rec[t, k] = res[sel[k]]
 
 
 @jit_noalloc(
@@ -165,9 +170,11 @@ def _record(hist, sel, res):
     flags="all_fled any_charge any_fled any_sweep cover_on frag_any gone ok plasma_all "
     "reach_unit strikes_first yes",
 )
-def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
+def run_trials(st, ntrials, hist, rec, script, gi, ui, cx, res, wk, sel):
     """``ntrials`` whole combats, serially: each fills ``res`` (``S_NFIXED + G`` values) and
-    adds 1 to ``hist[k, res[sel[k]]]`` for every ``k`` (allocates nothing).
+    adds 1 to ``hist[k, res[sel[k]]]`` for every ``k`` (allocates nothing); with ``rec``
+    (int32[r, K]) not empty, combat ``t`` also writes ``rec[t, k] = res[sel[k]]`` (the
+    records contract of :mod:`oddslab._kernels.chunks`).
 
     The arguments come from :func:`_prologue`: ``cx`` holds the entity table, rules and charts
     (:func:`_chunk_arrays`); ``wk`` is int64 scratch ``(W_NROWS, max(G, U + 1, E, MAX_SPLIT) +
@@ -183,7 +190,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
     """
     G = gi.shape[0]
     U = ui.shape[0]
-    for _ in range(ntrials):
+    for t in range(ntrials):
         for i in range(res.shape[0]):
             res[i] = 0
         double_one = cx[CX_RULES + R_DOUBLE_ONE] != 0
@@ -218,7 +225,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                     wk[W_IN_COMBAT, u] = 0
                     wk[W_ABSENT, u] = 1
         if not any_charge:
-            _record(hist, sel, res)
+            _record(hist, rec, t, sel, res)
             continue
         res[S_CHARGE] = 1
         # -- defenders assaulted while falling back must regroup -------------------------------
@@ -416,7 +423,7 @@ def run_trials(st, ntrials, hist, script, gi, ui, cx, res, wk, sel):
                 if gi[g, G_SIDE] == side and wk[W_ALIVE, g] > 0:
                     gone = False
             res[S_DESTROYED + side] = 1 if gone else 0
-        _record(hist, sel, res)
+        _record(hist, rec, t, sel, res)
 
 
 @jit_inner
@@ -452,20 +459,22 @@ def run_scripted(gi, ui, ei, rules, hit_tab, wound_tab, script, seed_words):
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
     hist = np.zeros((0, 1), dtype=np.int64)  # nothing histogrammed: ``res`` is the answer
     sel = np.zeros(0, dtype=np.int64)
-    run_trials(seed_state(seed_words), 1, hist, script, gi, ui, cx, res, wk, sel)
+    rec = np.zeros((0, 0), dtype=np.int32)
+    run_trials(seed_state(seed_words), 1, hist, rec, script, gi, ui, cx, res, wk, sel)
     return res
 
 
-def _prologue(seed_words, ntrials, hist, gi, ui, ei, rules, hit_tab, wound_tab, sel):
+def _prologue(seed_words, ntrials, hist, rec, gi, ui, ei, rules, hit_tab, wound_tab, sel):
     """Per-chunk setup (Python): the arguments of :func:`run_trials` (the RNG state from the
-    seed words, uint64[4], no script, the result row and the chunk's arrays)."""
+    seed words, uint64[4], the chunk's records ``rec`` as they are, no script, the result
+    row and the chunk's arrays)."""
     script = None  # nothing scripted: compiled without the scripted-dice branches
     res = np.zeros(S_NFIXED + gi.shape[0], dtype=np.int64)
     wk, cx = _chunk_arrays(gi, ui, ei, rules, hit_tab, wound_tab)
-    return (seed_state(seed_words), ntrials, hist, script, gi, ui, cx, res, wk, sel)
+    return (seed_state(seed_words), ntrials, hist, rec, script, gi, ui, cx, res, wk, sel)
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
 #: :func:`_prologue`, for each chunk of a batch, on threads
 #: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_assault = ChunkKernel(run_trials, "run_assault", prologue=_prologue)
+run_assault = ChunkKernel(run_trials, "run_assault", prologue=_prologue, records=True)

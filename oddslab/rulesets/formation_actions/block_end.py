@@ -27,12 +27,15 @@ from oddslab.rulesets.formation_actions.block_steps import (
     L_PT0,
     L_PT1,
     L_SOME,
+    L_W,
     count_values,
     outside_lanes,
 )
 from oddslab.rulesets.formation_actions.layout import (
     A_NCOLS,
+    A_START,
     A_STAT0,
+    AS_TURNS,
     AS_WITHDRAWALS,
     F_COMMAND,
     F_NCOLS,
@@ -47,11 +50,13 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_HOLDS,
     FS_RALLIED,
     FS_RALLIED_UNBROKEN,
+    FS_SHOCK,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
     H_NF,
     R_BROKEN_CAP,
+    R_TURNS,
     T_ACTION,
     T_BROKEN,
     T_NCOLS,
@@ -72,6 +77,8 @@ __all__ = [
     "rally",
     "split_rallies",
     "turn_statistics",
+    "record_turn",
+    "record_block",
 ]
 
 
@@ -358,3 +365,48 @@ def turn_statistics(W, RT, hist, G, tb, nb, m0, m1):
         for g in range(nb):
             V[g] = popcount((W[L_BROKEN, g] | W[L_GONE, g]) & m)
         count_values(hist, G[e + TA_BROKEN], V, nb)
+
+
+@jit_inner
+def record_turn(W, RT, G, t, nb):
+    """Per-trial records only: write turn ``t``'s statistics of every lane, the values
+    :func:`turn_statistics` and :func:`~.block_steps.strategy` counted, to their slots of
+    the statistics rows ``RT`` (slot layout in :mod:`.layout`; the totals' slots are left
+    alone)."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    ao = G[H_AOFF]
+    nt = G[R_TURNS]
+    PF = W[L_PASSF]
+    HE = W[L_HELD]
+    EV = W[L_EVER]
+    for f in range(nf):
+        fs = G[fo + f * F_NCOLS + F_STAT0] + FS_SHOCK + t
+        S = W[L_NROWS + f]
+        for g in range(nb):
+            RT[fs, g] = S[g]
+            RT[fs + nt, g] = (EV[g] >> f) & 1
+            RT[fs + 2 * nt, g] = ((PF[g] >> f) & 1) + 2 * ((HE[g] >> f) & 1)
+    one = np.int64(1)
+    start1 = G[ao + A_NCOLS + A_START]
+    m0 = (one << start1) - 1
+    m1 = ((one << nf) - 1) & ~m0
+    for a in range(2):
+        m = m0 if a == 0 else m1
+        sa = G[ao + a * A_NCOLS + A_STAT0] + AS_TURNS + t
+        for g in range(nb):
+            RT[sa, g] = popcount(PF[g] & m)
+            RT[sa + nt, g] = popcount(HE[g] & m)
+            RT[sa + 2 * nt, g] = popcount((W[L_BROKEN, g] | W[L_GONE, g]) & m)
+            won = W[L_W, g]
+            RT[sa + 3 * nt + 2, g] = won if a == 1 else 1 - won
+
+
+@jit_inner
+def record_block(rec, j0, nb, RT, rs):
+    """Per-trial records only: lane ``g``'s statistics (slots ``rs`` of ``RT``, after
+    :func:`split_rallies`) to row ``j0 + g`` of ``rec``."""
+    for k in range(rs.shape[0]):
+        R = RT[rs[k]]
+        for g in range(nb):
+            rec[j0 + g, k] = R[g]

@@ -394,6 +394,7 @@ class FormationActionsScenario(DictForm):
                 "formation_names": fnames,
             },
             ruleset=RULESET,
+            records=True,
         )
 
     def run_with_dice(self, dice: list[int], seed: int = 1) -> dict[str, int]:

@@ -55,6 +55,7 @@ from oddslab.rulesets.formation_actions.layout import (
     FS_HOLDS,
     FS_RALLIED,
     FS_RALLIED_UNBROKEN,
+    FS_SHOCK,
     FS_WITHDRAWALS,
     H_AOFF,
     H_FOFF,
@@ -96,12 +97,13 @@ _u = np.uint64
 
 
 @jit_inner(ints="last")
-def play_game(st, G, cdf, broken0, rok, any_outside, hist):
+def play_game(st, G, cdf, broken0, rok, any_outside, hist, keep):
     """One game of ``G[R_TURNS]`` turns. Each turn's statistics are counted into ``hist`` at
     the offsets of the table ``G[H_TOFF:]`` as the turn ends; the game's totals are added
     into ``G[H_ROFF:]`` (all zero on entry: :func:`run_games` clears each slot as it
     histograms it). ``broken0``, ``rok`` and ``any_outside`` are :func:`game_constants` of
-    ``G``.
+    ``G``. With ``keep`` (per-trial records) each turn statistic is also written to its
+    slot of the row, the value it counts (the game's dice are the same either way).
 
     Formation flags (broken, ever broken, out of play, passed or held this turn, to rally)
     are bit masks held in registers (bit ``f`` = formation ``f``); Shock lives in ``G``.
@@ -192,6 +194,9 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
         ta = tb + T_NCOLS * nf
         hist[_u(G[_u(ta + w * TA_NCOLS + TA_WON)] + 1)] += 1  # won turn t's roll
         hist[_u(G[_u(ta + (1 - w) * TA_NCOLS + TA_WON)])] += 1
+        if keep:
+            G[st0 + AS_TURNS + 3 * nt + 2 + t] = 1 - w
+            G[st1 + AS_TURNS + 3 * nt + 2 + t] = w
         side = np.int64(w if G[(a1 if w else a0) + A_CHOOSE] == 0 else 1 - w)
         # -- action phase ----------------------------------------------------------------------
         able = ~(broken | gone)
@@ -383,19 +388,30 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist):
             hist[_u(G[_u(e + T_SHOCK)] + s)] += 1
             hist[_u(G[_u(e + T_BROKEN)] + ((ever >> f) & one))] += 1
             hist[_u(G[_u(e + T_ACTION)] + pb + 2 * hb)] += 1  # 0 no action, 1 action, 2 Hold
+            if keep:  # the turn's slots: FS_SHOCK + t, then broken_by and action_turn
+                G[_u(fs + FS_SHOCK + t)] = s
+                G[_u(fs + FS_SHOCK + nt + t)] = (ever >> f) & one
+                G[_u(fs + FS_SHOCK + 2 * nt + t)] = pb + 2 * hb
         out = broken | gone
         for e, m in ((ta, m0), (ta + TA_NCOLS, m1)):
             hist[_u(G[_u(e + TA_ACTIONS)] + popcount(passed & m))] += 1
             hist[_u(G[_u(e + TA_HOLDS)] + popcount(held & m))] += 1
             hist[_u(G[_u(e + TA_BROKEN)] + popcount(out & m))] += 1
+        if keep:  # the armies' turn slots: AS_TURNS + t, then holds and broken_after
+            for sa, m in ((st0, m0), (st1, m1)):
+                G[sa + AS_TURNS + t] = popcount(passed & m)
+                G[sa + AS_TURNS + nt + t] = popcount(held & m)
+                G[sa + AS_TURNS + 2 * nt + t] = popcount(out & m)
 
 
-def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
+def _prologue(seed_words, n, out_c, rec, G0, cdf, slots, offs):
     """Per-chunk setup (Python): the arguments of :func:`run_games` for ``n`` games from the
-    seed words ``seed_words`` (uint64[4]) into ``out_c[s, value]``: the RNG state, the
-    chunk's own copy of the game array with a zeroed statistics row, the game totals' indices
-    in ``G`` (``at``) and first bins (``first``), the compact histogram (with the unreported
-    turn statistics' bins past its end) and the totals' slots no statistic reports."""
+    seed words ``seed_words`` (uint64[4]) into ``out_c[s, value]`` (and each game's
+    statistics into ``rec[j, s]`` when ``rec`` has rows, handed on as it is): the RNG state,
+    the chunk's own copy of the game array with a zeroed statistics row, the game totals'
+    indices in ``G`` (``at``) and first bins (``first``), the compact histogram (with the
+    unreported turn statistics' bins past its end), the totals' slots no statistic reports
+    and each reported statistic's index in ``G`` (``rs``)."""
     G = G0.copy()
     ro = G[H_ROFF]
     nslots = G[H_NSLOTS]
@@ -415,12 +431,14 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
     rest = (ro + np.nonzero(unreported)[0]).astype(np.int64)
     hist = np.zeros(offs[ns] + int(np.diff(offs).max()), dtype=np.int64)
     st = np.zeros(6, dtype=np.uint64)
-    return (seed_words.copy(), st, n, out_c, G, cdf, offs, at, first, hist, rest)
+    rs = (ro + slots).astype(np.int64)
+    return (seed_words.copy(), st, n, out_c, rec, G, cdf, offs, at, first, hist, rest, rs)
 
 
 @jit_noalloc(vectorize=False, llvm_opt=2)
-def run_games(seed, st, n, out_c, G, cdf, offs, at, first, hist, rest):
-    """``n`` games; histogram every reported statistic into ``out_c[s, value]`` (the arrays
+def run_games(seed, st, n, out_c, rec, G, cdf, offs, at, first, hist, rest, rs):
+    """``n`` games; histogram every reported statistic into ``out_c[s, value]`` and, when
+    ``rec`` (int32[r, n_stats]) has rows, write game ``j``'s to ``rec[j, s]`` (the arrays
     after ``offs`` come from :func:`_prologue`; allocates nothing). Game ``j`` draws from its
     own counter stream (:func:`~oddslab._kernels.rng.stream_state` of the chunk's seed words
     ``seed`` and ``j``), held in ``st[0]``.
@@ -432,9 +450,13 @@ def run_games(seed, st, n, out_c, G, cdf, offs, at, first, hist, rest):
     """
     ntot = at.shape[0]
     broken0, rok, any_outside = game_constants(G)
+    keep = rec.shape[0] > 0
     for j in range(n):
         st[0] = stream_state(seed, j)
-        play_game(st, G, cdf, broken0, rok, any_outside, hist)
+        play_game(st, G, cdf, broken0, rok, any_outside, hist, keep)
+        if keep:  # before the totals' slots are cleared below
+            for k in range(rs.shape[0]):
+                rec[j, k] = G[rs[k]]
         for k in range(ntot):
             # unsigned indices: no negative-index wraparound on these accesses
             i = np.uint64(at[k])
@@ -456,7 +478,9 @@ def run_games(seed, st, n, out_c, G, cdf, offs, at, first, hist, rest):
 #: cumulative bin counts of the statistics. Simulations run on the lock-step kernels of
 #: :mod:`.kernel_block`, which give the same histograms; this one is their reference (and a
 #: drop-in ``Job.kernel`` for comparing the two).
-run_formation_actions = ChunkKernel(run_games, "run_formation_actions", prologue=_prologue)
+run_formation_actions = ChunkKernel(
+    run_games, "run_formation_actions", prologue=_prologue, records=True
+)
 
 
 @jit
@@ -477,5 +501,5 @@ def play_scripted(G0, cdf, dice, seed_words, hist):
     ro = G[H_ROFF]
     G[ro : ro + G[H_NSLOTS]] = 0  # play_game adds into a zeroed statistics row
     broken0, rok, any_outside = game_constants(G)
-    play_game(st, G, cdf, broken0, rok, any_outside, hist)
+    play_game(st, G, cdf, broken0, rok, any_outside, hist, False)
     return G[ro : ro + G[H_NSLOTS]].copy(), np.int64(st[6]) - 7

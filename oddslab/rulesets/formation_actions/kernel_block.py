@@ -37,6 +37,8 @@ from oddslab.rulesets.formation_actions.block_end import (
     end_phase_outside,
     outside_start,
     rally,
+    record_block,
+    record_turn,
     split_rallies,
     turn_statistics,
 )
@@ -167,11 +169,11 @@ def step_constants(G: np.ndarray) -> np.ndarray:
     return P
 
 
-def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
+def _prologue(seed_words, n, out_c, rec, G0, cdf, slots, offs):
     """Per-chunk setup (Python): :func:`.kernel._prologue`'s arguments without the scalar
     generator state, plus the block's work arrays and :func:`step_constants`."""
-    seed, _st, n, out_c, G, cdf, offs, at, first, hist, rest = K._prologue(
-        seed_words, n, out_c, G0, cdf, slots, offs
+    seed, _st, n, out_c, rec, G, cdf, offs, at, first, hist, rest, rs = K._prologue(
+        seed_words, n, out_c, rec, G0, cdf, slots, offs
     )
     nf = int(G[H_NF])
     # an army whose order is picked at each activation keeps its formations in listed order
@@ -191,6 +193,7 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
         seed,
         n,
         out_c,
+        rec,
         G,
         cdf,
         offs,
@@ -202,6 +205,7 @@ def _prologue(seed_words, n, out_c, G0, cdf, slots, offs):
         SM,
         RT,
         step_constants(G),
+        rs - ro,
     )
 
 
@@ -319,12 +323,14 @@ def _copy_out(hist, offs, out_c):
 
 
 @jit_noalloc
-def run_block_games(seed, n, out_c, G, cdf, offs, at, first, hist, rest, W, SM, RT, P):
+def run_block_games(seed, n, out_c, rec, G, cdf, offs, at, first, hist, rest, W, SM, RT, P, rs):
     """``n`` games in blocks of ``W.shape[1]``; histogram every reported statistic into
-    ``out_c[s, value]`` exactly as :func:`.kernel.run_games` does (``at``, ``rest``: slots
-    of the statistics row ``RT``; the other arrays from :func:`_prologue`). Both armies'
-    activation orders are fixed."""
+    ``out_c[s, value]`` exactly as :func:`.kernel.run_games` does, and each game's
+    statistics into its own row ``rec[j, s]`` when ``rec`` has rows (``at``, ``rest``,
+    ``rs``: slots of the statistics row ``RT``; the other arrays from :func:`_prologue`).
+    Both armies' activation orders are fixed."""
     B = W.shape[1]
+    keep = rec.shape[0] > 0
     for j0 in range(0, n, B):
         nb = min(B, n - j0)
         _block_start(seed, j0, nb, W, SM, RT, G, P, at, rest)
@@ -333,16 +339,23 @@ def run_block_games(seed, n, out_c, G, cdf, offs, at, first, hist, rest, W, SM, 
             while n_act > 0:
                 n_act = action_step(W, SM, nb, P)
             _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
+            if keep:
+                record_turn(W, RT, G, t, nb)
         _block_end(hist, first, RT, at, nb, G)
+        if keep:
+            record_block(rec, j0, nb, RT, rs)
     _copy_out(hist, offs, out_c)
 
 
 @jit_noalloc
-def run_block_games_picking(seed, n, out_c, G, cdf, offs, at, first, hist, rest, W, SM, RT, P):
+def run_block_games_picking(
+    seed, n, out_c, rec, G, cdf, offs, at, first, hist, rest, W, SM, RT, P, rs
+):
     """:func:`run_block_games` for games in which an army picks its order at each activation
     (a kernel of its own: the picking step is a second second of compile that games with
     fixed orders need not wait for)."""
     B = W.shape[1]
+    keep = rec.shape[0] > 0
     for j0 in range(0, n, B):
         nb = min(B, n - j0)
         _block_start(seed, j0, nb, W, SM, RT, G, P, at, rest)
@@ -351,7 +364,11 @@ def run_block_games_picking(seed, n, out_c, G, cdf, offs, at, first, hist, rest,
             while n_act > 0:
                 n_act = action_step_picking(W, SM, nb, P)
             _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
+            if keep:
+                record_turn(W, RT, G, t, nb)
         _block_end(hist, first, RT, at, nb, G)
+        if keep:
+            record_block(rec, j0, nb, RT, rs)
     _copy_out(hist, offs, out_c)
 
 
@@ -359,8 +376,8 @@ def run_block_games_picking(seed, n, out_c, G, cdf, offs, at, first, hist, rest,
 #: orders fixed) and :func:`run_block_games_picking` for each chunk of a batch, on threads;
 #: the same parameters and results as :data:`.kernel.run_formation_actions`.
 run_formation_actions_block = ChunkKernel(
-    run_block_games, "run_formation_actions_block", prologue=_prologue
+    run_block_games, "run_formation_actions_block", prologue=_prologue, records=True
 )
 run_formation_actions_picking = ChunkKernel(
-    run_block_games_picking, "run_formation_actions_picking", prologue=_prologue
+    run_block_games_picking, "run_formation_actions_picking", prologue=_prologue, records=True
 )

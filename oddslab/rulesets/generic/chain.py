@@ -29,7 +29,14 @@ from oddslab.rulesets.generic.exact_packets import packets
 if TYPE_CHECKING:  # the scenario class imports this module
     from oddslab.rulesets.generic.scenario import GenericScenario
 
-__all__ = ["allocation_pmfs", "MAX_STATES", "MAX_WORK", "transition"]
+__all__ = [
+    "allocation_pmfs",
+    "allocation_final",
+    "allocation_values",
+    "MAX_STATES",
+    "MAX_WORK",
+    "transition",
+]
 
 #: most (pending counts, unit state) pairs the chain may hold at once
 MAX_STATES = 100_000
@@ -234,9 +241,10 @@ def _fire(dist, n_att, per, normal: _Feed, mixed, S: int, work: int) -> int | No
     return work
 
 
-def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
-    """Exact PMFs of ``models_slain``, ``destroyed``, ``damage_dealt`` and
-    ``wounds_remaining``, or ``None`` when the chain would be too large."""
+def allocation_final(sc: GenericScenario) -> np.ndarray | None:
+    """The exact distribution of the unit's state after every attack, ``float[M * W + 1]``
+    (state 0: destroyed, else ``1 + (alive - 1) * W + (cur - 1)``; see :func:`transition`),
+    or ``None`` when the chain would be too large."""
     t, r = sc.target, sc.rules
     M, W = t.models, t.wounds
     S = M * W + 1
@@ -292,6 +300,35 @@ def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
         for count, powers in zip(key, later, strict=True):
             v = powers.apply(v, count)
         final += v
+    return final
+
+
+def allocation_values(sc: GenericScenario) -> dict[str, np.ndarray]:
+    """Per unit state of :func:`allocation_final`, the value of each allocation statistic
+    (``int64[M * W + 1]`` each): a joint distribution of any of them is the final
+    distribution summed by these values."""
+    t = sc.target
+    M, W = t.models, t.wounds
+    total = M * W - t.damaged
+    state = np.arange(M * W + 1)
+    alive = np.where(state == 0, 0, (state - 1) // W + 1)
+    left = np.where(state == 0, 0, np.minimum(total, (alive - 1) * W + (state - 1) % W + 1))
+    return {
+        "models_slain": M - alive,
+        "destroyed": (state == 0).astype(np.int64),
+        "damage_dealt": total - left,
+        "wounds_remaining": left,
+    }
+
+
+def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
+    """Exact PMFs of ``models_slain``, ``destroyed``, ``damage_dealt`` and
+    ``wounds_remaining``, or ``None`` when the chain would be too large."""
+    final = allocation_final(sc)
+    if final is None:
+        return None
+    t = sc.target
+    M, W = t.models, t.wounds
     total = M * W - t.damaged
     slain = np.zeros(M + 1)
     left = np.zeros(total + 1)

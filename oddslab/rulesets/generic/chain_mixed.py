@@ -29,7 +29,7 @@ from oddslab.rulesets.generic.exact_packets import _damage_pmf, packets
 if TYPE_CHECKING:  # the scenario class imports this module
     from oddslab.rulesets.generic.scenario import GenericScenario
 
-__all__ = ["mixed_allocation_pmfs"]
+__all__ = ["mixed_allocation_pmfs", "mixed_allocation_joint"]
 
 State = tuple[int, ...]  # (alive_0, cur_0, alive_1, cur_1, ...)
 
@@ -158,6 +158,28 @@ def mixed_allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
     ``damage_dealt``, ``wounds_remaining``, ``target_<group>_models_lost``, ``leader_slain``),
     or None when the chain would be too large."""
     unit = _Unit(sc)
+    final = _final(sc, unit)
+    return None if final is None else _statistics(sc, unit, final)
+
+
+def mixed_allocation_joint(sc: GenericScenario, names: tuple[str, ...], sizes: tuple[int, ...]):
+    """The exact joint table ``float[sizes]`` of allocation statistics ``names`` of a mixed
+    unit (axis k indexed by the value of ``names[k]``), or None when the chain would be too
+    large or a name is not one of them."""
+    unit = _Unit(sc)
+    values = _values(sc, unit)
+    if any(n not in values for n in names):
+        return None
+    final = _final(sc, unit)
+    if final is None:
+        return None
+    table = np.zeros(sizes)
+    np.add.at(table, tuple(values[n] for n in names), final)
+    return table
+
+
+def _final(sc: GenericScenario, unit: _Unit) -> np.ndarray | None:
+    """The exact distribution over ``unit.states`` after every attack (None: too large)."""
     S = len(unit.states)
     if S > MAX_STATES:
         return None
@@ -226,7 +248,29 @@ def mixed_allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
         for count, feed in zip(key, later, strict=True):
             v = feed.apply(v, count)
         final += v
-    return _statistics(sc, unit, final)
+    return final
+
+
+def _values(sc: GenericScenario, unit: _Unit) -> dict[str, np.ndarray]:
+    """Per state of ``unit``, the value of each allocation statistic (``int64[S]`` each)."""
+    groups = sc.target.groups
+    chars = [i for i, g in enumerate(groups) if g.character]
+    rows: dict[str, list[int]] = defaultdict(list)
+    total = sum(g.models * g.wounds for g in groups)
+    for s in unit.states:
+        alive = s[0::2]
+        left = sum(
+            (a - 1) * g.wounds + c for a, c, g in zip(alive, s[1::2], groups, strict=True) if a
+        )
+        rows["models_slain"].append(sc.target.models - sum(alive))
+        rows["destroyed"].append(int(sum(alive) == 0))
+        rows["wounds_remaining"].append(left)
+        rows["damage_dealt"].append(total - left)
+        for a, g in zip(alive, groups, strict=True):
+            rows[group_stat(g.name)].append(g.models - a)
+        if chars:
+            rows["leader_slain"].append(int(all(alive[i] == 0 for i in chars)))
+    return {k: np.array(v, dtype=np.int64) for k, v in rows.items()}
 
 
 def _statistics(sc: GenericScenario, unit: _Unit, final: np.ndarray) -> dict[str, np.ndarray]:

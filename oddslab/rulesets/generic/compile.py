@@ -459,8 +459,10 @@ def compile_job(sc: GenericScenario) -> Job:
         stats(sc),
         headlines(sc),
         exact=sc.exact_pmfs,
+        exact_joint=sc.exact_joint,
         meta={"ruleset": "generic", "description": sc.description, "primary": primary},
         ruleset="generic",
+        records=True,
     )
 
 

@@ -176,6 +176,8 @@ def compile_mixed(sc: GenericScenario) -> Job:
         mixed_stats(sc),
         mixed_headlines(sc),
         exact=sc.exact_pmfs,
+        exact_joint=sc.exact_joint,
         meta={"ruleset": "generic", "description": sc.description, "primary": "models_slain"},
         ruleset="generic",
+        records=True,
     )

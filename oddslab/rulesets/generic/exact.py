@@ -33,9 +33,10 @@ from oddslab.rulesets.generic.model import Weapon
 if TYPE_CHECKING:  # the scenario class imports this module
     from oddslab.rulesets.generic.scenario import GenericScenario
 
-__all__ = ["exact_pmfs", "static_pmfs", "Packets", "packets", "code_probs"]
+__all__ = ["exact_pmfs", "exact_joint", "static_pmfs", "Packets", "packets", "code_probs"]
 
 STATIC = ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage")
+HAZARD = ("attacker_models_lost_to_hazards", "attacker_wounds_lost")
 _D0 = np.array([1.0])
 _D1 = np.array([0.0, 1.0])
 
@@ -188,6 +189,80 @@ def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     alloc = mixed_allocation_pmfs(sc)
     if alloc is not None:
         out.update(alloc)
+    return out
+
+
+def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | None:
+    """The exact joint probability table of the statistics ``names`` (axis ``k`` indexed by
+    the value of ``names[k]``, as long as that statistic's histogram), or None where the exact
+    engine cannot give it.
+
+    Given: any tuple of the allocation statistics (``models_slain``, ``destroyed``,
+    ``damage_dealt``, ``wounds_remaining``; for a mixed unit also its groups' losses and
+    ``leader_slain``), all read off the allocation chain's final state; the two Hazardous
+    statistics (both functions of the number of 1s); and any one statistic the exact engine
+    gives alone. Hazardous losses are rolled apart from everything else, so their joint with
+    the rest is the product. Not given: the static statistics (hits, damage...) jointly
+    with each other or with allocation statistics, and nothing with a one-off re-roll.
+    """
+    names = tuple(names)
+    sizes = {s.name: s.nbins for s in sc.stats()}
+    if not names or any(n not in sizes for n in names) or len(set(names)) < len(names):
+        return None
+    if sc.situation.reroll_one != "none" or sc.target.reroll_one != "none":
+        return None
+    haz = [n for n in names if n in HAZARD]
+    rest = [n for n in names if n not in HAZARD]
+    table: np.ndarray | None = np.ones(())
+    if len(rest) == 1:  # one statistic alone: its exact PMF
+        pmf = exact_pmfs(sc).get(rest[0])
+        table = None if pmf is None else _fit(pmf, (sizes[rest[0]],))
+    elif rest:  # several: allocation statistics, read off the chain's final state
+        shape = tuple(sizes[n] for n in rest)
+        if sc.mixed:
+            from oddslab.rulesets.generic.chain_mixed import mixed_allocation_joint
+
+            table = mixed_allocation_joint(sc, tuple(rest), shape)
+        else:
+            from oddslab.rulesets.generic.chain import allocation_final, allocation_values
+
+            values = allocation_values(sc)
+            final = None if any(n not in values for n in rest) else allocation_final(sc)
+            if final is not None:
+                table = np.zeros(shape)
+                np.add.at(table, tuple(values[n] for n in rest), final)
+            else:
+                table = None
+    if table is None:
+        return None
+    if haz:
+        h = _fit(hazard_joint(sc), (sizes[HAZARD[0]], sizes[HAZARD[1]]))
+        if len(haz) == 1:
+            h = h.sum(axis=1 - HAZARD.index(haz[0]))
+        table = np.multiply.outer(table, h)
+    order = rest + haz  # the table's axes; put them in the order asked
+    return np.ascontiguousarray(np.transpose(table, [order.index(n) for n in names]))
+
+
+def _fit(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` cut or zero-padded to ``shape`` (nothing lies beyond a histogram's bins)."""
+    out = np.zeros(shape)
+    cut = tuple(slice(0, min(x, y)) for x, y in zip(a.shape, shape, strict=True))
+    out[cut] = a[cut]
+    return out
+
+
+def hazard_joint(sc: GenericScenario) -> np.ndarray:
+    """Joint table of the Hazardous losses ``[models lost, wounds lost]`` (a 1x1 table of 1
+    without a Hazardous weapon)."""
+    from math import comb
+
+    dice, models, wounds, mortal = hazard(sc)
+    out = np.zeros((models + 1, models * wounds + 1))
+    for ones in range(dice + 1):
+        p = comb(dice, ones) * (1 / 6) ** ones * (5 / 6) ** (dice - ones)
+        points = min(3 * ones, models * wounds) if mortal else min(ones, models) * wounds
+        out[points // wounds, points] += p
     return out
 
 

@@ -141,10 +141,11 @@ from oddslab.rulesets.generic.rolls import (
 __all__ = ["run_generic", "run_generic_lean"]
 
 
-def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
+def _prologue(seed, ntrials, hist, rec, wint, faces, fnp, dmgmap, tint):
     """Per-chunk setup (Python, about 30 µs): the arguments of :func:`_trials` for one
     chunk of ``ntrials`` trials from the seed words ``seed`` (uint64[4]) into ``hist[stat
-    row, value]`` (int64[n_stats, n_bins]).
+    row, value]`` (int64[n_stats, n_bins]) and, when it has rows, ``rec[trial, stat row]``
+    (int32[r, n_stats], the per-trial records of :mod:`oddslab._kernels.chunks`).
 
     Every weapon profile fires in order at one target per trial. The arrays are built by
     :func:`oddslab.rulesets.generic.compile.arrays`: ``wint`` int64[W, W_NCOLS], ``faces``
@@ -190,7 +191,7 @@ def _prologue(seed, ntrials, hist, wint, faces, fnp, dmgmap, tint):
     devq = np.zeros(n_w, dtype=np.int64)  # devastating wounds queued for the end (current rule)
     tot = np.zeros(N_STATS, dtype=np.int64)
     return (
-        st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, tabs.ravel(), pairs,
+        st, bs, raw, buf, ntrials, hist, rec, wint, fnp, dmgmap, tint, tabs.ravel(), pairs,
         fnp_use, fnp_pair, grp, devq, tot,
     )  # fmt: skip
 
@@ -203,8 +204,8 @@ EXTRAS = True
 
 
 def _trials(
-    st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, flat, pairs, fnp_use, fnp_pair,
-    grp, devq, tot,
+    st, bs, raw, buf, ntrials, hist, rec, wint, fnp, dmgmap, tint, flat, pairs, fnp_use,
+    fnp_pair, grp, devq, tot,
 ):  # fmt: skip
     """The trial loop of one chunk on the scratch arrays of :func:`_prologue` (allocates
     nothing).
@@ -251,7 +252,8 @@ def _trials(
     for w in range(n_w):
         if wint[w, W_DEV] == DEV_CURRENT:
             any_current = True
-    for _ in range(ntrials):
+    keep = rec.shape[0] > 0  # per-trial records wanted (the same rolls either way)
+    for trial in range(ntrials):
         t_att = 0
         t_hits = 0
         t_wounds = 0
@@ -484,16 +486,33 @@ def _trials(
         left = (alive - 1) * wounds + cur if alive > 0 else 0
         hist[r_dealt, start_total - left] += 1
         hist[r_remaining, left] += 1
+        if keep:  # the same values, trial by trial (rows as the histogram's)
+            rec[trial, r_att] = t_att
+            rec[trial, r_hits] = t_hits
+            rec[trial, r_wounds] = t_wounds
+            rec[trial, r_unsaved] = t_unsaved
+            if r_mortal >= 0:
+                rec[trial, r_mortal] = t_mortal
+            rec[trial, r_damage] = t_damage
+            if r_slain >= 0:
+                rec[trial, r_slain] = t_slain
+            if r_destroyed >= 0:
+                rec[trial, r_destroyed] = 1 if alive == 0 else 0
+            rec[trial, r_dealt] = start_total - left
+            rec[trial, r_remaining] = left
         if EXTRAS:
             if haz_dice > 0:  # Hazardous: after the unit's attacks, the attacker's own losses
                 h_lost, h_wounds = hazard_losses(st, haz_dice, haz_models, haz_wounds, haz_mortal)
                 hist[rows[S_HAZ_LOST], h_lost] += 1
                 hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
+                if keep:
+                    rec[trial, rows[S_HAZ_LOST]] = h_lost
+                    rec[trial, rows[S_HAZ_WOUNDS]] = h_wounds
 
 
 _LOCALS = dict(
     ints="auto c_unsaved crits extra n_att t_att t_damage t_hits t_mortal t_slain t_unsaved t_wounds",
-    flags="any_current",
+    flags="any_current keep",
 )
 _trials_full = jit_noalloc(**_LOCALS)(_trials)
 _trials_lean = jit_noalloc(**_LOCALS)(
@@ -504,5 +523,5 @@ _trials_lean = jit_noalloc(**_LOCALS)(
 #: :func:`_prologue`, for each chunk of a batch, on threads
 #: (:class:`~oddslab._kernels.chunks.ChunkKernel`); the lean one for scenarios without Blast,
 #: one-off re-rolls, 2D6 "ones" damage re-rolls and Hazardous (:func:`needs_extras`).
-run_generic = ChunkKernel(_trials_full, "run_generic", prologue=_prologue)
-run_generic_lean = ChunkKernel(_trials_lean, "run_generic_lean", prologue=_prologue)
+run_generic = ChunkKernel(_trials_full, "run_generic", prologue=_prologue, records=True)
+run_generic_lean = ChunkKernel(_trials_lean, "run_generic_lean", prologue=_prologue, records=True)

@@ -108,11 +108,12 @@ from oddslab.rulesets.generic.rolls import (
 __all__ = ["run_generic_mixed", "choose_model"]
 
 
-def _prologue(seed, ntrials, hist, wint, faces, fnp, fnpflags, dmgmap, tint, gint, order):
+def _prologue(seed, ntrials, hist, rec, wint, faces, fnp, fnpflags, dmgmap, tint, gint, order):
     """Per-chunk setup (Python): ``faces`` int64[G, W, F_NROWS, 7] (each group's face tables:
     its toughness, its save), ``fnp`` int64[G, 2, 72] and ``fnpflags`` int64[G, 4] (each
     group's feel-no-pain tables), ``gint`` int64[G, GI_NCOLS], ``order`` int64[G] (the
-    defender's order of choice); the rest as :func:`oddslab.rulesets.generic.kernel._prologue`."""
+    defender's order of choice); the rest (``rec``: the per-trial records) as
+    :func:`oddslab.rulesets.generic.kernel._prologue`."""
     n_g, n_w = faces.shape[0], faces.shape[1]
     st = seed_state(seed)
     bs = new_block_state(st, np.int64(BLOCK_STREAMS))
@@ -138,7 +139,7 @@ def _prologue(seed, ntrials, hist, wint, faces, fnp, fnpflags, dmgmap, tint, gin
     devq = np.zeros(n_w, dtype=np.int64)
     tot = np.zeros(N_STATS, dtype=np.int64)
     return (
-        st, bs, raw, buf, ntrials, hist, wint, fnp.ravel(), dmgmap, tint, gint, order,
+        st, bs, raw, buf, ntrials, hist, rec, wint, fnp.ravel(), dmgmap, tint, gint, order,
         tabs.ravel(), pairs, fnp_use, fnp_pair, alive, cur, devq, tot,
     )  # fmt: skip
 
@@ -250,8 +251,8 @@ def apply_packet(
 
 @jit_noalloc(ints="crits extra n_att t_att t_hits t_unsaved t_wounds normal")
 def _trials(
-    st, bs, raw, buf, ntrials, hist, wint, fnp, dmgmap, tint, gint, order, flat, pairs, fnp_use,
-    fnp_pair, alive, cur, devq, tot,
+    st, bs, raw, buf, ntrials, hist, rec, wint, fnp, dmgmap, tint, gint, order, flat, pairs,
+    fnp_use, fnp_pair, alive, cur, devq, tot,
 ):  # fmt: skip
     """The trial loop of one chunk (allocates nothing): see the module docstring."""
     n_w = wint.shape[0]
@@ -267,7 +268,8 @@ def _trials(
     start_total = 0
     for g in range(n_g):
         start_total += gint[g, GI_MODELS] * gint[g, GI_WOUNDS]
-    for _ in range(ntrials):
+    keep = rec.shape[0] > 0  # per-trial records wanted (the same rolls either way)
+    for trial in range(ntrials):
         t_att = 0
         t_hits = 0
         t_wounds = 0
@@ -442,6 +444,8 @@ def _trials(
                 left += (alive[g] - 1) * gint[g, GI_WOUNDS] + cur[g]
             if gint[g, GI_ROW] >= 0:
                 hist[gint[g, GI_ROW], lost] += 1
+                if keep:
+                    rec[trial, gint[g, GI_ROW]] = lost
             if gint[g, GI_CHAR] != 0:
                 chars += 1
                 chars_alive += alive[g]
@@ -456,6 +460,18 @@ def _trials(
         hist[rows[S_DESTROYED], 1 if left == 0 else 0] += 1
         hist[rows[S_DEALT], start_total - left] += 1
         hist[rows[S_REMAINING], left] += 1
+        if keep:  # the same values, trial by trial (rows as the histogram's)
+            rec[trial, rows[S_ATTACKS]] = t_att
+            rec[trial, rows[S_HITS]] = t_hits
+            rec[trial, rows[S_WOUNDS]] = t_wounds
+            rec[trial, rows[S_UNSAVED]] = t_unsaved
+            if rows[S_MORTAL] >= 0:
+                rec[trial, rows[S_MORTAL]] = tot[S_MORTAL]
+            rec[trial, rows[S_DAMAGE]] = tot[S_DAMAGE]
+            rec[trial, rows[S_SLAIN]] = slain
+            rec[trial, rows[S_DESTROYED]] = 1 if left == 0 else 0
+            rec[trial, rows[S_DEALT]] = start_total - left
+            rec[trial, rows[S_REMAINING]] = left
         if tint[T_HAZ_DICE] > 0:  # Hazardous: after the unit's attacks
             h_lost, h_wounds = hazard_losses(
                 st,
@@ -466,9 +482,15 @@ def _trials(
             )
             hist[rows[S_HAZ_LOST], h_lost] += 1
             hist[rows[S_HAZ_WOUNDS], h_wounds] += 1
+            if keep:
+                rec[trial, rows[S_HAZ_LOST]] = h_lost
+                rec[trial, rows[S_HAZ_WOUNDS]] = h_wounds
         if tint[T_LEADER_ROW] >= 0:
-            hist[tint[T_LEADER_ROW], 1 if chars > 0 and chars_alive == 0 else 0] += 1
+            lead = 1 if chars > 0 and chars_alive == 0 else 0
+            hist[tint[T_LEADER_ROW], lead] += 1
+            if keep:
+                rec[trial, tint[T_LEADER_ROW]] = lead
 
 
 #: Engine kernel for mixed units (contract in :mod:`oddslab.engine`).
-run_generic_mixed = ChunkKernel(_trials, "run_generic_mixed", prologue=_prologue)
+run_generic_mixed = ChunkKernel(_trials, "run_generic_mixed", prologue=_prologue, records=True)

@@ -174,6 +174,13 @@ class GenericScenario(DictForm):
 
         return exact_pmfs(self)
 
+    def exact_joint(self, names: tuple[str, ...]) -> np.ndarray | None:
+        """Exact joint table of ``names`` or None (see
+        :func:`oddslab.rulesets.generic.exact.exact_joint`)."""
+        from oddslab.rulesets.generic.exact import exact_joint
+
+        return exact_joint(self, names)
+
 
 def _check_partners(sc: GenericScenario) -> None:
     """Rule switches that need a partner elsewhere in the scenario, or they do nothing."""

@@ -466,6 +466,7 @@ class HexPlatoonScenario(DictForm):
             exact=self.exact_pmfs,
             meta={"primary": primary, "ruleset": "hex-platoon", "description": self.description},
             ruleset="hex-platoon",
+            records=True,
         )
 
     def exact_pmfs(self) -> dict[str, np.ndarray]:

@@ -15,7 +15,7 @@ from oddslab._kernels.chunks import ChunkKernel
 from oddslab._kernels.rng import fill_block, new_block_state, seed_state
 
 from . import layout as K
-from .layout import I1, I2, INT, U1, U2, sig
+from .layout import I1, I2, INT, R2, U1, U2, sig
 
 __all__ = ["fire_trials", "run_hex_fire"]
 
@@ -33,13 +33,15 @@ def _pairs(buf, pos, n, tab2, tab1):
     return acc, end
 
 
-@jit_noalloc(signature_or_function=sig("void", U2, U1, I1, INT, I2, I1, I2, I1))
-def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
+@jit_noalloc(signature_or_function=sig("void", U2, U1, I1, INT, I2, R2, I1, I2, I1))
+def fire_trials(bs, raw, buf, n, out, trials, fast, tabs, joint):
     """``n`` single fire attacks: hits, unsaved hits, target state (and detailed state) into
     ``out[0..2 (3), :]``.
 
     Each trial adds one count to ``joint[hits * (dice + 1) + unsaved]`` (scratch, zero on
-    entry); the three histograms are folded from it at the end.
+    entry); the three histograms are folded from it at the end. ``trials`` int32[r, n_stats]
+    (per-trial records, :mod:`oddslab._kernels.chunks`): when ``r > 0`` trial ``t`` also
+    writes the values it counts to ``trials[t, :]``.
 
     Dice come two at a time as d36 values (``6a + b``) from a buffer refilled by
     :func:`~oddslab._kernels.rng.fill_block`; ``tabs[2j]`` / ``tabs[2j + 1]`` count the
@@ -63,7 +65,9 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
     c1 = tabs[5]
     pos = 0
     end = 0
-    for _ in range(n):
+    keep = trials.shape[0] > 0
+    detail = trials.shape[1] > 3
+    for t in range(n):
         if end - pos < need:
             end = fill_block(bs, raw, buf, 36)
             pos = 0
@@ -76,6 +80,13 @@ def fire_trials(bs, raw, buf, n, out, fast, tabs, joint):
         u = hh - saves if hh > saves else 0
         u = u - ipa if u > ipa else 0
         joint[hits * stride + u] += 1
+        if keep:
+            code = fast[K.F_TAB + u]
+            trials[t, 0] = hits
+            trials[t, 1] = u
+            trials[t, 2] = code & 7
+            if detail:
+                trials[t, 3] = code >> 3
     for h in range(dice + 1):  # fold the joint (hits, unsaved) counts into the histograms
         for u in range(h + 1):
             c = joint[h * stride + u]
@@ -100,18 +111,19 @@ def fire_tables(fast: np.ndarray) -> np.ndarray:
     return tabs
 
 
-def _prologue(seed, n, out, fast):
+def _prologue(seed, n, out, trials, fast):
     """Per-chunk setup (Python): lock-step block streams seeded from ``seed`` (uint64[4]),
-    the buffers and the d36 count tables, as the arguments of :func:`fire_trials`."""
+    the buffers and the d36 count tables, as the arguments of :func:`fire_trials` (the
+    chunk's records ``trials`` handed on as they are)."""
     st = seed_state(seed)
     bs = new_block_state(st, np.int64(K.F_STREAMS))
     raw = np.empty(K.F_BLOCK, dtype=np.uint64)
     buf = np.empty(4 * K.F_BLOCK, dtype=np.int64)
     joint = np.zeros((fast[K.F_DICE] + 1) ** 2, dtype=np.int64)
-    return (bs, raw, buf, np.int64(n), out, fast, fire_tables(fast), joint)
+    return (bs, raw, buf, np.int64(n), out, trials, fast, fire_tables(fast), joint)
 
 
 #: Engine kernel of the fast path: :func:`fire_trials` on the arguments of :func:`_prologue`,
 #: for each chunk of a batch, on threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
 #: Parameters: ``fast`` only.
-run_hex_fire = ChunkKernel(fire_trials, "run_hex_fire", prologue=_prologue)
+run_hex_fire = ChunkKernel(fire_trials, "run_hex_fire", prologue=_prologue, records=True)

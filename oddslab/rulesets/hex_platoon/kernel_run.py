@@ -227,10 +227,11 @@ def evaluate(ui, hx, hexu, ws, rec, so, res):
         res[s] = v if v < top else top
 
 
-def _prologue(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
+def _prologue(seed, n, out, trials, ui, hx, hexu, sp, mb, rules, so, fast):
     """Per-chunk setup (Python): the arguments of :func:`play_trials` (the RNG state from
-    the seed words ``seed``, uint64[4], and the scratch arrays). ``fast`` is unused here:
-    a single static fire attack runs :data:`.kernel_fire.run_hex_fire` instead."""
+    the seed words ``seed``, uint64[4], and the scratch arrays; the chunk's records
+    ``trials`` handed on as they are). ``fast`` is unused here: a single static fire attack
+    runs :data:`.kernel_fire.run_hex_fire` instead."""
     nu = ui.shape[0]
     ws = np.zeros((K.W_NROWS, nu), dtype=np.int64)
     rec = np.zeros((sp.shape[0], K.NREC), dtype=np.int64)
@@ -239,23 +240,31 @@ def _prologue(seed, n, out, ui, hx, hexu, sp, mb, rules, so, fast):
     tmp = np.zeros(nu + 1, dtype=np.int64)
     res = np.zeros(so.shape[0], dtype=np.int64)
     st = seed_state(seed)
-    return (st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
+    return (st, n, out, trials, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res)
 
 
 @jit_noalloc(vectorize=False, llvm_opt=2)
-def play_trials(st, n, out, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res):
+def play_trials(st, n, out, trials, ui, hx, hexu, sp, mb, rules, so, ws, rec, hs, pick, tmp, res):
     """One chunk: ``n`` trials into ``out[stat, value]``, the step interpreter :func:`play`
     running trial after trial on the scratch arrays of :func:`_prologue` (allocates
     nothing). :func:`play` and :func:`evaluate` are inlined here, so numba compiles this
-    one function rather than linking, optimising and emitting their code a second time."""
-    for _ in range(n):
+    one function rather than linking, optimising and emitting their code a second time.
+
+    ``trials`` int32[r, n_stats] (per-trial records, :mod:`oddslab._kernels.chunks`): when
+    ``r > 0`` trial ``t`` also writes its statistics to ``trials[t, :]``; ``rec`` is the
+    trial's own per-step scratch, not these records."""
+    keep = trials.shape[0] > 0
+    for t in range(n):
         play(st, ui, hx, hexu, sp, mb, rules, ws, rec, hs, pick, tmp)
         evaluate(ui, hx, hexu, ws, rec, so, res)
         for s in range(res.shape[0]):
             out[s, res[s]] += 1
+        if keep:
+            for s in range(res.shape[0]):
+                trials[t, s] = res[s]
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`) of the step interpreter:
 #: :func:`play_trials` on the arguments of :func:`_prologue`, for each chunk of a batch, on
 #: threads (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_hex_platoon = ChunkKernel(play_trials, "run_hex_platoon", prologue=_prologue)
+run_hex_platoon = ChunkKernel(play_trials, "run_hex_platoon", prologue=_prologue, records=True)

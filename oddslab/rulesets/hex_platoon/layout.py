@@ -154,6 +154,7 @@ U2 = "uint64[:, ::1]"
 I1 = "int64[::1]"
 I2 = "int64[:, ::1]"
 I3 = "int64[:, :, ::1]"
+R2 = "int32[:, ::1]"  # a chunk's per-trial records (oddslab._kernels.chunks)
 INT = "int64"
 BOOL = "boolean"
 

@@ -344,6 +344,7 @@ class CommandScenario(DictForm):
                 "primary": "orders_in_sequence",
             },
             ruleset="vom-kriege",
+            records=True,
         )
 
     def resolved(self) -> dict[str, dict[str, Any]]:

@@ -295,6 +295,7 @@ class VomKriegeScenario(DictForm):
                 "defender": dfd,
             },
             ruleset="vom-kriege",
+            records=True,
         )
 
     def single_shot_table(self) -> tuple[int, int, np.ndarray, np.ndarray]:

@@ -404,32 +404,38 @@ def trial(st, T, W):
             disorder(T, W, actor)  # step 7
 
 
-def _prologue(seed, n, out, T, slots):
+def _prologue(seed, n, out, rec, T, slots):
     """Per-chunk setup (Python): the arguments of :func:`run_trials` (the RNG state from the
     seed words ``seed``, uint64[4], and the scratch arrays ``W`` and ``res``)."""
     W = np.zeros((T[0, L.R_WDC] + 1, max(L.S_NCOLS, L.LS_NCOLS, 4)), dtype=np.int64)
     res = np.zeros(L.N_STATS, dtype=np.int64)
-    return (seed_state(seed), n, out, T, slots, W, res)
+    return (seed_state(seed), n, out, rec, T, slots, W, res)
 
 
 @jit_noalloc(vectorize=False)
-def run_trials(st, n, out, T, slots, W, res):
+def run_trials(st, n, out, rec, T, slots, W, res):
     """``n`` trials histogrammed into ``out[slots[s], value]`` (values clamped to the bins),
-    on the scratch arrays of :func:`_prologue` (allocates nothing)."""
+    on the scratch arrays of :func:`_prologue` (allocates nothing). ``rec`` int32[r,
+    n_stats]: with ``r > 0`` trial ``t``'s values go to ``rec[t, slots[s]]`` too (the
+    records contract of :mod:`oddslab._kernels.chunks`)."""
     top = out.shape[1] - 1
     wdc = T[0, L.R_WDC]
     fu = T[T[0, L.R_OF], L.F_FU_ACTION]
-    for _ in range(n):
+    r = rec.shape[0]
+    for t in range(n):
         W[wdc, 3] = fu
         trial(st, T, W)
         record(T, W, res)
         for s in range(L.N_STATS):
             row = slots[s]
             if row >= 0:
-                out[row, min(res[s], top)] += 1
+                v = min(res[s], top)
+                out[row, v] += 1
+                if r > 0:
+                    rec[t, row] = v
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
 #: :func:`_prologue`, for each chunk of a batch, on threads
-#: (:class:`~oddslab._kernels.chunks.ChunkKernel`).
-run_vom_kriege = ChunkKernel(run_trials, "run_vom_kriege", prologue=_prologue)
+#: (:class:`~oddslab._kernels.chunks.ChunkKernel`), with per-trial records.
+run_vom_kriege = ChunkKernel(run_trials, "run_vom_kriege", prologue=_prologue, records=True)
