@@ -19,6 +19,7 @@ __all__ = [
     "compare_exact",
     "exact_reason",
     "simulated_reason",
+    "exact_questions",
 ]
 
 #: Section of the resolved inputs that says how the answer was made.
@@ -90,9 +91,11 @@ def answer(
     ValueError
         With ``exact`` when ``ask`` has a question the exact engine cannot answer.
     """
-    from oddslab.cli_questions import exact_ask
-
     asked = ask is not None and ask.any
+
+    def exact_ask(sc: Any, out: Any, ask: Any) -> str | None:
+        return exact_questions(sc, out, ask.events, ask.joints, ask.records is not None)
+
     if exact:
         out = run(scenario, None, None, None, True)
         if asked:
@@ -143,3 +146,31 @@ def compare_exact(loaded: list, simulate: bool = False) -> tuple[list, list[str]
         out.resolved = resolved_inputs(sc)
         note(out, why)
     return outcomes, reasons
+
+
+def exact_questions(
+    scenario: Any, outcome: Any, events: Any, joints: Any, records: bool = False
+) -> str | None:
+    """Answer ``events`` and ``joints`` from the exact engine into ``outcome``: None when
+    every event and joint has an exact answer (each event reads one statistic, or the ruleset gives the
+    joint exactly), else why not (a sentence for the resolved inputs). Records always
+    need a simulation."""
+    from oddslab._recorder import JointTable
+    from oddslab.events import parse_events
+
+    if records:
+        return "Monte Carlo: --records keeps simulated trials"
+    job = scenario.compile()
+    events = parse_events(events, outcome.stat_names)
+    need = [tuple(j) for j in joints] + [e.stats for e in events if len(e.stats) > 1]
+    for js in need:
+        table = job.exact_joint(tuple(js)) if job.exact_joint is not None else None
+        if table is None:
+            return (
+                f"Monte Carlo: the exact engine does not give {', '.join(js)} jointly "
+                "(asked by --event or --joint)"
+            )
+        outcome.joints[tuple(js)] = JointTable.from_dense(tuple(js), table)
+    for e in events:
+        outcome.events[e.label] = outcome.answer_event(e)
+    return None

@@ -74,8 +74,7 @@ RecordTrialsOpt = Annotated[
         "--record-trials",
         parser=parse_trials,
         metavar="N",
-        help="Trials --records keeps (the first N; 4 bytes a statistic a trial; default "
-        "100,000).",
+        help="Trials --records keeps (the first N; 4 bytes a statistic a trial; default 100,000).",
     ),
 ]
 
@@ -172,32 +171,6 @@ def check_ask(
     return ask
 
 
-def exact_ask(scenario: Any, outcome: Any, ask: Ask) -> str | None:
-    """Answer ``ask`` from the exact engine into ``outcome``: None when every event and
-    joint has an exact answer (each event reads one statistic, or the ruleset gives the
-    joint exactly), else why not (a sentence for the resolved inputs). Records always
-    need a simulation."""
-    from oddslab._recorder import JointTable
-    from oddslab.events import parse_events
-
-    if ask.records is not None:
-        return "Monte Carlo: --records keeps simulated trials"
-    job = scenario.compile()
-    events = parse_events(ask.events, outcome.stat_names)
-    need = list(ask.joints) + [e.stats for e in events if len(e.stats) > 1]
-    for js in need:
-        table = job.exact_joint(tuple(js)) if job.exact_joint is not None else None
-        if table is None:
-            return (
-                f"Monte Carlo: the exact engine does not give {', '.join(js)} jointly "
-                "(asked by --event or --joint)"
-            )
-        outcome.joints[tuple(js)] = JointTable.from_dense(tuple(js), table)
-    for e in events:
-        outcome.events[e.label] = outcome.answer_event(e)
-    return None
-
-
 def emit_ask(outcome: Any, ask: Ask, con: Any) -> None:
     """The events and joint tables, as tables (for ``--format table``)."""
     from oddslab._report_questions import print_events, print_joint
@@ -226,6 +199,13 @@ def finish_ask(outcome: Any, ask: Ask) -> None:
 
         a, b = next(j for j in ask.joints if len(j) == 2)
         save_plot(plot_joint(outcome, a, b), ask.joint_plot)
+
+
+def exact_ask(scenario: Any, outcome: Any, ask: Ask) -> str | None:
+    """:func:`oddslab._answer.exact_questions` of ``ask``."""
+    from oddslab._answer import exact_questions
+
+    return exact_questions(scenario, outcome, ask.events, ask.joints, ask.records is not None)
 
 
 def exact_asks(
