@@ -288,3 +288,21 @@ def test_cells_without_an_events_statistic_read_nan_with_a_note():
     tab = res.table()
     assert tab.value[0] > 0 and np.isnan(tab.value[1])
     assert tab.note[1] == "not reported: no statistic 'models_slain' here"
+
+
+def test_precision_holds_an_event_metric_and_stays_a_plain_run():
+    ev = ["rare = models_slain >= 9 and damage <= 12"]
+    res = sweep(SCENARIO, {"target.save": [5]}, seed=2, precision=0.002, exact="never",
+                events=ev, metric="P(rare)", progress=None)  # fmt: skip
+    row, cell, n = res.table().iloc[0], res.cells[0], res.results[0].trials
+    assert (row.ci_high - row.ci_low) / 2 < 0.002 and n > 65_536  # one chunk was not enough
+    single = oddslab.simulate(oddslab.from_dict(cell.scenario), trials=n, seed=cell.seed,
+                              events=ev)  # fmt: skip
+    assert row.value == single.probability("rare").probability
+
+
+def test_a_condition_that_never_happens_reads_nan_and_says_so():
+    res = sweep(SCENARIO, {"target.save": [5]}, seed=2, trials=5_000, exact="never",
+                metric="P(models_slain >= 1 | hits > 40 and wounds >= 0)", progress=None)  # fmt: skip
+    row = res.table().iloc[0]
+    assert np.isnan(row.value) and row.note == "the condition never happened in 5,000 trials"

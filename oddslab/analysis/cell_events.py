@@ -233,9 +233,9 @@ def exact_answers(ex: Any, job: Any, events: Sequence[tuple[str, Event]]) -> dic
 def attach(out: Any, events: Sequence[tuple[str, Event]]) -> None:
     """Put every event's answer into ``out.events`` (by label): those counted in the run are
     there already; the others read one statistic (or a joint the outcome holds)."""
-    for text, e in events:
+    for _, e in events:
         if e.label not in out.events:
-            out.events[e.label] = out.probability(text)
+            out.events[e.label] = out.answer_event(e)
 
 
 def given_share(out: Any, metric: Any, n: int) -> float:
