@@ -306,3 +306,8 @@ def test_a_condition_that_never_happens_reads_nan_and_says_so():
                 metric="P(models_slain >= 1 | hits > 40 and wounds >= 0)", progress=None)  # fmt: skip
     row = res.table().iloc[0]
     assert np.isnan(row.value) and row.note == "the condition never happened in 5,000 trials"
+
+
+def test_two_events_of_one_name_are_refused():
+    with pytest.raises(ValueError, match="two events are called 'a'"):
+        sweep(SCENARIO, {"target.save": [4]}, events=["a = hits >= 1", "a = wounds >= 1"])

@@ -61,10 +61,16 @@ def study_events(events: Sequence[str] | str | None, metric: str | None) -> tupl
         events = ()
     if isinstance(events, str):
         events = (events,)
-    out = []
+    out: list[str] = []
     for e in events:
         if not isinstance(e, str) or not e.strip():
             raise ValueError(f"--event {e!r}: expected a condition such as 'models_slain >= 5'")
+        same = [t for t in out if _split(t)[0] == _split(e)[0]]
+        if same:
+            raise ValueError(
+                f"two events are called '{_split(e)[0]}' ('{same[0]}' and '{_norm(e)}'): "
+                "name each event once"
+            )
         out.append(_norm(e))
     if metric is not None:
         m = parse_metric(metric)
@@ -187,10 +193,10 @@ def _check_records(e: Event, job: Any, exact: str, source: str) -> None:
         return
     if exact == "auto" and job.exact_joint is not None:
         return
+    whose = f"the {job.ruleset} ruleset's" if job.ruleset else "this scenario's"
     raise ValueError(
-        f"{source}: event '{e.text}' joins {', '.join(e.stats)}, and the "
-        f"{job.ruleset + ' ruleset' if job.ruleset else 'scenario'}'s kernel does not record trials yet, so it cannot be "
-        "counted (an event on one statistic can)"
+        f"{source}: event '{e.text}' joins {', '.join(e.stats)}, and {whose} kernel does not "
+        "record trials, so it cannot be counted (an event on one statistic can)"
     )
 
 
