@@ -160,8 +160,11 @@ def exact_questions(
 
     if records:
         return "Monte Carlo: --records keeps simulated trials"
-    job = scenario.compile()
+    job = scenario if hasattr(scenario, "kernel") else scenario.compile()
     events = parse_events(events, outcome.stat_names)
+    from oddslab.events import check_stat_names
+
+    joints = [check_stat_names(j, outcome.stat_names, "joint") for j in joints]
     need = [tuple(j) for j in joints] + [e.stats for e in events if len(e.stats) > 1]
     for js in need:
         table = job.exact_joint(tuple(js)) if job.exact_joint is not None else None

@@ -11,6 +11,8 @@ An event is a condition on statistics (by name, see ``oddslab schema`` or an out
 - ``+ - *`` of statistics and numbers (``damage_dealt - damage_taken >= 3``);
 - a statistic alone is true when it is not 0 (``destroyed``, ``not broken``).
 
+A statistic whose name is not a plain word (``1st_platoon_state``, ``attacker.Tactical
+Squad.Marines.models_lost``) is read as written, or in backticks.
 ``"name = condition"`` names an event (``"clean win = defender_destroyed and not
 attacker_destroyed"``; the name is what tables and ``--metric "P(clean win)"`` show).
 ``"A | B"`` is a conditional event: P(A given B), reported with the number of trials in which
@@ -147,16 +149,55 @@ class _Checker:
         raise self.fail(f"'{shown}' is not allowed; allowed: {_ALLOWED}")
 
 
+def _protect(src: str, known: Sequence[str], where: str) -> tuple[str, dict[str, str]]:
+    """Stand-ins for names Python cannot read (``1st_platoon_state``, ``attacker.Tactical
+    Squad.Marines.models_lost``): each written in backticks, or as it is, becomes a plain
+    identifier; returns the text and ``{stand-in: name}``."""
+    names: dict[str, str] = {}
+
+    def stand_in(name: str) -> str:
+        key = f"__stat{len(names)}"
+        names[key] = name
+        return key
+
+    def quoted(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in known:
+            raise EventError(f"{where}: no statistic '{name}'; {_did_you_mean(name, known)}")
+        return stand_in(name)
+
+    src = re.sub(r"`([^`]*)`", quoted, src)
+    odd = sorted((n for n in known if not n.isidentifier()), key=len, reverse=True)
+    for name in odd:  # longest first: a name inside a longer one is not cut out of it
+        pattern = r"(?<![\w.`])" + re.escape(name) + r"(?![\w`])"
+        if re.search(pattern, src):
+            key = stand_in(name)
+            src = re.sub(pattern, key, src)
+    return src, names
+
+
 def _parse_condition(text: str, known: Sequence[str], where: str) -> tuple[ast.AST, list[str]]:
     src = text.strip()
     if not src:
         raise EventError(f"{where}: empty condition")
+    src, stand_ins = _protect(src, known, where)
     if re.search(r"(?<![<>=!])=(?!=)", src):
         raise EventError(f"{where}: use '==' to compare ('=' only names an event: 'name = ...')")
     try:
         tree = ast.parse(src, mode="eval").body
     except SyntaxError as exc:
-        raise EventError(f"{where}: cannot read '{src}' ({exc.msg})") from None
+        for word in re.findall(r"(?<![\w.`])\d*[A-Za-z_][\w.]*", text):
+            if word not in known and word not in ("and", "or", "not", "True", "False"):
+                raise EventError(
+                    f"{where}: no statistic '{word}'; {_did_you_mean(word, known)}"
+                ) from None
+        raise EventError(
+            f"{where}: cannot read '{text.strip()}' ({exc.msg}; write a statistic whose name "
+            "is not a plain word in backticks, e.g. `1st_platoon_state`)"
+        ) from None
+    for node in ast.walk(tree):  # the stand-ins back to the statistics' names
+        if isinstance(node, ast.Name) and node.id in stand_ins:
+            node.id = stand_ins[node.id]
     checker = _Checker(known, where)
     kind = checker.kind(tree)
     if kind != "bool" and not isinstance(tree, ast.Name):

@@ -370,17 +370,20 @@ def threshold_prob(pmf: np.ndarray, target: int, op: str) -> float:
 
 
 # -- scenarios -----------------------------------------------------------------------------------
-def exact(scenario: Any):
+def exact(scenario: Any, events: Any = (), joint: Any = ()):
     """Exact :class:`~oddslab.outcome.Outcome` of a scenario: ``scenario.compile().exact()``.
 
     Accepts a scenario object, a compiled :class:`~oddslab.engine.Job`, or a path to a TOML
-    scenario file.
+    scenario file. ``events`` and ``joint`` are answered exactly as well (as
+    :func:`oddslab.simulate`'s; ``Outcome.probability`` and ``Outcome.joint`` read them): an
+    event reading one statistic from its distribution, joints from the ruleset's exact
+    engine (``Job.exact_joint``).
 
     Raises
     ------
     NotImplementedError
-        If the scenario's job has no exact form (``job.exact is None``), or gives none of
-        its statistics exactly.
+        If the scenario's job has no exact form (``job.exact is None``), gives none of its
+        statistics exactly, or does not give a joint asked for (or read by an event).
     """
     from pathlib import Path
 
@@ -391,7 +394,15 @@ def exact(scenario: Any):
 
         scenario = load(scenario)
     job = scenario if isinstance(scenario, Job) else scenario.compile()
-    return exact_job(job)
+    out = exact_job(job)
+    if events or joint:
+        from oddslab._answer import exact_questions
+
+        joints = [tuple(j.split(",")) if isinstance(j, str) else tuple(j) for j in joint]
+        why_not = exact_questions(job, out, list(events), joints)
+        if why_not is not None:
+            raise NotImplementedError(why_not.removeprefix("Monte Carlo: ").split(" (asked")[0])
+    return out
 
 
 def exact_job(job: Any, pmfs: dict[str, np.ndarray] | None = None):

@@ -97,3 +97,27 @@ def test_check_stat_names():
     )
     with pytest.raises(EventError, match="--joint: no statistic 'destroyd'; did you mean"):
         check_stat_names(["destroyd"], NAMES, "--joint")
+
+
+ODD = [
+    "1st_platoon_state",
+    "2nd_platoon_state",
+    "attacker.Tactical Squad.Marines.models_lost",
+    "hits",
+]
+
+
+def test_statistics_whose_names_are_not_plain_words():
+    """Names starting with a digit or holding dots and spaces (hex platoon's unit states,
+    assault phase's per-group losses) read as written or in backticks."""
+    v = np.arange(4)
+    e = parse_event("1st_platoon_state >= 2 and `2nd_platoon_state` < 2", ODD)
+    assert e.stats == ("1st_platoon_state", "2nd_platoon_state")
+    a, _ = e.masks({n: v for n in e.stats}, 4)
+    assert a.tolist() == [False, False, False, False]
+    e = parse_event("lost = attacker.Tactical Squad.Marines.models_lost >= 3 | hits > 0", ODD)
+    assert e.label == "lost" and e.stats == ("attacker.Tactical Squad.Marines.models_lost", "hits")
+    with pytest.raises(EventError, match="no statistic '2nd_platon_state'; did you mean"):
+        parse_event("2nd_platon_state > 1", ODD)
+    with pytest.raises(EventError, match="no statistic 'nope'"):
+        parse_event("`nope` > 1", ODD)

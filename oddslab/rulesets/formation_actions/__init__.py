@@ -11,6 +11,7 @@ from oddslab.ruleset import builtin as _builtin
 from oddslab.rulesets.formation_actions.chain import (
     ChainResult,
     formation_chain,
+    formation_state,
     pass_chances,
     strategy_probs,
     strategy_turn_probs,
@@ -38,6 +39,7 @@ __all__ = [
     "WARMUP",
     "army_summary",
     "formation_chain",
+    "formation_state",
     "formation_summary",
     "from_table",
     "pass_chances",

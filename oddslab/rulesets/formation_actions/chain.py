@@ -11,6 +11,7 @@ per-turn totals are convolutions of its formations' per-turn indicators.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,8 @@ from oddslab.rulesets.formation_actions.model import Army, Formation, Rules
 __all__ = [
     "ChainResult",
     "formation_chain",
+    "formation_state",
+    "mark_size",
     "strategy_probs",
     "strategy_turn_probs",
     "strategy_wins_pmf",
@@ -148,10 +151,44 @@ def max_shock(formation: Formation, turns: int) -> int:
     return max(formation.shock, formation.units) + turns * per_turn
 
 
-def _shift_counter(a: np.ndarray) -> np.ndarray:
+def _shift(a: np.ndarray, axis: int, by: int = 1) -> np.ndarray:
+    """``a`` moved ``by`` places up along ``axis`` (a count or mark that rises by ``by``;
+    nothing reaches the top: a count rises at most once a turn)."""
     out = np.zeros_like(a)
-    out[..., 1:] = a[..., :-1]
+    src = [slice(None)] * a.ndim
+    dst = [slice(None)] * a.ndim
+    src[axis] = slice(0, a.shape[axis] - by)
+    dst[axis] = slice(by, None)
+    out[tuple(dst)] = a[tuple(src)]
     return out
+
+
+#: what a mark records: a count over the game (:data:`COUNTERS`) or one turn's value
+_TURN_MARK = re.compile(r"(shock_after|broken_by|action)_turn_([0-9]+)")
+
+
+def mark_size(formation: Formation, turns: int, mark: str) -> int:
+    """Values of ``mark`` (a formation statistic's name after ``<army>_<formation>_``: one of
+    :data:`COUNTERS`, ``shock_after_turn_<t>``, ``broken_by_turn_<t>`` or
+    ``action_turn_<t>``), the bins of that statistic; raises ValueError for anything else."""
+    if mark in COUNTERS:
+        return turns + 1
+    m = _TURN_MARK.fullmatch(mark)
+    if m is None or not 1 <= int(m.group(2)) <= turns:
+        raise ValueError(f"no formation statistic '{mark}' in a {turns}-turn game")
+    return {"shock_after": max_shock(formation, turns) + 1, "broken_by": 2, "action": 3}[m.group(1)]
+
+
+def _snapshot(P: np.ndarray, ax: int, state_axis: int) -> np.ndarray:
+    """``P`` with the mark at axis ``ax`` (all mass at 0) set to the index along
+    ``state_axis`` (0: Shock, 2: ever broken)."""
+    Pm = np.moveaxis(P, ax, -1)
+    new = np.zeros_like(Pm)
+    at = [slice(None)] * (Pm.ndim - 1)
+    for v in range(P.shape[state_axis]):
+        at[state_axis] = v
+        new[(*at, v)] = Pm[(*at, 0)]
+    return np.moveaxis(new, -1, ax)
 
 
 def formation_chain(
@@ -170,8 +207,57 @@ def formation_chain(
     """
     if counter is not None and counter not in COUNTERS:
         raise ValueError(f"counter must be one of {', '.join(COUNTERS)}")
+    res, P = _run_chain(formation, rules, turns, (counter,) if counter else ())
+    cnt = P.sum(axis=(0, 1, 2, 3)) if counter else None
+    return ChainResult(*res, cnt)
+
+
+def formation_state(
+    formation: Formation, rules: Rules, turns: int, marks: tuple[str, ...] = ()
+) -> np.ndarray:
+    """The exact joint distribution of a formation's state at the end of the game with any
+    of its statistics, for a formation that never tests to retain the initiative.
+
+    Parameters
+    ----------
+    formation : Formation
+    rules : Rules
+    turns : int
+        Turns to play (>= 1).
+    marks : tuple of str
+        Statistics to carry jointly, by their name after ``<army>_<formation>_`` (see
+        :func:`mark_size`), each at most once.
+
+    Returns
+    -------
+    float64[S, 2, 2, 2, *sizes]
+        ``P[shock, broken, ever broken, withdrawn, *marks]`` after the last turn's rallies:
+        Shock ``0..S-1`` (``S = max_shock + 1``); broken now; broken at any time (the
+        ``broken_by_turn_<turns>`` statistic); withdrawn from play (only under
+        ``withdrawal = "removed"``); then one axis per mark, indexed by its value.
+    """
+    if len(set(marks)) != len(marks):
+        raise ValueError("each mark at most once")
+    for m in marks:
+        mark_size(formation, turns, m)
+    return _run_chain(formation, rules, turns, tuple(marks))[1]
+
+
+def _run_chain(
+    formation: Formation, rules: Rules, turns: int, marks: tuple[str, ...]
+) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The chain itself: ``((shock, broken_by, broken_after, passed, held), P)`` with the
+    per-turn distributions of :class:`ChainResult` and the final state array of
+    :func:`formation_state` (one axis per mark after the four state axes)."""
     S = max_shock(formation, turns) + 1
-    C = turns + 1 if counter else 1
+    sizes = [mark_size(formation, turns, m) for m in marks]
+    k = len(marks)
+    # the axis of each mark in P (after shock, broken, ever, withdrawn) and in the arrays of
+    # one "broken" and "withdrawn" slice (after shock, ever)
+    count_ax = {m: 4 + i for i, m in enumerate(marks) if m in COUNTERS}
+    turn_marks = [
+        (4 + i, _TURN_MARK.fullmatch(m)) for i, m in enumerate(marks) if m not in COUNTERS
+    ]
     thr = formation.threshold
     units = formation.units
     immediate = rules.break_check == "immediate"
@@ -181,33 +267,37 @@ def formation_chain(
     c = formation.command
     pen = np.array([rules.penalty(sup, s) for s in range(S)])
     rally_pen = pen if rules.rally_action_penalty else np.zeros(S, dtype=int)
-    p_act = np.array([rules.faces(c - pen[s]) for s in range(S)]) / 6.0
-    p_r0 = np.array([rules.faces(c - near - rally_pen[s]) for s in range(S)]) / 6.0
-    p_r1 = np.array([rules.faces(c - 2 - near - rally_pen[s]) for s in range(S)]) / 6.0
+
+    def col(v: np.ndarray) -> np.ndarray:  # a per-Shock vector against (shock, ever, *marks)
+        return v.reshape((-1,) + (1,) * (k + 1))
+
+    p_act = col(np.array([rules.faces(c - pen[s]) for s in range(S)]) / 6.0)
+    p_r0 = col(np.array([rules.faces(c - near - rally_pen[s]) for s in range(S)]) / 6.0)
+    p_r1 = col(np.array([rules.faces(c - 2 - near - rally_pen[s]) for s in range(S)]) / 6.0)
     after_rally = np.array([s - max(1, s // 2) if s > 0 else 0 for s in range(S)])
     s_broken_rallied = units - max(1, units // 2)
 
-    # P[s, broken, ever, gone, counter]
-    P = np.zeros((S, 2, 2, 2, C))
+    # P[s, broken, ever, gone, *marks]
+    P = np.zeros((S, 2, 2, 2, *sizes))
     b0 = 1 if formation.starts_broken else 0
-    P[formation.shock, b0, b0, 0, 0] = 1.0
+    P[(formation.shock, b0, b0, 0) + (0,) * k] = 1.0
 
     def check_break(L: np.ndarray) -> None:
-        """Break unbroken states at or over the threshold; ``L`` is ``P[:, :, :, 0, :]``-shaped
-        (formations in play)."""
+        """Break unbroken states at or over the threshold; ``L`` is ``P[:, :, :, 0, ...]``-
+        shaped (formations in play)."""
         m = L[thr:, 0].sum(axis=1)
         L[thr:, 0] = 0.0
         L[thr:, 1, 1] += m
 
     def outside(P: np.ndarray) -> None:
-        live = P[:, :, :, 0, :]
+        live = P[:, :, :, 0, ...]
         risen = np.zeros_like(live)
-        for k, qk in enumerate(q):
-            if qk > 0 and k > 0:
-                risen[k:] += qk * live[: S - k]
+        for j, qj in enumerate(q):
+            if qj > 0 and j > 0:
+                risen[j:] += qj * live[: S - j]
         if immediate:
             check_break(risen)  # breaking is checked when Shock rises
-        P[:, :, :, 0, :] = q[0] * live + risen
+        P[:, :, :, 0, ...] = q[0] * live + risen
 
     shock_t = np.zeros((turns, S))
     broken_by = np.zeros(turns)
@@ -218,60 +308,66 @@ def formation_chain(
         if q is not None and rules.outside_timing == "start-of-turn":
             outside(P)
         # action phase: every unbroken formation in play tests once
-        A = P[:, 0, :, 0, :].copy()
-        pas = A * p_act[:, None, None]
-        fail = A * (1.0 - p_act)[:, None, None]
+        A = P[:, 0, :, 0, ...].copy()
+        pas = A * p_act
+        fail = A * (1.0 - p_act)
         passed[t] = pas.sum()
         held[t] = fail.sum()
-        if counter == "actions":
-            pas = _shift_counter(pas)
-        if counter == "holds":
-            fail = _shift_counter(fail)
-        risen = np.zeros((S, 2, 2, C))
+        if "actions" in count_ax:
+            pas = _shift(pas, count_ax["actions"] - 2)
+        if "holds" in count_ax:
+            fail = _shift(fail, count_ax["holds"] - 2)
+        for ax, m in turn_marks:  # this turn's action: 1 passed, 2 Hold (else 0)
+            if m.group(1) == "action" and int(m.group(2)) == t + 1:
+                pas = _shift(pas, ax - 2)
+                fail = _shift(fail, ax - 2, 2)
+        risen = np.zeros((S, 2, *A.shape[1:]))
         risen[1:, 0] = fail[:-1]
         if immediate:
             check_break(risen)
-        P[:, 0, :, 0, :] = pas
-        P[:, :, :, 0, :] += risen
+        P[:, 0, :, 0, ...] = pas
+        P[:, :, :, 0, ...] += risen
         # end phase
         if q is not None and rules.outside_timing == "before-rally":
             outside(P)
         if not immediate:
-            check_break(P[:, :, :, 0, :])
+            check_break(P[:, :, :, 0, ...])
         # rally: unbroken formations with Shock
-        U = P[1:, 0, :, 0, :].copy()
-        u_pass = U * p_r0[1:, None, None]
-        P[1:, 0, :, 0, :] = U - u_pass
-        if counter == "rallied_unbroken":
-            u_pass = _shift_counter(u_pass)
+        U = P[1:, 0, :, 0, ...].copy()
+        u_pass = U * p_r0[1:]
+        P[1:, 0, :, 0, ...] = U - u_pass
+        if "rallied_unbroken" in count_ax:
+            u_pass = _shift(u_pass, count_ax["rallied_unbroken"] - 2)
         for s in range(1, S):
-            P[after_rally[s], 0, :, 0, :] += u_pass[s - 1]
+            P[after_rally[s], 0, :, 0, ...] += u_pass[s - 1]
         # rally: broken formations
-        B = P[:, 1, :, 0, :].copy()
-        b_pass = B * p_r1[:, None, None]
+        B = P[:, 1, :, 0, ...].copy()
+        b_pass = B * p_r1
         b_fail = B - b_pass
-        rallied = b_pass.sum(axis=0)  # (ever, C)
-        if counter == "rallied":
-            rallied = _shift_counter(rallied)
-        if counter == "withdrawals":
-            b_fail = _shift_counter(b_fail)
-        P[:, 1, :, 0, :] = 0.0
-        P[s_broken_rallied, 0, :, 0, :] += rallied
+        rallied = b_pass.sum(axis=0)  # (ever, *marks)
+        if "rallied" in count_ax:
+            rallied = _shift(rallied, count_ax["rallied"] - 3)
+        if "withdrawals" in count_ax:
+            b_fail = _shift(b_fail, count_ax["withdrawals"] - 2)
+        P[:, 1, :, 0, ...] = 0.0
+        P[s_broken_rallied, 0, :, 0, ...] += rallied
         if rules.withdrawal == "removed":
-            P[:, 1, :, 1, :] += b_fail
+            P[:, 1, :, 1, ...] += b_fail
         else:
-            P[:, 1, :, 0, :] += b_fail
+            P[:, 1, :, 0, ...] += b_fail
         if rules.broken_shock == "cap" and S > units + 1:
             # a formation still broken (in play or withdrawn) keeps at most its units in
             # Shock; nothing reads a broken formation's Shock but "any Shock", which this
             # keeps, so capping once a turn equals capping at every gain
             P[units, 1] += P[units + 1 :, 1].sum(axis=0)
             P[units + 1 :, 1] = 0.0
-        shock_t[t] = P.sum(axis=(1, 2, 3, 4))
+        for ax, m in turn_marks:  # this turn's Shock and broken-by, as they are counted
+            if int(m.group(2)) == t + 1 and m.group(1) != "action":
+                P = _snapshot(P, ax, 0 if m.group(1) == "shock_after" else 2)
+        shock_t[t] = P.reshape(S, -1).sum(axis=1)
         broken_by[t] = P[:, :, 1].sum()
         broken_after[t] = P[:, 1].sum()
-    cnt = P.sum(axis=(0, 1, 2, 3)) if counter else None
-    return ChainResult(shock_t, broken_by, broken_after, passed, held, cnt)
+    return (shock_t, broken_by, broken_after, passed, held), P
 
 
 def bernoulli_sum(ps: list[float] | np.ndarray) -> np.ndarray:

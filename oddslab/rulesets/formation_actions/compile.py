@@ -384,6 +384,7 @@ class FormationActionsScenario(DictForm):
             self.stats(),
             self.headlines(),
             exact=self.exact_pmfs,
+            exact_joint=self.exact_joint,
             meta={
                 "ruleset": RULESET,
                 "description": self.description,
@@ -430,6 +431,21 @@ class FormationActionsScenario(DictForm):
         from oddslab.rulesets.formation_actions.exact import game_pmfs
 
         return game_pmfs(self)
+
+    def exact_joint(self, names: tuple[str, ...]) -> np.ndarray | None:
+        """The exact joint probability table of the statistics ``names`` (axis ``k``
+        indexed by the value of ``names[k]``), or None where the exact chain cannot give
+        it: see :func:`.exact.game_joint`."""
+        from oddslab.rulesets.formation_actions.exact import game_joint
+
+        return game_joint(self, tuple(names))
+
+    def end_state(self, army: str, formation: str) -> Any:
+        """The exact end state (Shock, broken, ever broken, withdrawn, withdrawals) of one
+        formation as a tidy DataFrame: see :func:`.exact.end_state`."""
+        from oddslab.rulesets.formation_actions.exact import end_state
+
+        return end_state(self, army, formation)
 
     # -- resolved -------------------------------------------------------------------------------
     def resolved(self) -> dict[str, dict[str, Any]]:

@@ -6,6 +6,12 @@ once per turn with no retaining -1, so each of its formations follows its own Ma
 (:func:`.chain.formation_chain`) whatever the opponent does, and the army's per-turn totals
 are sums of independent indicators. Statistics of an army that may retain depend on the
 order of play and are left to the simulation.
+
+Joint tables (:func:`game_joint`): the statistics of one such formation jointly from its
+chain (:func:`.chain.formation_state` carries them as extra axes), and the product of the
+tables of independent parts: different formations, the strategy roll (it decides who
+acts and rallies first, never a probability), and an army's totals against anything
+outside that army.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from oddslab.rulesets.formation_actions.chain import (
     bernoulli_sum,
     convolve_all,
     formation_chain,
+    formation_state,
     strategy_turn_probs,
     strategy_wins_pmf,
 )
@@ -26,7 +33,7 @@ from oddslab.rulesets.formation_actions.chain import (
 if TYPE_CHECKING:  # pragma: no cover
     from oddslab.rulesets.formation_actions.compile import FormationActionsScenario
 
-__all__ = ["game_pmfs"]
+__all__ = ["game_pmfs", "game_joint", "end_state"]
 
 
 def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
@@ -69,3 +76,130 @@ def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
         out[f"{ak}_withdrawals"] = convolve_all(withdrawals)
     names = set(sc.stat_names())  # statistics a scenario cannot produce are not reported
     return {k: v for k, v in out.items() if k in names}
+
+
+def _sources(sc: FormationActionsScenario) -> dict[str, tuple[frozenset, int | None, str]]:
+    """``{stat name: (what it depends on, formation index or None, mark)}`` for every
+    statistic with an exact PMF: a formation statistic depends on its formation alone (its
+    mark is its name after ``<army>_<formation>_``), an army total on the army's
+    formations, a strategy statistic on the strategy rolls."""
+    out: dict[str, tuple[frozenset, int | None, str]] = {}
+    i = 0
+    strategy = frozenset({"strategy"})
+    for army in sc.armies:
+        idx = range(i, i + len(army.formations))
+        i += len(army.formations)
+        out[f"{army.key}_won_strategy"] = (strategy, None, "")
+        for t in range(1, sc.turns + 1):
+            out[f"{army.key}_won_strategy_turn_{t}"] = (strategy, None, "")
+        if army.can_retain:
+            continue
+        whole = frozenset(idx)
+        for name in ("withdrawals", "actions_turn_", "holds_turn_", "broken_after_turn_"):
+            turns = range(1, sc.turns + 1) if name.endswith("_") else ("",)
+            for t in turns:
+                out[f"{army.key}_{name}{t}"] = (whole, None, "")
+        for j, f in zip(idx, army.formations, strict=True):
+            marks = list(COUNTERS)
+            for t in range(1, sc.turns + 1):
+                marks += [f"shock_after_turn_{t}", f"broken_by_turn_{t}", f"action_turn_{t}"]
+            for m in marks:
+                out[f"{army.key}_{f.key}_{m}"] = (frozenset({j}), j, m)
+    return out
+
+
+def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarray | None:
+    """The exact joint probability table of the statistics ``names``, or None.
+
+    Axis ``k`` is indexed by the value of ``names[k]`` (as many bins as that statistic has;
+    a name given twice gives a diagonal). Exact when the statistics fall into independent
+    parts (see the module doc) each of which is exact jointly: any statistics of one
+    formation of an army that cannot retain, or a single statistic with an exact PMF.
+    None when two statistics of one part are not a formation's (e.g. two strategy
+    statistics, or an army total with one of its own formations), or when any has no
+    exact form (an army that may retain).
+    """
+    reported = {s.name: s.nbins for s in sc.stats()}
+    if any(n not in reported for n in names):
+        return None
+    src = _sources(sc)
+    if any(n not in src for n in names):
+        return None
+    unique = list(dict.fromkeys(names))
+    # independent parts: the names joined through shared sources, merged as they come
+    parts: list[tuple[frozenset, list[str]]] = []
+    for n in unique:
+        deps, members, apart = src[n][0], [n], []
+        for p_deps, p_members in parts:
+            if p_deps & deps:
+                deps, members = deps | p_deps, p_members + members
+            else:
+                apart.append((p_deps, p_members))
+        parts = [*apart, (deps, members)]
+    forms = [(army, f) for army in sc.armies for f in army.formations]
+    pmfs: dict[str, np.ndarray] | None = None
+    table = np.ones(())
+    order: list[str] = []
+    for _deps, part in parts:
+        where = {src[n][1] for n in part}
+        if len(part) == 1 and where == {None}:
+            pmfs = pmfs if pmfs is not None else game_pmfs(sc)
+            t = pmfs[part[0]]
+        elif None not in where and len(where) == 1:
+            f = forms[where.pop()][1]
+            P = formation_state(f, sc.rules, sc.turns, tuple(src[n][2] for n in part))
+            t = P.sum(axis=(0, 1, 2, 3))
+        else:
+            return None
+        table = np.multiply.outer(table, t)
+        order += part
+    # the statistics' own bins (a PMF may be shorter than its statistic's bins)
+    full = np.zeros([reported[n] for n in order])
+    full[tuple(slice(0, m) for m in table.shape)] = table
+    return _arrange(full, order, names)
+
+
+def _arrange(table: np.ndarray, order: list[str], names: tuple[str, ...]) -> np.ndarray:
+    """``table`` (axes: the distinct names in ``order``) with axis ``k`` for ``names[k]``; a
+    repeated name repeats its axis as a diagonal."""
+    first = list(dict.fromkeys(names))
+    out = np.moveaxis(table, [order.index(n) for n in first], range(len(first)))
+    if len(first) == len(names):
+        return out
+    grids = np.indices([out.shape[first.index(n)] for n in names], sparse=True)
+    val = out[tuple(grids[names.index(n)] for n in first)]
+    for k, n in enumerate(names):
+        val = val * (grids[k] == grids[names.index(n)])
+    return val
+
+
+def end_state(sc: FormationActionsScenario, army: str, formation: str):
+    """The exact end state of one formation of an army that cannot retain the initiative,
+    as a tidy DataFrame.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``shock``, ``broken`` (broken after the last turn), ``ever_broken``,
+        ``withdrawn`` (withdrawn from play: only under ``withdrawal = "removed"``; under
+        ``"stays-broken"`` a formation that fails a rally stays broken),
+        ``withdrawals`` (failed rallies over the game) and ``probability``, one row per
+        state of positive probability.
+    """
+    import pandas as pd
+
+    a = next((x for x in sc.armies if x.key == army), None)
+    if a is None:
+        raise ValueError(f"no army '{army}' (armies: {', '.join(x.key for x in sc.armies)})")
+    f = next((x for x in a.formations if x.key == formation), None)
+    if f is None:
+        keys = ", ".join(x.key for x in a.formations)
+        raise ValueError(f"army '{army}' has no formation '{formation}' (formations: {keys})")
+    if a.can_retain:
+        raise ValueError(f"army '{army}' may retain the initiative: no exact end state")
+    P = formation_state(f, sc.rules, sc.turns, ("withdrawals",))
+    idx = np.argwhere(P > 0)
+    cols = ["shock", "broken", "ever_broken", "withdrawn", "withdrawals"]
+    df = pd.DataFrame(idx, columns=cols)
+    df["probability"] = P[tuple(idx.T)]
+    return df

@@ -1,0 +1,194 @@
+"""Exact joint tables of formation actions (:mod:`oddslab.rulesets.formation_actions.exact`,
+``Job.exact_joint``): a hand-worked game, consistency with the exact PMFs, the independent
+parts multiplied, what is not exact, and (statistical) the joint against the per-trial
+records of the simulation.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from stats import chisquare_pmf
+
+from oddslab._seeding import chunk_seeds
+from oddslab.dice import DiceExpr
+from oddslab.engine import CHUNK_TRIALS
+from oddslab.rulesets.formation_actions import (
+    Army,
+    Formation,
+    FormationActionsScenario,
+    OutsideShock,
+    Rules,
+    formation_state,
+)
+
+
+def _one(formation: Formation, turns: int = 1, **rules) -> FormationActionsScenario:
+    return FormationActionsScenario(
+        (Army("blue", (formation,)), Army("red", (Formation("x", command=4, units=2),))),
+        turns,
+        Rules(**rules),
+    )
+
+
+def test_a_hand_worked_turn():
+    """Command 3, 2 units, 1 Shock, one turn (default rules: the action test's -1 only for a
+    suppressed unit, breaking at 2 Shock as soon as it is reached, a broken formation that
+    fails its rally stays broken).
+
+    - passes (1/2), keeps 1 Shock; rallies on 3 (1/2) to 0 Shock, else keeps 1;
+    - fails (1/2): Hold, 2 Shock, broken; rallies on 3 - 2 = 1 (1/6): Shock = units = 2,
+      halved to 1, no longer broken; else (5/6) withdraws (stays broken, 2 Shock).
+    """
+    sc = _one(Formation("a", command=3, units=2, shock=1))
+    names = (
+        "blue_a_shock_after_turn_1",
+        "blue_a_broken_by_turn_1",
+        "blue_a_withdrawals",
+        "blue_a_action_turn_1",
+    )
+    want = np.zeros((4, 2, 2, 3))  # Shock is at most 1 + 1 + 1 = 3 in one turn: 4 bins
+    for (s, b, w, a), p in {
+        (0, 0, 0, 1): Fraction(1, 4),
+        (1, 0, 0, 1): Fraction(1, 4),
+        (1, 1, 0, 2): Fraction(1, 12),
+        (2, 1, 1, 2): Fraction(5, 12),
+    }.items():
+        want[s, b, w, a] = float(p)
+    got = sc.exact_joint(names)
+    np.testing.assert_allclose(got, want, atol=1e-15, rtol=0)
+    # the same table from the job, in any order of the names
+    job = sc.compile()
+    np.testing.assert_allclose(
+        job.exact_joint(names[::-1]), want.transpose(3, 2, 1, 0), atol=1e-15, rtol=0
+    )
+    # the end state: Shock, broken now, ever broken, withdrawn from play, withdrawals
+    end = sc.end_state("blue", "a")
+    rows = {tuple(r[:5]): r[5] for r in end.itertuples(index=False)}
+    assert rows.keys() == {(0, 0, 0, 0, 0), (1, 0, 0, 0, 0), (1, 0, 1, 0, 0), (2, 1, 1, 0, 1)}
+    assert abs(rows[(2, 1, 1, 0, 1)] - 5 / 12) < 1e-15
+    assert abs(rows[(1, 0, 0, 0, 0)] - 1 / 4) < 1e-15
+
+
+def _mixed() -> FormationActionsScenario:
+    blue = (
+        Formation("a", command=4, units=3, shock=1, outside_shock=OutsideShock(fixed=1)),
+        Formation(
+            "b", command=3, units=2, suppressed=1, outside_shock=OutsideShock(table=(0.6, 0.4))
+        ),
+    )
+    red = (
+        Formation("x", command=4, units=3, outside_shock=OutsideShock(dice=DiceExpr(1, 3, -1))),
+        Formation("y", command=5, units=2, break_at=99),  # cannot break
+    )
+    return FormationActionsScenario(
+        (Army("blue", blue, strategy=3), Army("red", red, strategy=2)),
+        3,
+        Rules(action_penalty="either", withdrawal="removed"),
+    )
+
+
+def test_the_joint_of_every_formation_statistic_has_the_exact_marginals():
+    sc = _mixed()
+    pmfs = sc.exact_pmfs()
+    reported = {s.name: s.nbins for s in sc.stats()}
+    for p in ("blue_a", "blue_b", "red_x"):
+        names = tuple(n for n in reported if n.startswith(p + "_"))
+        # the chain carries at most a few marks at once: the end state with each other one
+        end = (f"{p}_shock_after_turn_3", f"{p}_broken_by_turn_3", f"{p}_withdrawals")
+        for other in names:
+            if other in end:
+                continue
+            got = sc.exact_joint((*end, other))
+            assert got.shape == tuple(reported[n] for n in (*end, other))
+            assert abs(got.sum() - 1) < 1e-12
+            for k, n in enumerate((*end, other)):
+                axes = tuple(i for i in range(4) if i != k)
+                np.testing.assert_allclose(got.sum(axis=axes), pmfs[n], atol=1e-12, rtol=0)
+    # withdrawn from play ("removed"): at most one withdrawal, and only once broken
+    t = sc.exact_joint(("blue_a_broken_by_turn_3", "blue_a_withdrawals"))
+    assert t.shape == (2, 4) and t[0, 1:].sum() == 0 and t[1, 2:].sum() < 1e-15
+
+
+def test_independent_parts_multiply_and_dependent_ones_are_not_exact():
+    sc = _mixed()
+    pm = sc.exact_pmfs()
+    a, x, s, tot = (
+        "blue_a_holds",
+        "red_x_shock_after_turn_2",
+        "blue_won_strategy",
+        "red_holds_turn_1",
+    )
+    np.testing.assert_allclose(
+        sc.exact_joint((a, x, s)), np.multiply.outer(np.multiply.outer(pm[a], pm[x]), pm[s])
+    )
+    # an army's total with the other army's formations: independent
+    np.testing.assert_allclose(sc.exact_joint((a, tot)), np.multiply.outer(pm[a], pm[tot]))
+    # a total with one of its own formations, two strategy statistics: not from the chains
+    assert sc.exact_joint(("red_x_holds", tot)) is None
+    assert sc.exact_joint((s, "blue_won_strategy_turn_1")) is None
+    assert sc.exact_joint(("no_such_statistic",)) is None
+    assert sc.exact_joint(("red_y_broken_by_turn_1",)) is None  # not reported: cannot break
+    # a name twice: the diagonal
+    d = sc.exact_joint((a, a))
+    np.testing.assert_allclose(d, np.diag(pm[a]))
+    # an army that may retain has no exact joint
+    blue, red = sc.armies
+    retains = FormationActionsScenario(
+        (Army("blue", blue.formations, retain="always"), red), 3, sc.rules
+    )
+    assert retains.exact_joint(("blue_a_holds",)) is None
+    assert retains.exact_joint(("red_x_holds", "red_y_actions")) is not None
+    with pytest.raises(ValueError, match="may retain"):
+        retains.end_state("blue", "a")
+    with pytest.raises(ValueError, match="no formation 'q'"):
+        sc.end_state("blue", "q")
+
+
+def test_formation_state_rejects_unknown_and_repeated_marks():
+    f = Formation("a", command=4, units=2)
+    with pytest.raises(ValueError, match="no formation statistic"):
+        formation_state(f, Rules(), 2, ("shock_after_turn_3",))
+    with pytest.raises(ValueError, match="at most once"):
+        formation_state(f, Rules(), 2, ("holds", "holds"))
+
+
+def _records_joint(job, names, trials_chunks: int, seed: int, batch: int = 4) -> np.ndarray:
+    """The joint counts of ``names`` over the per-trial records of ``trials_chunks`` full
+    chunks of ``job`` (a few chunks at a time: memory bounded by the batch)."""
+    cols = [[s.name for s in job.stats].index(n) for n in names]
+    shape = tuple(job.stats[c].nbins for c in cols)
+    counts = np.zeros(int(np.prod(shape)), dtype=np.int64)
+    for start in range(0, trials_chunks, batch):
+        c = min(batch, trials_chunks - start)
+        seeds = chunk_seeds(seed, start, start + c)
+        nt = np.full(c, CHUNK_TRIALS, dtype=np.int64)
+        out = np.zeros((c, len(job.stats), job.n_bins), dtype=np.int64)
+        rec = np.zeros((c, CHUNK_TRIALS, len(job.stats)), dtype=np.int32)
+        job.kernel(seeds, nt, out, rec, *job.params)
+        r = rec.reshape(-1, len(job.stats))[:, cols]
+        counts += np.bincount(np.ravel_multi_index(tuple(r.T), shape), minlength=counts.size)
+    return counts.reshape(shape)
+
+
+@pytest.mark.statistical
+def test_the_exact_joint_matches_the_simulated_records():
+    """At 16 chunks (1,048,576 games) of the engine's kernel: each formation's end state
+    (Shock, broken by the end, withdrawals) jointly, a formation's turn-1 action with its
+    Holds and Shock after turn 2, and two formations of the two armies together."""
+    sc = _mixed()
+    job = sc.compile()
+    for names in (
+        ("blue_a_shock_after_turn_3", "blue_a_broken_by_turn_3", "blue_a_withdrawals"),
+        ("blue_b_shock_after_turn_3", "blue_b_broken_by_turn_3", "blue_b_withdrawals"),
+        ("red_x_shock_after_turn_3", "red_x_broken_by_turn_3", "red_x_withdrawals"),
+        ("blue_a_action_turn_1", "blue_a_holds", "blue_a_shock_after_turn_2"),
+        ("blue_b_broken_by_turn_2", "red_x_rallied", "red_x_rallied_unbroken"),
+    ):
+        want = sc.exact_joint(names)
+        got = _records_joint(job, names, 16, seed=2029)
+        assert got.sum() == 16 * CHUNK_TRIALS
+        p = chisquare_pmf(got.ravel(), want.ravel())
+        assert p > 1e-4, (names, p)
