@@ -12,8 +12,8 @@ did-you-mean, not a failed study. Each cell then answers its events in its own r
 - an event that joins statistics is counted in the cell's run by the engine's
   :class:`~oddslab._recorder.Recorder` (per chunk, merged in chunk order, so the answer
   depends only on the cell's seed, never on the worker or thread count); an exact cell
-  answers it from the ruleset's exact joint distribution (``Job.exact_joint``) and is
-  simulated whole when there is none;
+  answers it from the ruleset's exact joint distribution (``Job.exact_joint``, through
+  :func:`oddslab._answer.exact_questions`) and is simulated whole when there is none;
 - an event that reads a statistic a cell does not report is left out of that cell (its
   metric reads NaN with a note), as a missing statistic is.
 
@@ -35,7 +35,6 @@ __all__ = [
     "default_metric",
     "fitting",
     "check_study",
-    "exact_answers",
     "attach",
     "given_share",
     "encode",
@@ -218,22 +217,6 @@ def _probe(job: Any, events: dict[str, Event]):
             label, e.text, nan, nan, nan, nan, 0, 0, e.conditional, False
         )
     return out
-
-
-def exact_answers(ex: Any, job: Any, events: Sequence[tuple[str, Event]]) -> dict[str, Any] | None:
-    """Every event answered exactly from the exact outcome ``ex`` (joins through
-    ``job.exact_joint``), or None when an event joins statistics the exact engine cannot
-    give jointly (the cell is then simulated whole)."""
-    from oddslab._recorder import JointTable
-
-    for _, e in events:
-        if len(e.stats) > 1 and not any(set(e.stats) <= set(k) for k in ex.joints):
-            table = job.exact_joint(tuple(e.stats)) if job.exact_joint is not None else None
-            if table is None:
-                return None
-            ex.joints[tuple(e.stats)] = JointTable.from_dense(tuple(e.stats), table)
-    attach(ex, events)
-    return ex.events
 
 
 def attach(out: Any, events: Sequence[tuple[str, Event]]) -> None:

@@ -229,7 +229,8 @@ def run_cell(
     run (see :mod:`oddslab.analysis.cell_events`): the cell equals
     ``oddslab.simulate(scenario, trials=..., seed=seed, events=events)``.
     """
-    from oddslab.analysis.cell_events import attach, encode, exact_answers, fitting
+    from oddslab._answer import exact_questions
+    from oddslab.analysis.cell_events import attach, encode, fitting
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict
 
@@ -240,8 +241,8 @@ def run_cell(
     if exact == "auto":
         t0 = time.perf_counter()
         ex = exact_outcome(sc, job)
-        answers = exact_answers(ex, job, evs) if ex is not None else None
-        if ex is not None and answers is not None:
+        # a join the exact engine cannot give (no Job.exact_joint) makes the cell simulated
+        if ex is not None and exact_questions(job, ex, [t for t, _ in evs], ()) is None:
             return CellResult(
                 key=key,
                 scenario_hash=scenario_hash,
@@ -254,7 +255,7 @@ def run_cell(
                 meta=_json_meta(ex.meta),
                 elapsed=time.perf_counter() - t0,
                 probs={k: [float(x) for x in _trim(v)] for k, v in ex.probs.items()},
-                events=encode(answers, skipped),
+                events=encode(ex.events, skipped),
             )
     if precision is None:
         n = trials if trials is not None else getattr(sc, "trials", None)
