@@ -32,7 +32,7 @@ from oddslab.events import Event, EventError, parse_event
 
 __all__ = [
     "study_events",
-    "default_metric",
+    "study_metric",
     "fitting",
     "check_study",
     "attach",
@@ -86,9 +86,13 @@ def _split(text: str) -> tuple[str, str]:
     return (m.group(1).strip(), _norm(m.group(2))) if m else (_norm(text), _norm(text))
 
 
-def default_metric(events: Sequence[str]) -> str | None:
-    """``P(<label of the first event>)``: a study given events shows the first by default."""
-    return f"P({_split(events[0])[0]})" if events else None
+def study_metric(events: Any, metric: str | None) -> tuple[tuple[str, ...], str | None]:
+    """(:func:`study_events`, the metric): ``P(<label of the first event>)`` when none is
+    given and there are events (a study given events shows the first by default)."""
+    evs = study_events(events, metric)
+    if metric is None and evs:
+        metric = f"P({_split(evs[0])[0]})"
+    return evs, metric
 
 
 def fitting(

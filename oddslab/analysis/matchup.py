@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
+from oddslab.analysis.cell_events import study_metric
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
 from oddslab.analysis.metrics import (
@@ -132,7 +133,7 @@ class MatchupResult:
     target_ppm : dict
         Target name → its points per model as fielded (for ``points_removed``), or None.
     events : tuple of str
-        The events every cell answered (see :mod:`oddslab.analysis.cell_events`).
+        The events every cell answered (:mod:`oddslab.analysis.cell_events`).
     """
 
     attackers: list[LibraryEntry]
@@ -296,14 +297,11 @@ def matchup(
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
     events : str or iterable of str, optional
-        Events every cell answers (``"clean win = ..."``), as :func:`~oddslab.analysis.sweep.
-        sweep`; ``metric="P(clean win)"`` reads one (the default metric is the first's).
+        Events every cell answers, as :func:`~oddslab.analysis.sweep.sweep`.
     """
-    from oddslab.analysis.cell_events import default_metric, study_events
     from oddslab.scenario import from_dict
 
-    events = study_events(events, metric)
-    metric = metric if metric is not None else default_metric(events)
+    events, metric = study_metric(events, metric)
 
     att = select_entries(attackers)
     tgt = select_entries(targets)

@@ -326,11 +326,10 @@ def sweep(
         A cell is not a valid scenario (the message names the cell and the key).
     """
     from oddslab._seeding import fresh_seed
-    from oddslab.analysis.cell_events import default_metric, study_events
+    from oddslab.analysis.cell_events import study_metric
     from oddslab.scenario import from_dict
 
-    events = study_events(events, metric)
-    metric = metric if metric is not None else default_metric(events)
+    events, metric = study_metric(events, metric)
     raw, source = read_scenario_dict(scenario)
     if not vary:
         raise ValueError("nothing to vary: give at least one key and its values")
