@@ -239,6 +239,8 @@ def test_event_metrics_equal_simulate_with_the_cells_seed():
     ev = frame[frame["kind"] == "event"]
     assert list(ev["label"]) == ["P(clean)", f"P({EVENTS[1]})"] * 2
     assert list(ev["statistic"]) == ["models_slain >= 5 and damage <= 12", EVENTS[1]] * 2
+    ax = res.plot()  # the default metric: the first event, with its 95% intervals
+    assert ax.get_ylabel() == "P(clean)" and "95% CI" in ax.get_title()
 
 
 def test_exact_cells_answer_events_from_exact_distributions():
