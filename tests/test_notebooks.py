@@ -184,6 +184,24 @@ def _assault_phase(nb):
     assert float(m.group(1)) == round(float(row["probability"]), 4), (row["label"], m.group(0))
 
 
+def _questions(nb):
+    """The exact P(leader slain and two bodyguards lost) printed is the exact engine's, the
+    Monte Carlo one beside it within 5 of its standard errors; the exact P(broken | Shock >= 3)
+    of the formation is the exact chain's."""
+    import oddslab
+
+    q = "leader_slain and target_bodyguard_models_lost >= 2"
+    m = _line(_texts(nb), r"^leader and two bodyguards: exact ([\d.]+)  MC ([\d.]+) ± ([\d.]+)")
+    shown, mc, se = (float(x) for x in m.groups())
+    sc = oddslab.load(ROOT / "examples" / "generic-bodyguard-and-leader.toml")
+    want = oddslab.exact(sc, events=[q]).probability(q).probability
+    assert shown == round(want, 6) and abs(mc - want) < 5 * se
+    m = _line(_texts(nb), r"^P\(broken \| Shock >= 3\): exact ([\d.]+)")
+    fa = oddslab.load(ROOT / "examples" / "formation-actions-under-fire.toml")
+    t = fa.compile().exact_joint(("blue_rifles_shock_after_turn_4", "blue_rifles_broken_by_turn_4"))
+    assert float(m.group(1)) == round(t[3:, 1].sum() / t[3:].sum(), 4)
+
+
 CHECKS = {
     "assault-phase": _assault_phase,
     "quickstart": _quickstart,
@@ -193,6 +211,7 @@ CHECKS = {
     "vom-kriege": _vom_kriege,
     "designers": _designers,
     "list-builders": _list_builders,
+    "questions": _questions,
 }
 
 
