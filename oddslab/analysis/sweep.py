@@ -185,7 +185,7 @@ class SweepResult:
         Parameters
         ----------
         stats : iterable of str, optional
-            Keep only these statistics (by name).
+            Keep only these statistics (by name); the events rows stay.
         """
         import pandas as pd
 
@@ -215,7 +215,7 @@ class SweepResult:
                 if keep is None or r["stat"] in keep:
                     add(cell, out, "probability", r["stat"], r["label"], r["probability"],
                         r["se"], r["ci_low"], r["ci_high"])  # fmt: skip
-            for e in out.events.values() if keep is None else ():
+            for e in out.events.values():  # asked for by name: kept whatever ``stats``
                 add(cell, out, "event", e.text, f"P({e.label})", e.probability, e.se,
                     e.ci_low, e.ci_high)  # fmt: skip
         return pd.DataFrame(data, columns=cols)
