@@ -146,7 +146,7 @@ def check_study(
     m = parse_metric(metric) if metric is not None else None
     if m is not None and m.kind == "points_removed":
         m = None
-    if not events and m is None:
+    if (not events and m is None) or not cells:
         return
     todo = {t: None for t in events}  # event text -> first failure (cell source, message)
     metric_error: str | None = None
