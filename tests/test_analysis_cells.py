@@ -76,12 +76,3 @@ def test_precision_also_covers_a_probability_metric():
     v = parse_metric(metric).evaluate(aimed.outcome())
     assert (v.ci_high - v.ci_low) / 2 < 0.002
     assert aimed.trials > plain.trials
-
-
-def test_events_are_checked_in_a_bounded_sample_of_cells():
-    from oddslab.analysis.cell_events import PROBES, _probe_order
-
-    assert _probe_order(5) == [0, 1, 2, 3, 4]
-    big = _probe_order(10_000)
-    assert len(big) == PROBES and big[0] == 0 and big[-1] == 9_999
-    assert big == sorted(set(big))
