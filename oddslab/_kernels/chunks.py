@@ -144,6 +144,11 @@ class ChunkKernel:
         writable C-contiguous array among them that shares no memory with ``out`` or the
         parameters (the chunk's own state: generator, work arrays, result rows) is moved onto
         cache lines of its own first (:func:`own_lines`).
+    records : bool
+        True when ``chunk`` takes a records block after its histogram block
+        (``chunk(seed, ntrials, hist, rec, *params)``; see "Per-trial records" above): the
+        batch call is then ``kernel(seeds, ntrials, out, rec, *params)`` and chunk ``i`` gets
+        ``rec[i]``.
 
     Calling it runs chunk ``i`` of the batch as ``chunk(seeds[i], ntrials[i], out[i],
     *params)`` (or ``chunk(*prologue(...))`` of those), on :func:`thread_count` threads: the
