@@ -270,3 +270,36 @@ def test_trials_accept_1e4_style_numbers_and_say_the_ceiling():
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e12"])
     assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in res.output
+
+
+CLEAN = "clean = models_slain >= 5 and damage <= 12"
+
+
+def test_events_on_the_command_line():
+    res = _ok(["sweep", SCENARIO, "-v", "target.save=4,5", "-n", "2000", "--exact", "never",
+               "-e", CLEAN, "-f", "csv"])  # fmt: skip
+    rows = [ln for ln in res.output.splitlines() if ",event," in ln]
+    assert len(rows) == 2 and all("P(clean)" in r for r in rows)
+    res = _ok(["sweep", SCENARIO, "-v", "target.save=4,5", "-n", "2000", "--exact", "never",
+               "-e", CLEAN])  # fmt: skip
+    assert "P(clean) — 2 cells" in res.output  # the first event is the default metric
+    res = _ok(["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "-e", CLEAN,
+               "-m", "P(clean)", "-n", "2000", "--exact", "never"])  # fmt: skip
+    assert "P(clean)" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["sweep", SCENARIO, "-v", "target.save=4", "-e", "x = model_slain >= 5"],
+         "did you mean 'models_slain'"),
+        (["sweep", SCENARIO, "-v", "target.save=4", "-e", CLEAN, "-m", "P(clen)"],
+         "did you mean 'P(clean)'"),
+        (["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts", "-e", CLEAN, "-m",
+          "P(clen)"], "did you mean 'P(clean)'"),
+        (["sweep", SCENARIO, "-v", "target.save=4", "-e", "models_slain / 2 >= 1"],
+         "'/' is not allowed"),
+    ],
+)  # fmt: skip
+def test_bad_events_are_one_line_exit_2(args, match):
+    _err(args, match)

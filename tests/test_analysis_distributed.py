@@ -301,3 +301,13 @@ def test_batches_are_sized_from_the_cost_of_a_cell():
     assert plan_batch(2.0, 10_000, 2) == 1  # big cells: one per task
     assert plan_batch(1e-4, 80, 2) == 10  # few cells: still 4 tasks per worker
     assert plan_batch(1e-9, 10**7, 100) == 2_000  # capped
+
+
+def test_events_on_a_local_cluster_equal_in_process():
+    pytest.importorskip("distributed")
+    events = ["clean = models_slain >= 5 and damage <= 12", "hits >= 15 | wounds >= 5"]
+    vary = {"target.save": [3, 4, 5]}
+    local = sweep(SCENARIO, vary, trials=30_000, seed=11, events=events)
+    remote = sweep(SCENARIO, vary, trials=30_000, seed=11, events=events, workers=2, batch=1)
+    assert [r.events for r in remote.results] == [r.events for r in local.results]
+    assert remote.frame().equals(local.frame())

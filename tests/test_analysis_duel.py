@@ -63,3 +63,16 @@ def test_points_come_from_a_library_entry_bought_by_the_model():
     assert res.points is not None
     assert res.points[0] == pytest.approx(10 * res.crossing)  # 10 points per model, no base
     assert any("library entry" in n for n in res.notes)
+
+
+def test_an_event_metric_gives_the_curve_of_the_statistic_it_equals():
+    # one 3-wound model: destroyed exactly when 3 damage is dealt, so the joined event (counted
+    # trial by trial) and the one-statistic metric agree size by size for one seed
+    kw = dict(trials=30_000, seed=7)
+    plain = duel_balance(EXACT, "attacker.weapons.0.models", 1, 12, metric=DESTROYED, **kw)
+    ev = duel_balance(EXACT, "attacker.weapons.0.models", 1, 12, metric="P(dead)",
+                      events=["dead = wounds_remaining == 0 and damage_dealt >= 3"], **kw)  # fmt: skip
+    assert list(ev.curve["value"]) == list(plain.curve["value"])
+    assert ev.crossing == plain.crossing and ev.metric == "P(dead)"
+    with pytest.raises(ValueError, match="did you mean 'damage_dealt'"):
+        duel_balance(EXACT, "attacker.weapons.0.models", 1, 12, metric="P(damage_delt >= 3)")

@@ -193,3 +193,21 @@ def test_the_exact_matrix_prints_without_se_and_says_exact(tmp_path):
     res = runner.invoke(app, ["matchup", f"{lib}:w0,w1", f"{lib}:t0", "--exact", "never",
                               "-n", "1000"])  # fmt: skip
     assert res.exit_code == 0 and "±" in res.stdout
+
+
+def test_event_metrics_in_a_matchup_equal_simulate_with_the_cells_seed():
+    import oddslab
+
+    ev = ["clean = models_slain >= 3 and hits <= 12"]
+    res = matchup(f"{GENERIC}:shock_squad,flame_team", f"{GENERIC}:conscripts", events=ev,
+                  trials=20_000, exact="never", progress=None)  # fmt: skip
+    assert res.metric == "P(clean)" and res.events == tuple(ev)
+    tab = res.table()
+    assert len(tab) == len(res.cells) == 2
+    for cell, row in zip(res.cells, tab.itertuples(), strict=True):
+        assert (row.attacker, row.target) == (cell.values["attacker"], cell.values["target"])
+        single = oddslab.simulate(oddslab.from_dict(cell.scenario), trials=20_000,
+                                  seed=cell.seed, events=ev)  # fmt: skip
+        r = single.probability("clean")
+        assert (row.value, row.se) == (r.probability, r.se)
+        assert row.per_100_points == pytest.approx(r.probability * 100 / row.attacker_points)

@@ -99,3 +99,67 @@ def test_cells_with_different_statistics():
         check_metric("mean(nothing)", ["b", "c"], [red, red])
     with pytest.raises(ValueError, match="no statistic in common"):
         common_primary([_outcome(), red])
+
+
+# -- events as metrics ----------------------------------------------------------------------
+def _with_event() -> Outcome:
+    from oddslab._recorder import EventResult
+
+    o = _outcome()
+    se = math.sqrt(0.3 * 0.7 / 100)
+    o.events["clean win"] = EventResult(
+        "clean win", "models_slain >= 2 and attacker_wins", 0.3, se, 0.22, 0.39, 30, 100,
+        False, False,
+    )  # fmt: skip
+    return o
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("P(clean win)", "label"),  # a name: an event of the study or a headline
+        ("P(models_slain >= 2 and attacker_wins)", "event"),
+        ("P(models_slain >= 2 | attacker_wins)", "event"),
+        ("P(1 <= models_slain <= 2)", "event"),
+        ("P(not attacker_wins)", "event"),
+        ("P(attacker_wins)", "label"),  # a statistic alone: P(stat >= 1), as before
+        ("P(models_slain >= 2)", "compare"),
+        ("P(attacker wins the assault)", "label"),
+    ],
+)
+def test_inline_conditions_are_events_and_names_are_labels(text, kind):
+    assert parse_metric(text).kind == kind
+    assert parse_metric(text).is_probability
+
+
+def test_an_event_of_the_outcome_is_a_metric_with_its_se():
+    o = _with_event()
+    v = parse_metric("P(clean win)").evaluate(o)
+    assert (v.value, v.se, v.ci_low, v.ci_high) == (0.3, math.sqrt(0.21 / 100), 0.22, 0.39)
+    # the condition written inline finds the same counted event
+    assert parse_metric("P(models_slain >= 2  and attacker_wins)").evaluate(o).value == 0.3
+
+
+def test_an_inline_condition_on_one_statistic_reads_its_histogram():
+    v = parse_metric("P(1 <= models_slain <= 2)").evaluate(_outcome())
+    assert v.value == pytest.approx(0.5)
+    assert v.se == pytest.approx(math.sqrt(0.25 / 100))
+    # a join the outcome did not count is an error saying how to count it
+    with pytest.raises(ValueError, match="does not hold jointly"):
+        parse_metric("P(models_slain >= 2 and attacker_wins)").evaluate(_outcome())
+
+
+def test_an_unknown_event_name_gets_a_did_you_mean():
+    with pytest.raises(KeyError, match=r"did you mean 'P\(clean win\)'\?.*events: P\(clean win\)"):
+        parse_metric("P(clean wn)").evaluate(_with_event())
+
+
+def test_an_event_a_cell_cannot_answer_is_nan_with_a_note():
+    from oddslab.analysis.metrics import read_metric
+
+    o = _outcome()
+    o.meta["events_skipped"] = {"clean win": "no statistic 'defender_destroyed'"}
+    v, note = read_metric(parse_metric("P(clean win)"), o)
+    assert math.isnan(v.value) and note == "not reported: no statistic 'defender_destroyed' here"
+    v, note = read_metric(parse_metric("P(shock >= 2 and attacker_wins)"), o)
+    assert math.isnan(v.value) and note == "not reported: no statistic 'shock' here"

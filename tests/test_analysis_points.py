@@ -202,3 +202,15 @@ def test_points_removed_is_models_slain_times_the_targets_points_per_model(tmp_p
     assert per.loc["reference", "horde"] == pytest.approx(tab.loc[horde, "value"])
     eff = efficiency(f"{priced}:reference,candidate", f"{priced}:horde", metric="points_removed")
     assert eff.table["per_100_points"].iloc[0] > 0
+
+
+def test_efficiency_ranks_by_an_event_answered_exactly():
+    ev = ["two = models_slain >= 2 and damage_dealt >= 2"]  # allocation statistics: exact joint
+    res = efficiency(f"{GENERIC}:shock_squad,flame_team", {f"{GENERIC}:conscripts": 1},
+                     metric="P(two)", events=ev, progress=None)  # fmt: skip
+    cells = res.matchup.table()
+    assert res.table.attrs["metric"] == "P(two)" and res.table.attrs["exact"]
+    for row in res.table.itertuples():
+        value = cells[cells["attacker"] == row.unit]["value"].iloc[0]
+        assert 0 < value < 1 and row.value == value and row.se == 0
+        assert row.per_100_points == pytest.approx(100 * value / row.points)

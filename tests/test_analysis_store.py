@@ -134,3 +134,37 @@ def test_store_info_command(tmp_path):
         app, ["sweep", str(SCENARIO), "-v", "target.save=4", "-n", "10", "--store", str(foreign)]
     )
     assert res.exit_code == 2 and "not an oddslab results store" in res.output
+
+
+def test_a_resumed_study_with_other_events_is_refused_naming_them(tmp_path, monkeypatch):
+    from oddslab.analysis import distributed
+    from oddslab.analysis.sweep import sweep
+
+    store = tmp_path / "s.sqlite"
+    first = ["clean = models_slain >= 5 and damage <= 12"]
+    kw = dict(trials=2_000, seed=1, store=store, exact="never", progress=None)
+    done = sweep(SCENARIO, {"target.save": [4, 5]}, events=first, **kw)
+
+    def never(*a, **k):
+        raise AssertionError("a cell ran again")
+
+    monkeypatch.setattr(distributed, "run_cell", never)
+    other = ["clean = models_slain >= 6 and damage <= 12"]
+    with pytest.raises(ScenarioError, match="events: 'clean = models_slain >= 6 and damage <= 12' "
+                       "here, 'clean = models_slain >= 5 and damage <= 12' in the store"):  # fmt: skip
+        sweep(SCENARIO, {"target.save": [4, 5]}, events=other, resume=True, **kw)
+    with pytest.raises(ScenarioError, match="events: none here"):
+        sweep(SCENARIO, {"target.save": [4, 5]}, resume=True, **kw)
+    # the same events resume from the store: every answer as it was, nothing run again
+    again = sweep(SCENARIO, {"target.save": [4, 5]}, events=first, resume=True, **kw)
+    assert again.table().equals(done.table())
+
+
+def test_a_study_without_events_keeps_its_identity():
+    from oddslab.analysis.distributed import study_identity
+
+    ident = study_identity("sweep", {"a": 1}, ["k"], 1, 10, None, None, "auto")
+    assert "events" not in ident  # stores written before events existed still resume
+    assert study_identity("sweep", {"a": 1}, ["k"], 1, 10, None, None, "auto", ["x >= 1"])[
+        "events"
+    ] == ["x >= 1"]

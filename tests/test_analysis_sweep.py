@@ -212,3 +212,104 @@ def test_a_big_sweep_keeps_values_not_scenarios_and_gives_the_same_answers(monke
     assert [r.counts for r in big.results] == [r.counts for r in small.results]
     pd.testing.assert_frame_equal(big.frame(), small.frame())
     pd.testing.assert_frame_equal(big.table(), small.table())
+
+
+# -- events as metrics ----------------------------------------------------------------------
+EVENTS = ["clean = models_slain >= 5 and damage <= 12", "hits >= 15 | wounds >= 5"]
+
+
+def test_event_metrics_equal_simulate_with_the_cells_seed():
+    res = sweep(SCENARIO, {"target.save": [4, 6]}, trials=30_000, seed=3, exact="never",
+                events=EVENTS, progress=None)  # fmt: skip
+    assert res.metric == "P(clean)"  # the first event is the default metric
+    tabs = {"clean": res.table(), "hits >= 15 | wounds >= 5": res.table(f"P({EVENTS[1]})")}
+    for i, cell in enumerate(res.cells):
+        single = oddslab.simulate(oddslab.from_dict(cell.scenario), trials=30_000,
+                                  seed=cell.seed, events=EVENTS)  # fmt: skip
+        for label, tab in tabs.items():
+            r = single.probability(label)
+            row = tab.iloc[i]
+            assert (row.value, row.se, row.ci_low, row.ci_high) == (r.probability, r.se,
+                                                                    r.ci_low, r.ci_high)  # fmt: skip
+            assert not row.exact and row.note == ""
+        # a condition on one statistic, inline, reads the histogram: the same count
+        inline = res.table("P(2 <= models_slain <= 4)").iloc[i]
+        assert inline.value == single.probability("2 <= models_slain <= 4").probability
+    frame = res.frame()
+    ev = frame[frame["kind"] == "event"]
+    assert list(ev["label"]) == ["P(clean)", f"P({EVENTS[1]})"] * 2
+    assert list(ev["statistic"]) == ["models_slain >= 5 and damage <= 12", EVENTS[1]] * 2
+    ax = res.plot()  # the default metric: the first event, with its 95% intervals
+    assert ax.get_ylabel() == "P(clean)" and "95% CI" in ax.get_title()
+
+
+def test_exact_cells_answer_events_from_exact_distributions():
+    joint = "kills = models_slain >= 5 and damage_dealt >= 8"  # allocation stats: exact joint
+    static = "hits >= 15 and wounds >= 5"  # not given jointly by the exact engine
+    one = "models_slain >= 5"
+    res = sweep(SCENARIO, {"target.save": [4]}, seed=3, events=[joint, one], progress=None)
+    out = res.outcomes[0]
+    assert out.exact and out.events["kills"].exact and out.events[one].exact
+    p_one = float(out.probs["models_slain"][5:].sum())
+    assert res.table(f"P({one})").value[0] == pytest.approx(p_one, abs=1e-12)
+    mc = sweep(SCENARIO, {"target.save": [4]}, seed=3, events=[joint], trials=200_000,
+               exact="never", progress=None).table().iloc[0]  # fmt: skip
+    assert abs(mc.value - res.table().value[0]) < 4 * mc.se
+    # a join the exact engine cannot give: the cell is simulated whole
+    sim = sweep(SCENARIO, {"target.save": [4]}, seed=3, events=[static], trials=20_000,
+                progress=None)  # fmt: skip
+    assert not sim.outcomes[0].exact and sim.results[0].trials == 20_000
+    assert sim.table().se[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"events": ["many = model_slain >= 5"]}, "did you mean 'models_slain'"),
+        ({"events": ["many = models_slain >= 5"], "metric": "P(mny)"}, r"did you mean 'P\(many\)'"),
+        ({"metric": "P(models_slain >= 5 and wound >= 2)"}, "did you mean 'wounds'"),
+        ({"events": ["models_slain / 2 >= 1"]}, "'/' is not allowed"),
+    ],
+)
+def test_bad_events_fail_before_any_cell_runs(monkeypatch, kw, match):
+    from oddslab.analysis import distributed
+
+    def never(*a, **k):
+        raise AssertionError("a cell ran")
+
+    monkeypatch.setattr(distributed, "run_cell", never)
+    with pytest.raises(ValueError, match=match) as info:
+        sweep(SCENARIO, {"target.save": [4, 5]}, trials=1000, seed=1, progress=None, **kw)
+    assert "\n" not in str(info.value) and "[target.save=4]" in str(info.value)
+
+
+def test_cells_without_an_events_statistic_read_nan_with_a_note():
+    # 20 shots of damage 1 cannot slay a 25-wound model: generic leaves models_slain out
+    res = sweep(SCENARIO, {"target.wounds": [1, 25]}, seed=1, progress=None,
+                events=["many = models_slain >= 2"])  # fmt: skip
+    tab = res.table()
+    assert tab.value[0] > 0 and np.isnan(tab.value[1])
+    assert tab.note[1] == "not reported: no statistic 'models_slain' here"
+
+
+def test_precision_holds_an_event_metric_and_stays_a_plain_run():
+    ev = ["rare = models_slain >= 9 and damage <= 12"]
+    res = sweep(SCENARIO, {"target.save": [5]}, seed=2, precision=0.002, exact="never",
+                events=ev, metric="P(rare)", progress=None)  # fmt: skip
+    row, cell, n = res.table().iloc[0], res.cells[0], res.results[0].trials
+    assert (row.ci_high - row.ci_low) / 2 < 0.002 and n > 65_536  # one chunk was not enough
+    single = oddslab.simulate(oddslab.from_dict(cell.scenario), trials=n, seed=cell.seed,
+                              events=ev)  # fmt: skip
+    assert row.value == single.probability("rare").probability
+
+
+def test_a_condition_that_never_happens_reads_nan_and_says_so():
+    res = sweep(SCENARIO, {"target.save": [5]}, seed=2, trials=5_000, exact="never",
+                metric="P(models_slain >= 1 | hits > 40 and wounds >= 0)", progress=None)  # fmt: skip
+    row = res.table().iloc[0]
+    assert np.isnan(row.value) and row.note == "the condition never happened in 5,000 trials"
+
+
+def test_two_events_of_one_name_are_refused():
+    with pytest.raises(ValueError, match="two events are called 'a'"):
+        sweep(SCENARIO, {"target.save": [4]}, events=["a = hits >= 1", "a = wounds >= 1"])

@@ -4,7 +4,10 @@
   ``use = "lib.toml:entry"``.
 - :mod:`~oddslab.analysis.sweep` — every combination of values of any scenario keys.
 - :mod:`~oddslab.analysis.matchup` — attackers × targets matrices of any metric.
-- :mod:`~oddslab.analysis.metrics` — "mean(stat)", "P(stat >= k)", headline labels.
+- :mod:`~oddslab.analysis.metrics` — "mean(stat)", "P(stat >= k)", headline labels, events
+  ("P(clean win)", "P(a >= 1 and b == 0)").
+- :mod:`~oddslab.analysis.cell_events` — events (``--event``) checked before a study runs and
+  answered in each cell's run.
 - :mod:`~oddslab.analysis.points` — efficiency per 100 points, fair points, basket sensitivity.
 - :mod:`~oddslab.analysis.duel` — the size at which P(A beats B) = 50%.
 - :mod:`~oddslab.analysis.cells` — one scenario + seed → plain results.

@@ -136,6 +136,7 @@ class CellResult:
     elapsed: float
     interrupted: bool = False
     probs: dict[str, list[float]] | None = None
+    events: dict[str, dict[str, Any]] | None = None
 
     @property
     def exact(self) -> bool:
@@ -143,7 +144,17 @@ class CellResult:
         return self.probs is not None
 
     def outcome(self):
-        """The :class:`oddslab.outcome.Outcome` this cell produced (counts identical)."""
+        """The :class:`oddslab.outcome.Outcome` this cell produced (counts identical), with
+        the events it answered in ``events`` (see :mod:`oddslab.analysis.cell_events`)."""
+        from oddslab.analysis.cell_events import decode
+
+        out = self._outcome()
+        out.events, skipped = decode(self.events)
+        if skipped:
+            out.meta["events_skipped"] = skipped
+        return out
+
+    def _outcome(self):
         from oddslab.outcome import Headline, Outcome, Stat
 
         stats = tuple(Stat(*s) for s in self.stats)
@@ -205,6 +216,7 @@ def run_cell(
     metric: str | None = None,
     exact: str = "never",
     validated: Any = None,
+    events: tuple[str, ...] = (),
 ) -> CellResult:
     """Validate and simulate one cell; the function a Dask worker runs.
 
@@ -213,15 +225,24 @@ def run_cell(
     the probability ``metric`` (if one is given) are run to that 95% half-width.
     With ``exact="auto"``, a cell whose every statistic has an exact answer is answered
     exactly (no simulation: ``probs`` holds the distributions, ``trials`` is 0).
+    ``events`` (texts in the grammar of :mod:`oddslab.events`) are answered in the cell's
+    run (see :mod:`oddslab.analysis.cell_events`): the cell equals
+    ``oddslab.simulate(scenario, trials=..., seed=seed, events=events)``.
     """
+    from oddslab._answer import exact_questions
+    from oddslab.analysis.cell_events import attach, encode, fitting
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict
 
     sc = validated if validated is not None else from_dict(scenario, source=source)
+    job = sc.compile()
+    evs, skipped = fitting(events, [s.name for s in job.stats])
+    joined = [text for text, e in evs if len(e.stats) > 1]  # counted trial by trial
     if exact == "auto":
         t0 = time.perf_counter()
-        ex = exact_outcome(sc)
-        if ex is not None:
+        ex = exact_outcome(sc, job)
+        # a join the exact engine cannot give (no Job.exact_joint) makes the cell simulated
+        if ex is not None and exact_questions(job, ex, [t for t, _ in evs], ()) is None:
             return CellResult(
                 key=key,
                 scenario_hash=scenario_hash,
@@ -234,11 +255,14 @@ def run_cell(
                 meta=_json_meta(ex.meta),
                 elapsed=time.perf_counter() - t0,
                 probs={k: [float(x) for x in _trim(v)] for k, v in ex.probs.items()},
+                events=encode(ex.events, skipped),
             )
     if precision is None:
-        out = simulate(sc, trials=trials, seed=seed)
+        n = trials if trials is not None else getattr(sc, "trials", None)
+        out = simulate(job, trials=n, seed=seed, events=joined)
+        attach(out, evs)
     else:
-        out = _run_to_precision(sc, trials, seed, precision, metric)
+        out = _run_to_precision(job, trials, seed, precision, metric, evs)
     counts = {k: [int(x) for x in _trim(v)] for k, v in out.counts.items()}
     return CellResult(
         key=key,
@@ -252,6 +276,7 @@ def run_cell(
         meta=_json_meta(out.meta),
         elapsed=float(out.elapsed),
         interrupted=bool(out.interrupted),
+        events=encode(out.events, skipped),
     )
 
 
@@ -259,13 +284,13 @@ def run_cell(
 EXACT_MODES = ("auto", "never")
 
 
-def exact_outcome(sc: Any):
+def exact_outcome(sc: Any, job: Any = None):
     """The exact :class:`~oddslab.outcome.Outcome` of a scenario when *every* statistic it
     reports has an exact answer, else None (the cell is simulated: a study never mixes exact
-    and simulated statistics within one cell)."""
+    and simulated statistics within one cell). ``job``: ``sc.compile()`` when already made."""
     from oddslab.exact import exact
 
-    job = sc.compile()
+    job = sc.compile() if job is None else job
     if job.exact is None:
         return None
     try:
@@ -276,8 +301,9 @@ def exact_outcome(sc: Any):
 
 
 def _run_to_precision(
-    sc: Any, trials: int | None, seed: int, precision: float, metric: str | None = None
-):
+    job: Any, trials: int | None, seed: int, precision: float, metric: str | None = None,
+    events: list[tuple[str, Any]] | None = None,
+):  # fmt: skip
     """Pilot, then final: the fewest whole chunks that bring every headline within precision.
 
     The engine's own ``precision`` stops at batch boundaries (16 chunks, about 10⁶ trials),
@@ -285,14 +311,18 @@ def _run_to_precision(
     ``n = z² p (1 − p) / h²`` for every headline, and the cell is run again from its seed with
     ``n`` rounded up to whole chunks (repeated while any headline is still too wide, up to the
     ceiling ``trials``, default 100,000,000). Because chunk seeds are prefix-stable, the result
-    is exactly ``oddslab.simulate(scenario, trials=<its trials>, seed=seed)``.
+    is exactly ``oddslab.simulate(scenario, trials=<its trials>, seed=seed)``. ``events``
+    ((text, Event) pairs of :func:`~oddslab.analysis.cell_events.fitting`) are answered in
+    every run (a probability metric that is an event is held to the precision too).
     """
+    from oddslab.analysis.cell_events import attach, given_share
     from oddslab.engine import CHUNK_TRIALS, DEFAULT_MAX_TRIALS, run_job
     from oddslab.outcome import Z95, Headline
 
     if not 0 < precision < 0.5:
         raise ValueError("precision must be a probability half-width in (0, 0.5)")
-    job = sc.compile()
+    events = events or []
+    joined = [e for _, e in events if len(e.stats) > 1]
     ceiling = trials if trials is not None else DEFAULT_MAX_TRIALS
     heads = job.headlines or tuple(Headline(f"P({s.name} >= 1)", s.name, 1) for s in job.stats)
     target = None
@@ -304,7 +334,13 @@ def _run_to_precision(
             target = None
     n = min(CHUNK_TRIALS, ceiling)
     while True:
-        out = run_job(job, n, int(seed))
+        recorder = None
+        if joined:
+            from oddslab._recorder import Recorder
+
+            recorder = Recorder(job.stats, joined)
+        out = run_job(job, n, int(seed), recorder=recorder)
+        attach(out, events)
         if out.interrupted or n >= ceiling:
             return out
         need = 0
@@ -321,10 +357,12 @@ def _run_to_precision(
                 v = target.evaluate(out)
             except KeyError:  # reported by the study with the cell's name
                 v = None
-            if v is not None:
+            if v is not None and math.isfinite(v.value):  # NaN: a condition never met
                 worst = max(worst, (v.ci_high - v.ci_low) / 2)
                 p = min(max(v.value, 0.5 / n), 1 - 0.5 / n)
-                need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2))
+                # a conditional event "A | B" sees only the trials in which B happened
+                share = given_share(out, target, n)
+                need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2 / share))
         if worst < precision:
             return out
         chunks = max(-(-need // CHUNK_TRIALS), n // CHUNK_TRIALS + 1)

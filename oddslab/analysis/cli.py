@@ -16,6 +16,7 @@ import typer
 from oddslab.analysis.cli_common import (
     BatchOpt,
     DashboardOpt,
+    EventOpt,
     ExactMode,
     ExactOpt,
     Fmt,
@@ -84,6 +85,7 @@ def sweep_cmd(
         ),
     ],
     metric: MetricOpt = None,
+    event: EventOpt = None,
     stat: Annotated[
         list[str] | None,
         typer.Option("--stat", help="Keep only these statistics in the table (repeat)."),
@@ -114,13 +116,13 @@ def sweep_cmd(
         from oddslab.analysis.sweep import sweep
 
         with _progress("sweeping") as cb:
-            res = sweep(scenario, grid, progress=cb, metric=metric, **kw)
+            res = sweep(scenario, grid, progress=cb, metric=metric, events=event or (), **kw)
         if stat:
             from oddslab.analysis.metrics import check_stat_names
 
             check_stat_names(stat, res.iter_outcomes())
         if fmt is Fmt.table:
-            tab = res.table(metric)
+            tab = res.table()
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
             if tab["exact"].all():
                 title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, exact"
@@ -136,7 +138,7 @@ def sweep_cmd(
                 _write_table(df, out)
         if plot is not None:
             _matplotlib()
-            _save_plot(res.plot(metric), plot)
+            _save_plot(res.plot(), plot)
 
 
 def matchup_cmd(
@@ -147,6 +149,7 @@ def matchup_cmd(
         str, typer.Argument(help="Library file, lib.toml:entry or lib.toml:a,b,*glob*.")
     ],
     metric: MetricOpt = None,
+    event: EventOpt = None,
     per_points: Annotated[
         bool, typer.Option("--per-points", help="Per 100 points of the attacker.")
     ] = False,
@@ -180,7 +183,10 @@ def matchup_cmd(
         from oddslab.analysis.matchup import matchup
 
         with _progress("matchup") as cb:
-            res = matchup(attackers, targets, metric=metric, template=template, progress=cb, **kw)
+            res = matchup(
+                attackers, targets, metric=metric, template=template, progress=cb,
+                events=event or (), **kw,
+            )  # fmt: skip
         for note in res.skipped:
             typer.echo(f"note: left out {note}", err=True)
         if res.unfit:

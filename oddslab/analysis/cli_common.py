@@ -37,6 +37,7 @@ METAVARS = {
     "seed": "SEED",
     "precision": "P",
     "metric": "METRIC",
+    "event": "EVENT",
     "stat": "NAME",
     "store": "FILE",
     "workers": "N",
@@ -143,6 +144,16 @@ MetricOpt = Annotated[
         "-m",
         help='"mean(stat)", "P(stat >= k)", a headline label ("P(attacker wins)"), or in '
         "matchups points_removed (target points removed; with --per-points: per 100 points).",
+    ),
+]
+EventOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--event",
+        "-e",
+        help='Count an event in every cell: "clean win = defender_destroyed and not '
+        'attacker_destroyed" (repeat); --metric "P(clean win)" reads it (the default metric '
+        "is the first event's).",
     ),
 ]
 StoreOpt = Annotated[

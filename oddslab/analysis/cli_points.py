@@ -10,6 +10,7 @@ import typer
 from oddslab.analysis.cli_common import (
     BatchOpt,
     DashboardOpt,
+    EventOpt,
     ExactMode,
     ExactOpt,
     Fmt,
@@ -63,6 +64,7 @@ def efficiency_cmd(
     units: Annotated[str, typer.Argument(help="Library file or lib.toml:a,b: the units to rate.")],
     basket: BasketOpt,
     metric: MetricOpt = None,
+    event: EventOpt = None,
     template: Annotated[Path | None, typer.Option(help="Matchup template file.")] = None,
     trials: TrialsOpt = None,
     seed: SeedOpt = None,
@@ -88,7 +90,10 @@ def efficiency_cmd(
         from oddslab.analysis.points import efficiency
 
         with _progress("efficiency") as cb:
-            res = efficiency(units, weights, metric=metric, template=template, progress=cb, **kw)
+            res = efficiency(
+                units, weights, metric=metric, template=template, progress=cb,
+                events=event or (), **kw,
+            )  # fmt: skip
         tab, how = res.table, ""
         if tab.attrs.get("exact") and fmt is Fmt.table:
             tab = tab.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])
@@ -110,6 +115,7 @@ def fair_cmd(
     ],
     basket: BasketOpt,
     metric: MetricOpt = None,
+    event: EventOpt = None,
     reference_points: Annotated[
         float | None,
         typer.Option(min=0, help="The reference's price (default: its library points)."),
@@ -139,7 +145,7 @@ def fair_cmd(
         with _progress("fair points") as cb:
             res = fair_points(
                 candidate, reference, weights, metric=metric, reference_points=reference_points,
-                template=template, progress=cb, **kw,
+                template=template, progress=cb, events=event or (), **kw,
             )  # fmt: skip
         if fmt is Fmt.json:  # one document
             import json
@@ -166,6 +172,7 @@ def duel_cmd(
     metric: Annotated[
         str, typer.Option("--metric", "-m", help="A probability metric.")
     ] = "P(attacker wins)",
+    event: EventOpt = None,
     target: Annotated[float, typer.Option(help="The probability to reach.")] = 0.5,
     points_per_model: Annotated[
         float | None, typer.Option(help="Price per model of side A.")
@@ -187,7 +194,7 @@ def duel_cmd(
             res = duel_balance(
                 scenario, key.strip(), int(parts[0]), int(parts[1]), metric=metric, target=target,
                 trials=trials, seed=seed, points_per_model=points_per_model,
-                base_points=base_points, progress=cb,
+                base_points=base_points, progress=cb, events=event or (),
             )  # fmt: skip
         _print_frame(res.summary(), "Duel balance", fmt)
         if fmt is Fmt.table:

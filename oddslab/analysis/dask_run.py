@@ -138,7 +138,7 @@ def run_dask(
 ) -> dict[str, Any]:
     """Run ``pending`` cells on Dask, calling ``finish(results)`` once per finished task.
 
-    ``args`` are the run options after the cells (trials, precision, metric, exact);
+    ``args`` are the run options after the cells (trials, precision, metric, exact, events);
     ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_batch`).
     Returns what was done: ``{"batch": cells per task after the pilot, "tasks": n,
     "cell_seconds": measured cost of a cell or None}``.

@@ -59,15 +59,19 @@ def study_identity(
     precision: float | None,
     metric: str | None = None,
     exact: str | None = None,
+    events: Sequence[str] = (),
 ) -> dict[str, Any]:
     """What makes a study the study it is, as a store keeps it (JSON-ready).
 
     ``definition`` is the base scenario (sweeps) or template (matchups) as a dict, kept as its
     digest; ``metric`` counts only with ``precision`` (it then decides each cell's trials).
+    ``events`` (the events every cell answers) count when there are any: a study without
+    events keeps the identity it had before events existed.
     """
     import oddslab
     from oddslab.engine import CHUNK_TRIALS
 
+    extra = {"events": list(events)} if events else {}
     return {
         "kind": kind,
         "scenario": digest(definition),
@@ -79,6 +83,7 @@ def study_identity(
         "exact": exact,
         "chunk": CHUNK_TRIALS,
         "oddslab": oddslab.__version__,
+        **extra,
     }
 
 
@@ -112,6 +117,7 @@ def run_study(
     precision: float | None = None,
     metric: str | None = None,
     exact: str = "auto",
+    events: Sequence[str] = (),
     **run: Any,
 ) -> list[CellResult]:
     """Run the cells of one study (a sweep, a matchup): the metric is checked before anything
@@ -119,14 +125,23 @@ def run_study(
 
     ``definition`` is what the cells share (base scenario or template); ``keys`` name what
     tells cells apart; ``run`` are :func:`run_cells`'s other options (store, resume, ...).
+    ``events`` are answered in every cell (with the metric's condition when it is written
+    inline: :func:`~oddslab.analysis.cell_events.study_events`); they and the metric are read
+    against the cells' statistics before anything runs
+    (:func:`~oddslab.analysis.cell_events.check_study`).
     """
+    from oddslab.analysis.cell_events import check_study, study_events
     from oddslab.analysis.metrics import parse_metric
 
     if metric is not None:
         parse_metric(metric)  # a malformed metric fails before anything runs
     if exact not in EXACT_MODES:
         raise ValueError(f"exact must be one of {', '.join(EXACT_MODES)}, got {exact!r}")
-    identity = study_identity(kind, definition, keys, seed, trials, precision, metric, exact)
+    events = study_events(events, metric)
+    check_study(cells, events, metric, exact)
+    identity = study_identity(
+        kind, definition, keys, seed, trials, precision, metric, exact, events
+    )
     return run_cells(
         cells,
         study=study_hash(identity),
@@ -135,6 +150,7 @@ def run_study(
         precision=precision,
         metric=metric,
         exact=exact,
+        events=events,
         **run,
     )
 
@@ -155,6 +171,7 @@ def run_cells(
     identity: dict[str, Any] | None = None,
     exact: str = "never",
     dashboard: bool = False,
+    events: Sequence[str] = (),
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
@@ -192,6 +209,8 @@ def run_cells(
     identity : dict, optional
         The study's identity (:func:`study_identity`): a store keeps it, and refuses a
         store that holds another study (see :meth:`CellStore.claim`).
+    events : sequence of str
+        Events every cell answers in its own run (see :mod:`oddslab.analysis.cell_events`).
 
     Raises
     ------
@@ -216,6 +235,7 @@ def run_cells(
                 cells, study=study, trials=trials, precision=precision, store=store,
                 resume=resume, workers=workers, scheduler=scheduler, progress=bar, batch=batch,
                 metric=metric, identity=identity, exact=exact, dashboard=dashboard,
+                events=events,
             )  # fmt: skip
     own_store = store is not None and not isinstance(store, CellStore)
     db = CellStore(store) if own_store else store
@@ -229,6 +249,7 @@ def run_cells(
                     f"{c.source}): give each value once"
                 )
             seen.add(c.key)
+    events = tuple(events)
     results: dict[str, CellResult] = {}
     try:
         if db is not None:
@@ -279,13 +300,13 @@ def run_cells(
         try:
             if workers is None and scheduler is None:
                 for c in pending:
-                    finish([_run(c, trials, precision, metric, exact)])
+                    finish([_run(c, trials, precision, metric, exact, events)])
             else:
                 from oddslab.analysis.dask_run import run_dask
 
                 run_dask(
                     pending,
-                    (trials, precision, metric, exact),
+                    (trials, precision, metric, exact, events),
                     task=run_batch,
                     workers=workers,
                     scheduler=scheduler,
@@ -330,6 +351,7 @@ def run_batch(
     precision: float | None,
     metric: str | None = None,
     exact: str = "never",
+    events: Sequence[str] = (),
 ) -> list[CellResult]:
     """Run several cells in one Dask task (each exactly as :func:`run_cell`).
 
@@ -339,7 +361,8 @@ def run_batch(
     Results do not depend on it (chunks are seeded independently of threads).
     """
     _worker_threads()
-    return [run_cell(*c, trials, precision, metric, exact) for c in cells]
+    events = tuple(events)
+    return [run_cell(*c, trials, precision, metric, exact, events=events) for c in cells]
 
 
 def _worker_threads() -> None:
@@ -352,10 +375,11 @@ def _worker_threads() -> None:
 
 
 def _run(
-    c: Cell, trials: int | None, precision: float | None, metric: str | None, exact: str
-) -> CellResult:
+    c: Cell, trials: int | None, precision: float | None, metric: str | None, exact: str,
+    events: tuple[str, ...] = (),
+) -> CellResult:  # fmt: skip
     sc, c.__dict__["validated"] = c.validated, None  # run once: the object is not kept
     return run_cell(
         c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric, exact,
-        validated=sc,
+        validated=sc, events=events,
     )  # fmt: skip

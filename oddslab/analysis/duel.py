@@ -104,6 +104,7 @@ def duel_balance(
     points_per_model: float | None = None,
     base_points: float = 0.0,
     progress: Callable[[int, int], None] | None = None,
+    events: Any = (),
 ) -> DuelResult:
     """Find the size at ``path`` (an integer key) where ``metric`` crosses ``target``.
 
@@ -126,6 +127,10 @@ def duel_balance(
         Price of the varied side, to report the crossing in points.
     progress : callable, optional
         ``progress(evaluations_done, evaluations_so_far_planned)``.
+    events : str or iterable of str, optional
+        Events counted at every size (``"A wins clean = ..."``), for ``metric="P(A wins
+        clean)"``; an event written inline in the metric is counted too. Read against the
+        statistics of the ``lo`` size before anything runs.
 
     Raises
     ------
@@ -146,17 +151,32 @@ def duel_balance(
     m = parse_metric(metric)
     if not m.is_probability:
         raise ValueError(f"'{metric}' is a mean; duel balance needs a probability metric")
+    from oddslab.analysis.cell_events import attach, check_study, fitting, study_events
+
+    events = study_events(events, metric)
     if seed is None:
         s = raw.get("seed")
         seed = s if isinstance(s, int) and not isinstance(s, bool) and s >= 0 else 1
     base = Path(source).parent if source != "<dict>" else Path.cwd()
     cache: dict[int, Any] = {}
 
+    def scenario_at(x: int):
+        where = f"{source} [{path}={x}]"
+        return from_dict(with_paths(raw, {path: x}, where, base), source=where), where
+
+    if events:  # read against the statistics of a size before anything runs
+        sc, where = scenario_at(lo)
+        check_study([_Probe(sc, where)], events, metric, "never")
+
     def value(x: int):
         if x not in cache:
-            where = f"{source} [{path}={x}]"
-            sc = from_dict(with_paths(raw, {path: x}, where, base), source=where)
-            out = simulate(sc, trials=trials, seed=seed)
+            sc, _ = scenario_at(x)
+            job = sc.compile()
+            evs, _ = fitting(events, [s.name for s in job.stats])
+            joined = [t for t, e in evs if len(e.stats) > 1]
+            n = trials if trials is not None else getattr(sc, "trials", None)
+            out = simulate(job, trials=n, seed=seed, events=joined)
+            attach(out, evs)
             try:
                 cache[x] = m.evaluate(out)
             except KeyError as exc:  # statistics a size cannot produce are not reported
@@ -228,6 +248,14 @@ def duel_balance(
         path, m.text, target, crossing, min(ci_lo, crossing), max(ci_hi, crossing),
         a, b, curve, pts, int(seed), notes,
     )  # fmt: skip
+
+
+@dataclass
+class _Probe:
+    """What :func:`~oddslab.analysis.cell_events.check_study` reads of a cell."""
+
+    validated: Any
+    source: str
 
 
 def _interp(x0: float, y0: float, x1: float, y1: float, t: float) -> float:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
+from oddslab.analysis.cell_events import study_metric
 from oddslab.analysis.cells import Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
 from oddslab.analysis.metrics import (
@@ -131,6 +132,8 @@ class MatchupResult:
         Entry identity (resolved library path:key) → its name (:func:`entry_names`).
     target_ppm : dict
         Target name → its points per model as fielded (for ``points_removed``), or None.
+    events : tuple of str
+        The events every cell answered (:mod:`oddslab.analysis.cell_events`).
     """
 
     attackers: list[LibraryEntry]
@@ -144,6 +147,7 @@ class MatchupResult:
     unfit: dict[tuple[str, str], str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     target_ppm: dict[str, float | None] = field(default_factory=dict)
+    events: tuple[str, ...] = ()
     _outcomes: list[Any] = field(default_factory=list, repr=False)
 
     def name(self, e: LibraryEntry) -> str:
@@ -271,6 +275,7 @@ def matchup(
     batch: int | None = None,
     exact: str = "auto",
     dashboard: bool = False,
+    events: Any = (),
 ) -> MatchupResult:
     """Run every attacker against every target.
 
@@ -291,8 +296,12 @@ def matchup(
     dashboard
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
         else 1 (so matrices are reproducible).
+    events : str or iterable of str, optional
+        Events every cell answers, as :func:`~oddslab.analysis.sweep.sweep`.
     """
     from oddslab.scenario import from_dict
+
+    events, metric = study_metric(events, metric)
 
     att = select_entries(attackers)
     tgt = select_entries(targets)
@@ -384,10 +393,11 @@ def matchup(
         batch=batch,
         exact=exact,
         dashboard=dashboard,
+        events=events,
     )
     res = MatchupResult(
         att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names,
-        target_ppm,
+        target_ppm, events,
     )  # fmt: skip
     if metric is None:
         metric = f"mean({common_primary(res.outcomes)})"

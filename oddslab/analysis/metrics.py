@@ -9,6 +9,8 @@ Accepted forms (whitespace is free)::
     P(attacker wins)            an unambiguous start of a headline label
                                 ("P(attacker wins the assault)", "P(attacker wins close quarters)")
     P(A wins), P(B wins)        the same with A = attacker, B = defender
+    P(clean win)                an event of the study (``--event "clean win = ..."``)
+    P(a >= 1 and b == 0)        an event written inline (the grammar of :mod:`oddslab.events`)
     models_slain                a statistic's name alone: its mean
 
 Metrics are resolved against each outcome, so a headline whose label depends on the cell
@@ -22,6 +24,7 @@ default statistic that every cell reports.
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Iterable
@@ -34,6 +37,7 @@ from oddslab.outcome import Z95, Outcome, wilson_interval
 __all__ = [
     "Metric",
     "MetricValue",
+    "NotReported",
     "parse_metric",
     "check_metric",
     "read_metric",
@@ -68,13 +72,23 @@ MODELS_LOST = ("models_slain", "defender_models_lost")
 
 @dataclass(frozen=True)
 class MetricValue:
-    """A metric's value in one outcome: estimate, standard error, 95% CI."""
+    """A metric's value in one outcome: estimate, standard error, 95% CI, and a note when
+    the value is NaN for a reason (a condition that never happened)."""
 
     value: float
     se: float
     ci_low: float
     ci_high: float
     label: str
+    note: str = ""
+
+
+class NotReported(KeyError):
+    """The outcome does not report what a metric reads; ``note`` says so in a few words."""
+
+    def __init__(self, message: str, note: str) -> None:
+        super().__init__(message)
+        self.note = note
 
 
 @dataclass(frozen=True)
@@ -86,7 +100,8 @@ class Metric:
     text : str
         As written.
     kind : str
-        ``"mean"``, ``"compare"`` or ``"label"``.
+        ``"mean"``, ``"compare"``, ``"label"`` (a headline or an event of the study, by
+        its label) or ``"event"`` (a condition written inline: ``stat`` holds it).
     stat, op, k : str, str, int
         For ``mean`` and ``compare``.
     """
@@ -117,10 +132,21 @@ class Metric:
             )
         if self.kind == "compare":
             return _prob(outcome, self.stat, self.op, self.k, self.text)
+        if self.kind == "event":
+            return _event(outcome, self.stat, self.text)
         return self._label(outcome)
 
     def _label(self, outcome: Outcome) -> MetricValue:
         want = _norm(self.text)
+        for r in outcome.events.values():  # an event of the study, by its label
+            if _norm(f"P({r.label})") == want:
+                return _event_value(r, self.text)
+        skipped = outcome.meta.get("events_skipped") or {}
+        for label, why in skipped.items():
+            if _norm(f"P({label})") == want:
+                raise NotReported(
+                    f"'{self.text}': {why} in '{outcome.name}'", f"not reported: {why} here"
+                )
         for short, side in (("p(a ", "p(attacker "), ("p(b ", "p(defender ")):
             if want.startswith(short):  # "P(A wins)": A is the attacker (the matchup's row)
                 want = side + want[len(short) :]
@@ -142,9 +168,13 @@ class Metric:
             raise KeyError(
                 f"'{self.text}' matches several headlines: {'; '.join(h.label for h in exact)}"
             )
+        events = [f"P({label})" for label in [*outcome.events, *skipped]]
+        hint = did_you_mean(self.text.strip(), [*events, *(h.label for h in heads)])
+        what = "an event, headline or statistic" if events else "a headline or statistic"
+        listed = f"events: {'; '.join(events)}; " if events else ""
         raise KeyError(
-            f"'{self.text}' is not a headline or statistic of '{outcome.name}' "
-            f"(headlines: {labels}; statistics: {', '.join(outcome.stat_names)})"
+            f"'{self.text}' is not {what} of '{outcome.name}'{hint} "
+            f"({listed}headlines: {labels}; statistics: {', '.join(outcome.stat_names)})"
         )
 
 
@@ -192,12 +222,27 @@ def parse_metric(text: str) -> Metric:
     m = _NAME.match(text)
     if m:
         return Metric(f"mean({m.group(1)})", "mean", m.group(1))
-    if _PROB.match(text):
+    m = _PROB.match(text)
+    if m:
+        inner = " ".join(m.group(1).split())
+        if _is_condition(inner):
+            return Metric(f"P({inner})", "event", inner)
         return Metric(text.strip(), "label")
     raise ValueError(
         f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
         'label such as "P(target unit destroyed)"'
     )
+
+
+def _is_condition(text: str) -> bool:
+    """Whether ``P(text)`` is an event written inline (``a >= 1 and b == 0``, ``a | b``)
+    rather than a headline label in words or a bare statistic name: it reads as an
+    expression with an operator."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    return not isinstance(tree, ast.Name | ast.Constant)
 
 
 def common_primary(outcomes: Iterable[Outcome]) -> str:
@@ -276,7 +321,11 @@ def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
         If a headline metric fits several headlines of the cell.
     """
     try:
-        return metric.evaluate(outcome), ""
+        v = metric.evaluate(outcome)
+        return v, v.note
+    except NotReported as exc:
+        nan = float("nan")
+        return MetricValue(nan, nan, nan, nan, metric.text), exc.note
     except KeyError as exc:
         nan = float("nan")
         if metric.kind == "label" and "matches several headlines" in str(exc.args[0]):
@@ -291,6 +340,29 @@ def _missing(outcome: Outcome, stat: str, text: str) -> KeyError:
         f"'{text}': no statistic '{stat}' in '{outcome.name}'{did_you_mean(stat, names)} "
         f"(statistics: {', '.join(names)})"
     )
+
+
+def _event_value(r, text: str) -> MetricValue:
+    """A metric value from an :class:`~oddslab._recorder.EventResult`."""
+    return MetricValue(r.probability, r.se, r.ci_low, r.ci_high, text, r.note)
+
+
+def _event(outcome: Outcome, condition: str, text: str) -> MetricValue:
+    """P(condition): counted in the cell's run (an event of the study), else answered from
+    what the outcome holds (one statistic's histogram or exact distribution, a joint)."""
+    from oddslab.events import EventError
+
+    for r in outcome.events.values():
+        if condition in (r.label, r.text):
+            return _event_value(r, text)
+    try:
+        return _event_value(outcome.probability(condition), text)
+    except EventError as exc:  # a statistic this cell does not report
+        missing = re.search(r"no statistic '([^']+)'", str(exc))
+        why = f"no statistic '{missing.group(1)}'" if missing else str(exc)
+        raise NotReported(
+            f"'{text}' in '{outcome.name}': {exc}", f"not reported: {why} here"
+        ) from None
 
 
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:

@@ -115,7 +115,8 @@ def efficiency(
         Default ``mean(<primary statistic>)``.
     **run
         ``trials``, ``seed``, ``precision``, ``template``, ``store``, ``resume``, ``workers``,
-        ``scheduler``, ``progress`` as :func:`oddslab.analysis.matchup.matchup`.
+        ``scheduler``, ``progress``, ``events`` as :func:`oddslab.analysis.matchup.matchup`
+        (``metric="P(clean win)"`` with ``events=["clean win = ..."]``).
 
     Returns
     -------

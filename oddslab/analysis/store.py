@@ -13,8 +13,8 @@ not yet written, and the file is never left half-written. Finished tables export
 Parquet (:meth:`oddslab.analysis.sweep.SweepResult.to_parquet`).
 
 **Identity.** A store holds one study. Its ``study`` table keeps the study's identity (kind,
-digest of the scenario or template, varied keys, seed, trials, precision, metric, chunk size,
-oddslab version: :func:`oddslab.analysis.distributed.study_identity`); a study whose identity
+digest of the scenario or template, varied keys, seed, trials, precision, metric, exact mode,
+events, chunk size, oddslab version: :func:`oddslab.analysis.distributed.study_identity`); a study whose identity
 differs is refused with one line saying what differs (:meth:`CellStore.claim`), and
 ``--resume`` reads the seed from it. An SQLite file that is not a store is refused, never
 altered.
@@ -60,6 +60,7 @@ FIELDS = {
     "precision": "precision",
     "metric": "metric",
     "exact": "exact mode",
+    "events": "events",
     "chunk": "chunk size",
     "oddslab": "oddslab version",
 }
@@ -212,9 +213,15 @@ def differences(stored: dict[str, Any], wanted: dict[str, Any]) -> str:
             continue
         if field == "scenario":
             out.append(f"{words} differs (digest {str(a)[:12]} here, {str(b)[:12]} in the store)")
+        elif field == "events":
+            out.append(f"{words}: {_quoted(a)} here, {_quoted(b)} in the store")
         else:
             out.append(f"{words}: {_show(a)} here, {_show(b)} in the store")
     return "; ".join(out) or "its definition differs"
+
+
+def _quoted(v: Any) -> str:
+    return ", ".join(f"'{x}'" for x in v) if v else "none"
 
 
 def _show(v: Any) -> str:

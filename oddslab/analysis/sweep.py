@@ -133,7 +133,10 @@ class SweepResult:
         The sweep's master seed.
     source : str
     metric : str or None
-        The default metric of :meth:`table` and :meth:`plot` (the one given to :func:`sweep`).
+        The default metric of :meth:`table` and :meth:`plot` (the one given to :func:`sweep`,
+        else ``P(<first event>)`` when events were given).
+    events : tuple of str
+        The events every cell answered (see :mod:`oddslab.analysis.cell_events`).
     """
 
     keys: list[str]
@@ -142,6 +145,7 @@ class SweepResult:
     seed: int
     source: str = "<dict>"
     metric: str | None = None
+    events: tuple[str, ...] = ()
     _outcomes: list[Any] = field(default_factory=list, repr=False)
 
     @property
@@ -175,12 +179,13 @@ class SweepResult:
         statistic's name), ``label`` (plain words: the statistic's label or the headline),
         ``value``, ``se``, ``ci_low``, ``ci_high`` (95%), ``trials``, ``seed``, ``exact`` (an
         exact answer: SE 0, trials 0). Means of every statistic come first, then the headline
-        probabilities.
+        probabilities, then the events of the sweep (kind ``event``, ``statistic`` the
+        condition, ``label`` ``P(<event label>)``).
 
         Parameters
         ----------
         stats : iterable of str, optional
-            Keep only these statistics (by name).
+            Keep only these statistics (by name); the events rows stay.
         """
         import pandas as pd
 
@@ -210,6 +215,9 @@ class SweepResult:
                 if keep is None or r["stat"] in keep:
                     add(cell, out, "probability", r["stat"], r["label"], r["probability"],
                         r["se"], r["ci_low"], r["ci_high"])  # fmt: skip
+            for e in out.events.values():  # asked for by name: kept whatever ``stats``
+                add(cell, out, "event", e.text, f"P({e.label})", e.probability, e.se,
+                    e.ci_low, e.ci_high)  # fmt: skip
         return pd.DataFrame(data, columns=cols)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
@@ -275,6 +283,7 @@ def sweep(
     exact: str = "auto",
     dashboard: bool = False,
     metric: str | None = None,
+    events: Iterable[str] = (),
 ) -> SweepResult:
     """Run a scenario at every combination of the values of some of its keys.
 
@@ -300,7 +309,12 @@ def sweep(
         tables; "never": every cell is simulated from its seed.
     metric : str, optional
         The default metric of the result's table and plot; with ``precision``, a probability
-        metric is also run to that precision.
+        metric is also run to that precision. ``P(<event label>)`` reads an event, and
+        ``P(<condition>)`` an event written inline (counted in every cell).
+    events : iterable of str, optional
+        Events every cell answers in its own run (``"clean win = models_slain >= 5 and not
+        destroyed"``; grammar: :mod:`oddslab.events`), read before anything runs; the
+        default metric is then the first event's probability.
 
     Returns
     -------
@@ -312,8 +326,10 @@ def sweep(
         A cell is not a valid scenario (the message names the cell and the key).
     """
     from oddslab._seeding import fresh_seed
+    from oddslab.analysis.cell_events import study_metric
     from oddslab.scenario import from_dict
 
+    events, metric = study_metric(events, metric)
     raw, source = read_scenario_dict(scenario)
     if not vary:
         raise ValueError("nothing to vary: give at least one key and its values")
@@ -366,8 +382,9 @@ def sweep(
         batch=batch,
         exact=exact,
         dashboard=dashboard,
+        events=events,
     )
-    return SweepResult(keys, cells, results, int(seed), source, metric)
+    return SweepResult(keys, cells, results, int(seed), source, metric, events)
 
 
 def plot_sweep(
