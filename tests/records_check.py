@@ -15,7 +15,9 @@ from oddslab._seeding import chunk_seeds
 from oddslab.engine import Job, no_records
 
 
-def run_with_records(job: Job, seed: int, ntrials: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+def run_with_records(
+    job: Job, seed: int, ntrials: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
     """``(hist int64[c, n_stats, n_bins], rec int32[c, max(ntrials), n_stats])`` of one call
     of ``job.kernel`` on chunks ``0..c-1`` of ``seed`` with ``ntrials[i]`` trials each."""
     c = len(ntrials)
