@@ -3,10 +3,9 @@
 Every kind of job the ruleset makes runs through :func:`records_check.check_records`: the
 whole-sequence kernel ``run_armoured_clash`` with each statistic layout the shipped examples
 report (ranged fire and suppression, a close quarters attack, a counter-charge, a fire
-sequence, a transport and its passengers) and the benchmark's cascade, and the attack-pool
-kernel ``run_pool_only`` at each combat rating. Beyond the column sums, a trial's values
-must belong together: a single ranged attack's damage is its hits divided by the target's
-DEFENCE, trial by trial.
+sequence, a transport and its passengers), and the attack-pool kernel ``run_pool_only`` at
+each combat rating. Beyond the column sums, a trial's values must belong together: a single
+ranged attack's damage is its hits divided by the target's DEFENCE, trial by trial.
 """
 
 from __future__ import annotations
@@ -19,38 +18,12 @@ from records_check import check_records
 
 from oddslab.engine import Job
 from oddslab.outcome import Stat
-from oddslab.rulesets.armoured_clash import (
-    Armaments,
-    ArmouredClashScenario,
-    Attack,
-    AttackDie,
-    RangedAttack,
-    Situation,
-    Unit,
-)
+from oddslab.rulesets.armoured_clash import AttackDie
 from oddslab.rulesets.armoured_clash import kernel as K
 from oddslab.scenario import load
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("armoured-clash-*"))
-
-
-def _cascade() -> ArmouredClashScenario:
-    """The benchmark's job: 12 dice at a suppressed DEFENCE 2 unit with BREAK LIMIT 3."""
-    tanks = Unit(
-        "tanks",
-        side="attacker",
-        type="armour",
-        category="heavy",
-        models=3,
-        defence=4,
-        damage_limit=3,
-        discipline=7,
-        armaments=Armaments(ranged=(RangedAttack("gun", dice=(4, 8, 12)),)),
-    )
-    foot = Unit("foot", models=10, defence=2, discipline=6, break_limit=3, vp=5, suppressed=True)
-    return ArmouredClashScenario(
-        (tanks, foot), (Attack("tanks", "foot", situation=Situation(short_range=True)),)
-    )
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = sorted(EXAMPLES_DIR.glob("armoured-clash-*"))
 
 
 def test_examples_cover_several_layouts():
@@ -63,14 +36,16 @@ def test_example_records(path):
     check_records(load(path).compile())
 
 
-def test_cascade_records_belong_to_one_trial():
-    job = _cascade().compile()
+def test_ranged_records_belong_to_one_trial():
+    """The ranged-suppression example: one attack at a DEFENCE 2 unit not taking cover (the
+    wall's concealment gives no defence bonus without it), so damage = hits // 2."""
+    job = load(EXAMPLES_DIR / "armoured-clash-ranged-suppression.toml").compile()
     rec = check_records(job, seed=11)
     col = {s.name: i for i, s in enumerate(job.stats)}
     hits, dmg = rec[:, col["hits_on_defender"]], rec[:, col["damage_on_defender"]]
-    assert np.array_equal(dmg, hits // 2)  # DEFENCE 2, no cover: damage = hits // 2
+    assert np.array_equal(dmg, hits // 2)
     lost = rec[:, col["defender_models_lost"]]
-    assert np.all(lost <= dmg) and lost.max() > 0
+    assert np.all(lost >= np.minimum(dmg, 6)) and lost.max() > 0
 
 
 @pytest.mark.parametrize("rating", [0, 1, 2])

@@ -16,6 +16,7 @@ import tomllib
 import jsonschema
 import numpy as np
 import pytest
+from records_check import check_records
 from stats import chisquare_pmf
 
 from oddslab import ruleset
@@ -110,6 +111,34 @@ def test_exact_worked_by_hand(duel):
         }
     )
     assert oddslab.exact(sc).probs["defender_fled"][1] == pytest.approx(0.5 * 15 / 36)
+
+
+@pytest.mark.parametrize("switch", ["wounded", "always"])
+def test_kernel_keeps_per_trial_records(duel, example, switch):
+    """The template's kernel follows the records contract (issue 29), and a trial's
+    recorded values belong together."""
+    data = tomllib.loads(example.read_text())
+    data["rules"] = {"morale_test": switch}
+    job = from_dict(data).compile()
+    rec = check_records(job)
+    lost, slain, fled, out = rec.T
+    assert np.array_equal(slain, (lost == data["defender"]["wounds"]).astype(np.int32))
+    assert np.array_equal(out, slain | fled) and not np.any(slain & fled)
+    assert fled.any() and np.all(fled[lost == 0] == 0) == (switch == "wounded")
+
+
+def test_a_kernel_without_records_still_runs():
+    """A plugin whose kernel and jobs do not declare records keeps working (it only cannot
+    answer events, joint distributions or records)."""
+    from oddslab.engine import Job, run_job
+    from oddslab.plugin import ChunkKernel, Stat
+
+    def chunk(seed, n, out, k):  # a plain Python chunk: every trial scores k
+        out[0, k] += n
+
+    job = Job("old", ChunkKernel(chunk, "old"), (2,), (Stat("x", 3),))
+    assert not job.records
+    assert run_job(job, 1000, 1).counts["x"].tolist() == [0, 0, 1000]
 
 
 def test_schema_validates_the_example(duel, example):

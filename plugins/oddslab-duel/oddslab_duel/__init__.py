@@ -136,6 +136,7 @@ class DuelScenario:
             exact=lambda: exact_pmfs(self),
             meta={"primary": "defender_wounds_lost"},
             ruleset="duel",
+            records=True,
         )
 
     def resolved(self) -> dict[str, dict[str, Any]]:
@@ -177,9 +178,11 @@ def from_table(root: Any) -> DuelScenario:
 
 # -- the kernel: one serial chunk of trials, fanned out to threads by ChunkKernel ----------
 @jit_noalloc
-def duel_chunk(st, n, out, a_dice, a_skill, d_dice, d_skill, wounds, morale, always):
-    """``n`` duels from the generator ``st``; adds 1 to ``out[s, value]`` per statistic."""
-    for _ in range(n):
+def duel_chunk(st, n, out, rec, a_dice, a_skill, d_dice, d_skill, wounds, morale, always):
+    """``n`` duels from the generator ``st``; adds 1 to ``out[s, value]`` per statistic and,
+    when ``rec`` (int32[r, 4]) is not empty, writes the same values to ``rec[t, s]``."""
+    keep = rec.shape[0] > 0
+    for t in range(n):
         hits = 0
         for _i in range(a_dice):
             if d6(st) >= a_skill:
@@ -198,14 +201,20 @@ def duel_chunk(st, n, out, a_dice, a_skill, d_dice, d_skill, wounds, morale, alw
         out[1, slain] += 1
         out[2, fled] += 1
         out[3, slain | fled] += 1
+        if keep:  # per-trial records: the values just histogrammed, in the same order
+            rec[t, 0] = lost
+            rec[t, 1] = slain
+            rec[t, 2] = fled
+            rec[t, 3] = slain | fled
 
 
-def _prologue(seed, n, out, *params):
-    return (seed_state(seed), n, out, *params)
+def _prologue(seed, n, out, rec, *params):
+    return (seed_state(seed), n, out, rec, *params)
 
 
-#: The engine's kernel: ``run_duel(seeds, ntrials, out, *params)`` over a batch of chunks.
-run_duel = ChunkKernel(duel_chunk, "run_duel", prologue=_prologue)
+#: The engine's kernel: ``run_duel(seeds, ntrials, out, rec, *params)`` over a batch of
+#: chunks; ``records=True`` (and the job's) lets events, joints and records ask of a trial.
+run_duel = ChunkKernel(duel_chunk, "run_duel", prologue=_prologue, records=True)
 
 
 # -- the exact answer, by enumeration of the rules (not from the kernel's tables) -----------
