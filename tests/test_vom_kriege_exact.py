@@ -240,8 +240,9 @@ def test_command_records_against_the_exact_joint(case):
 
 # -- a melee: no exact engine, the reference enumerated -----------------------------------------
 def _melee(faces) -> VomKriegeScenario:
-    """Defensive fire (4 dice) on a charging line of strength 3, whose 3 dice strike a line of
-    strength 4, which battles back if it holds: 2-face dice, about 2^11 face sequences."""
+    """Defensive fire (4 dice) on a charging line of strength 3, whose dice strike a line of
+    strength 4, which battles back if it holds: dice of 2 or 3 faces, a few thousand face
+    sequences (a flag stops the charge or drives a line back)."""
     return VomKriegeScenario(
         units=(
             Unit("a", "attacker", "infantry", strength=3),
@@ -252,7 +253,7 @@ def _melee(faces) -> VomKriegeScenario:
     )
 
 
-@pytest.mark.parametrize("faces", [("infantry", "blank"), ("infantry", "flag")])
+@pytest.mark.parametrize("faces", [("infantry", "blank"), ("infantry", "blank", "flag")])
 def test_melee_records_joint_against_the_enumerated_reference(faces):
     """The general kernel's per-trial records: the joint of battle-back and defensive-fire
     hits on the attacker (and of hits on it and its fate) against every face sequence of
