@@ -638,3 +638,47 @@ def simulate(sc, trials, seed=0):
         for k, v in Trial(sc, rng).run().items():
             hist.setdefault(k, Counter())[v] += 1
     return hist
+
+
+class _Branch(Exception):
+    """The scripted trial wants a die beyond its script: ``faces`` outcomes to branch on."""
+
+    def __init__(self, faces):
+        self.faces = faces
+
+
+class _Script:
+    """A stand-in for ``random.Random`` whose ``choice`` returns the scripted face indices in
+    turn, and raises :class:`_Branch` when the script runs out."""
+
+    def __init__(self, script):
+        self.script = script
+        self.i = 0
+
+    def choice(self, seq):
+        if self.i == len(self.script):
+            raise _Branch(len(seq))
+        self.i += 1
+        return seq[self.script[self.i - 1]]
+
+
+def enumerate_outcomes(sc, limit=200_000):
+    """Exact ``[(probability, stats)]`` of the reference trial: every sequence of faces it
+    can roll (depth first, each die branching on every face, equally likely), played through
+    :class:`Trial`. Feasible for a few dozen dice of few faces; raises past ``limit``
+    trials played."""
+    out = []
+    todo = [()]
+    played = 0
+    while todo:
+        script = todo.pop()
+        played += 1
+        if played > limit:
+            raise RuntimeError(f"more than {limit} scripted trials: too many dice to enumerate")
+        try:
+            stats = Trial(sc, _Script(script)).run()
+        except _Branch as b:
+            todo.extend(script + (k,) for k in range(b.faces - 1, -1, -1))
+            continue
+        out.append((len(sc.dice.faces) ** -len(script), stats))
+    return out

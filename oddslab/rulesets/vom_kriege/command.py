@@ -15,6 +15,7 @@ runs the same decision table (or the simpler stated policy) as a cross-check.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from math import factorial
@@ -25,6 +26,7 @@ import numpy as np
 from oddslab._dictform import DictForm
 from oddslab.engine import Job
 from oddslab.outcome import Headline, Stat
+from oddslab.rulesets.vom_kriege.exact import command_cells, joint_of, joint_table
 from oddslab.rulesets.vom_kriege.kernel_command import run_command
 from oddslab.rulesets.vom_kriege.layout import SYMBOLS
 from oddslab.rulesets.vom_kriege.model import Dice
@@ -289,16 +291,14 @@ class CommandScenario(DictForm):
         return tuple(heads)
 
     def exact_pmfs(self) -> dict[str, np.ndarray]:
-        n = len(self.orders)
-        issued = np.zeros(2)
-        prefix = np.zeros(n + 1)
-        rer = np.zeros(self.rerolls + 1)
-        for (m, used), p in self.final_distribution().items():
-            k = self._prefix(m)
-            prefix[k] += p
-            issued[int(k == n)] += p
-            rer[used] += p
-        return {"orders_in_sequence": prefix, "orders_issued": issued, "dice_rerolled": rer}
+        cells = command_cells(self)
+        return {s.name: joint_table(cells, (s.name,), (s.nbins,)) for s in self.stats()}
+
+    def exact_joint(self, names: Sequence[str]) -> np.ndarray | None:
+        """Exact joint probability table of the statistics ``names`` (axis ``k`` indexed by
+        the value of ``names[k]``), from the same final rolls as :meth:`exact_pmfs`; None
+        for a name that is not one of the three statistics."""
+        return joint_of(names, self.stats(), [s.name for s in self.stats()], command_cells(self))
 
     def arrays(self) -> dict[str, Any]:
         n = self.cp
@@ -338,6 +338,7 @@ class CommandScenario(DictForm):
             self.stats(),
             self.headlines(),
             exact=self.exact_pmfs,
+            exact_joint=self.exact_joint,
             meta={
                 "ruleset": "vom-kriege",
                 "description": self.description,

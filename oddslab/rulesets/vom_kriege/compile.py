@@ -4,6 +4,7 @@ headlines, exact PMFs for a single shooting roll, and ``resolved()``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,13 @@ from oddslab.rulesets.vom_kriege import kernel as K
 from oddslab.rulesets.vom_kriege import kernel_shot as SK
 from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.adjust import shoot_dice
+from oddslab.rulesets.vom_kriege.exact import (
+    EXACT_STATS,
+    joint_of,
+    joint_table,
+    shot_cells,
+    square_cells,
+)
 from oddslab.rulesets.vom_kriege.layout import STAT_TEXT
 from oddslab.rulesets.vom_kriege.model import ROUGH, Action, Dice, Leader, Rules, Unit, range_band
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
@@ -25,8 +33,6 @@ from oddslab.rulesets.vom_kriege.statistics import reported
 from oddslab.rulesets.vom_kriege.tables import (
     artillery_row,
     face_tables,
-    hits_flags_pmf,
-    shooting_dice,
     square_test_dice,
     square_test_probability,
 )
@@ -272,6 +278,7 @@ class VomKriegeScenario(DictForm):
         for row, n in enumerate(reported):
             slots[L.STAT_NAMES.index(n)] = row
         att, dfd = self._focus
+        exact = self._exact_ok() or self._square_static()
         if self._exact_ok():  # one roll of a known size: the fast path
             kernel, params = SK.run_single_shot, (*self.single_shot_table(), slots)
         else:
@@ -282,7 +289,8 @@ class VomKriegeScenario(DictForm):
             params,
             self.stats(),
             self.headlines(),
-            exact=self.exact_pmfs if (self._exact_ok() or self._square_static()) else None,
+            exact=self.exact_pmfs if exact else None,
+            exact_joint=self.exact_joint if exact else None,
             meta={
                 "ruleset": "vom-kriege",
                 "description": self.description,
@@ -358,8 +366,6 @@ class VomKriegeScenario(DictForm):
         Hits and flags are multinomial in the dice; every other statistic of the target is
         a function of (hits, flags) through the same hits-then-retreats rules as the kernel.
         """
-        from oddslab.rulesets.vom_kriege.resolve import resolve_once
-
         if not self._exact_ok():
             if self._square_static():
                 sq = self.square_test()
@@ -369,37 +375,27 @@ class VomKriegeScenario(DictForm):
                 "exact PMFs exist for a single shooting action, or the form-square test of a "
                 "first cavalry charge"
             )
-        a = self.actions[0]
-        by = {u.name: u for u in self.units}
-        att, tgt = by[a.actor], by[a.target]
-        n, _ = shooting_dice(
-            att,
-            tgt,
-            range_band(a.range),
-            self.rules,
-            order_bonus=a.order_bonus,
-            supports=a.supports,
-            enfilade=a.enfilade,
-            obscured=a.obscured,
-        )
-        n = max(n, 0)
-        hit, flag, _ = face_tables(self.dice, self.rules)
-        nf = len(self.dice.faces)
-        ph = hit[0, L.TROOPS.index(tgt.troop)].sum() / nf
-        pf = flag.sum() / nf
-        joint = hits_flags_pmf(n, ph, pf)
-        stats = {s.name: np.zeros(s.nbins) for s in self.stats()}
-        for h in range(n + 1):
-            for f in range(n + 1 - h):
-                p = joint[h, f]
-                fate = resolve_once(tgt, h, f, self.rules)
-                fate.update(hits_on_defender=h, flags_on_defender=f)
-                for k, v in fate.items():
-                    if k in stats:
-                        stats[k][v] += p
-        stats["attacker_dice_rolled"][:] = 0.0
-        stats["attacker_dice_rolled"][n] = 1.0  # one roll of a known size
-        return {k: v for k, v in stats.items() if k in _EXACT_STATS}
+        cells = shot_cells(self)
+        out = {
+            s.name: joint_table(cells, (s.name,), (s.nbins,))
+            for s in self.stats()
+            if s.name in EXACT_STATS
+        }
+        out["attacker_dice_rolled"][:] = 0.0
+        out["attacker_dice_rolled"][cells[0][1]["attacker_dice_rolled"]] = 1.0  # a known size
+        return out
+
+    def exact_joint(self, names: Sequence[str]) -> np.ndarray | None:
+        """Exact joint probability table of the statistics ``names`` (axis ``k`` indexed by
+        the value of ``names[k]``, as many entries as its bins), or None when the exact
+        engine does not give one of them: any of :data:`.exact.EXACT_STATS` for a single
+        shooting action, ``defender_formed_square`` for a first cavalry charge's test."""
+        if self._exact_ok():
+            return joint_of(names, self.stats(), EXACT_STATS, shot_cells(self))
+        sq = self.square_test() if self._square_static() else None
+        if sq is None:
+            return None
+        return joint_of(names, self.stats(), ("defender_formed_square",), square_cells(sq[1]))
 
     # -- for people ------------------------------------------------------------------------
     def resolved(self) -> dict[str, dict[str, Any]]:
@@ -434,17 +430,3 @@ class VomKriegeScenario(DictForm):
             return None
         n = square_test_dice(d.hits, d.disordered)
         return n, square_test_probability(n, self.dice)
-
-
-_EXACT_STATS = (
-    "attacker_dice_rolled",
-    "hits_on_defender",
-    "flags_on_defender",
-    "defender_hits",
-    "defender_retreat_half_moves",
-    "defender_retreated",
-    "defender_disordered",
-    "defender_removed",
-    "defender_at_max_hits",
-    "defender_broken",
-)

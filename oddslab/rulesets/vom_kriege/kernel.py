@@ -429,10 +429,12 @@ def run_trials(st, n, out, rec, T, slots, W, res):
         for s in range(L.N_STATS):
             row = slots[s]
             if row >= 0:
-                v = min(res[s], top)
-                out[row, v] += 1
-                if r > 0:
-                    rec[t, row] = v
+                out[row, min(res[s], top)] += 1
+        if r > 0:  # one branch a trial, the same way every trial of a chunk
+            for s in range(L.N_STATS):
+                row = slots[s]
+                if row >= 0:
+                    rec[t, row] = min(res[s], top)
 
 
 #: Engine kernel (contract in :mod:`oddslab.engine`): :func:`run_trials` on the arguments of
