@@ -126,9 +126,9 @@ def test_independent_parts_multiply_and_dependent_ones_are_not_exact():
     )
     # an army's total with the other army's formations: independent
     np.testing.assert_allclose(sc.exact_joint((a, tot)), np.multiply.outer(pm[a], pm[tot]))
-    # a total with one of its own formations, two strategy statistics: not from the chains
+    # a total with one of its own formations, two totals of one army: not from the chains
     assert sc.exact_joint(("red_x_holds", tot)) is None
-    assert sc.exact_joint((s, "blue_won_strategy_turn_1")) is None
+    assert sc.exact_joint(("red_holds_turn_2", tot)) is None
     assert sc.exact_joint(("no_such_statistic",)) is None
     assert sc.exact_joint(("red_y_broken_by_turn_1",)) is None  # not reported: cannot break
     # a name twice: the diagonal
@@ -145,6 +145,27 @@ def test_independent_parts_multiply_and_dependent_ones_are_not_exact():
         retains.end_state("blue", "a")
     with pytest.raises(ValueError, match="no formation 'q'"):
         sc.end_state("blue", "q")
+
+
+def test_strategy_statistics_jointly_by_hand():
+    """Strategy 3 against 3, a first-turn tie rerolled: each side wins turn 1 with 1/2; after
+    that the side that lost the turn before also takes the ties, 6/36: the winner of turn 1
+    wins turn 2 with 15/36, the loser with 21/36."""
+    sc = _one(Formation("a", command=4, units=2), turns=2)
+    names = ("blue_won_strategy_turn_1", "blue_won_strategy_turn_2", "red_won_strategy")
+    want = np.zeros((2, 2, 3))
+    for (w1, w2), p in {
+        (1, 1): Fraction(1, 2) * Fraction(15, 36),
+        (1, 0): Fraction(1, 2) * Fraction(21, 36),
+        (0, 1): Fraction(1, 2) * Fraction(21, 36),
+        (0, 0): Fraction(1, 2) * Fraction(15, 36),
+    }.items():
+        want[w1, w2, 2 - w1 - w2] = float(p)
+    np.testing.assert_allclose(sc.exact_joint(names), want, atol=1e-15, rtol=0)
+    # red's turn statistic is blue's turned over, and both with the formation: a product
+    t = sc.exact_joint(("blue_won_strategy_turn_1", "red_won_strategy_turn_1", "blue_a_holds"))
+    np.testing.assert_allclose(t.sum(axis=2), [[0, 0.5], [0.5, 0]], atol=1e-15)
+    np.testing.assert_allclose(t[1, 0], 0.5 * sc.exact_pmfs()["blue_a_holds"], atol=1e-15)
 
 
 def test_formation_state_rejects_unknown_and_repeated_marks():
@@ -186,6 +207,8 @@ def test_the_exact_joint_matches_the_simulated_records():
         ("red_x_shock_after_turn_3", "red_x_broken_by_turn_3", "red_x_withdrawals"),
         ("blue_a_action_turn_1", "blue_a_holds", "blue_a_shock_after_turn_2"),
         ("blue_b_broken_by_turn_2", "red_x_rallied", "red_x_rallied_unbroken"),
+        ("blue_won_strategy", "red_won_strategy_turn_2", "blue_won_strategy_turn_3"),
+        ("blue_won_strategy_turn_1", "blue_a_action_turn_1", "red_holds_turn_1"),
     ):
         want = sc.exact_joint(names)
         got = _records_joint(job, names, 16, seed=2029)

@@ -26,6 +26,7 @@ from oddslab.rulesets.formation_actions.chain import (
     convolve_all,
     formation_chain,
     formation_state,
+    strategy_probs,
     strategy_turn_probs,
     strategy_wins_pmf,
 )
@@ -114,10 +115,10 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
     Axis ``k`` is indexed by the value of ``names[k]`` (as many bins as that statistic has;
     a name given twice gives a diagonal). Exact when the statistics fall into independent
     parts (see the module doc) each of which is exact jointly: any statistics of one
-    formation of an army that cannot retain, or a single statistic with an exact PMF.
-    None when two statistics of one part are not a formation's (e.g. two strategy
-    statistics, or an army total with one of its own formations), or when any has no
-    exact form (an army that may retain).
+    formation of an army that cannot retain, any strategy statistics, or a single
+    statistic with an exact PMF. None when two statistics of one part are neither (an
+    army total with one of its own formations, or two of an army's totals), or when any
+    has no exact form (an army that may retain).
     """
     reported = {s.name: s.nbins for s in sc.stats()}
     if any(n not in reported for n in names):
@@ -142,7 +143,9 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
     order: list[str] = []
     for _deps, part in parts:
         where = {src[n][1] for n in part}
-        if len(part) == 1 and where == {None}:
+        if _deps == {"strategy"}:
+            t = _strategy_table(sc, part)
+        elif len(part) == 1 and where == {None}:
             pmfs = pmfs if pmfs is not None else game_pmfs(sc)
             t = pmfs[part[0]]
         elif None not in where and len(where) == 1:
@@ -157,6 +160,43 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
     full = np.zeros([reported[n] for n in order])
     full[tuple(slice(0, m) for m in table.shape)] = table
     return _arrange(full, order, names)
+
+
+def _strategy_table(sc: FormationActionsScenario, names: list[str]) -> np.ndarray:
+    """The joint table of strategy statistics ``names`` (axes in that order), from the
+    chain on (turns army 0 has won, who won last, who won each turn named): after turn 1 a
+    tie goes to the side that did not win the turn before."""
+    sp = strategy_probs(sc.armies, sc.rules)
+    n = sc.turns
+    keys = [a.key for a in sc.armies]
+    # each name as (army index, turn or 0 for the count over the game)
+    parsed = []
+    for name in names:
+        a = 0 if name.startswith(keys[0] + "_won_strategy") else 1
+        rest = name[len(keys[a]) + len("_won_strategy") :]
+        parsed.append((a, int(rest[len("_turn_") :]) if rest else 0))
+    marked = sorted({t for _a, t in parsed if t})
+    # state: (army 0's wins, last winner, army 0 won each marked turn so far) -> probability
+    dist: dict[tuple, float] = {}
+    w1 = sp["first_turn1"]
+    for w, p in ((0, w1), (1, 1.0 - w1)):
+        dist[(1 - w, w, (1 - w,) if marked and marked[0] == 1 else ())] = p
+    for t in range(2, n + 1):
+        new: dict[tuple, float] = {}
+        for (k, last, marks), p in dist.items():
+            p0 = sp["first"] + (sp["tie"] if last == 1 else 0.0)  # army 0 wins turn t
+            for w, q in ((0, p0), (1, 1.0 - p0)):
+                key = (k + 1 - w, w, marks + ((1 - w,) if t in marked else ()))
+                new[key] = new.get(key, 0.0) + p * q
+        dist = new
+    table = np.zeros([n + 1 if t == 0 else 2 for _a, t in parsed])
+    for (k, _last, marks), p in dist.items():
+        at = []
+        for a, t in parsed:
+            v = k if t == 0 else marks[marked.index(t)]
+            at.append(v if a == 0 else (n if t == 0 else 1) - v)
+        table[tuple(at)] += p
+    return table
 
 
 def _arrange(table: np.ndarray, order: list[str], names: tuple[str, ...]) -> np.ndarray:
