@@ -228,7 +228,15 @@ def test_the_exact_joint_matches_the_simulated_records():
         ("red_holds_turn_2", "red_x_action_turn_2", "red_withdrawals", "red_broken_after_turn_3"),
         ("blue_actions_turn_1", "blue_broken_after_turn_3", "blue_b_shock_after_turn_3"),
     )
+    pmfs = sc.exact_pmfs()
     for names, got in zip(tables, _records_joints(job, tables, 16, seed=2029), strict=True):
         assert got.sum() == 16 * CHUNK_TRIALS
         p = chisquare_pmf(got.ravel(), sc.exact_joint(names).ravel())
         assert p > 1e-4, (names, p)
+        # the test has the power to tell a joint from its marginals: it rejects their product
+        # (but for the table of independent parts, which is that product)
+        product = np.ones(())
+        for n in names:
+            product = np.multiply.outer(product, pmfs[n])
+        if names != tables[6]:
+            assert chisquare_pmf(got.ravel(), product.ravel()) < 1e-4, names
