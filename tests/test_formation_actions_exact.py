@@ -112,7 +112,7 @@ def test_the_joint_of_every_formation_statistic_has_the_exact_marginals():
     assert t.shape == (2, 4) and t[0, 1:].sum() == 0 and t[1, 2:].sum() < 1e-15
 
 
-def test_independent_parts_multiply_and_dependent_ones_are_not_exact():
+def test_independent_parts_multiply_and_an_army_adds_up_its_formations():
     sc = _mixed()
     pm = sc.exact_pmfs()
     a, x, s, tot = (
@@ -126,9 +126,19 @@ def test_independent_parts_multiply_and_dependent_ones_are_not_exact():
     )
     # an army's total with the other army's formations: independent
     np.testing.assert_allclose(sc.exact_joint((a, tot)), np.multiply.outer(pm[a], pm[tot]))
-    # a total with one of its own formations, two strategy statistics: not from the chains
-    assert sc.exact_joint(("red_x_holds", tot)) is None
-    assert sc.exact_joint((s, "blue_won_strategy_turn_1")) is None
+    # an army's totals with its formations' statistics: what each formation adds
+    names = ("red_holds_turn_2", "red_x_action_turn_2", "red_withdrawals", "red_y_holds")
+    t = sc.exact_joint(names)
+    for k, n in enumerate(names):
+        axes = tuple(i for i in range(4) if i != k)
+        np.testing.assert_allclose(t.sum(axis=axes), pm[n], atol=1e-12, rtol=0)
+    pair = t.sum(axis=(2, 3))  # red has two formations: 2 Holds only if x held, none if it did
+    assert pair[2, :2].sum() == 0 and pair[0, 2] == 0
+    # y cannot break: red's withdrawals are x's
+    np.testing.assert_allclose(
+        sc.exact_joint(("red_withdrawals", "red_x_withdrawals"))[:4],
+        np.diag(pm["red_x_withdrawals"]),
+    )
     assert sc.exact_joint(("no_such_statistic",)) is None
     assert sc.exact_joint(("red_y_broken_by_turn_1",)) is None  # not reported: cannot break
     # a name twice: the diagonal
@@ -147,6 +157,27 @@ def test_independent_parts_multiply_and_dependent_ones_are_not_exact():
         sc.end_state("blue", "q")
 
 
+def test_strategy_statistics_jointly_by_hand():
+    """Strategy 3 against 3, a first-turn tie rerolled: each side wins turn 1 with 1/2; after
+    that the side that lost the turn before also takes the ties, 6/36: the winner of turn 1
+    wins turn 2 with 15/36, the loser with 21/36."""
+    sc = _one(Formation("a", command=4, units=2), turns=2)
+    names = ("blue_won_strategy_turn_1", "blue_won_strategy_turn_2", "red_won_strategy")
+    want = np.zeros((2, 2, 3))
+    for (w1, w2), p in {
+        (1, 1): Fraction(1, 2) * Fraction(15, 36),
+        (1, 0): Fraction(1, 2) * Fraction(21, 36),
+        (0, 1): Fraction(1, 2) * Fraction(21, 36),
+        (0, 0): Fraction(1, 2) * Fraction(15, 36),
+    }.items():
+        want[w1, w2, 2 - w1 - w2] = float(p)
+    np.testing.assert_allclose(sc.exact_joint(names), want, atol=1e-15, rtol=0)
+    # red's turn statistic is blue's turned over, and both with the formation: a product
+    t = sc.exact_joint(("blue_won_strategy_turn_1", "red_won_strategy_turn_1", "blue_a_holds"))
+    np.testing.assert_allclose(t.sum(axis=2), [[0, 0.5], [0.5, 0]], atol=1e-15)
+    np.testing.assert_allclose(t[1, 0], 0.5 * sc.exact_pmfs()["blue_a_holds"], atol=1e-15)
+
+
 def test_formation_state_rejects_unknown_and_repeated_marks():
     f = Formation("a", command=4, units=2)
     with pytest.raises(ValueError, match="no formation statistic"):
@@ -155,40 +186,57 @@ def test_formation_state_rejects_unknown_and_repeated_marks():
         formation_state(f, Rules(), 2, ("holds", "holds"))
 
 
-def _records_joint(job, names, trials_chunks: int, seed: int, batch: int = 4) -> np.ndarray:
-    """The joint counts of ``names`` over the per-trial records of ``trials_chunks`` full
-    chunks of ``job`` (a few chunks at a time: memory bounded by the batch)."""
-    cols = [[s.name for s in job.stats].index(n) for n in names]
-    shape = tuple(job.stats[c].nbins for c in cols)
-    counts = np.zeros(int(np.prod(shape)), dtype=np.int64)
-    for start in range(0, trials_chunks, batch):
-        c = min(batch, trials_chunks - start)
+def _records_joints(job, tables, chunks: int, seed: int, batch: int = 4) -> list[np.ndarray]:
+    """The joint counts of each tuple of names in ``tables`` over the per-trial records of
+    ``chunks`` full chunks of ``job`` (a few chunks at a time: memory bounded by the
+    batch)."""
+    names = [s.name for s in job.stats]
+    cols = [[names.index(n) for n in t] for t in tables]
+    shapes = [tuple(job.stats[c].nbins for c in cc) for cc in cols]
+    counts = [np.zeros(shape, dtype=np.int64) for shape in shapes]
+    for start in range(0, chunks, batch):
+        c = min(batch, chunks - start)
         seeds = chunk_seeds(seed, start, start + c)
         nt = np.full(c, CHUNK_TRIALS, dtype=np.int64)
         out = np.zeros((c, len(job.stats), job.n_bins), dtype=np.int64)
         rec = np.zeros((c, CHUNK_TRIALS, len(job.stats)), dtype=np.int32)
         job.kernel(seeds, nt, out, rec, *job.params)
-        r = rec.reshape(-1, len(job.stats))[:, cols]
-        counts += np.bincount(np.ravel_multi_index(tuple(r.T), shape), minlength=counts.size)
-    return counts.reshape(shape)
+        rec = rec.reshape(-1, len(job.stats))
+        for cc, shape, cnt in zip(cols, shapes, counts, strict=True):
+            flat = np.ravel_multi_index(tuple(rec[:, cc].T), shape)
+            cnt += np.bincount(flat, minlength=cnt.size).reshape(shape)
+    return counts
 
 
 @pytest.mark.statistical
 def test_the_exact_joint_matches_the_simulated_records():
     """At 16 chunks (1,048,576 games) of the engine's kernel: each formation's end state
     (Shock, broken by the end, withdrawals) jointly, a formation's turn-1 action with its
-    Holds and Shock after turn 2, and two formations of the two armies together."""
+    Holds and Shock after turn 2, two formations of the two armies together, strategy
+    statistics together, the independent parts (the strategy roll, a formation, the other
+    army's total), and an army's totals with its formations' statistics."""
     sc = _mixed()
     job = sc.compile()
-    for names in (
+    tables = (
         ("blue_a_shock_after_turn_3", "blue_a_broken_by_turn_3", "blue_a_withdrawals"),
         ("blue_b_shock_after_turn_3", "blue_b_broken_by_turn_3", "blue_b_withdrawals"),
         ("red_x_shock_after_turn_3", "red_x_broken_by_turn_3", "red_x_withdrawals"),
         ("blue_a_action_turn_1", "blue_a_holds", "blue_a_shock_after_turn_2"),
         ("blue_b_broken_by_turn_2", "red_x_rallied", "red_x_rallied_unbroken"),
-    ):
-        want = sc.exact_joint(names)
-        got = _records_joint(job, names, 16, seed=2029)
+        ("blue_won_strategy", "red_won_strategy_turn_2", "blue_won_strategy_turn_3"),
+        ("blue_won_strategy_turn_1", "blue_a_action_turn_1", "red_holds_turn_1"),
+        ("red_holds_turn_2", "red_x_action_turn_2", "red_withdrawals", "red_broken_after_turn_3"),
+        ("blue_actions_turn_1", "blue_broken_after_turn_3", "blue_b_shock_after_turn_3"),
+    )
+    pmfs = sc.exact_pmfs()
+    for names, got in zip(tables, _records_joints(job, tables, 16, seed=2029), strict=True):
         assert got.sum() == 16 * CHUNK_TRIALS
-        p = chisquare_pmf(got.ravel(), want.ravel())
+        p = chisquare_pmf(got.ravel(), sc.exact_joint(names).ravel())
         assert p > 1e-4, (names, p)
+        # the test has the power to tell a joint from its marginals: it rejects their product
+        # (but for the table of independent parts, which is that product)
+        product = np.ones(())
+        for n in names:
+            product = np.multiply.outer(product, pmfs[n])
+        if names != tables[6]:
+            assert chisquare_pmf(got.ravel(), product.ravel()) < 1e-4, names

@@ -70,7 +70,23 @@ def _picking() -> FormationActionsScenario:
     return dataclasses.replace(sc, armies=(dataclasses.replace(blue, order="best-first"), red))
 
 
+def _plain() -> FormationActionsScenario:
+    """No outside Shock (the end phase without draws), an army none of whose formations can
+    break (no army withdrawal / broken statistics), retaining always, the naturals."""
+    blue = (Formation("a", command=4, units=2), Formation("b", command=3, units=3, shock=1))
+    red = (
+        Formation("x", command=4, units=3, break_at=50),
+        Formation("y", command=2, units=2, break_at=50),
+    )
+    return FormationActionsScenario(
+        (Army("blue", blue, retain="always"), Army("red", red, strategy=4, choose="second")),
+        2,
+        Rules(natural_one_passes=True, natural_six_fails=True),
+    )
+
+
 SCENARIOS = {
+    "plain": _plain,
     "fixed": _mixed,
     "fixed-end-phase-removed": lambda: _mixed(
         break_check="end-phase", withdrawal="removed", outside_timing="start-of-turn"

@@ -406,7 +406,9 @@ def record_turn(W, RT, G, t, nb):
 def record_block(rec, j0, nb, RT, rs):
     """Per-trial records only: lane ``g``'s statistics (slots ``rs`` of ``RT``, after
     :func:`split_rallies`) to row ``j0 + g`` of ``rec``."""
-    for k in range(rs.shape[0]):
-        R = RT[rs[k]]
-        for g in range(nb):
-            rec[j0 + g, k] = R[g]
+    # a game's row at a time: rec's rows are contiguous, RT's columns are read across the
+    # block's rows (RT stays in the cache; rec is written once, in order)
+    for g in range(nb):
+        row = rec[j0 + g]
+        for k in range(rs.shape[0]):
+            row[k] = RT[rs[k], g]

@@ -164,24 +164,31 @@ def _shift(a: np.ndarray, axis: int, by: int = 1) -> np.ndarray:
 
 
 #: what a mark records: a count over the game (:data:`COUNTERS`) or one turn's value
-_TURN_MARK = re.compile(r"(shock_after|broken_by|action)_turn_([0-9]+)")
+_TURN_MARK = re.compile(r"(shock_after|broken_by|broken_after|action)_turn_([0-9]+)")
 
 
 def mark_size(formation: Formation, turns: int, mark: str) -> int:
     """Values of ``mark`` (a formation statistic's name after ``<army>_<formation>_``: one of
     :data:`COUNTERS`, ``shock_after_turn_<t>``, ``broken_by_turn_<t>`` or
-    ``action_turn_<t>``), the bins of that statistic; raises ValueError for anything else."""
+    ``action_turn_<t>``, the bins of that statistic; or ``broken_after_turn_<t>``, 1 when
+    broken or withdrawn after turn ``t``: the formation's part of its army's statistic of
+    that name); raises ValueError for anything else."""
     if mark in COUNTERS:
         return turns + 1
     m = _TURN_MARK.fullmatch(mark)
     if m is None or not 1 <= int(m.group(2)) <= turns:
         raise ValueError(f"no formation statistic '{mark}' in a {turns}-turn game")
-    return {"shock_after": max_shock(formation, turns) + 1, "broken_by": 2, "action": 3}[m.group(1)]
+    sizes = {"shock_after": max_shock(formation, turns) + 1, "broken_by": 2, "action": 3}
+    return sizes.get(m.group(1), 2)  # broken_after: 0/1
+
+
+#: the state axis a turn mark copies (Shock, broken now: also when withdrawn, ever broken)
+_STATE_AXIS = {"shock_after": 0, "broken_after": 1, "broken_by": 2}
 
 
 def _snapshot(P: np.ndarray, ax: int, state_axis: int) -> np.ndarray:
     """``P`` with the mark at axis ``ax`` (all mass at 0) set to the index along
-    ``state_axis`` (0: Shock, 2: ever broken)."""
+    ``state_axis`` (:data:`_STATE_AXIS`)."""
     Pm = np.moveaxis(P, ax, -1)
     new = np.zeros_like(Pm)
     at = [slice(None)] * (Pm.ndim - 1)
@@ -361,9 +368,9 @@ def _run_chain(
             # keeps, so capping once a turn equals capping at every gain
             P[units, 1] += P[units + 1 :, 1].sum(axis=0)
             P[units + 1 :, 1] = 0.0
-        for ax, m in turn_marks:  # this turn's Shock and broken-by, as they are counted
+        for ax, m in turn_marks:  # this turn's Shock, broken-by and broken-after
             if int(m.group(2)) == t + 1 and m.group(1) != "action":
-                P = _snapshot(P, ax, 0 if m.group(1) == "shock_after" else 2)
+                P = _snapshot(P, ax, _STATE_AXIS[m.group(1)])
         shock_t[t] = P.reshape(S, -1).sum(axis=1)
         broken_by[t] = P[:, :, 1].sum()
         broken_after[t] = P[:, 1].sum()

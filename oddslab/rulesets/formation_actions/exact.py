@@ -26,6 +26,7 @@ from oddslab.rulesets.formation_actions.chain import (
     convolve_all,
     formation_chain,
     formation_state,
+    strategy_probs,
     strategy_turn_probs,
     strategy_wins_pmf,
 )
@@ -81,7 +82,8 @@ def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
 def _sources(sc: FormationActionsScenario) -> dict[str, tuple[frozenset, int | None, str]]:
     """``{stat name: (what it depends on, formation index or None, mark)}`` for every
     statistic with an exact PMF: a formation statistic depends on its formation alone (its
-    mark is its name after ``<army>_<formation>_``), an army total on the army's
+    mark is its name after ``<army>_<formation>_``), an army total (its mark: its name
+    after ``<army>_``) on the army's
     formations, a strategy statistic on the strategy rolls."""
     out: dict[str, tuple[frozenset, int | None, str]] = {}
     i = 0
@@ -98,7 +100,7 @@ def _sources(sc: FormationActionsScenario) -> dict[str, tuple[frozenset, int | N
         for name in ("withdrawals", "actions_turn_", "holds_turn_", "broken_after_turn_"):
             turns = range(1, sc.turns + 1) if name.endswith("_") else ("",)
             for t in turns:
-                out[f"{army.key}_{name}{t}"] = (whole, None, "")
+                out[f"{army.key}_{name}{t}"] = (whole, None, f"{name}{t}")
         for j, f in zip(idx, army.formations, strict=True):
             marks = list(COUNTERS)
             for t in range(1, sc.turns + 1):
@@ -114,10 +116,9 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
     Axis ``k`` is indexed by the value of ``names[k]`` (as many bins as that statistic has;
     a name given twice gives a diagonal). Exact when the statistics fall into independent
     parts (see the module doc) each of which is exact jointly: any statistics of one
-    formation of an army that cannot retain, or a single statistic with an exact PMF.
-    None when two statistics of one part are not a formation's (e.g. two strategy
-    statistics, or an army total with one of its own formations), or when any has no
-    exact form (an army that may retain).
+    formation of an army that cannot retain, any strategy statistics, an army's totals
+    with any statistics of its formations (the formations' chains carry what each adds to
+    a total). None when any statistic has no exact form (an army that may retain).
     """
     reported = {s.name: s.nbins for s in sc.stats()}
     if any(n not in reported for n in names):
@@ -142,21 +143,104 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
     order: list[str] = []
     for _deps, part in parts:
         where = {src[n][1] for n in part}
-        if len(part) == 1 and where == {None}:
+        if _deps == {"strategy"}:
+            t = _strategy_table(sc, part)
+        elif len(part) == 1 and where == {None}:
             pmfs = pmfs if pmfs is not None else game_pmfs(sc)
             t = pmfs[part[0]]
         elif None not in where and len(where) == 1:
             f = forms[where.pop()][1]
             P = formation_state(f, sc.rules, sc.turns, tuple(src[n][2] for n in part))
             t = P.sum(axis=(0, 1, 2, 3))
-        else:
-            return None
+        else:  # an army's totals with its formations' statistics
+            t, part = _army_table(sc, part, src, reported)
         table = np.multiply.outer(table, t)
         order += part
     # the statistics' own bins (a PMF may be shorter than its statistic's bins)
     full = np.zeros([reported[n] for n in order])
     full[tuple(slice(0, m) for m in table.shape)] = table
     return _arrange(full, order, names)
+
+
+#: what a formation adds to an army total: the mark it reads and the value it adds for
+#: each value of the mark (None: the value itself)
+_ADDS = {
+    "actions_turn_": ("action_turn_", (0, 1, 0)),
+    "holds_turn_": ("action_turn_", (0, 0, 1)),
+    "broken_after_turn_": ("broken_after_turn_", None),
+    "withdrawals": ("withdrawals", None),
+}
+
+
+def _army_table(
+    sc: FormationActionsScenario, part: list[str], src: dict, reported: dict[str, int]
+) -> tuple[np.ndarray, list[str]]:
+    """The joint table of one army's totals and statistics of its formations (``part``),
+    and the names of its axes in order: each formation's chain with the marks its
+    statistics and its part of each total need, added formation by formation."""
+    forms = [f for army in sc.armies for f in army.formations]
+    totals = [n for n in part if src[n][1] is None]
+    own = [n for n in part if src[n][1] is not None]
+    feeds = []  # (mark, values added) of each total
+    for n in totals:
+        kind = next(k for k in _ADDS if src[n][2].startswith(k))
+        mark, adds = _ADDS[kind]
+        feeds.append((mark + src[n][2][len(kind) :], adds))
+    sizes = [reported[n] for n in totals]
+    R = np.zeros(sizes)
+    R[(0,) * len(totals)] = 1.0
+    order: list[str] = []
+    for j in sorted(set().union(*(src[n][0] for n in totals))):
+        mine = [n for n in own if src[n][1] == j]
+        marks = list(dict.fromkeys([src[n][2] for n in mine] + [m for m, _a in feeds]))
+        T = formation_state(forms[j], sc.rules, sc.turns, tuple(marks)).sum(axis=(0, 1, 2, 3))
+        lead = (slice(None),) * (R.ndim - len(totals))
+        new = np.zeros(R.shape[: R.ndim - len(totals)] + T.shape[: len(mine)] + tuple(sizes))
+        for at in np.argwhere(T > 0):
+            add = [at[marks.index(m)] if a is None else a[at[marks.index(m)]] for m, a in feeds]
+            dst = tuple(slice(c, None) for c in add)
+            from_ = tuple(slice(0, z - c) for c, z in zip(add, sizes, strict=True))
+            new[(*lead, *at[: len(mine)], *dst)] += T[tuple(at)] * R[(*lead, *from_)]
+        R = new
+        order += mine
+    return R, order + totals
+
+
+def _strategy_table(sc: FormationActionsScenario, names: list[str]) -> np.ndarray:
+    """The joint table of strategy statistics ``names`` (axes in that order), from the
+    chain on (turns army 0 has won, who won last, who won each turn named): after turn 1 a
+    tie goes to the side that did not win the turn before."""
+    sp = strategy_probs(sc.armies, sc.rules)
+    n = sc.turns
+    keys = [a.key for a in sc.armies]
+    # each name as (army index, turn or 0 for the count over the game)
+    parsed = []
+    for name in names:
+        a = 0 if name.startswith(keys[0] + "_won_strategy") else 1
+        rest = name[len(keys[a]) + len("_won_strategy") :]
+        parsed.append((a, int(rest[len("_turn_") :]) if rest else 0))
+    marked = sorted({t for _a, t in parsed if t})
+    # state: (army 0's wins, last winner, army 0 won each marked turn so far) -> probability
+    dist: dict[tuple, float] = {}
+    w1 = sp["first_turn1"]
+    for w, p in ((0, w1), (1, 1.0 - w1)):
+        dist[(1 - w, w, (1 - w,) if marked and marked[0] == 1 else ())] = p
+    for t in range(2, n + 1):
+        new: dict[tuple, float] = {}
+        for (k, last, marks), p in dist.items():
+            p0 = sp["first"] + (sp["tie"] if last == 1 else 0.0)  # army 0 wins turn t
+            for w, q in ((0, p0), (1, 1.0 - p0)):
+                key = (k + 1 - w, w, marks + ((1 - w,) if t in marked else ()))
+                new[key] = new.get(key, 0.0) + p * q
+        dist = new
+    table = np.zeros([n + 1 if t == 0 else 2 for _a, t in parsed])
+    for (k, _last, marks), p in dist.items():
+        at = []
+        for a, t in parsed:
+            v = k if t == 0 else marks[marked.index(t)]
+            at.append(v if a == 0 else (n if t == 0 else 1) - v)
+        table[tuple(at)] += p
+    return table
 
 
 def _arrange(table: np.ndarray, order: list[str], names: tuple[str, ...]) -> np.ndarray:
