@@ -188,7 +188,8 @@ def _final(sc: GenericScenario, unit: _Unit) -> np.ndarray | None:
     spill = r.spill == "spill"
     current = r.devastating_wounds == "current"
     start = np.zeros(S)
-    start[unit.index[sum(((g.models, g.wounds) for g in sc.target.groups), ())]] = 1.0
+    first = sum(((g.models, g.wounds - g.damaged) for g in sc.target.groups), ())
+    start[unit.index[first]] = 1.0
     dist: dict[tuple[int, ...], np.ndarray] = {(): start}
     later: list[_Feed] = []
     work = 0
@@ -256,12 +257,12 @@ def _values(sc: GenericScenario, unit: _Unit) -> dict[str, np.ndarray]:
     groups = sc.target.groups
     chars = [i for i, g in enumerate(groups) if g.character]
     rows: dict[str, list[int]] = defaultdict(list)
-    total = sum(g.models * g.wounds for g in groups)
+    total = sum(g.models * g.wounds - g.damaged for g in groups)
     for s in unit.states:
         alive = s[0::2]
-        left = sum(
+        left = min(total, sum(  # (a state above ``total`` is one never reached: damaged)
             (a - 1) * g.wounds + c for a, c, g in zip(alive, s[1::2], groups, strict=True) if a
-        )
+        ))  # fmt: skip
         rows["models_slain"].append(sc.target.models - sum(alive))
         rows["destroyed"].append(int(sum(alive) == 0))
         rows["wounds_remaining"].append(left)
@@ -275,7 +276,7 @@ def _values(sc: GenericScenario, unit: _Unit) -> dict[str, np.ndarray]:
 
 def _statistics(sc: GenericScenario, unit: _Unit, final: np.ndarray) -> dict[str, np.ndarray]:
     groups = sc.target.groups
-    total = sum(g.models * g.wounds for g in groups)
+    total = sum(g.models * g.wounds - g.damaged for g in groups)
     out = {
         "models_slain": np.zeros(sc.target.models + 1),
         "destroyed": np.zeros(2),
@@ -286,9 +287,9 @@ def _statistics(sc: GenericScenario, unit: _Unit, final: np.ndarray) -> dict[str
     leader = np.zeros(2)
     for s, p in zip(unit.states, final, strict=True):
         alive = s[0::2]
-        left = sum(
+        left = min(total, sum(  # (a state above ``total`` is one never reached: damaged)
             (a - 1) * g.wounds + c for a, c, g in zip(alive, s[1::2], groups, strict=True) if a
-        )
+        ))  # fmt: skip
         out["models_slain"][sc.target.models - sum(alive)] += p
         out["destroyed"][int(sum(alive) == 0)] += p
         out["wounds_remaining"][left] += p
