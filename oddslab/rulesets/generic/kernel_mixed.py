@@ -18,7 +18,7 @@ import numpy as np
 
 from oddslab._jit import jit, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_block_state, roll_expr, seed_state
+from oddslab._kernels.rng import fill_block, new_block_state, roll_expr, seed_state
 from oddslab.rulesets.generic.layout import (
     _HIGH,
     _LOW32,
@@ -391,15 +391,23 @@ def _trials(
             # time, each allocated to a model and saved by it (g changes only when one dies)
             for kind in range(2):
                 n_k = wounded if kind == 0 else (cw if wint[w, W_CRIT_SAVE] != 0 else 0)
+                if n_k == 0:
+                    continue
                 dkind = D_NORMAL if kind == 0 else D_CRIT
+                # fixed damage: its value once (rolling it would draw nothing)
+                fixed = dmgmap[w, dkind, da if da > 0 else 0]
                 g = choose_model(alive, cur, gint, order, prec)
+                og = (g * n_w + w) * _TSIZE + 144 + 72 * kind  # (critical) save tables
+                ot1 = og + 36 if pairs[g, w, 2 + kind] else og  # the single-roll table
                 for _i in range(n_k):
                     if g < 0:
                         break
-                    og = (g * n_w + w) * _TSIZE + 144 + 72 * kind  # (critical) save tables
-                    fail, pos, end = sum_rolls(
-                        bs, raw, buf, pos, end, _ONE, pairs[g, w, 2 + kind], flat, og, og + 36
-                    )
+                    # one save, one buffered d36 value (what sum_rolls reads for one roll)
+                    if pos == end:
+                        end = fill_block(bs, raw, buf, 36)
+                        pos = _ZERO
+                    fail = flat[ot1 + buf[pos]]
+                    pos += 1
                     if fail != 0 and one_save and kind == 0 and pairs[g, w, 2] and cansave[g, w]:
                         # the defender's one-off re-roll: a failed save of an ordinary wound
                         # that no re-roll touched and a re-roll could pass
@@ -408,8 +416,11 @@ def _trials(
                     if fail == 0:
                         continue
                     t_unsaved += 1
-                    raw_d, one_dmg = roll_damage(st, dn, ds, da, thr, avg, one_dmg)
-                    dmg = dmgmap[w, dkind, raw_d]
+                    if dn == 0:
+                        dmg = fixed
+                    else:
+                        raw_d, one_dmg = roll_damage(st, dn, ds, da, thr, avg, one_dmg)
+                        dmg = dmgmap[w, dkind, raw_d]
                     if spill or fnp_use[g, 0]:
                         pos, end = apply_packet(
                             bs, raw, buf, pos, end, dmg, spill, _ZERO, prec, alive, cur, gint,
@@ -424,6 +435,10 @@ def _trials(
                             g = choose_model(alive, cur, gint, order, prec)
                         elif dmg > 0:
                             cur[g] -= dmg
+                            continue
+                    if g >= 0:  # another model: its tables
+                        og = (g * n_w + w) * _TSIZE + 144 + 72 * kind
+                        ot1 = og + 36 if pairs[g, w, 2 + kind] else og
             if wint[w, W_DEV] != 0:
                 t_unsaved += cw
             # mortal wounds, spilling point by point: on critical hits, on critical wounds, then
