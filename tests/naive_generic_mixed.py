@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from naive import _roll_with_reroll, _save_roll, roll_expr
+from naive import _roll_with_reroll, _save_roll, damage_roll, roll_expr
 
 from oddslab.rulesets.generic import GenericScenario, Weapon, wound_threshold
 
@@ -107,20 +107,7 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             lose(i, got)
 
     def damage_of(w: Weapon, critical: bool, devastating: bool) -> int:
-        dice = [rng.randint(1, w.damage.sides) for _ in range(w.damage.n)]
-        value = max(0, sum(dice) + w.damage.add)
-        if (w.reroll_damage == "ones" and 1 in dice) or (
-            w.reroll_damage == "below-average" and value < w.damage.mean()
-        ):
-            value = roll_expr(rng, w.damage)
-        elif (
-            once["damage"]
-            and dice
-            and value < w.damage.mean()
-            and not (w.reroll_damage == "ones" and w.damage.n > 1)  # its dice were looked at
-        ):
-            once["damage"] = False  # the attacker's one-off re-roll: first roll below average
-            value = roll_expr(rng, w.damage)
+        value = damage_roll(rng, w, once)
         modify = not devastating or rules.damage_modifiers_on_devastating
         if modify and t.halve_damage:
             value = -(-value // 2)
