@@ -111,6 +111,27 @@ def _save_roll(
     return ok(d, need)
 
 
+def damage_roll(rng, w: Weapon, left: dict) -> int:
+    """One attack's damage roll: the weapon's re-roll (``ones``: the whole roll when a die shows
+    1; ``below-average``), else, while ``left["damage"]`` (the attacker's one-off re-roll is
+    unspent), a roll below the average re-rolled once."""
+    dice = [rng.randint(1, w.damage.sides) for _ in range(w.damage.n)]
+    value = max(0, sum(dice) + w.damage.add)
+    if (w.reroll_damage == "ones" and 1 in dice) or (
+        w.reroll_damage == "below-average" and value < w.damage.mean()
+    ):
+        value = roll_expr(rng, w.damage)
+    elif (
+        left["damage"]
+        and dice
+        and value < w.damage.mean()
+        and not (w.reroll_damage == "ones" and w.damage.n > 1)  # its dice were looked at
+    ):
+        left["damage"] = False  # the attacker's one-off re-roll: first roll below average
+        value = roll_expr(rng, w.damage)
+    return value
+
+
 def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
     """One trial of the generic pipeline, attack by attack, in the documented order of allocation:
     per weapon the ordinary damage (as each attack resolves), then critical wounds with their
@@ -159,20 +180,7 @@ def generic_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
 
     def attack_damage(w: Weapon, critical: bool, devastating: bool) -> int:
         """The damage characteristic of one attack: roll (re-roll), Melta, halve, add, subtract."""
-        dice = [rng.randint(1, w.damage.sides) for _ in range(w.damage.n)]
-        value = max(0, sum(dice) + w.damage.add)
-        if (w.reroll_damage == "ones" and 1 in dice) or (
-            w.reroll_damage == "below-average" and value < w.damage.mean()
-        ):
-            value = roll_expr(rng, w.damage)
-        elif (
-            left["damage"]
-            and dice
-            and value < w.damage.mean()
-            and not (w.reroll_damage == "ones" and w.damage.n > 1)  # its dice were looked at
-        ):
-            left["damage"] = False  # the attacker's one-off re-roll: first roll below average
-            value = roll_expr(rng, w.damage)
+        value = damage_roll(rng, w, left)
         if w.melta and half_range(w):
             value += w.melta
         modify = not devastating or rules.damage_modifiers_on_devastating

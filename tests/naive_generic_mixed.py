@@ -3,7 +3,10 @@
 One model at a time, the core rules step by step: an attack is allocated to a model (a model
 that has lost wounds first; no character while a bodyguard model lives, unless the attack has
 Precision; else the defender's order) and then saved with that model's save; damage and
-feel-no-pain are that model's. Shares no code with the kernels (the hit and wound rolls reuse
+feel-no-pain are that model's. A group's ``damaged`` model starts with those wounds lost; the
+one-off re-rolls (``reroll_one``) are spent as in the simple reference ``naive.py``: the first
+failed hit / wound roll no re-roll touched, the first damage roll below the average, the first
+failed save of an ordinary wound that a re-roll could pass. Shares no code with the kernels (the hit and wound rolls reuse
 the simple reference's dice helpers from ``naive.py``).
 """
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from naive import _roll_with_reroll, _save_roll, roll_expr
+from naive import _roll_with_reroll, _save_roll, damage_roll, roll_expr
 
 from oddslab.rulesets.generic import GenericScenario, Weapon, wound_threshold
 
@@ -24,7 +27,7 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
     groups = list(t.groups)
     n = len(groups)
     alive = [g.models for g in groups]
-    cur = [g.wounds for g in groups]
+    cur = [g.wounds - g.damaged for g in groups]
     order = (
         sorted(range(n), key=lambda i: groups[i].wounds)
         if rules.allocation == ("fewest-wounds")
@@ -33,6 +36,9 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
     keywords = set(t.keywords) | {k for g in groups for k in g.keywords}
     out = dict.fromkeys(("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage"), 0)
     sit = sc.situation
+    # one-off re-rolls still unspent: the attacker's kind and the defender's save
+    once = {k: sit.reroll_one == k for k in ("hit", "wound", "damage")}
+    once["save"] = t.reroll_one == "save"
 
     def choose(precision: bool) -> int | None:
         """The model (its group) the rules allocate the next attack to."""
@@ -101,12 +107,7 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             lose(i, got)
 
     def damage_of(w: Weapon, critical: bool, devastating: bool) -> int:
-        dice = [rng.randint(1, w.damage.sides) for _ in range(w.damage.n)]
-        value = max(0, sum(dice) + w.damage.add)
-        if (w.reroll_damage == "ones" and 1 in dice) or (
-            w.reroll_damage == "below-average" and value < w.damage.mean()
-        ):
-            value = roll_expr(rng, w.damage)
+        value = damage_roll(rng, w, once)
         modify = not devastating or rules.damage_modifiers_on_devastating
         if modify and t.halve_damage:
             value = -(-value // 2)
@@ -148,7 +149,7 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
             i = choose(prec)
             if i is None:
                 return  # the unit is gone: nothing more is rolled for it
-            if _save_roll(rng, view(i), w, critical):
+            if _save_roll(rng, view(i), w, critical, None if critical else once):
                 return
             out["unsaved"] += 1
             inflict(damage_of(w, critical, False), spill, False, prec)
@@ -156,9 +157,24 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
         left = sum(alive)
         n_att = sum(roll_expr(rng, w.attacks) + (left // 5 if w.blast else 0)
                     for _ in range(w.models))  # fmt: skip
+
+        def one_off_hit(codes: list[int]) -> None:
+            """The attacker's one-off re-roll: the first failed roll no re-roll touched."""
+            if once["hit"] and w.reroll_hits in ("none", ()) and 0 in codes:
+                once["hit"] = False
+                i = codes.index(0)
+                codes[i] = _roll_with_reroll(
+                    rng, w.skill, w.critical_hit, hit_mod, "none", rules.natural_one_fails,
+                    rules.natural_six_succeeds, 3 if unseen else 0,
+                )  # fmt: skip
+
         rolls = [roll_hit() for _ in range(n_att)]
+        if not w.torrent:
+            one_off_hit(rolls)
         extra = [roll_hit() for r in rolls if r == 2
                  for _ in range(roll_expr(rng, w.critical_extra_attacks))]  # fmt: skip
+        if not w.torrent:
+            one_off_hit(extra)
         out["attacks"] += n_att + len(extra)
         hits = []
         for r in rolls + extra:
@@ -176,6 +192,10 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
                 continue
             r = _roll_with_reroll(rng, need_w, crit_w, wound_mod, w.reroll_wounds,
                                   rules.natural_one_fails, rules.natural_six_succeeds)  # fmt: skip
+            if r == 0 and once["wound"] and w.reroll_wounds in ("none", ()):
+                once["wound"] = False  # the attacker's one-off re-roll
+                r = _roll_with_reroll(rng, need_w, crit_w, wound_mod, "none",
+                                      rules.natural_one_fails, rules.natural_six_succeeds)  # fmt: skip
             if r:
                 to_wound.append(r)
         out["wounds"] += len(to_wound)
@@ -209,7 +229,8 @@ def mixed_trial(rng: random.Random, sc: GenericScenario) -> dict[str, int]:
     out["wounds_remaining"] = sum(
         (alive[i] - 1) * g.wounds + cur[i] for i, g in enumerate(groups) if alive[i]
     )
-    out["damage_dealt"] = sum(g.models * g.wounds for g in groups) - out["wounds_remaining"]
+    start = sum(g.models * g.wounds - g.damaged for g in groups)
+    out["damage_dealt"] = start - out["wounds_remaining"]
     out["lost"] = lost
     chars = [i for i, g in enumerate(groups) if g.character]
     out["leader_slain"] = int(bool(chars) and all(alive[i] == 0 for i in chars))

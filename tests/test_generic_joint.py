@@ -75,6 +75,9 @@ def test_joint_refusals():
     assert SMALL.exact_joint(("models_slain", "damage")) is None
     assert SMALL.exact_joint(("models_slain", "no_such")) is None
     assert SMALL.exact_joint(("models_slain", "models_slain")) is None
+    mixed = JOINT_CASES["mixed-damage"][0]
+    assert mixed.exact_joint(("damage", "unsaved")) is None  # one counted statistic at a time
+    assert mixed.exact_joint(("hits", "models_slain")) is None
     once = GenericScenario(SMALL.weapons, SMALL.target, situation=Situation(reroll_one="hit"))
     assert once.exact_joint(("models_slain", "damage_dealt")) is None
     hits, want = SMALL.exact_joint(("hits",)), SMALL.exact_pmfs()["hits"]  # one alone: its PMF
@@ -126,6 +129,19 @@ JOINT_CASES = {
             )),
         ),
         ("target_bodyguard_models_lost", "leader_slain", "damage_dealt"),
+    ),
+    # a mixed unit: damage (carried in the chain's state) with the leader's fate, spill
+    "mixed-damage": (
+        GenericScenario(
+            (Weapon(models=3, attacks=2, skill=3, strength=5, ap=1, damage="D3",
+                    critical_hit_mortals=1, keywords="Precision"),),
+            Target(toughness=4, groups=(
+                ModelGroup("bodyguard", models=2, wounds=2, save=3),
+                ModelGroup("leader", wounds=3, save=3, feel_no_pain=5, character=True),
+            )),
+            Rules(spill="spill"),
+        ),
+        ("damage", "leader_slain", "models_slain"),
     ),
 }  # fmt: skip
 

@@ -6,6 +6,7 @@ reference (tests/naive_generic_mixed.py), reading and errors."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction as F
 
 import numpy as np
@@ -14,7 +15,7 @@ from naive_generic_mixed import mixed_trial
 from stats import P_MIN, chisquare_pmf
 
 from oddslab import GenericScenario, Rules, ScenarioError, Target, Weapon, from_dict, simulate
-from oddslab.rulesets.generic import ModelGroup
+from oddslab.rulesets.generic import ModelGroup, Situation
 
 NO_ONES = {"natural_one_fails": False}
 #: three automatic wounds (torrent, wound 2+ with +1 and no natural-1 rule), AP 0, damage 1
@@ -159,6 +160,8 @@ def test_reading_groups_and_errors():
         "target_captain_models_lost",
         "leader_slain",
     ]
+    assert from_dict({**doc, "target": {**doc["target"], "models": [
+        {"name": "a", "wounds": 3, "damaged": 2}]}}).target.groups[0].damaged == 2  # fmt: skip
     res = sc.resolved()["target: target"]
     assert res["group Captain"].startswith("1 model; 5 W; T4; 3+; 4++")
     bad = [
@@ -166,6 +169,7 @@ def test_reading_groups_and_errors():
         ({"models": [{"modles": 2}]}, "target.models[0].modles"),
         ({"models": [{"wounds": 0}]}, "target.models[0].wounds"),
         ({"models": [{"name": "a"}], "damaged": 1}, "target.damaged"),
+        ({"models": [{"name": "a", "wounds": 2, "damaged": 2}]}, "target.models[0].damaged"),
     ]
     for target, key in bad:
         d = {**doc, "target": {"save": 3, **target}, "rules": {}}
@@ -186,3 +190,140 @@ def test_hazardous_against_a_mixed_unit():
     assert abs(ex[0] - (5 / 6) ** 6) < 1e-12
     out = simulate(sc, trials=100_000, seed=2812)
     assert chisquare_pmf(out.counts["attacker_models_lost_to_hazards"], ex) > P_MIN
+
+
+# -- one-off re-rolls and a damaged model in a mixed unit ---------------------------------------
+
+#: two one-wound models: "open" (no save) listed first, then "armoured" (4+ save)
+OPEN_FIRST = (ModelGroup("open", wounds=1), ModelGroup("armoured", wounds=1, save=4))
+#: the same hand-worked one-off cases as tests/test_generic_rerolls.py, against a mixed unit
+MIXED_ONE_OFF = {
+    # (scenario, statistic, hand-worked PMF)
+    "hit": (
+        GenericScenario((Weapon(attacks=2, skill=4),), UNIT, situation=Situation(reroll_one="hit")),
+        "hits", {0: F(1, 8), 1: F(3, 8), 2: F(1, 2)},
+    ),
+    "wound": (
+        GenericScenario((Weapon(attacks=2, torrent=True, wound=4),), UNIT,
+                        situation=Situation(reroll_one="wound")),
+        "wounds", {0: F(1, 8), 1: F(3, 8), 2: F(1, 2)},
+    ),
+    # one D6 damage roll into a 20-wound model: 1-3 re-rolled once (1/12 each), 4-6 1/4 each
+    "damage": (
+        GenericScenario((Weapon(attacks=1, torrent=True, wound=2, wound_modifier=1, damage="D6"),),
+                        Target(groups=(ModelGroup("big", wounds=20),)), Rules(**NO_ONES),
+                        situation=Situation(reroll_one="damage")),
+        "damage", {1: F(1, 12), 2: F(1, 12), 3: F(1, 12), 4: F(1, 4), 5: F(1, 4), 6: F(1, 4)},
+    ),
+    # two automatic wounds: the first slays "open" (no save: the one-off is kept, a re-roll could
+    # not pass), the second goes to "armoured": fails its 4+ save 1/2, re-rolled: slain 1/4
+    "save": (
+        GenericScenario((Weapon(models=2, attacks=1, torrent=True, wound=2, wound_modifier=1),),
+                        Target(reroll_one="save", groups=OPEN_FIRST), Rules(**NO_ONES)),
+        "target_armoured_models_lost", {0: F(3, 4), 1: F(1, 4)},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(MIXED_ONE_OFF))
+def test_one_off_rerolls_against_a_mixed_unit(name):
+    """Kernel (300,000 trials) against the hand-worked PMF by chi-square, the naive reference's
+    mean (10,000 trials) within 5 SE; the exact engine has no form for a one-off re-roll."""
+    sc, stat, want = MIXED_ONE_OFF[name]
+    pmf = pmf_of(want)
+    out = simulate(sc, trials=300_000, seed=2820)
+    assert chisquare_pmf(out.counts[stat], pmf) > P_MIN
+    rng = random.Random(6)
+    if stat.startswith("target_"):
+        v = np.array([mixed_trial(rng, sc)["lost"]["armoured"] for _ in range(10_000)], float)
+    else:
+        v = np.array([mixed_trial(rng, sc)[stat] for _ in range(10_000)], dtype=float)
+    mu = float(np.dot(np.arange(len(pmf)), pmf))
+    assert abs(v.mean() - mu) < 5 * v.std() / np.sqrt(len(v))
+    assert sc.exact_pmfs() == {} and sc.exact_joint(("models_slain", "destroyed")) is None
+
+
+#: a sergeant listed last who has already lost a wound, and a wounded leader
+DAMAGED = Target(toughness=4, save=4, groups=(
+    ModelGroup("troops", models=3, wounds=2),
+    ModelGroup("sergeant", wounds=2, save=3, damaged=1),
+    ModelGroup("leader", wounds=4, invulnerable=4, character=True, damaged=2),
+))  # fmt: skip
+
+
+def test_damaged_model_takes_the_first_attack():
+    """One automatic 1-damage wound, no save: the sergeant (has lost a wound) is slain, though
+    listed after the troops; wounds remaining 6 + 2 (the leader's) of 11 at the start."""
+    w = Weapon(attacks=1, torrent=True, wound=2, wound_modifier=1, ap=6)
+    sc = GenericScenario((w,), DAMAGED, Rules(**NO_ONES))
+    ex = sc.exact_pmfs()
+    assert close(ex["target_sergeant_models_lost"], pmf_of({0: F(0), 1: F(1)}))
+    assert close(ex["wounds_remaining"], pmf_of({8: F(1)}))
+    assert close(ex["damage_dealt"], pmf_of({1: F(1)}))
+    out = simulate(sc, trials=2_000, seed=3)
+    assert out.counts["target_sergeant_models_lost"][1] == 2_000
+    assert out.counts["damage_dealt"][1] == 2_000
+    r = mixed_trial(random.Random(2), sc)
+    assert r["lost"]["sergeant"] == 1 and r["damage_dealt"] == 1 and r["wounds_remaining"] == 8
+
+
+@pytest.mark.statistical
+def test_damaged_kernel_matches_exact():
+    """Damaged models (a sergeant, a Precision-targeted leader) with dice damage and spill:
+    every statistic of the allocation chain, chi-square p > 1e-4 at 1e6 trials; the kernel's
+    means against the naive reference (5,000 trials, 5 SE) with every one-off re-roll."""
+    w = Weapon(models=5, attacks=2, skill=3, ap=1, damage="D3", keywords="Precision")
+    sc = GenericScenario((w, Weapon(models=5, attacks=2, skill=3)), DAMAGED, Rules(spill="spill"))
+    ex = sc.exact_pmfs()
+    assert {"models_slain", "leader_slain", "target_sergeant_models_lost"} <= set(ex)
+    out = simulate(sc, trials=1_000_000, seed=2821)
+    for stat, pmf in ex.items():
+        p = chisquare_pmf(out.counts[stat], pmf)
+        assert p > P_MIN, f"{stat} chi-square p = {p:.2e}"
+    for kind in ("hit", "wound", "damage", "save"):
+        sit = Situation(reroll_one=kind if kind != "save" else "none")
+        t = replace(DAMAGED, reroll_one="save" if kind == "save" else "none")
+        one = GenericScenario(sc.weapons, t, sc.rules, situation=sit)
+        got = simulate(one, trials=200_000, seed=2822)
+        rng = random.Random(12)
+        rows = [mixed_trial(rng, one) for _ in range(5_000)]
+        for stat in ("hits", "wounds", "unsaved", "damage", "damage_dealt"):
+            v = np.array([r[stat] for r in rows], dtype=float)
+            assert abs(v.mean() - got.mean(stat)) < 5 * v.std() / np.sqrt(len(v)), (kind, stat)
+
+
+#: small mixed units where the chain carries unsaved / damage / mortal wounds (every transition
+#: kind: saves per model, spilling and non-spilling damage, feel-no-pain, both devastating rules)
+COUNTED = {
+    rule: GenericScenario(
+        (
+            Weapon(models=3, attacks=2, skill=3, strength=5, ap=1, damage="D3",
+                   critical_hit_mortals=1, keywords="Precision, Devastating Wounds"),
+            Weapon(models=3, attacks=2, skill=3, strength=4),
+        ),
+        Target(toughness=4, feel_no_pain_mortal=5, groups=(
+            ModelGroup("bodyguard", models=2, wounds=2, save=3, damaged=1),
+            ModelGroup("leader", wounds=3, save=3, invulnerable=4, feel_no_pain=5,
+                       character=True),
+        )),
+        Rules(devastating_wounds=rule, spill="spill" if rule == "legacy" else "none"),
+    )
+    for rule in ("legacy", "current")
+}  # fmt: skip
+
+
+@pytest.mark.statistical
+@pytest.mark.rule_switch("generic", "devastating_wounds")
+@pytest.mark.parametrize("rule", list(COUNTED))
+def test_counted_statistics_match_the_kernel(rule):
+    """wounds (one toughness), unsaved, damage, mortal_wounds of a mixed unit from the chain:
+    chi-square p > 1e-4 against the kernel at 1e6 trials."""
+    sc = COUNTED[rule]
+    ex = sc.exact_pmfs()
+    want = {"wounds", "unsaved", "damage"} | ({"mortal_wounds"} if rule == "legacy" else set())
+    assert want <= set(ex)
+    out = simulate(sc, trials=1_000_000, seed=2830)
+    for stat in want:
+        assert abs(ex[stat].sum() - 1) < 1e-9
+        p = chisquare_pmf(out.counts[stat], ex[stat])
+        assert p > P_MIN, f"{rule}: {stat} chi-square p = {p:.2e}"

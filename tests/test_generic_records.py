@@ -75,7 +75,7 @@ CASES = {
     "mixed-leader": (
         GenericScenario((Weapon(models=10, attacks=2, skill=3, ap=1),), UNIT),
         run_generic_mixed,
-    ),  # fmt: skip
+    ),
     # mixed: mortal wounds, feel-no-pain per group, Precision, Blast, Hazardous, spill
     "mixed-all": (
         GenericScenario(
@@ -98,6 +98,22 @@ CASES = {
             ),
             Rules(devastating_wounds="legacy", spill="spill"),
             situation=Situation(attacker_models=3, attacker_wounds=2),
+        ),
+        run_generic_mixed,
+    ),
+    # mixed: one-off re-rolls (the attacker's damage, the defender's save), a damaged model
+    "mixed-one-off": (
+        GenericScenario(
+            (PLASMA, RIFLE),
+            Target(
+                save=4,
+                reroll_one="save",
+                groups=(
+                    ModelGroup("troops", models=4, wounds=2),
+                    ModelGroup("sergeant", wounds=3, damaged=2),
+                ),
+            ),
+            situation=Situation(reroll_one="damage"),
         ),
         run_generic_mixed,
     ),

@@ -83,66 +83,86 @@ class _Unit:
         return 0
 
 
-def _matrix(unit: _Unit, rows):
+def _matrix(unit: _Unit, rows, C: int = 1):
+    """The sparse transition matrix of ``rows`` (per state ``{(next state, count added): p}``);
+    with ``C > 1`` over (state, counter) pairs, index ``state * C + counter``, the counter
+    capped at ``C - 1`` (a statistic's histogram bound: never passed)."""
     from scipy.sparse import csr_matrix
 
     S = len(unit.states)
-    r, c, v = [], [], []
+    r, c, v, inc = [], [], [], []
     for a, dist in enumerate(rows):
-        for s2, p in dist.items():
+        for (s2, k), p in dist.items():
             if p:
                 r.append(a)
                 c.append(unit.index[s2])
                 v.append(p)
-    return csr_matrix((v, (r, c)), shape=(S, S))
+                inc.append(k)
+    if C == 1:
+        return csr_matrix((v, (r, c)), shape=(S, S))
+    cs = np.arange(C)
+    rr = (np.array(r, dtype=np.int64)[:, None] * C + cs).ravel()
+    to = np.minimum(cs + np.array(inc, dtype=np.int64)[:, None], C - 1)
+    cc = (np.array(c, dtype=np.int64)[:, None] * C + to).ravel()
+    vv = np.repeat(np.array(v), C)
+    return csr_matrix((vv, (rr, cc)), shape=(S * C, S * C))
 
 
 def _points(unit: _Unit, s: State, pmf, through: list[float], precision: bool) -> dict:
     """Spilling damage: a pre-feel-no-pain PMF, point by point (each point to the model chosen
-    then, through that model's feel-no-pain with probability ``through[group]``)."""
+    then, through that model's feel-no-pain with probability ``through[group]``);
+    ``{(state, points through): p}`` (a point with no model left is not counted)."""
     out: dict = defaultdict(float)
     for d, pd in enumerate(pmf):
         if pd == 0.0:
             continue
-        dist = {s: pd}
+        dist = {(s, 0): pd}
         for _ in range(d):
             nxt: dict = defaultdict(float)
-            for x, px in dist.items():
+            for (x, n), px in dist.items():
                 i = unit.choose(x, precision)
                 if i is None:
-                    nxt[x] += px
+                    nxt[(x, n)] += px
                     continue
-                nxt[unit.lose(x, i, 1)] += px * through[i]
-                nxt[x] += px * (1.0 - through[i])
+                nxt[(unit.lose(x, i, 1), n + 1)] += px * through[i]
+                nxt[(x, n)] += px * (1.0 - through[i])
             dist = nxt
-        for x, px in dist.items():
-            out[x] += px
+        for key, px in dist.items():
+            out[key] += px
     return out
 
 
-def _kind(unit: _Unit, pf, post, pre, through, spill: bool, precision: bool):
+def _kind(unit: _Unit, pf, post, pre, through, spill: bool, precision: bool, count=None, C=1):
     """Transition of one wound / packet: allocated, saved (``pf[group]``: P(not saved)), damage
-    (``post[group]``: after feel-no-pain, or ``pre`` point by point with ``spill``)."""
+    (``post[group]``: after feel-no-pain, or ``pre`` point by point with ``spill``).
+
+    ``count`` says what the counter of a chain over (state, counter) pairs (``C`` values,
+    :func:`_matrix`) adds: ``"fail"`` 1 per failed save, ``"always"`` 1 per packet (a
+    devastating wound is unsaved even when no model is left), ``"points"`` the damage the
+    model takes (overkill included, as the kernel's ``damage``), None nothing."""
     rows = []
+    always = 1 if count == "always" else 0
     for s in unit.states:
         i = unit.choose(s, precision)
         if i is None:
-            rows.append({s: 1.0})
+            rows.append({(s, always): 1.0})
             continue
         out: dict = defaultdict(float)
-        out[s] += 1.0 - pf[i]
+        out[(s, always)] += 1.0 - pf[i]
+        fail = always + (1 if count == "fail" else 0)
         if spill:
-            for x, p in _points(unit, s, pre, through, precision).items():
-                out[x] += pf[i] * p
+            for (x, n), p in _points(unit, s, pre, through, precision).items():
+                out[(x, fail + (n if count == "points" else 0))] += pf[i] * p
         else:
             for d, p in enumerate(post[i]):
-                out[unit.lose(s, i, d)] += pf[i] * p
+                out[(unit.lose(s, i, d), fail + (d if count == "points" else 0))] += pf[i] * p
         rows.append(out)
-    return _Feed(_matrix(unit, rows))
+    return _Feed(_matrix(unit, rows, C))
 
 
-def _classes(unit: _Unit, w, sc: GenericScenario):
-    """``(Blast bonus, toughness group, mask)`` for each part of the state space."""
+def _classes(unit: _Unit, w, sc: GenericScenario, C: int = 1):
+    """``(Blast bonus, toughness group, mask)`` for each part of the state space (each state
+    ``C`` times over: the values of a counter, :func:`_final`)."""
     S = len(unit.states)
     keys: dict[tuple[int, int], np.ndarray] = {}
     for a, s in enumerate(unit.states):
@@ -150,7 +170,7 @@ def _classes(unit: _Unit, w, sc: GenericScenario):
         key = (alive // 5 if w.blast else 0, unit.toughness_group(s))
         keys.setdefault(key, np.zeros(S))[a] = 1.0
     for (bonus, tg), mask in sorted(keys.items()):
-        yield bonus, tg, mask
+        yield bonus, tg, np.repeat(mask, C) if C > 1 else mask
 
 
 def mixed_allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
@@ -163,32 +183,54 @@ def mixed_allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:
 
 
 def mixed_allocation_joint(sc: GenericScenario, names: tuple[str, ...], sizes: tuple[int, ...]):
-    """The exact joint table ``float[sizes]`` of allocation statistics ``names`` of a mixed
-    unit (axis k indexed by the value of ``names[k]``), or None when the chain would be too
-    large or a name is not one of them."""
+    """The exact joint table ``float[sizes]`` of statistics ``names`` of a mixed unit (axis k
+    indexed by the value of ``names[k]``, ``sizes[k]`` values): allocation statistics and at
+    most one counted statistic (``unsaved``, ``damage``, ``mortal_wounds``: the chain then
+    carries its value, :data:`COUNTS`); None when the chain would be too large or a name is
+    neither."""
     unit = _Unit(sc)
     values = _values(sc, unit)
-    if any(n not in values for n in names):
+    counted = [n for n in names if n in COUNTS]
+    if len(counted) > 1 or any(n not in values and n not in COUNTS for n in names):
         return None
-    final = _final(sc, unit)
+    stat = counted[0] if counted else None
+    C = sizes[names.index(stat)] if stat else 1
+    final = _final(sc, unit, stat, C)
     if final is None:
         return None
+    S = len(unit.states)
+    state = np.repeat(np.arange(S), C)
     table = np.zeros(sizes)
-    np.add.at(table, tuple(values[n] for n in names), final)
+    index = tuple(np.tile(np.arange(C), S) if n == stat else values[n][state] for n in names)
+    np.add.at(table, index, final)
     return table
 
 
-def _final(sc: GenericScenario, unit: _Unit) -> np.ndarray | None:
-    """The exact distribution over ``unit.states`` after every attack (None: too large)."""
-    S = len(unit.states)
+#: what each kind of transition adds to a counted statistic: (wounds to save, mortal wounds on
+#: criticals, devastating wounds under the current rule, under the legacy rule); see _kind
+COUNTS = {
+    None: (None, None, None, None),
+    "unsaved": ("fail", None, "always", "always"),
+    "damage": ("points", "points", "points", "points"),
+    "mortal_wounds": (None, "points", None, "points"),
+}
+
+
+def _final(sc: GenericScenario, unit: _Unit, stat: str | None = None, C: int = 1):
+    """The exact distribution over ``unit.states`` after every attack (None: too large); with
+    ``stat`` (a key of :data:`COUNTS`) over (state, value of ``stat``) pairs, ``float[S * C]``
+    (index ``state * C + value``)."""
+    S = len(unit.states) * C
     if S > MAX_STATES:
         return None
     vs = views(sc)
     r = sc.rules
     spill = r.spill == "spill"
     current = r.devastating_wounds == "current"
+    c_wound, c_mortal, c_dev_now, c_dev_legacy = COUNTS[stat]
     start = np.zeros(S)
-    start[unit.index[sum(((g.models, g.wounds) for g in sc.target.groups), ())]] = 1.0
+    first = sum(((g.models, g.wounds - g.damaged) for g in sc.target.groups), ())
+    start[unit.index[first] * C] = 1.0
     dist: dict[tuple[int, ...], np.ndarray] = {(): start}
     later: list[_Feed] = []
     work = 0
@@ -205,19 +247,23 @@ def _final(sc: GenericScenario, unit: _Unit) -> np.ndarray | None:
 
         prec = w.precision
         normal = _kind(unit, [k.pf for k in ks], [k.normal for k in ks],
-                       pre(K.D_NORMAL, w.damage, d.dmg_reroll_below), q_n, spill, prec)  # fmt: skip
+                       pre(K.D_NORMAL, w.damage, d.dmg_reroll_below), q_n, spill, prec,
+                       c_wound, C)  # fmt: skip
         crit = _kind(unit, [k.pfc for k in ks], [k.crit for k in ks],
-                     pre(K.D_CRIT, w.damage, d.dmg_reroll_below), q_n, spill, prec)  # fmt: skip
+                     pre(K.D_CRIT, w.damage, d.dmg_reroll_below), q_n, spill, prec,
+                     c_wound, C)  # fmt: skip
         ones = [1.0] * len(vs)
-        mh = _kind(unit, ones, [], pre(K.D_IDENTITY, w.critical_hit_mortals, 0), q_m, True, False)
-        mw = _kind(unit, ones, [], pre(K.D_IDENTITY, w.critical_wound_mortals, 0), q_m, True, False)
+        mh = _kind(unit, ones, [], pre(K.D_IDENTITY, w.critical_hit_mortals, 0), q_m, True,
+                   False, c_mortal, C)  # fmt: skip
+        mw = _kind(unit, ones, [], pre(K.D_IDENTITY, w.critical_wound_mortals, 0), q_m, True,
+                   False, c_mortal, C)  # fmt: skip
         dev_pre = pre(K.D_DEV, w.damage, d.dmg_reroll_below)
         if current:
-            dev = _kind(unit, ones, [k.dev for k in ks], dev_pre, q_n, False, prec)
+            dev = _kind(unit, ones, [k.dev for k in ks], dev_pre, q_n, False, prec, c_dev_now, C)
         else:
-            dev = _kind(unit, ones, [], dev_pre, q_m, True, prec)
+            dev = _kind(unit, ones, [], dev_pre, q_m, True, prec, c_dev_legacy, C)
         mixed: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
-        for bonus, tg, mask in _classes(unit, w, sc):
+        for bonus, tg, mask in _classes(unit, w, sc, C):
             k = replace(packets(vs[tg], w), pf=1.0, pfc=1.0)  # wounds, saved in the transition
             per, _ = _per_attack(vs[tg], w, k)
             pmf = np.concatenate([np.zeros(bonus), w.attacks.pmf()])
@@ -256,12 +302,12 @@ def _values(sc: GenericScenario, unit: _Unit) -> dict[str, np.ndarray]:
     groups = sc.target.groups
     chars = [i for i, g in enumerate(groups) if g.character]
     rows: dict[str, list[int]] = defaultdict(list)
-    total = sum(g.models * g.wounds for g in groups)
+    total = sum(g.models * g.wounds - g.damaged for g in groups)
     for s in unit.states:
         alive = s[0::2]
-        left = sum(
+        left = min(total, sum(  # (a state above ``total`` is one never reached: damaged)
             (a - 1) * g.wounds + c for a, c, g in zip(alive, s[1::2], groups, strict=True) if a
-        )
+        ))  # fmt: skip
         rows["models_slain"].append(sc.target.models - sum(alive))
         rows["destroyed"].append(int(sum(alive) == 0))
         rows["wounds_remaining"].append(left)
@@ -275,7 +321,7 @@ def _values(sc: GenericScenario, unit: _Unit) -> dict[str, np.ndarray]:
 
 def _statistics(sc: GenericScenario, unit: _Unit, final: np.ndarray) -> dict[str, np.ndarray]:
     groups = sc.target.groups
-    total = sum(g.models * g.wounds for g in groups)
+    total = sum(g.models * g.wounds - g.damaged for g in groups)
     out = {
         "models_slain": np.zeros(sc.target.models + 1),
         "destroyed": np.zeros(2),
@@ -286,9 +332,9 @@ def _statistics(sc: GenericScenario, unit: _Unit, final: np.ndarray) -> dict[str
     leader = np.zeros(2)
     for s, p in zip(unit.states, final, strict=True):
         alive = s[0::2]
-        left = sum(
+        left = min(total, sum(  # (a state above ``total`` is one never reached: damaged)
             (a - 1) * g.wounds + c for a, c, g in zip(alive, s[1::2], groups, strict=True) if a
-        )
+        ))  # fmt: skip
         out["models_slain"][sc.target.models - sum(alive)] += p
         out["destroyed"][int(sum(alive) == 0)] += p
         out["wounds_remaining"][left] += p

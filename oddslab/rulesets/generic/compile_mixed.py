@@ -89,7 +89,7 @@ def mixed_stats(sc: GenericScenario) -> tuple[Stat, ...]:
         attacks_max(sc, w) * (1 + w.critical_extra_attacks.max) * (1 + w.sustained_hits.max)
         for w in sc.fired
     )
-    total = sum(g.models * g.wounds for g in t.groups)
+    total = sum(g.models * g.wounds - g.damaged for g in t.groups)
     dmg = damage_bound(sc)
     bounds: dict[str, int] = dict(
         attacks=att, hits=hit, wounds=hit, unsaved=hit, mortal_wounds=dmg, damage=dmg,
@@ -149,6 +149,7 @@ def mixed_arrays(sc: GenericScenario) -> dict[str, Any]:
             g.character,
             v.target.toughness,
             names.index(group_stat(g.name)),
+            g.damaged,
         )
     return {
         "wint": per[0]["wint"],

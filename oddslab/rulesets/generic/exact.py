@@ -175,20 +175,42 @@ def exact_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     return {k: v for k, v in out.items() if k in names}
 
 
+#: most (unit states x values) a counted statistic's chain may have for :func:`exact_pmfs`
+#: (each such statistic is one more run of the chain, kept well under a second)
+COUNTED_STATES = 4_000
+
+
 def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
-    """A mixed unit: ``attacks`` and ``hits`` (they do not depend on the target, Blast aside)
-    and the allocation chain's statistics; wounds, saves and damage depend on the models the
-    attacks are allocated to, so they are Monte Carlo only."""
-    from oddslab.rulesets.generic.chain_mixed import mixed_allocation_pmfs
-    from oddslab.rulesets.generic.compile_mixed import views
+    """A mixed unit: ``attacks`` and ``hits`` (they do not depend on the target, Blast aside),
+    ``wounds`` when every group has the same toughness (the wound rolls then do not depend on
+    who is left), and the allocation chain's statistics; ``unsaved``, ``damage`` and
+    ``mortal_wounds`` depend on the models the attacks are allocated to: the chain carries
+    each in its state (one run each) when that stays small (:data:`COUNTED_STATES`)."""
+    from oddslab.rulesets.generic.chain_mixed import (
+        _Unit,
+        mixed_allocation_joint,
+        mixed_allocation_pmfs,
+    )
+    from oddslab.rulesets.generic.compile_mixed import mixed_names, views
 
     out: dict[str, np.ndarray] = {}
+    vs = views(sc)
     if not any(w.blast for w in sc.fired):
-        static = static_pmfs(views(sc)[0])
+        static = static_pmfs(vs[0])
         out.update({k: static[k] for k in ("attacks", "hits")})
+        if len({v.target.toughness for v in vs}) == 1:
+            out["wounds"] = static["wounds"]
     alloc = mixed_allocation_pmfs(sc)
-    if alloc is not None:
-        out.update(alloc)
+    if alloc is None:
+        return out
+    out.update(alloc)
+    states = len(_Unit(sc).states)
+    bins = {s.name: s.nbins for s in sc.stats()}
+    for stat in ("unsaved", "damage", "mortal_wounds"):
+        if stat in mixed_names(sc) and states * bins[stat] <= COUNTED_STATES:
+            table = mixed_allocation_joint(sc, (stat,), (bins[stat],))
+            if table is not None:
+                out[stat] = table
     return out
 
 
@@ -199,7 +221,9 @@ def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | Non
 
     Given: any tuple of the allocation statistics (``models_slain``, ``destroyed``,
     ``damage_dealt``, ``wounds_remaining``; for a mixed unit also its groups' losses and
-    ``leader_slain``), all read off the allocation chain's final state; the two Hazardous
+    ``leader_slain``), all read off the allocation chain's final state, for a mixed unit with
+    at most one of ``unsaved``, ``damage``, ``mortal_wounds`` (the chain then carries its
+    value: :func:`~oddslab.rulesets.generic.chain_mixed.mixed_allocation_joint`); the two Hazardous
     statistics (both functions of the number of 1s); and any one statistic the exact engine
     gives alone. Hazardous losses are rolled apart from everything else, so their joint with
     the rest is the product. Not given: the static statistics (hits, damage...) jointly

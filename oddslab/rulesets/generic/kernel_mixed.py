@@ -18,7 +18,7 @@ import numpy as np
 
 from oddslab._jit import jit, jit_noalloc
 from oddslab._kernels.chunks import ChunkKernel
-from oddslab._kernels.rng import new_block_state, roll_expr, seed_state
+from oddslab._kernels.rng import fill_block, new_block_state, roll_expr, seed_state
 from oddslab.rulesets.generic.layout import (
     _HIGH,
     _LOW32,
@@ -40,11 +40,15 @@ from oddslab.rulesets.generic.layout import (
     F_WOUND_REROLL,
     FACE_BLOCK,
     GI_CHAR,
+    GI_DAMAGED,
     GI_MODELS,
     GI_ROW,
     GI_TOUGH,
     GI_WOUNDS,
     N_STATS,
+    ONE_DAMAGE,
+    ONE_HIT,
+    ONE_WOUND,
     S_ATTACKS,
     S_DAMAGE,
     S_DEALT,
@@ -62,6 +66,8 @@ from oddslab.rulesets.generic.layout import (
     T_HAZ_MORTAL,
     T_HAZ_WOUNDS,
     T_LEADER_ROW,
+    T_ONE,
+    T_ONE_SAVE,
     T_ROWS,
     T_SPILL,
     W_ATT_ADD,
@@ -72,6 +78,7 @@ from oddslab.rulesets.generic.layout import (
     W_CRIT_SPLIT,
     W_DEV,
     W_DMG_ADD,
+    W_DMG_AVG,
     W_DMG_N,
     W_DMG_REROLL,
     W_DMG_SIDES,
@@ -132,6 +139,9 @@ def _prologue(seed, ntrials, hist, rec, wint, faces, fnp, fnpflags, dmgmap, tint
             vals[2] = 1
             pairs[g, w, 2] = roll_tables(f[F_SAVE_FAIL], f[F_SAVE_REROLL], vals, t[4], t[5])
             pairs[g, w, 3] = roll_tables(f[F_CSAVE_FAIL], f[F_CSAVE_REROLL], vals, t[6], t[7])
+    # per group and weapon: some natural roll saves an ordinary wound (the one-off save re-roll
+    # is spent only where a re-roll could pass)
+    cansave = (faces[:, :, F_SAVE_FAIL, 1:] == 0).any(axis=2)
     fnp_use = np.stack([fnpflags[:, 0] != 0, fnpflags[:, 2] != 0], axis=1)
     fnp_pair = np.stack([fnpflags[:, 1] != 0, fnpflags[:, 3] != 0], axis=1)
     alive = np.zeros(n_g, dtype=np.int64)
@@ -140,7 +150,7 @@ def _prologue(seed, ntrials, hist, rec, wint, faces, fnp, fnpflags, dmgmap, tint
     tot = np.zeros(N_STATS, dtype=np.int64)
     return (
         st, bs, raw, buf, ntrials, hist, rec, wint, fnp.ravel(), dmgmap, tint, gint, order,
-        tabs.ravel(), pairs, fnp_use, fnp_pair, alive, cur, devq, tot,
+        tabs.ravel(), pairs, cansave, fnp_use, fnp_pair, alive, cur, devq, tot,
     )  # fmt: skip
 
 
@@ -192,14 +202,18 @@ def toughness_group(alive, gint):
 
 
 @jit(inline="always")
-def roll_damage(st, n, sides, add, thr):
-    """One damage roll, re-rolled once below ``thr`` (-1: when any die shows 1)."""
+def roll_damage(st, n, sides, add, thr, avg, one):
+    """One damage roll, re-rolled once below ``thr`` (-1: when any die shows 1), or else, while
+    ``one`` (the attacker's one-off re-roll is unspent), below ``avg``; ``(roll, one)``."""
     if thr < 0:
-        return roll_any_one(st, n, sides, add)
+        return roll_any_one(st, n, sides, add), one
     d = roll_expr(st, n, sides, add)
     if d < thr:
         d = roll_expr(st, n, sides, add)
-    return d
+    elif one and d < avg:
+        d = roll_expr(st, n, sides, add)
+        one = False
+    return d, one
 
 
 @jit
@@ -252,7 +266,7 @@ def apply_packet(
 @jit_noalloc(ints="crits extra n_att t_att t_hits t_unsaved t_wounds normal")
 def _trials(
     st, bs, raw, buf, ntrials, hist, rec, wint, fnp, dmgmap, tint, gint, order, flat, pairs,
-    fnp_use, fnp_pair, alive, cur, devq, tot,
+    cansave, fnp_use, fnp_pair, alive, cur, devq, tot,
 ):  # fmt: skip
     """The trial loop of one chunk (allocates nothing): see the module docstring."""
     n_w = wint.shape[0]
@@ -261,13 +275,15 @@ def _trials(
     end = np.int64(0)
     _ZERO = np.int64(0)
     _ONE = np.int64(1)
+    _SIX = np.int64(6)
     yes = n_w >= 0  # typed booleans: literals would compile specialisations of the helpers
     no = n_w < 0
     spill = tint[T_SPILL] != 0
     rows = tint[T_ROWS : T_ROWS + N_STATS]
     start_total = 0
     for g in range(n_g):
-        start_total += gint[g, GI_MODELS] * gint[g, GI_WOUNDS]
+        start_total += gint[g, GI_MODELS] * gint[g, GI_WOUNDS] - gint[g, GI_DAMAGED]
+    one_kind = tint[T_ONE]
     keep = rec.shape[0] > 0  # per-trial records wanted (the same rolls either way)
     for trial in range(ntrials):
         t_att = 0
@@ -278,7 +294,12 @@ def _trials(
         tot[S_MORTAL] = 0
         for g in range(n_g):
             alive[g] = gint[g, GI_MODELS]
-            cur[g] = gint[g, GI_WOUNDS]
+            cur[g] = gint[g, GI_WOUNDS] - gint[g, GI_DAMAGED]
+        # one-off re-rolls left this trial (the attacker's of one kind, the defender's save)
+        one_hit = one_kind == ONE_HIT
+        one_wound = one_kind == ONE_WOUND
+        one_dmg = one_kind == ONE_DAMAGE
+        one_save = tint[T_ONE_SAVE] != 0
         for w in range(n_w):
             devq[w] = 0
             prec = wint[w, W_PRECISION] != 0
@@ -306,6 +327,13 @@ def _trials(
                 )
                 normal = acc & _LOW32
                 crits = acc >> 32
+                if one_hit and pairs[0, w, 0] and n_att > normal + crits:
+                    # the one-off re-roll of a failed hit roll no re-roll has touched (one d6
+                    # from the RNG state, read on the single-roll table), as the simple kernel
+                    acc = flat[o + 30 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                    normal += acc & _LOW32
+                    crits += acc >> 32
+                    one_hit = False
                 if wint[w, W_HAS_XATT] != 0 and crits > 0:
                     more = expr_total(
                         st, crits, wint[w, W_XATT_N], wint[w, W_XATT_SIDES], wint[w, W_XATT_ADD]
@@ -316,6 +344,12 @@ def _trials(
                     )
                     normal += acc & _LOW32
                     crits += acc >> 32
+                    if one_hit and pairs[0, w, 0] and more > (acc & _LOW32) + (acc >> 32):
+                        # no initial roll failed: the first failed extra roll (no more rolls)
+                        acc = flat[o + 30 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                        normal += acc & _LOW32
+                        crits += acc >> 32
+                        one_hit = False
             t_att += n_att
             if wint[w, W_SUS_N] == 0:
                 extra = crits * wint[w, W_SUS_ADD]
@@ -342,28 +376,51 @@ def _trials(
             )
             wounded = auto + (acc & _LOW32)
             cw = acc >> 32
+            if one_wound and pairs[gt, w, 1] and to_wound > (acc & _LOW32) + cw:
+                acc = flat[ot + 102 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                wounded += acc & _LOW32
+                cw += acc >> 32
+                one_wound = False
             t_wounds += wounded + cw
             dn = wint[w, W_DMG_N]
             ds = wint[w, W_DMG_SIDES]
             da = wint[w, W_DMG_ADD]
             thr = wint[w, W_DMG_REROLL]
+            avg = wint[w, W_DMG_AVG]
             # ordinary wounds, then critical wounds with their own save (critical AP): one at a
             # time, each allocated to a model and saved by it (g changes only when one dies)
             for kind in range(2):
                 n_k = wounded if kind == 0 else (cw if wint[w, W_CRIT_SAVE] != 0 else 0)
+                if n_k == 0:
+                    continue
                 dkind = D_NORMAL if kind == 0 else D_CRIT
+                # fixed damage: its value once (rolling it would draw nothing)
+                fixed = dmgmap[w, dkind, da if da > 0 else 0]
                 g = choose_model(alive, cur, gint, order, prec)
+                og = (g * n_w + w) * _TSIZE + 144 + 72 * kind  # (critical) save tables
+                ot1 = og + 36 if pairs[g, w, 2 + kind] else og  # the single-roll table
                 for _i in range(n_k):
                     if g < 0:
                         break
-                    og = (g * n_w + w) * _TSIZE + 144 + 72 * kind  # (critical) save tables
-                    fail, pos, end = sum_rolls(
-                        bs, raw, buf, pos, end, _ONE, pairs[g, w, 2 + kind], flat, og, og + 36
-                    )
+                    # one save, one buffered d36 value (what sum_rolls reads for one roll)
+                    if pos == end:
+                        end = fill_block(bs, raw, buf, 36)
+                        pos = _ZERO
+                    fail = flat[ot1 + buf[pos]]
+                    pos += 1
+                    if fail != 0 and one_save and kind == 0 and pairs[g, w, 2] and cansave[g, w]:
+                        # the defender's one-off re-roll: a failed save of an ordinary wound
+                        # that no re-roll touched and a re-roll could pass
+                        fail = flat[og + 30 + 6 * roll_expr(st, _ONE, _SIX, _ZERO)]
+                        one_save = False
                     if fail == 0:
                         continue
                     t_unsaved += 1
-                    dmg = dmgmap[w, dkind, roll_damage(st, dn, ds, da, thr)]
+                    if dn == 0:
+                        dmg = fixed
+                    else:
+                        raw_d, one_dmg = roll_damage(st, dn, ds, da, thr, avg, one_dmg)
+                        dmg = dmgmap[w, dkind, raw_d]
                     if spill or fnp_use[g, 0]:
                         pos, end = apply_packet(
                             bs, raw, buf, pos, end, dmg, spill, _ZERO, prec, alive, cur, gint,
@@ -378,6 +435,10 @@ def _trials(
                             g = choose_model(alive, cur, gint, order, prec)
                         elif dmg > 0:
                             cur[g] -= dmg
+                            continue
+                    if g >= 0:  # another model: its tables
+                        og = (g * n_w + w) * _TSIZE + 144 + 72 * kind
+                        ot1 = og + 36 if pairs[g, w, 2 + kind] else og
             if wint[w, W_DEV] != 0:
                 t_unsaved += cw
             # mortal wounds, spilling point by point: on critical hits, on critical wounds, then
@@ -395,7 +456,8 @@ def _trials(
                     elif src == 1:
                         dmg = roll_expr(st, wint[w, W_MW_N], wint[w, W_MW_SIDES], wint[w, W_MW_ADD])
                     else:
-                        dmg = dmgmap[w, D_DEV, roll_damage(st, dn, ds, da, thr)]
+                        raw_d, one_dmg = roll_damage(st, dn, ds, da, thr, avg, one_dmg)
+                        dmg = dmgmap[w, D_DEV, raw_d]
                     pos, end = apply_packet(
                         bs, raw, buf, pos, end, dmg, yes, _ONE, prec and src == 2, alive, cur,
                         gint, order, fnp, fnp_use, fnp_pair, tot,
@@ -406,12 +468,14 @@ def _trials(
         for w in range(n_w):
             prec = wint[w, W_PRECISION] != 0
             for _i in range(devq[w]):
-                raw_d = roll_damage(
+                raw_d, one_dmg = roll_damage(
                     st,
                     wint[w, W_DMG_N],
                     wint[w, W_DMG_SIDES],
                     wint[w, W_DMG_ADD],
                     wint[w, W_DMG_REROLL],
+                    wint[w, W_DMG_AVG],
+                    one_dmg,
                 )
                 dmg = dmgmap[w, D_DEV, raw_d]
                 pos, end = apply_packet(

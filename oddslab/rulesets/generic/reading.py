@@ -52,6 +52,8 @@ def _group(v: Values, i: int, unit: dict) -> ModelGroup:
         if kw[key] is None:
             kw[key] = unit[key]  # the unit's value
     kw["keywords"] = tuple(kw["keywords"])
+    if kw["damaged"] >= kw["wounds"]:
+        raise v.error("damaged", f"must be less than wounds ({kw['wounds']}), got {kw['damaged']}")
     return _make(v, ModelGroup, kw)
 
 
@@ -67,7 +69,11 @@ def _target(v: Values) -> Target:
             if name in names[:i]:
                 raise groups[i].error("name", f"another group is already named {name!r}")
         if kw["damaged"]:
-            raise v.error("damaged", "not supported for a unit with groups of models")
+            raise v.error(
+                "damaged",
+                "is not read for a unit with groups of models: give the group whose model has "
+                "lost wounds its own damaged ([[target.models]] damaged = N)",
+            )
     if kw["damaged"] >= kw["wounds"]:
         raise v.error("damaged", f"must be less than wounds ({kw['wounds']}), got {kw['damaged']}")
     return _make(v, Target, kw)

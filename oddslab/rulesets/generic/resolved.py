@@ -213,6 +213,8 @@ def _groups(t: Target) -> dict[str, Any]:
             bits.append(", ".join(g.keywords))
         if g.character:
             bits.append("character: no attacks while bodyguard models live, except Precision")
+        if g.damaged:
+            bits.append(f"one model has lost {g.damaged} W (takes the group's next attack)")
         out[f"group {g.name}"] = "; ".join(bits)
     return out
 

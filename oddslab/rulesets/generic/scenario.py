@@ -185,13 +185,7 @@ class GenericScenario(DictForm):
 def _check_partners(sc: GenericScenario) -> None:
     """Rule switches that need a partner elsewhere in the scenario, or they do nothing."""
     t, r = sc.target, sc.rules
-    if t.groups:
-        if sc.situation.reroll_one != "none" or t.reroll_one != "none":
-            raise ValueError(
-                "attacker.reroll_one / target.reroll_one are not supported yet against a unit "
-                "with groups of models (target.models)"
-            )
-    elif r.allocation != "listed":
+    if not t.groups and r.allocation != "listed":
         raise ValueError(
             "rules.allocation needs a unit with groups of models ([[target.models]]); "
             "without them the switch would do nothing"

@@ -246,6 +246,7 @@ GROUP = Section(
         Key("toughness", "int", None, "toughness (default: the unit's)", 1, 30),
         _words("keywords", "this group's keywords"),
         _flag("character", "a character (an attached leader)"),
+        Key("damaged", "int", 0, "wounds already lost by one model of the group", 0, 99),
     ),
     "a mixed unit: one table per group of models",
     array=True,

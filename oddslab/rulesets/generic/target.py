@@ -42,6 +42,9 @@ class ModelGroup:
     character : bool
         A character (an attached leader): not allocated attacks while bodyguard models remain,
         unless the attack has Precision.
+    damaged : int
+        Wounds already lost by one model of this group (0 to ``wounds - 1``): attacks are
+        allocated to it first, as to any model that has lost wounds.
     """
 
     name: str = "models"
@@ -53,6 +56,7 @@ class ModelGroup:
     toughness: int | None = None
     keywords: tuple[str, ...] = ()
     character: bool = False
+    damaged: int = 0
 
     def __post_init__(self) -> None:
         kws = (self.keywords,) if isinstance(self.keywords, str) else self.keywords
@@ -60,6 +64,7 @@ class ModelGroup:
         _check_range(self, "models", 1, 1000)
         _check_range(self, "wounds", 1, 100)
         _check_range(self, "save", 2, 7)
+        _check_range(self, "damaged", 0, self.wounds - 1)
         if self.toughness is not None:
             _check_range(self, "toughness", 1, 30)
         for name in ("invulnerable", "feel_no_pain"):
@@ -86,7 +91,8 @@ class Target:
     feel_no_pain : int or None
         Each damage point is ignored on this or more (2–6).
     damaged : int
-        Wounds already lost by the first model to be allocated damage.
+        Wounds already lost by the first model to be allocated damage (identical models only; a
+        mixed unit says it per group: ``ModelGroup.damaged``).
     cover : bool
         Benefit of cover: +1 to armour saves (see ``Rules.cover_limit``).
     keywords : tuple of str
@@ -183,7 +189,10 @@ def _check_groups(t: Target) -> None:
     if len(set(names)) != len(names):
         raise ValueError(f"Target.groups: each group needs its own name, got {names}")
     if t.damaged:
-        raise ValueError("Target.damaged is not supported for a unit with groups of models")
+        raise ValueError(
+            "Target.damaged is not read for a unit with groups of models: give the group whose "
+            "model has lost wounds its own damaged (ModelGroup.damaged)"
+        )
     object.__setattr__(t, "groups", groups)
     object.__setattr__(t, "models", sum(g.models for g in groups))
 
