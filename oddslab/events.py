@@ -160,6 +160,13 @@ class _Checker:
         raise self.fail(f"'{shown}' is not allowed; allowed: {_ALLOWED}")
 
 
+def _reserved(name: str) -> bool:
+    """A statistic named like a Python keyword (dice pools' ``pass``), read as a name."""
+    import keyword
+
+    return keyword.iskeyword(name) and name not in ("and", "or", "not", "True", "False")
+
+
 def _protect(src: str, known: Sequence[str], where: str) -> tuple[str, dict[str, str]]:
     """Stand-ins for names Python cannot read (``1st_platoon_state``, ``attacker.Tactical
     Squad.Marines.models_lost``): each written in backticks, or as it is, becomes a plain
@@ -178,7 +185,7 @@ def _protect(src: str, known: Sequence[str], where: str) -> tuple[str, dict[str,
         return stand_in(name)
 
     src = re.sub(r"`([^`]*)`", quoted, src)
-    odd = sorted((n for n in known if not n.isidentifier()), key=len, reverse=True)
+    odd = sorted((n for n in known if not n.isidentifier() or _reserved(n)), key=len, reverse=True)
     for name in odd:  # longest first: a name inside a longer one is not cut out of it
         pattern = r"(?<![\w.`])" + re.escape(name) + r"(?![\w`])"
         if re.search(pattern, src):

@@ -121,3 +121,9 @@ def test_statistics_whose_names_are_not_plain_words():
         parse_event("2nd_platon_state > 1", ODD)
     with pytest.raises(EventError, match="no statistic 'nope'"):
         parse_event("`nope` > 1", ODD)
+
+
+def test_a_statistic_named_like_a_keyword():
+    e = parse_event("a_wins and pass", ["a_wins", "pass"])
+    a, _ = e.masks({"a_wins": np.array([1, 1, 0]), "pass": np.array([1, 0, 1])}, 3)
+    assert e.stats == ("a_wins", "pass") and a.tolist() == [True, False, False]
