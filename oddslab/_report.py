@@ -154,6 +154,10 @@ def print_outcome(outcome: Outcome, stat: str, con) -> None:
                 cells += [_se(r["se"]), _ci(r["ci_low"], r["ci_high"])]
             body.append(cells)
         print_table(con, "Headline probabilities", _justified(cols), body, min_width=24)
+    if outcome.events:  # --event: with the headlines
+        from oddslab._report_questions import print_events
+
+        print_events(outcome, con)
 
     cols = ["statistic", "mean", "± SE", "sd", "5%", "median", "95%", "max"]
     if not mc:

@@ -39,7 +39,8 @@ def print_events(outcome: Any, con: Any) -> None:
         cells = [label, format_probability(r.probability)]
         if mc:
             given = " (given)" if r.conditional else ""
-            cells += [f"{r.se:.2g}", _ci(r.ci_low, r.ci_high), f"{r.trials:,}{given}"]
+            se = format_probability(r.se) if r.se >= 1e-9 else "0"  # as the headlines
+            cells += [se, _ci(r.ci_low, r.ci_high), f"{r.trials:,}{given}"]
         body.append(cells)
     print_table(con, "Events", cols, body, min_width=24)
 
@@ -71,7 +72,7 @@ def print_joint(outcome: Any, names: tuple[str, ...], con: Any) -> None:
     for _, row in top.iterrows():
         cells = [str(int(row[x])) for x in names] + [format_probability(row["probability"])]
         if n:
-            cells.append(f"{row['se']:.2g}")
+            cells.append(format_probability(row["se"]) if row["se"] >= 1e-9 else "0")
         body.append(cells)
     more = len(frame) - len(top)
     tail = f"; {more:,} more combinations: Outcome.joint() has them all" if more > 0 else ""

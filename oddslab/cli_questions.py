@@ -171,11 +171,10 @@ def check_ask(
 
 
 def emit_ask(outcome: Any, ask: Ask, con: Any) -> None:
-    """The events and joint tables, as tables (for ``--format table``)."""
-    from oddslab._report_questions import print_events, print_joint
+    """The joint tables, as tables (for ``--format table``; the events are printed with
+    the headlines)."""
+    from oddslab._report_questions import print_joint
 
-    if outcome.events:
-        print_events(outcome, con)
     for js in ask.joints:
         print_joint(outcome, js, con)
 
