@@ -72,6 +72,25 @@ def test_simulate_equals_cli_for_the_same_seed(client, quick):
     ]
 
 
+def test_simulate_with_events_and_joints_equals_cli(client, quick):
+    ev = ["clean = models_slain >= 8 and hits <= 14", "models_slain >= 10 | hits >= 15"]
+    body = {
+        "toml": quick,
+        "trials": 70_000,
+        "seed": 3,
+        "events": ev,
+        "joint": ["hits,models_slain"],
+    }
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 200, r.text
+    cli = _cli_json(["simulate", QUICK, "-f", "json", "-n", "70000", "-s", "3",
+                     "-e", ev[0], "-e", ev[1], "--joint", "hits,models_slain"])  # fmt: skip
+    assert r.json()["events"] == cli["events"] and r.json()["joints"] == cli["joints"]
+    bad = client.post("/api/simulate", json={**body, "events": ["models_slian >= 1"]})
+    assert bad.status_code == 400 and "did you mean 'models_slain'" in bad.text
+    assert "Traceback" not in bad.text
+
+
 def test_scenario_as_json_equals_toml(client, quick):
     import tomllib
 

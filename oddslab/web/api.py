@@ -69,6 +69,15 @@ class SimulateIn(ScenarioIn):
     precision: float | None = Field(
         None, description="Run until every headline's 95% half-width is below this."
     )
+    events: list[str] = Field(
+        [],
+        max_length=20,
+        description='Events, as `oddslab simulate --event`: "clean win = a >= 5 and b == 0", '
+        '"A | B" (P(A given B)).',
+    )
+    joint: list[str] = Field(
+        [], max_length=4, description='Joint distributions, as `--joint`: "a,b" (2 to 4 names).'
+    )
 
 
 class CompareIn(BaseModel):

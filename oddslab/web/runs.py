@@ -79,6 +79,21 @@ def simulate_args(sc, body, limits) -> dict[str, Any]:
             raise _too_many("trials (the scenario's)", n, cap)
     elif body.trials is None:
         kw["max_trials"] = cap  # the ceiling of a precision run
+    events, joints = list(getattr(body, "events", []) or []), list(getattr(body, "joint", []) or [])
+    if events or joints:  # checked here, before the run, with the CLI's words
+        from oddslab._recorder import Recorder
+        from oddslab.events import EventError
+
+        job = sc.compile()
+        try:
+            Recorder(job.stats, events, [j.split(",") for j in joints])
+        except EventError as exc:
+            raise BadInput(str(exc), key="events" if events else "joint") from None
+        if not job.records:
+            raise BadInput(f"the {job.ruleset}'s kernel does not record trials", key="events")
+        if any(not 2 <= len(j.split(",")) <= 4 for j in joints):
+            raise BadInput('joint: give 2 to 4 statistics, e.g. "a,b"', key="joint")
+        kw.update(events=events, joint=[tuple(x.strip() for x in j.split(",")) for j in joints])
     return kw
 
 
