@@ -221,13 +221,14 @@ def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | Non
 
     Given: any tuple of the allocation statistics (``models_slain``, ``destroyed``,
     ``damage_dealt``, ``wounds_remaining``; for a mixed unit also its groups' losses and
-    ``leader_slain``), all read off the allocation chain's final state, for a mixed unit with
-    at most one of ``unsaved``, ``damage``, ``mortal_wounds`` (the chain then carries its
-    value: :func:`~oddslab.rulesets.generic.chain_mixed.mixed_allocation_joint`); the two Hazardous
+    ``leader_slain``), all read off the allocation chain's final state, with at most one of
+    ``unsaved``, ``damage``, ``mortal_wounds`` (the chain then carries its value:
+    :func:`.chain.allocation_joint`, :func:`.chain_mixed.mixed_allocation_joint`); the two Hazardous
     statistics (both functions of the number of 1s); and any one statistic the exact engine
     gives alone. Hazardous losses are rolled apart from everything else, so their joint with
-    the rest is the product. Not given: the static statistics (hits, damage...) jointly
-    with each other or with allocation statistics, and nothing with a one-off re-roll.
+    the rest is the product. Not given: ``attacks``, ``hits``, ``wounds`` jointly with
+    anything but the Hazardous losses, two of the counted statistics at once, and nothing
+    with a one-off re-roll.
     """
     names = tuple(names)
     sizes = {s.name: s.nbins for s in sc.stats()}
@@ -248,15 +249,9 @@ def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | Non
 
             table = mixed_allocation_joint(sc, tuple(rest), shape)
         else:
-            from oddslab.rulesets.generic.chain import allocation_final, allocation_values
+            from oddslab.rulesets.generic.chain import allocation_joint
 
-            values = allocation_values(sc)
-            final = None if any(n not in values for n in rest) else allocation_final(sc)
-            if final is not None:
-                table = np.zeros(shape)
-                np.add.at(table, tuple(values[n] for n in rest), final)
-            else:
-                table = None
+            table = allocation_joint(sc, tuple(rest), shape)
     if table is None:
         return None
     if haz:
