@@ -52,7 +52,9 @@ def choose_model(alive, cur, gint, order, precision):
     return n_g - n_g - 1
 
 
-@jit
+# inlined (one call per weapon and trial): +4% trials per second on the mixed benchmark row at
+# no measurable compile cost; inlining choose_model too gave +14% more for +14% compile CPU
+@jit(inline="always")
 def toughness_group(alive, gint):
     """The group whose toughness is the unit's: the toughest living bodyguard group, else the
     toughest living character group (0 when the unit is destroyed)."""
