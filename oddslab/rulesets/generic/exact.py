@@ -187,9 +187,9 @@ def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     ``mortal_wounds`` depend on the models the attacks are allocated to: the chain carries
     each in its state (one run each) when that stays small (:data:`COUNTED_STATES`)."""
     from oddslab.rulesets.generic.chain_mixed import (
-        _Unit,
         mixed_allocation_joint,
         mixed_allocation_pmfs,
+        state_count,
     )
     from oddslab.rulesets.generic.compile_mixed import mixed_names, views
 
@@ -204,7 +204,7 @@ def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     if alloc is None:
         return out
     out.update(alloc)
-    states = len(_Unit(sc).states)
+    states = state_count(sc)
     bins = {s.name: s.nbins for s in sc.stats()}
     for stat in ("unsaved", "damage", "mortal_wounds"):
         if stat in mixed_names(sc) and states * bins[stat] <= COUNTED_STATES:
@@ -272,8 +272,8 @@ def _fit(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def hazard_joint(sc: GenericScenario) -> np.ndarray:
-    """Joint table of the Hazardous losses ``[models lost, wounds lost]`` (a 1x1 table of 1
-    without a Hazardous weapon)."""
+    """Joint table of the Hazardous losses ``[models lost, wounds lost]`` (all of it at
+    ``[0, 0]`` without a Hazardous weapon)."""
     from math import comb
 
     dice, models, wounds, mortal = hazard(sc)
