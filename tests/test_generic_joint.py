@@ -111,26 +111,17 @@ def recorded_joint(sc: GenericScenario, names: tuple[str, ...], chunks: int = 16
     return counts
 
 
+#: dice damage, feel-no-pain, devastating wounds held to the end (current rule), spill off
+ALLOCATION = GenericScenario(
+    (Weapon(name="plasma", models=3, attacks=2, skill=3, strength=7, ap=2, damage="D3+1",
+            devastating_wounds=True),
+     Weapon(name="rifle", models=5, attacks=2, skill=3, strength=4, ap=1)),
+    Target(models=6, wounds=2, toughness=4, save=3, feel_no_pain=6),
+)  # fmt: skip
+
 JOINT_CASES = {
-    # dice damage, feel-no-pain, devastating wounds held to the end (current rule), spill off
-    "allocation": (
-        GenericScenario(
-            (Weapon(name="plasma", models=3, attacks=2, skill=3, strength=7, ap=2,
-                    damage="D3+1", devastating_wounds=True),
-             Weapon(name="rifle", models=5, attacks=2, skill=3, strength=4, ap=1)),
-            Target(models=6, wounds=2, toughness=4, save=3, feel_no_pain=6),
-        ),
-        ("models_slain", "damage_dealt"),
-    ),
-    "allocation-unsaved": (
-        GenericScenario(
-            (Weapon(name="plasma", models=3, attacks=2, skill=3, strength=7, ap=2,
-                    damage="D3+1", devastating_wounds=True),
-             Weapon(name="rifle", models=5, attacks=2, skill=3, strength=4, ap=1)),
-            Target(models=6, wounds=2, toughness=4, save=3, feel_no_pain=6),
-        ),
-        ("unsaved", "destroyed", "models_slain"),
-    ),
+    "allocation": (ALLOCATION, ("models_slain", "damage_dealt")),
+    "allocation-unsaved": (ALLOCATION, ("unsaved", "destroyed", "models_slain")),
     "legacy-mortal": (
         GenericScenario(
             (Weapon(models=3, attacks=2, skill=3, strength=7, ap=2, damage="D3",

@@ -158,6 +158,15 @@ def _transition(pmf_bytes: bytes, spill: bool, models: int, wounds: int):
 
     n = models * wounds + 1
     rows, cols, vals = [0], [0], [1.0]
+    for s, s2, p, _ in _moves(pmf, spill, models, wounds):
+        rows.append(s)
+        cols.append(s2)
+        vals.append(p)
+    return csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+
+def _moves(pmf: np.ndarray, spill: bool, models: int, wounds: int):
+    """``(state, next state, p, damage)`` of one packet from every state but destroyed."""
     for alive in range(1, models + 1):
         for cur in range(1, wounds + 1):
             s = 1 + (alive - 1) * wounds + (cur - 1)
@@ -165,10 +174,7 @@ def _transition(pmf_bytes: bytes, spill: bool, models: int, wounds: int):
                 if p == 0.0:
                     continue
                 a2, c2 = _allocate(dmg, spill, alive, cur, wounds)
-                rows.append(s)
-                cols.append(0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1))
-                vals.append(p)
-    return csr_matrix((vals, (rows, cols)), shape=(n, n))
+                yield s, 0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1), p, dmg
 
 
 def _feed(pmf: np.ndarray, spill: bool, models: int, wounds: int) -> _Feed:
@@ -226,17 +232,14 @@ def _cached_counted(pmf_bytes: bytes, spill: bool, models: int, wounds: int, mod
 
     pmf = np.frombuffer(pmf_bytes, dtype=float)
     n = models * wounds + 1
+    # the destroyed unit stays so, but a packet still counts (the kernel counts it too)
+    gone = [(0, 0, p, dmg) for dmg, p in enumerate(pmf) if p != 0.0]
     rows, cols, vals, incs = [], [], [], []
-    for s in range(n):
-        alive, cur = (0, wounds) if s == 0 else ((s - 1) // wounds + 1, (s - 1) % wounds + 1)
-        for dmg, p in enumerate(pmf):
-            if p == 0.0:
-                continue
-            a2, c2 = _allocate(dmg, spill, alive, cur, wounds)
-            rows.append(s)
-            cols.append(0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1))
-            vals.append(p)
-            incs.append(1 if mode == "one" else dmg if mode == "points" else 0)
+    for s, s2, p, dmg in [*gone, *_moves(pmf, spill, models, wounds)]:
+        rows.append(s)
+        cols.append(s2)
+        vals.append(p)
+        incs.append(1 if mode == "one" else dmg if mode == "points" else 0)
     cs = np.arange(C)
     rr = (np.array(rows, dtype=np.int64)[:, None] * C + cs).ravel()
     to = np.minimum(cs + np.array(incs, dtype=np.int64)[:, None], C - 1)
