@@ -239,10 +239,10 @@ def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | Non
     haz = [n for n in names if n in HAZARD]
     rest = [n for n in names if n not in HAZARD]
     table: np.ndarray | None = np.ones(())
-    if len(rest) == 1:  # one statistic alone: its exact PMF
-        pmf = exact_pmfs(sc).get(rest[0])
-        table = None if pmf is None else _fit(pmf, (sizes[rest[0]],))
-    elif rest:  # several: allocation statistics, read off the chain's final state
+    pmf = exact_pmfs(sc).get(rest[0]) if len(rest) == 1 else None
+    if pmf is not None:  # one statistic alone: its exact PMF
+        table = _fit(pmf, (sizes[rest[0]],))
+    elif rest:  # allocation statistics (and one counted), read off the chain's final state
         shape = tuple(sizes[n] for n in rest)
         if sc.mixed:
             from oddslab.rulesets.generic.chain_mixed import mixed_allocation_joint
