@@ -23,19 +23,20 @@ SMALL = GenericScenario(
 )
 
 
-def enumerate_small() -> np.ndarray:
-    """P(models_slain = i, damage_dealt = j) of :data:`SMALL`, die by die: each attack rolls
-    to hit (3+), to wound (4+), the target saves (5+ after AP 1), D3 damage, one 6+ feel-no-pain
-    die per point; the damage goes to the model that has lost wounds, excess lost."""
+def enumerate_small() -> dict[tuple[int, int, int], float]:
+    """P(models alive, wounds left on the model taking damage, damage) after :data:`SMALL`,
+    die by die: each attack rolls to hit (3+), to wound (4+), the target saves (5+ after AP 1),
+    D3 damage, one 6+ feel-no-pain die per point; the damage goes to the model that has lost
+    wounds, excess lost (``damage`` counts it all)."""
     M, W = 3, 2
-    state = {(M, W - 1): 1.0}  # (models alive, wounds left on the model taking damage)
+    state = {(M, W - 1, 0): 1.0}
     for _attack in range(3):
-        nxt: dict[tuple[int, int], float] = defaultdict(float)
-        for (alive, cur), p in state.items():
+        nxt: dict[tuple[int, int, int], float] = defaultdict(float)
+        for (alive, cur, done), p in state.items():
             for h, w, s, d in product(range(1, 7), range(1, 7), range(1, 7), range(1, 4)):
                 q = p / (6 * 6 * 6 * 3)
                 if h < 3 or w < 4 or s >= 5:
-                    nxt[(alive, cur)] += q
+                    nxt[(alive, cur, done)] += q
                     continue
                 for fnp in product(range(1, 7), repeat=d):
                     through = sum(1 for f in fnp if f < 6)
@@ -44,21 +45,32 @@ def enumerate_small() -> np.ndarray:
                         a, c = a - 1, W
                     elif a > 0 and through > 0:
                         c -= through
-                    nxt[(a, c)] += q / 6**d
+                    nxt[(a, c, done + through)] += q / 6**d
         state = nxt
-    total = M * W - 1
-    table = np.zeros((M + 1, total + 1))
-    for (alive, cur), p in state.items():
+    return state
+
+
+def small_table(which: str) -> np.ndarray:
+    """The enumeration as a joint table of ``models_slain`` and ``which`` (``damage_dealt``
+    or ``damage``)."""
+    M, W, total = 3, 2, 5
+    table = np.zeros((M + 1, 10 if which == "damage" else total + 1))
+    for (alive, cur, done), p in enumerate_small().items():
         left = (alive - 1) * W + cur if alive else 0
-        table[M - alive, total - left] += p
+        table[M - alive, done if which == "damage" else total - left] += p
     return table
 
 
 def test_joint_against_enumeration():
     ex = SMALL.exact_joint(("models_slain", "damage_dealt"))
-    want = enumerate_small()
+    want = small_table("damage_dealt")
     assert ex.shape == want.shape
     assert np.max(np.abs(ex - want)) < 1e-12
+    # damage (overkill included), carried in the chain's state
+    dmg = SMALL.exact_joint(("models_slain", "damage"))
+    want = small_table("damage")
+    assert dmg.shape == want.shape
+    assert np.max(np.abs(dmg - want)) < 1e-12
     # the axes follow the names asked; every pair and triple agrees with the marginals
     assert np.array_equal(SMALL.exact_joint(("damage_dealt", "models_slain")), ex.T)
     pmfs = SMALL.exact_pmfs()
@@ -72,7 +84,8 @@ def test_joint_refusals():
     """None where the exact engine has no joint: static statistics together, a one-off
     re-roll, a name the scenario does not report, a name twice."""
     assert SMALL.exact_joint(("hits", "damage")) is None
-    assert SMALL.exact_joint(("models_slain", "damage")) is None
+    assert SMALL.exact_joint(("models_slain", "wounds")) is None
+    assert SMALL.exact_joint(("damage", "unsaved")) is None
     assert SMALL.exact_joint(("models_slain", "no_such")) is None
     assert SMALL.exact_joint(("models_slain", "models_slain")) is None
     mixed = JOINT_CASES["mixed-damage"][0]
@@ -98,16 +111,25 @@ def recorded_joint(sc: GenericScenario, names: tuple[str, ...], chunks: int = 16
     return counts
 
 
+#: dice damage, feel-no-pain, devastating wounds held to the end (current rule), spill off
+ALLOCATION = GenericScenario(
+    (Weapon(name="plasma", models=3, attacks=2, skill=3, strength=7, ap=2, damage="D3+1",
+            devastating_wounds=True),
+     Weapon(name="rifle", models=5, attacks=2, skill=3, strength=4, ap=1)),
+    Target(models=6, wounds=2, toughness=4, save=3, feel_no_pain=6),
+)  # fmt: skip
+
 JOINT_CASES = {
-    # dice damage, feel-no-pain, devastating wounds held to the end (current rule), spill off
-    "allocation": (
+    "allocation": (ALLOCATION, ("models_slain", "damage_dealt")),
+    "allocation-unsaved": (ALLOCATION, ("unsaved", "destroyed", "models_slain")),
+    "legacy-mortal": (
         GenericScenario(
-            (Weapon(name="plasma", models=3, attacks=2, skill=3, strength=7, ap=2,
-                    damage="D3+1", devastating_wounds=True),
-             Weapon(name="rifle", models=5, attacks=2, skill=3, strength=4, ap=1)),
-            Target(models=6, wounds=2, toughness=4, save=3, feel_no_pain=6),
+            (Weapon(models=3, attacks=2, skill=3, strength=7, ap=2, damage="D3",
+                    devastating_wounds=True, critical_hit_mortals=1),),
+            Target(models=4, wounds=3, toughness=4, save=3, feel_no_pain_mortal=5),
+            Rules(devastating_wounds="legacy"),
         ),
-        ("models_slain", "damage_dealt"),
+        ("mortal_wounds", "models_slain"),
     ),
     # mortal wounds spilling, Hazardous losses (independent of the target's fate)
     "mortal-hazard": (
@@ -117,7 +139,7 @@ JOINT_CASES = {
             Target(models=4, wounds=3, save=5), Rules(spill="spill"),
             situation=Situation(attacker_models=4, attacker_wounds=1),
         ),
-        ("damage_dealt", "models_slain", "attacker_models_lost_to_hazards"),
+        ("damage", "models_slain", "attacker_models_lost_to_hazards"),
     ),
     # a mixed unit with an attached leader
     "mixed": (

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the scenario class imports this module
 __all__ = [
     "allocation_pmfs",
     "allocation_final",
+    "allocation_joint",
     "allocation_values",
     "MAX_STATES",
     "MAX_WORK",
@@ -157,6 +158,15 @@ def _transition(pmf_bytes: bytes, spill: bool, models: int, wounds: int):
 
     n = models * wounds + 1
     rows, cols, vals = [0], [0], [1.0]
+    for s, s2, p, _ in _moves(pmf, spill, models, wounds):
+        rows.append(s)
+        cols.append(s2)
+        vals.append(p)
+    return csr_matrix((vals, (rows, cols)), shape=(n, n))
+
+
+def _moves(pmf: np.ndarray, spill: bool, models: int, wounds: int):
+    """``(state, next state, p, damage)`` of one packet from every state but destroyed."""
     for alive in range(1, models + 1):
         for cur in range(1, wounds + 1):
             s = 1 + (alive - 1) * wounds + (cur - 1)
@@ -164,10 +174,7 @@ def _transition(pmf_bytes: bytes, spill: bool, models: int, wounds: int):
                 if p == 0.0:
                     continue
                 a2, c2 = _allocate(dmg, spill, alive, cur, wounds)
-                rows.append(s)
-                cols.append(0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1))
-                vals.append(p)
-    return csr_matrix((vals, (rows, cols)), shape=(n, n))
+                yield s, 0 if a2 == 0 else 1 + (a2 - 1) * wounds + (c2 - 1), p, dmg
 
 
 def _feed(pmf: np.ndarray, spill: bool, models: int, wounds: int) -> _Feed:
@@ -202,17 +209,57 @@ class _Feed:
         return out
 
 
-def _blast_classes(w, models: int, wounds: int):
-    """``(attacks added per model, mask over unit states)`` pairs: one pair without Blast."""
+#: what each feed's packet adds to a statistic the chain carries in its state (see
+#: :func:`_counted`): 1, its damage (after feel-no-pain, overkill and packets after the unit is
+#: gone included, as the kernel counts), or nothing
+COUNTS = {
+    "unsaved": {"normal": "one", "crit": "one", "mh": None, "mw": None, "dev": "one"},
+    "damage": dict.fromkeys(("normal", "crit", "mh", "mw", "dev"), "points"),
+    "mortal_wounds": {"normal": None, "crit": None, "mh": "points", "mw": "points", "dev": None},
+}
+
+
+def _counted(pmf: np.ndarray, spill: bool, models: int, wounds: int, mode, C: int) -> _Feed:
+    """The :class:`_Feed` of one packet over (unit state, counter) pairs, index ``state * C +
+    counter`` (counter capped at ``C - 1``): the counter adds ``mode`` (:data:`COUNTS`)."""
+    pmf = np.asarray(pmf, dtype=float)
+    return _cached_counted(pmf.tobytes(), bool(spill), int(models), int(wounds), mode, int(C))
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_counted(pmf_bytes: bytes, spill: bool, models: int, wounds: int, mode, C: int):
+    from scipy.sparse import csr_matrix
+
+    pmf = np.frombuffer(pmf_bytes, dtype=float)
+    n = models * wounds + 1
+    # the destroyed unit stays so, but a packet still counts (the kernel counts it too)
+    gone = [(0, 0, p, dmg) for dmg, p in enumerate(pmf) if p != 0.0]
+    rows, cols, vals, incs = [], [], [], []
+    for s, s2, p, dmg in [*gone, *_moves(pmf, spill, models, wounds)]:
+        rows.append(s)
+        cols.append(s2)
+        vals.append(p)
+        incs.append(1 if mode == "one" else dmg if mode == "points" else 0)
+    cs = np.arange(C)
+    rr = (np.array(rows, dtype=np.int64)[:, None] * C + cs).ravel()
+    to = np.minimum(cs + np.array(incs, dtype=np.int64)[:, None], C - 1)
+    cc = (np.array(cols, dtype=np.int64)[:, None] * C + to).ravel()
+    T = csr_matrix((np.repeat(np.array(vals), C), (rr, cc)), shape=(n * C, n * C))
+    return _Feed(T)
+
+
+def _blast_classes(w, models: int, wounds: int, C: int = 1):
+    """``(attacks added per model, mask over unit states)`` pairs: one pair without Blast
+    (each state ``C`` times over: the values of a counter, :func:`allocation_final`)."""
     S = models * wounds + 1
     if not w.blast:
-        yield 0, np.ones(S)
+        yield 0, np.ones(S * C)
         return
     alive = np.zeros(S, dtype=np.int64)
     for a in range(1, models + 1):
         alive[1 + (a - 1) * wounds : 1 + a * wounds] = a
     for bonus in sorted(set((alive // 5).tolist())):
-        yield bonus, (alive // 5 == bonus).astype(float)
+        yield bonus, np.repeat((alive // 5 == bonus).astype(float), C)
 
 
 def _fire(dist, n_att, per, normal: _Feed, mixed, S: int, work: int) -> int | None:
@@ -241,18 +288,31 @@ def _fire(dist, n_att, per, normal: _Feed, mixed, S: int, work: int) -> int | No
     return work
 
 
-def allocation_final(sc: GenericScenario) -> np.ndarray | None:
+def allocation_final(sc: GenericScenario, stat: str | None = None, C: int = 1):
     """The exact distribution of the unit's state after every attack, ``float[M * W + 1]``
     (state 0: destroyed, else ``1 + (alive - 1) * W + (cur - 1)``; see :func:`transition`),
-    or ``None`` when the chain would be too large."""
+    or ``None`` when the chain would be too large; with ``stat`` (a key of :data:`COUNTS`)
+    over (state, value of ``stat``) pairs, ``float[(M * W + 1) * C]``, index ``state * C +
+    value``."""
     t, r = sc.target, sc.rules
     M, W = t.models, t.wounds
-    S = M * W + 1
+    S = (M * W + 1) * C
+    if S > MAX_STATES:
+        return None
     spill = r.spill == "spill"
     current = r.devastating_wounds == "current"
     dev_current = [i for i, w in enumerate(sc.fired) if w.devastating_wounds and current]
     start = np.zeros(S)
-    start[1 + (M - 1) * W + (W - t.damaged - 1)] = 1.0
+    start[(1 + (M - 1) * W + (W - t.damaged - 1)) * C] = 1.0
+    modes = dict(COUNTS[stat]) if stat else {}
+    if stat == "mortal_wounds" and not current:
+        modes["dev"] = "points"  # legacy devastating wounds are mortal wounds
+
+    def feeder(pmf, spill_it: bool, kind: str) -> _Feed:
+        if stat is None:
+            return _feed(pmf, spill_it, M, W)
+        return _counted(pmf, spill_it, M, W, modes[kind], C)
+
     # state: {pending devastating counts (current rule), one per such weapon: vector over S}
     dist: dict[tuple[int, ...], np.ndarray] = {(): start}
     work = 0
@@ -260,14 +320,14 @@ def allocation_final(sc: GenericScenario) -> np.ndarray | None:
     for i, w in enumerate(sc.fired):
         per, k = _per_attack(sc, w)
         feed = {
-            "normal": _feed(k.normal, spill, M, W),
-            "crit": _feed(k.crit, spill, M, W),
-            "mh": _feed(k.mh, True, M, W),
-            "mw": _feed(k.mw, True, M, W),
-            "dev": _feed(k.dev, not current, M, W),
+            "normal": feeder(k.normal, spill, "normal"),
+            "crit": feeder(k.crit, spill, "crit"),
+            "mh": feeder(k.mh, True, "mh"),
+            "mw": feeder(k.mw, True, "mw"),
+            "dev": feeder(k.dev, not current, "dev"),
         }
         mixed: dict[tuple, np.ndarray] = defaultdict(lambda: np.zeros(S))
-        for bonus, mask in _blast_classes(w, M, W):
+        for bonus, mask in _blast_classes(w, M, W, C):
             # Blast: the attacks depend on the models alive when the weapon fires
             pmf = np.concatenate([np.zeros(bonus), w.attacks.pmf()])
             n_att = convolve_n(pmf, w.models)
@@ -319,6 +379,28 @@ def allocation_values(sc: GenericScenario) -> dict[str, np.ndarray]:
         "damage_dealt": total - left,
         "wounds_remaining": left,
     }
+
+
+def allocation_joint(sc: GenericScenario, names: tuple[str, ...], sizes: tuple[int, ...]):
+    """The exact joint table ``float[sizes]`` of ``names`` (axis k indexed by the value of
+    ``names[k]``): allocation statistics and at most one of ``unsaved``, ``damage``,
+    ``mortal_wounds`` (the chain then carries its value); None when the chain would be too
+    large or a name is neither."""
+    values = allocation_values(sc)
+    counted = [n for n in names if n in COUNTS]
+    if len(counted) > 1 or any(n not in values and n not in COUNTS for n in names):
+        return None
+    stat = counted[0] if counted else None
+    C = sizes[names.index(stat)] if stat else 1
+    final = allocation_final(sc, stat, C)
+    if final is None:
+        return None
+    state = np.repeat(np.arange(len(final) // C), C)
+    index = tuple(np.tile(np.arange(C), len(final) // C) if n == stat else values[n][state]
+                  for n in names)  # fmt: skip
+    table = np.zeros(sizes)
+    np.add.at(table, index, final)
+    return table
 
 
 def allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:

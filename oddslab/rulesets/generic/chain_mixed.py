@@ -29,7 +29,7 @@ from oddslab.rulesets.generic.exact_packets import _damage_pmf, packets
 if TYPE_CHECKING:  # the scenario class imports this module
     from oddslab.rulesets.generic.scenario import GenericScenario
 
-__all__ = ["mixed_allocation_pmfs", "mixed_allocation_joint"]
+__all__ = ["mixed_allocation_pmfs", "mixed_allocation_joint", "state_count"]
 
 State = tuple[int, ...]  # (alive_0, cur_0, alive_1, cur_1, ...)
 
@@ -171,6 +171,14 @@ def _classes(unit: _Unit, w, sc: GenericScenario, C: int = 1):
         keys.setdefault(key, np.zeros(S))[a] = 1.0
     for (bonus, tg), mask in sorted(keys.items()):
         yield bonus, tg, np.repeat(mask, C) if C > 1 else mask
+
+
+def state_count(sc: GenericScenario) -> int:
+    """How many allocation states the chain of ``sc``'s mixed unit has."""
+    out = 1
+    for g in sc.target.groups:
+        out *= 1 + g.models * g.wounds  # destroyed, or (alive, wounds left on the front model)
+    return out
 
 
 def mixed_allocation_pmfs(sc: GenericScenario) -> dict[str, np.ndarray] | None:

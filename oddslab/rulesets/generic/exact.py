@@ -187,9 +187,9 @@ def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     ``mortal_wounds`` depend on the models the attacks are allocated to: the chain carries
     each in its state (one run each) when that stays small (:data:`COUNTED_STATES`)."""
     from oddslab.rulesets.generic.chain_mixed import (
-        _Unit,
         mixed_allocation_joint,
         mixed_allocation_pmfs,
+        state_count,
     )
     from oddslab.rulesets.generic.compile_mixed import mixed_names, views
 
@@ -204,7 +204,7 @@ def _mixed_pmfs(sc: GenericScenario) -> dict[str, np.ndarray]:
     if alloc is None:
         return out
     out.update(alloc)
-    states = len(_Unit(sc).states)
+    states = state_count(sc)
     bins = {s.name: s.nbins for s in sc.stats()}
     for stat in ("unsaved", "damage", "mortal_wounds"):
         if stat in mixed_names(sc) and states * bins[stat] <= COUNTED_STATES:
@@ -221,13 +221,14 @@ def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | Non
 
     Given: any tuple of the allocation statistics (``models_slain``, ``destroyed``,
     ``damage_dealt``, ``wounds_remaining``; for a mixed unit also its groups' losses and
-    ``leader_slain``), all read off the allocation chain's final state, for a mixed unit with
-    at most one of ``unsaved``, ``damage``, ``mortal_wounds`` (the chain then carries its
-    value: :func:`~oddslab.rulesets.generic.chain_mixed.mixed_allocation_joint`); the two Hazardous
+    ``leader_slain``), all read off the allocation chain's final state, with at most one of
+    ``unsaved``, ``damage``, ``mortal_wounds`` (the chain then carries its value:
+    :func:`.chain.allocation_joint`, :func:`.chain_mixed.mixed_allocation_joint`); the two Hazardous
     statistics (both functions of the number of 1s); and any one statistic the exact engine
     gives alone. Hazardous losses are rolled apart from everything else, so their joint with
-    the rest is the product. Not given: the static statistics (hits, damage...) jointly
-    with each other or with allocation statistics, and nothing with a one-off re-roll.
+    the rest is the product. Not given: ``attacks``, ``hits``, ``wounds`` jointly with
+    anything but the Hazardous losses, two of the counted statistics at once, and nothing
+    with a one-off re-roll.
     """
     names = tuple(names)
     sizes = {s.name: s.nbins for s in sc.stats()}
@@ -238,25 +239,19 @@ def exact_joint(sc: GenericScenario, names: tuple[str, ...]) -> np.ndarray | Non
     haz = [n for n in names if n in HAZARD]
     rest = [n for n in names if n not in HAZARD]
     table: np.ndarray | None = np.ones(())
-    if len(rest) == 1:  # one statistic alone: its exact PMF
-        pmf = exact_pmfs(sc).get(rest[0])
-        table = None if pmf is None else _fit(pmf, (sizes[rest[0]],))
-    elif rest:  # several: allocation statistics, read off the chain's final state
+    pmf = exact_pmfs(sc).get(rest[0]) if len(rest) == 1 else None
+    if pmf is not None:  # one statistic alone: its exact PMF
+        table = _fit(pmf, (sizes[rest[0]],))
+    elif rest:  # allocation statistics (and one counted), read off the chain's final state
         shape = tuple(sizes[n] for n in rest)
         if sc.mixed:
             from oddslab.rulesets.generic.chain_mixed import mixed_allocation_joint
 
             table = mixed_allocation_joint(sc, tuple(rest), shape)
         else:
-            from oddslab.rulesets.generic.chain import allocation_final, allocation_values
+            from oddslab.rulesets.generic.chain import allocation_joint
 
-            values = allocation_values(sc)
-            final = None if any(n not in values for n in rest) else allocation_final(sc)
-            if final is not None:
-                table = np.zeros(shape)
-                np.add.at(table, tuple(values[n] for n in rest), final)
-            else:
-                table = None
+            table = allocation_joint(sc, tuple(rest), shape)
     if table is None:
         return None
     if haz:
@@ -277,8 +272,8 @@ def _fit(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def hazard_joint(sc: GenericScenario) -> np.ndarray:
-    """Joint table of the Hazardous losses ``[models lost, wounds lost]`` (a 1x1 table of 1
-    without a Hazardous weapon)."""
+    """Joint table of the Hazardous losses ``[models lost, wounds lost]`` (all of it at
+    ``[0, 0]`` without a Hazardous weapon)."""
     from math import comb
 
     dice, models, wounds, mortal = hazard(sc)
