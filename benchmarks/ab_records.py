@@ -39,7 +39,8 @@ Run (a few minutes on an idle 2-core machine, more under load)::
 
 Options: ``--only generic,vom_kriege`` (benchmark names), ``--repeat R`` (timed calls per row
 per process, default 3), ``--target-cpu S`` (default 0.4), ``--events-runs N`` (default 2; 0
-skips), ``--json PATH`` (every sample; ``--from-json PATH`` prints its table again),
+skips), ``--json PATH`` (every sample; ``--from-json PATH [PATH ...]`` prints their table again, a later run's rows
+replacing an earlier one's),
 ``--markdown PATH`` (append the section to this file,
 e.g. ``benchmarks/RESULTS.md``). Timings on a shared machine are noisy: read the CPU-second
 columns, and the spread of the pair ratios, before the wall ones.
@@ -48,13 +49,11 @@ columns, and the spread of the pair ratios, before the wall ones.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -78,192 +77,6 @@ ROWS = (  # key, benchmark, row as in RESULTS.md
     ("fa3", "formation_actions", "exact Shock/broken chain, 10 turns (control: not a kernel)"),
 )
 EVENT_ROWS = ("g1", "g3", "ac1", "ap1", "vk1", "vk2", "hp1", "fa1")
-
-
-# -- child side: runs inside one tree ----------------------------------------------------------
-
-
-def _builders(tree: Path) -> dict:
-    """Row key -> (build() -> run(n, seed, events) -> counts dict or None, unit)."""
-    import dataclasses
-
-    from oddslab import engine
-
-    def sim(make):
-        def build():
-            sc = make()
-
-            def run(n, seed, events=()):
-                kw = {"events": list(events)} if events else {}
-                return engine.simulate(sc, trials=n, seed=seed, **kw).counts
-
-            run.scenario = sc
-            return run
-
-        return build
-
-    b = {}
-    import bench_generic as G
-
-    b["g1"], b["g2"], b["g3"] = (
-        sim(G.scenario),
-        sim(G.allocation_scenario),
-        sim(G.mixed_scenario),
-    )
-    import bench_armoured_clash as AC
-
-    from oddslab.scenario import load
-
-    b["ac1"] = sim(AC.scenario)
-    b["ac2"] = sim(lambda: load(tree / "examples/armoured-clash-close-quarters.toml"))
-
-    def pool():
-        die = AC.AttackDie()
-        params = (AC.N_DICE, 1, die.face_score(), die.explode_mask(), die.tier_table(), die.kinds())
-        # as bench_armoured_clash builds it; the old Job has no ``records`` field
-        kw = {"records": True} if "records" in engine.Job.__dataclass_fields__ else {}
-        stats = (AC.Stat("hits", 4 * AC.N_DICE + 1),)
-        job = engine.Job("pool", AC.K.run_pool_only, params, stats, **kw)
-        return lambda n, seed, events=(): engine.run_job(job, n, seed).counts
-
-    b["ac3"] = pool
-    import bench_assault_phase as AP
-
-    b["ap1"] = sim(AP.scenario)
-    import bench_vom_kriege as VK
-
-    b["vk1"], b["vk2"] = sim(VK.melee_scenario), sim(VK.shooting_scenario)
-    import bench_hex_platoon as HP
-
-    from oddslab.scenario import from_dict
-
-    b["hp1"] = sim(lambda: from_dict(HP.fire_scenario()))
-    b["hp2"] = sim(lambda: from_dict(HP.artillery_scenario()))
-    import bench_formation_actions as FA
-
-    b["fa1"] = sim(FA.scenario)
-    b["fa2"] = sim(
-        lambda: dataclasses.replace(FA.scenario(), rules=FA.Rules(action_penalty="shock"))
-    )
-
-    def chain():
-        f = FA.Formation(
-            "rifles",
-            command=4,
-            units=4,
-            suppressed=1,
-            outside_shock=FA.OutsideShock(table=(0.5, 0.3, 0.2)),
-        )
-
-        def run(n, seed, events=()):
-            for _ in range(n):
-                FA.formation_chain(f, FA.Rules(), 10)
-
-        return run
-
-    b["fa3"] = chain
-    return b
-
-
-def _digest(counts) -> dict[str, str]:
-    """Statistic -> sha1 of its histogram (int64, trailing zero bins dropped)."""
-    import numpy as np
-
-    out = {}
-    for k, v in (counts or {}).items():
-        a = np.trim_zeros(np.asarray(v, dtype=np.int64), "b")
-        out[k] = hashlib.sha1(a.tobytes()).hexdigest()[:16]
-    return out
-
-
-def _kernel_only(sc, n: int):
-    """``run(full)``: the scenario's kernel called directly on ``n // CHUNK`` chunks, one
-    chunk a call as the recorder calls it on one thread, with a full records block
-    (``full``) or the empty one of normal runs; no histogram merge, no recorder."""
-    import numpy as np
-
-    from oddslab._compile import no_records
-    from oddslab._seeding import chunk_seeds
-    from oddslab.engine import _as_job
-
-    job = _as_job(sc)[0]
-    c = n // CHUNK
-    seeds, nt = chunk_seeds(13, 0, c), np.full(c, CHUNK, dtype=np.int64)
-    out = np.zeros((1, len(job.stats), job.n_bins), dtype=np.int64)
-    blocks = {True: np.empty((1, CHUNK, len(job.stats)), np.int32), False: no_records(job, 1)}
-
-    def run(full: bool) -> None:
-        rec = blocks[full]
-        for i in range(c):
-            job.kernel(seeds[i : i + 1], nt[i : i + 1], out, rec, *job.params)
-
-    return run
-
-
-def _timed(fn, *args):
-    """(wall s, process CPU s, result) of ``fn(*args)``."""
-    c0, t0 = time.process_time(), time.perf_counter()
-    res = fn(*args)
-    return time.perf_counter() - t0, time.process_time() - c0, res
-
-
-def child(args) -> dict:
-    """One process of one side: warm/calibrate, measure or events (see the module doc)."""
-    tree = Path(args.tree).resolve()
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-    for p in (tree / "tests", tree, tree / "benchmarks"):
-        sys.path.insert(0, str(p))
-    import numba
-
-    import oddslab
-
-    where = Path(oddslab.__file__).resolve()
-    if tree not in where.parents:
-        raise SystemExit(f"oddslab imported from {where}, not from {tree}")
-    counts_n = json.loads(args.counts) if args.counts else {}
-    keys = args.rows.split(",")
-    build = _builders(tree)
-    info = {
-        "oddslab": str(where),
-        "threads": numba.get_num_threads(),
-        "load_start": os.getloadavg(),
-        "rows": {},
-    }
-    for key in keys:
-        unit_chain = key == "fa3"
-        run = build[key]()
-        first = 1 if unit_chain else CHUNK
-        run(first, 1)  # load from the cache (or compile when warming)
-        row: dict = {}
-        if args.mode == "warm":
-            n = 20 if unit_chain else 8 * CHUNK
-            _, cpu, _ = _timed(run, n, 13)
-            row["cpu_per_unit"] = cpu / n
-        elif args.mode == "measure":
-            n = counts_n[key]
-            walls, cpus = [], []
-            for _ in range(args.repeat):
-                wall, cpu, res = _timed(run, n, 13)
-                walls.append(wall)
-                cpus.append(cpu)
-            row.update(n=n, wall=walls, cpu=cpus, digest=_digest(res))
-        else:  # events: normal run and records-on run, alternately
-            stats = list(run(CHUNK, 1))[:2]
-            ev = f"`{stats[0]}` >= 1 and `{stats[1]}` >= 1"
-            run(CHUNK, 1, (ev,))  # the recorder's own kernels, warm
-            n = counts_n[key]
-            kernel = _kernel_only(run.scenario, n)
-            kernel(True)
-            off, on, k_off, k_on = [], [], [], []
-            for _ in range(args.repeat):
-                off.append(_timed(run, n, 13)[:2])
-                on.append(_timed(run, n, 13, (ev,))[:2])
-                k_off.append(_timed(kernel, False)[:2])
-                k_on.append(_timed(kernel, True)[:2])
-            row.update(n=n, event=ev, off=off, on=on, k_off=k_off, k_on=k_on)
-        info["rows"][key] = row
-    info["load_end"] = os.getloadavg()
-    return info
 
 
 # -- parent side: orchestration and the table --------------------------------------------------
@@ -364,23 +177,64 @@ def events_table(data: dict) -> list[list[str]]:
     return out
 
 
+def combine(parts: list[dict]) -> dict:
+    """One table from several ``--json`` runs: a later run's rows replace an earlier one's
+    (e.g. one ruleset re-measured after new commits); the header names every run."""
+    data = json.loads(json.dumps(parts[0]))
+    data["loads"] = _loads(parts[0])
+    last = {k: i for i, p in enumerate(parts) for k in p["counts"]}
+    data["sources"] = [
+        dict(p, rows=[k for k in p["counts"] if last[k] == i]) for i, p in enumerate(parts)
+    ]
+    for part in parts[1:]:
+        data["loads"] += _loads(part)
+        for key, n in part["counts"].items():
+            data["counts"][key] = n
+            for side in ("before", "after"):
+                for mine, theirs in zip(data["runs"][side], part["runs"][side], strict=True):
+                    mine["rows"][key] = theirs["rows"][key]
+            for mine, theirs in zip(data["events"], part["events"], strict=True):
+                if key in theirs["rows"]:
+                    mine["rows"][key] = theirs["rows"][key]
+    return data
+
+
+def _loads(data: dict) -> list[float]:
+    """Every 1-min load average a child saw, at its start and its end."""
+    runs = [r for side in data["runs"].values() for r in side] + data["events"]
+    return [r[k][0] for r in runs for k in ("load_start", "load_end")]
+
+
+def _source(d: dict, rows: str = "") -> str:
+    return (
+        f"{rows}measured {d['started']}–{d['finished']} by `{d['command']}`: before = "
+        f"`{d['before']}` ({d['before_label']}), after = `{d['after']}` "
+        f"({d['after_label'].split()[0]})"
+    )
+
+
 def markdown(data: dict) -> str:
     def tab(heads, rows):
         lines = ["| " + " | ".join(heads) + " |", "|" + "|".join("---" for _ in heads) + "|"]
         return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
     table, notes = summarise(data)
-    loads = [x for side in data["runs"].values() for r in side for x in (r["load_start"][0],)]
-    loads += [r["load_end"][0] for side in data["runs"].values() for r in side]
+    loads = data.get("loads") or _loads(data)
+    benches = {k: bench for k, bench, _ in ROWS}
+    if "sources" in data:
+        runs = "; ".join(
+            _source(d, ", ".join(sorted({benches[k] for k in d["rows"]})) + " rows ")
+            for d in data["sources"]
+        )
+    else:
+        runs = _source(data).capitalize()
     heads = ["ruleset", "row", "trials a call", "before /CPU-s", "after /CPU-s",
              "after ÷ before (CPU)", "pair ratios (CPU)", "before /s wall", "after /s wall",
              "after ÷ before (wall)", "histograms identical (stats compared)"]  # fmt: skip
     text = [
         "## Per-trial records (issue 29): cost",
         "",
-        f"Measured {data['started']}–{data['finished']} by `{data['command']}`: before = "
-        f"`{data['before']}` ({data['before_label']}), after = `{data['after']}` "
-        f"({data['after_label']}), each child checking that `oddslab` came from its own tree; "
+        f"{runs}; each child checking that `oddslab` came from its own tree; "
         f"{data['pairs']} pairs of fresh processes, alternating "
         f"before/after, each with its own warm `NUMBA_CACHE_DIR`, `NUMBA_NUM_THREADS=1`; per "
         f"process and row the best of {data['repeat']} calls; medians over the processes. "
@@ -438,18 +292,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=Path("/tmp/oddslab-ab-records-cache"))
     ap.add_argument("--json", type=Path)
     ap.add_argument("--markdown", type=Path, help="append the section to this file")
-    ap.add_argument("--from-json", type=Path, help="only print the table of an earlier --json")
+    ap.add_argument(
+        "--from-json", type=Path, nargs="+", help="only print the table of earlier --json runs"
+    )
     ap.add_argument("--child", choices=("warm", "measure", "events"), help=argparse.SUPPRESS)
     ap.add_argument("--tree", help=argparse.SUPPRESS)
     ap.add_argument("--rows", help=argparse.SUPPRESS)
     ap.add_argument("--counts", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
+        from _ab_child import child
+
         args.mode = args.child
         print(json.dumps(child(args)))
         return 0
     if args.from_json:
-        print(markdown(json.loads(args.from_json.read_text())))
+        print(markdown(combine([json.loads(p.read_text()) for p in args.from_json])))
         return 0
     if args.before is None:
         ap.error("--before is required (a tree of the old commit)")
@@ -458,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     caches = {s: args.cache_dir / s for s in trees}
     label = subprocess.run(
-        ["git", "log", "-1", "--format=%h %s"], cwd=trees["after"], capture_output=True, text=True
+        ["git", "log", "-1", "--format=%h"], cwd=trees["after"], capture_output=True, text=True
     ).stdout.strip()
     started = datetime.now(UTC)
     print(f"warming caches ({', '.join(keys)})", file=sys.stderr)
