@@ -118,29 +118,9 @@ def _hex_platoon_naive(sc, seed: int, n: int):
 
 
 def _armoured_clash():
-    from oddslab.rulesets.armoured_clash import (
-        Armaments,
-        ArmouredClashScenario,
-        Attack,
-        RangedAttack,
-        Situation,
-        Unit,
-    )
+    from test_armoured_clash_reference import close_quarters
 
-    def unit(name, side, models, **kw):
-        dice = tuple(range(1, models + 1))
-        arms = Armaments(ranged=(RangedAttack("rifles", dice=dice),), melee=dice)
-        return Unit(name, side=side, models=models, armaments=arms, **kw)
-
-    att = unit("att", "attacker", 6, defence=2, damage_limit=2, discipline=7, break_limit=1,
-               vp=6, withdraw_losses=1)  # fmt: skip
-    tgt = unit("tgt", "defender", 4, defence=2, discipline=6, break_limit=1, vp=4,
-               withdraw_losses=1)  # fmt: skip
-    sec = unit("sec", "defender", 3, defence=1, discipline=5, vp=2, suppressed=True)
-    sit = Situation(secondary=("sec",), defensive_advantage=True, outflanking=True)
-    return ArmouredClashScenario(
-        (att, tgt, sec), (Attack("att", "tgt", kind="close", situation=sit),)
-    )
+    return close_quarters()
 
 
 def _armoured_clash_naive(sc, seed: int, n: int):
