@@ -60,15 +60,15 @@ def _row(job: str, rate: float, note: str, threads: int) -> dict:
     }
 
 
-def per_cell_overhead(quick: bool) -> list[dict]:
+def per_cell_overhead(quick: bool, smoke: bool = False) -> list[dict]:
     """Sweep cells vs direct simulate calls of the same trials; fixed cost per cell."""
     from dataclasses import replace
 
     import oddslab
     from oddslab.analysis.sweep import sweep
 
-    trials = 200_000 if quick else 1_000_000
-    n = 3 if quick else 8
+    trials = 2_048 if smoke else 200_000 if quick else 1_000_000
+    n = 2 if smoke else 3 if quick else 8
     values = list(range(1, n + 1))
     sweep(SCENARIO, {"attacker.weapons.0.models": [1]}, trials=1000, seed=1, exact="never")
     sc = oddslab.load(SCENARIO)
@@ -82,7 +82,7 @@ def per_cell_overhead(quick: bool) -> list[dict]:
     c0 = time.process_time()
     sweep(SCENARIO, {"attacker.weapons.0.models": values}, trials=trials, seed=1, exact="never")
     swept, swept_cpu = time.perf_counter() - t0, time.process_time() - c0
-    tiny = 50 if quick else 200
+    tiny = 5 if smoke else 50 if quick else 200
     t0 = time.perf_counter()
     sweep(SCENARIO, {"target.models": list(range(1, tiny + 1))}, trials=1, seed=1, exact="never")
     fixed = (time.perf_counter() - t0) / tiny
@@ -111,7 +111,7 @@ def per_cell_overhead(quick: bool) -> list[dict]:
     ]
 
 
-def dask_scaling(quick: bool) -> list[dict]:
+def dask_scaling(quick: bool, smoke: bool = False) -> list[dict]:
     """2-worker LocalCluster vs in-process on the same sweep (big and small cells)."""
     try:
         import distributed  # noqa: F401
@@ -122,10 +122,13 @@ def dask_scaling(quick: bool) -> list[dict]:
 
     rows = []
     t0 = time.perf_counter()
-    cluster = local_cluster(2)
-    cluster.close()
+    if not smoke:  # (a smoke run starts one cluster only: the sweep's)
+        cluster = local_cluster(2)
+        cluster.close()
     start = time.perf_counter() - t0
-    configs = [(8, 100_000)] if quick else [(200, 1_000_000), (200, 100_000)]
+    configs = (
+        [(2, 2_048)] if smoke else [(8, 100_000)] if quick else [(200, 1_000_000), (200, 100_000)]
+    )
     for cells, trials in configs:
         vary = {"target.models": list(range(1, cells + 1))}
         t0 = time.perf_counter()
@@ -177,11 +180,12 @@ def dask_scaling(quick: bool) -> list[dict]:
     return rows
 
 
-def matchup_20x20(quick: bool) -> list[dict]:
+def matchup_20x20(quick: bool, smoke: bool = False) -> list[dict]:
     """A 20 × 20 generic matchup (every headline to ±0.5 pp) from a generated library."""
     from oddslab.analysis.matchup import matchup
 
-    n = 4 if quick else 20
+    n = 2 if smoke else 4 if quick else 20
+    precision = 0.05 if smoke else 0.005
     lines = ['ruleset = "generic"', 'description = "generated benchmark units (invented)"']
     for i in range(n):
         lines += [
@@ -218,7 +222,12 @@ def matchup_20x20(quick: bool) -> list[dict]:
         matchup(f"{lib}:att0", f"{lib}:tgt0", trials=1000, exact="never")  # warm-up
         t0 = time.perf_counter()
         res = matchup(
-            f"{lib}:att*", f"{lib}:tgt*", precision=0.005, trials=10_000_000, seed=1, exact="never"
+            f"{lib}:att*",
+            f"{lib}:tgt*",
+            precision=precision,
+            trials=10_000_000,
+            seed=1,
+            exact="never",
         )
         t0e, c0e = time.perf_counter(), time.process_time()
         ex = matchup(f"{lib}:att*", f"{lib}:tgt*", seed=1)
@@ -242,7 +251,7 @@ def matchup_20x20(quick: bool) -> list[dict]:
             _threads(),
         ),
         _row(
-            f"{n}×{n} generic matchup, every headline ±0.5 pp",
+            f"{n}×{n} generic matchup, every headline ±{100 * precision:g} pp",
             cells / wall,
             f"{wall:.1f} s wall, {trials:,} trials in all; widest 95% half-width "
             f"{100 * worst:.2f} pp",
@@ -264,11 +273,11 @@ def _big_child(cells: int) -> None:
     # 5 × 5 × 4 × 20 × 50 = 100,000 small cells (quick: 2 × 1 × 1 × 20 × 50 = 2,000)
     big = cells >= 100_000
     vary = {
-        "target.save": list(range(2, 7)) if big else [3, 4],
+        "target.save": list(range(2, 7)) if big else [3, 4] if cells >= 2_000 else [3],
         "target.toughness": list(range(3, 8)) if big else [4],
         "attacker.weapons.0.strength": list(range(3, 7)) if big else [4],
         "target.models": list(range(1, 21)),
-        "attacker.weapons.0.models": list(range(1, 51)),
+        "attacker.weapons.0.models": list(range(1, 51)) if cells >= 2_000 else [1],
     }
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -285,12 +294,12 @@ def _big_child(cells: int) -> None:
                       "store_bytes": size}))  # fmt: skip
 
 
-def big_study(quick: bool) -> list[dict]:
+def big_study(quick: bool, smoke: bool = False) -> list[dict]:
     """A sweep of 10⁵ one-trial cells end to end (in a fresh process): time and memory."""
     import json
     import subprocess
 
-    cells = 2_000 if quick else 100_000
+    cells = 20 if smoke else 2_000 if quick else 100_000
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, __file__, "--big-child", str(cells)], env=env,
                          capture_output=True, text=True, check=True, timeout=3600)  # fmt: skip
@@ -310,14 +319,16 @@ def big_study(quick: bool) -> list[dict]:
     ]
 
 
-def run(quick: bool = False) -> list[dict]:
-    """Every analysis benchmark row (see the module docstring)."""
-    return per_cell_overhead(quick) + dask_scaling(quick) + matchup_20x20(quick) + big_study(quick)
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
+    """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
+    jobs = (per_cell_overhead, dask_scaling, matchup_20x20, big_study)
+    return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="few, small cells (smoke test)")
+    ap.add_argument("--quick", action="store_true", help="few, small cells")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     ap.add_argument("--markdown", type=Path, help="also write the table here")
     ap.add_argument("--only", help="run only this job function (e.g. big_study)")
     ap.add_argument("--big-child", type=int, help=argparse.SUPPRESS)
@@ -325,7 +336,8 @@ def main() -> int:
     if args.big_child:
         _big_child(args.big_child)
         return 0
-    rows = globals()[args.only](args.quick) if args.only else run(args.quick)
+    quick = args.quick or args.smoke
+    rows = globals()[args.only](quick, args.smoke) if args.only else run(args.quick, args.smoke)
     table = markdown_table(
         ["job", "cells/s", "threads", "note"],
         [[r["job"], fmt_rate(r["oddslab_per_s"]), r["threads"], r["note"]] for r in rows],

@@ -115,10 +115,12 @@ def _row(job: str, ours: float, python: float | None, numpy: float | None, dice,
     }
 
 
-def run(quick: bool = False) -> list[dict]:
-    """Time every job; one row per job (rates in trials per wall second)."""
-    n_fast = 1_000_000 if quick else 20_000_000
-    n_naive = 2_000 if quick else 50_000
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
+    """Time every job; one row per job (rates in trials per wall second); ``smoke``: each row
+    on a tiny size (rows of the right shape, no meaningful figure)."""
+    quick = quick or smoke
+    n_fast = 2_048 if smoke else 1_000_000 if quick else 20_000_000
+    n_naive = 20 if smoke else 2_000 if quick else 50_000
     repeat = 1 if quick else 3
     rows = []
     # pool size: 12 dice + 2 added (1/6 heroic) + re-rolls of glancing strikes (1/6 of 14)
@@ -151,7 +153,7 @@ def run(quick: bool = False) -> list[dict]:
     run_job(pool_job, 1000, 1)
     wall, cpu, _ = best_of_both(lambda: run_job(pool_job, n_fast, 1), repeat)
     rng = np.random.default_rng(1)
-    n_vec = max(n_fast // 10, 100_000)
+    n_vec = 1_000 if smoke else max(n_fast // 10, 100_000)
     vw, _, _ = best_of_both(lambda: numpy_pool(n_vec, N_DICE, rng), 1)
     py_rng = random.Random(1)
     n_py = n_naive * 4
@@ -170,7 +172,7 @@ def run(quick: bool = False) -> list[dict]:
 
 
 def main(argv: list[str]) -> None:
-    rows = run(quick="--quick" in argv)
+    rows = run(quick="--quick" in argv, smoke="--smoke" in argv)
 
     def r(x):
         return "—" if x is None else fmt_rate(x)

@@ -71,7 +71,7 @@ def naive_dice_per_trial(trials: int = 20_000) -> float:
     return rng.dice / trials
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """One row: the benchmark combat, oddslab v the pure-Python reference (see module doc)."""
     import numba
 
@@ -79,11 +79,12 @@ def run(quick: bool = False) -> list[dict]:
     from tests import naive_assault_phase as naive
 
     sc = scenario()
-    engine.simulate(sc, trials=65536, seed=1)  # warm-up: compile or load from numba's cache
-    n = 4 * 65536 if quick else 8_000_000
+    engine.simulate(sc, trials=1_000, seed=1)  # warm-up: compile or load from numba's cache
+    n = 2_048 if smoke else 4 * 65536 if quick else 8_000_000
+    quick = quick or smoke
     repeat = 1 if quick else 3
     wall, cpu, out = best_of_both(lambda: engine.simulate(sc, trials=n, seed=100), repeat)
-    n_py = 2_000 if quick else 20_000
+    n_py = 20 if smoke else 2_000 if quick else 20_000
     att, dfn = naive.benchmark_sides()
     py_wall, _py_cpu, ref = best_of_both(lambda: naive.run(att, dfn, n_py, seed=5), 1)
     # the two agree (mean defender models lost within 5 standard errors of the difference)
@@ -107,7 +108,7 @@ def run(quick: bool = False) -> list[dict]:
             "oddslab_per_s": n / wall,
             "python_per_s": n_py / py_wall,
             "numpy_per_s": None,
-            "dice_per_trial": naive_dice_per_trial(2_000 if quick else 20_000),
+            "dice_per_trial": naive_dice_per_trial(n_py),
             "threads": threads,
             "note": note,
         }
@@ -117,8 +118,9 @@ def run(quick: bool = False) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few-second smoke run")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     args = ap.parse_args(argv)
-    rows = run(args.quick)
+    rows = run(args.quick, args.smoke)
     table = []
     for r in rows:
         ratio = r["oddslab_per_s"] / r["python_per_s"]

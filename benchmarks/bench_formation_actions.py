@@ -79,17 +79,18 @@ def scenario() -> FormationActionsScenario:
     )
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """One row per job (see the module docstring)."""
     from tests.naive_formation_actions import play_game
 
     threads = numba.get_num_threads()
     sc = scenario()
-    engine.simulate(sc, trials=65536, seed=1)  # warm-up: compile or load from cache
-    games = 4 * 65536 if quick else 4_000_000
+    engine.simulate(sc, trials=1_000, seed=1)  # warm-up: compile or load from cache
+    games = 2_048 if smoke else 4 * 65536 if quick else 4_000_000
+    quick = quick or smoke
     repeat = 1 if quick else 3
     wall, cpu, _ = best_of_both(lambda: engine.simulate(sc, trials=games, seed=2), repeat)
-    py_games = 300 if quick else 3000
+    py_games = 5 if smoke else 300 if quick else 3000
     rng = random.Random(1)
     py_wall, _, _ = best_of_both(lambda: [play_game(sc, rng) for _ in range(py_games)], 1)
     rate = games / wall
@@ -115,7 +116,7 @@ def run(quick: bool = False) -> list[dict]:
     # the same game under the Shock reading of the -1: blue's best-first order changes with
     # Shock, so it is picked at each activation (its own lock-step kernel)
     sc_pick = dataclasses.replace(sc, rules=Rules(action_penalty="shock"))
-    engine.simulate(sc_pick, trials=65536, seed=1)
+    engine.simulate(sc_pick, trials=1_000, seed=1)
     p_wall, p_cpu, _ = best_of_both(lambda: engine.simulate(sc_pick, trials=games, seed=2), repeat)
     py_pick, _, _ = best_of_both(lambda: [play_game(sc_pick, rng) for _ in range(py_games)], 1)
     rows.append(
@@ -142,8 +143,10 @@ def run(quick: bool = False) -> list[dict]:
         outside_shock=OutsideShock(table=(0.5, 0.3, 0.2)),
     )
     formation_chain(f, Rules(), 10)
-    n = 20 if quick else 200
-    c_wall, c_cpu, _ = best_of_both(lambda: [formation_chain(f, Rules(), 10) for _ in range(n)], 3)
+    n = 2 if smoke else 20 if quick else 200
+    c_wall, c_cpu, _ = best_of_both(
+        lambda: [formation_chain(f, Rules(), 10) for _ in range(n)], 1 if smoke else 3
+    )
     rows.append(
         {
             "ruleset": "formation-actions",
@@ -163,8 +166,9 @@ def run(quick: bool = False) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smoke test: fewer games, one run")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     args = ap.parse_args()
-    rows = run(quick=args.quick)
+    rows = run(quick=args.quick, smoke=args.smoke)
     headers = ["job", "unit", "oddslab /s", "pure Python /s", "threads", "note"]
     table = [
         [

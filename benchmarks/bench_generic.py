@@ -151,7 +151,7 @@ def _job2_dice(sc) -> float:
     )
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Rows of the issue-10 benchmark table (rates measured in this process, oddslab warm)."""
     import numba
 
@@ -160,13 +160,16 @@ def run(quick: bool = False) -> list[dict]:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from naive import generic_trial
 
-    repeat = 1 if quick else 3
+    repeat = 1 if quick or smoke else 3
     n_py, n_np, n_ox = (2_000, 131_072, 2_000_000) if quick else (40_000, 2_000_000, 40_000_000)
+    if smoke:
+        n_py, n_np, n_ox = 20, 1_000, 2_048
+    warm = 1_000 if smoke else 70_000
     threads = numba.get_num_threads()
     rows = []
     sc = scenario()
     per_trial, _ = dice_per_trial(sc)
-    simulate(sc, trials=70_000, seed=1)
+    simulate(sc, trials=warm, seed=1)
     t_py, c_py, _ = best_of_both(lambda: pure_python(n_py, 11), repeat)
     t_np, c_np, _ = best_of_both(lambda: numpy_vectorised(n_np, 12), repeat)
     t_ox, c_ox, _ = best_of_both(lambda: simulate(sc, trials=n_ox, seed=13), repeat)
@@ -185,8 +188,8 @@ def run(quick: bool = False) -> list[dict]:
                 f"÷ Python {c_py / n_py * n_ox / c_ox:.0f}× per CPU-s)",
     })  # fmt: skip
     sc2 = allocation_scenario()
-    simulate(sc2, trials=70_000, seed=1)
-    n_naive, n2 = (300, 500_000) if quick else (5_000, 10_000_000)
+    simulate(sc2, trials=warm, seed=1)
+    n_naive, n2 = (5, 2_048) if smoke else (300, 500_000) if quick else (5_000, 10_000_000)
 
     def naive_run() -> None:
         rng = random.Random(5)
@@ -210,7 +213,7 @@ def run(quick: bool = False) -> list[dict]:
     from naive_generic_mixed import mixed_trial
 
     sc3 = mixed_scenario()
-    simulate(sc3, trials=70_000, seed=1)
+    simulate(sc3, trials=warm, seed=1)
 
     def naive_mixed() -> None:
         rng = random.Random(5)
@@ -292,11 +295,15 @@ def icepool_unsaved():
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few-second smoke run")
+    ap.add_argument("--smoke", action="store_true", help="only the rows, each on a tiny size")
     ap.add_argument("--repeat", type=int, default=None, help="timed runs per method (best kept)")
     ap.add_argument("--trials", type=int, default=None, help="oddslab trials per timed run")
     ap.add_argument("--markdown", type=Path, default=None, help="also write the tables here")
     ap.add_argument("--no-cli", action="store_true", help="skip the CLI wall-time runs")
     args = ap.parse_args(argv)
+    if args.smoke:  # the tests' run: the rows' shape, no figure
+        print(rows_table(run(smoke=True)))
+        return 0
 
     if args.quick:
         n_py, n_np, n_ox, repeat = 2_000, 131_072, 2_000_000, args.repeat or 1

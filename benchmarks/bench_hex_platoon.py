@@ -126,18 +126,19 @@ def numpy_fire(trials: int, seed: int) -> np.ndarray:
     return out
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """One row per job (benchmarks/run_all.py interface)."""
     import naive_hex_platoon as N
 
     threads = numba.get_num_threads()
     rows = []
-    n_fire = 2_000_000 if quick else 20_000_000
-    n_naive = 20_000 if quick else 100_000
-    n_np = 1_000_000 if quick else 5_000_000
-    repeat = 1 if quick else 3
+    n_fire = 2_048 if smoke else 2_000_000 if quick else 20_000_000
+    n_naive = 20 if smoke else 20_000 if quick else 100_000
+    n_np = 1_000 if smoke else 1_000_000 if quick else 5_000_000
+    repeat = 1 if quick or smoke else 3
+    warm = 1_000 if smoke else 65536
     sc = from_dict(fire_scenario())
-    engine.simulate(sc, trials=65536, seed=1)  # warm-up: compile or cache load
+    engine.simulate(sc, trials=warm, seed=1)  # warm-up: compile or cache load
     wall, cpu, out = best_of_both(lambda: engine.simulate(sc, trials=n_fire, seed=2), repeat)
     wall_np, cpu_np, hist = best_of_both(lambda: numpy_fire(n_np, 3), repeat)
     wall_py, cpu_py, _ = best_of_both(lambda: N.simulate(sc, n_naive, 4), 1)
@@ -165,8 +166,8 @@ def run(quick: bool = False) -> list[dict]:
         }
     )
     sc2 = from_dict(artillery_scenario())
-    engine.simulate(sc2, trials=65536, seed=1)
-    n_art = 1_000_000 if quick else 5_000_000
+    engine.simulate(sc2, trials=warm, seed=1)
+    n_art = 2_048 if smoke else 1_000_000 if quick else 5_000_000
     wall, cpu, _ = best_of_both(lambda: engine.simulate(sc2, trials=n_art, seed=5), repeat)
     wall_py, cpu_py, _ = best_of_both(lambda: N.simulate(sc2, n_naive // 10, 6), 1)
     rows.append(
@@ -189,9 +190,10 @@ def run(quick: bool = False) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    rows = run(args.quick)
+    rows = run(args.quick, args.smoke)
     heads = [
         "job",
         "oddslab /s (wall)",

@@ -61,7 +61,7 @@ def army_rosz(folder: Path, copies: int = 5) -> tuple[Path, int]:
     return path, points
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """One row: imports of the 2,000-point army per second (and the time of one)."""
     from oddslab.importers import import_roster, read_roster
 
@@ -74,8 +74,9 @@ def run(quick: bool = False) -> list[dict]:
         out = folder / "army.toml"
         import_roster(path, out)  # warm-up: imports, regexes
         c0 = time.process_time()
-        t, lib = best_of(lambda: import_roster(path, out), 1 if quick else 5)
-        cpu = (time.process_time() - c0) / (1 if quick else 5)
+        repeat = 1 if quick or smoke else 5
+        t, lib = best_of(lambda: import_roster(path, out), repeat)
+        cpu = (time.process_time() - c0) / repeat
         with zipfile.ZipFile(path) as zf:
             size = zf.infolist()[0].file_size
     return [
@@ -98,8 +99,9 @@ def run(quick: bool = False) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     args = ap.parse_args()
-    rows = run(args.quick)
+    rows = run(args.quick, args.smoke)
     print(
         markdown_table(
             ["job", "imports/s", "note"],

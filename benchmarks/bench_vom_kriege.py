@@ -102,19 +102,20 @@ def _rate(n: int, seconds: float) -> float:
     return n / seconds if seconds > 0 else float("inf")
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """One row per job (see benchmarks/README.md for the keys)."""
     import naive_vom_kriege as naive
 
     threads = numba.get_num_threads()
-    repeat = 1 if quick else 3
+    repeat = 1 if quick or smoke else 3
+    warm = 1_000 if smoke else 65536
     rows = []
     # -- melee -----------------------------------------------------------------------------
     sc = melee_scenario()
-    engine.simulate(sc, trials=65536, seed=1)  # warm-up
-    n = (4 if quick else 64) * 65536
+    engine.simulate(sc, trials=warm, seed=1)  # warm-up
+    n = 2_048 if smoke else (4 if quick else 64) * 65536
     wall, cpu, out = best_of_both(lambda: engine.simulate(sc, trials=n, seed=2), repeat)
-    n_py = 5_000 if quick else 40_000
+    n_py = 20 if smoke else 5_000 if quick else 40_000
     t0 = time.process_time()
     naive.simulate(sc, n_py, seed=3)
     py_cpu = time.process_time() - t0
@@ -135,10 +136,10 @@ def run(quick: bool = False) -> list[dict]:
     )
     # -- shooting --------------------------------------------------------------------------
     sc = shooting_scenario()
-    engine.simulate(sc, trials=65536, seed=1)
-    n = (4 if quick else 128) * 65536
+    engine.simulate(sc, trials=warm, seed=1)
+    n = 2_048 if smoke else (4 if quick else 128) * 65536
     wall, cpu, out = best_of_both(lambda: engine.simulate(sc, trials=n, seed=2), repeat)
-    n_np = (2 if quick else 32) * 65536
+    n_np = 1_000 if smoke else (2 if quick else 32) * 65536
     np_wall, np_cpu, _ = best_of_both(lambda: numpy_shooting(n_np, seed=4), repeat)
     rows.append(
         {
@@ -160,8 +161,9 @@ def run(quick: bool = False) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smoke test: few trials, one run")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     args = ap.parse_args()
-    rows = run(quick=args.quick)
+    rows = run(quick=args.quick, smoke=args.smoke)
     table = []
     for r in rows:
         per_cpu = r["oddslab_per_cpu_s"]

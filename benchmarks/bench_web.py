@@ -68,7 +68,7 @@ def _percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, max(0, int(round(q * len(xs))) - 1))]
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     try:
         import httpx  # noqa: F401
         import uvicorn  # noqa: F401
@@ -82,21 +82,21 @@ def run(quick: bool = False) -> list[dict]:
         ]
     import httpx
 
-    n = 4 if quick else 20
-    repeat = 5 if quick else 60
+    n = 2 if smoke else 4 if quick else 20
+    repeat = 1 if smoke else 5 if quick else 60
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "bench.toml").write_text(_library(n))
         port = _free_port()
         proc = subprocess.Popen(
             [sys.executable, "-m", "oddslab", "serve", "--port", str(port), "--library-dir", tmp,
-             "--max-seconds", "120"],  # fmt: skip
+             "--max-seconds", "120", *(["--no-warm"] if smoke else [])],  # fmt: skip
             cwd=ROOT, env=env_with_root(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )  # fmt: skip
         url = f"http://127.0.0.1:{port}"
         try:
             warm = _wait_ready(url, proc)
             with httpx.Client(base_url=url, timeout=300) as c:
-                rows = _measure(c, repeat, n, warm, _cpu_clock(proc.pid))
+                rows = _measure(c, repeat, n, warm, _cpu_clock(proc.pid), smoke)
         finally:
             proc.terminate()
             proc.wait(timeout=60)
@@ -153,7 +153,7 @@ def _timed(c, path: str, body: dict) -> tuple[float, dict]:
     return took, data
 
 
-def _measure(c, repeat: int, n: int, warm: float, cpu) -> list[dict]:
+def _measure(c, repeat: int, n: int, warm: float, cpu, smoke: bool = False) -> list[dict]:
     text = QUICK.read_text()
     _timed(c, "/api/simulate", {"toml": text, "precision": 0.01, "seed": 0})  # first request
     c0 = cpu()
@@ -174,14 +174,14 @@ def _measure(c, repeat: int, n: int, warm: float, cpu) -> list[dict]:
              f"p50 {1000 * statistics.median(t_exact):.0f} ms, p95 {1000 * _percentile(t_exact, 0.95):.0f} ms "
              f"over {repeat} requests; server CPU {1000 * cpu_exact:.0f} ms a request"),
     ]  # fmt: skip
-    for precision in (0.01, 0.005):
+    for precision in (0.05, 0.04) if smoke else (0.01, 0.005):
         body = {"attackers": "bench.toml:att*", "targets": "bench.toml:tgt*", "precision": precision, "seed": 1}  # fmt: skip
         c0 = cpu()
-        times = [_timed(c, "/api/matchup", body)[0] for _ in range(3)]
-        cpu_mu = (cpu() - c0) / 3
+        times = [_timed(c, "/api/matchup", body)[0] for _ in range(1 if smoke else 3)]
+        cpu_mu = (cpu() - c0) / len(times)
         rows.append(
             _row(f"{n}×{n} matchup page, every headline ±{100 * precision:g} pp (target ≤ 3 s)",
-                 1 / min(times), f"best {min(times):.2f} s, worst {max(times):.2f} s of 3 "
+                 1 / min(times), f"best {min(times):.2f} s, worst {max(times):.2f} s of {len(times)} "
                  f"({n * n} cells; server CPU {cpu_mu:.2f} s each); server warmed up in {warm:.1f} s")
         )  # fmt: skip
     return rows
@@ -190,9 +190,10 @@ def _measure(c, repeat: int, n: int, warm: float, cpu) -> list[dict]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="few requests, a 4 × 4 matchup")
+    ap.add_argument("--smoke", action="store_true", help="each row on a tiny size (the tests' run)")
     ap.add_argument("--markdown", type=Path, help="also write the table here")
     args = ap.parse_args()
-    rows = run(args.quick)
+    rows = run(args.quick, args.smoke)
     table = markdown_table(
         ["job", "requests/s", "note"],
         [[r["job"], fmt_rate(r["oddslab_per_s"]), r["note"]] for r in rows],

@@ -133,6 +133,48 @@ def assert_agree(kernel: dict[str, np.ndarray], naive: dict[str, np.ndarray], wh
     )
 
 
+#: the error a strong naive comparison must catch: this much probability (0.5 percentage
+#: points) moved from one outcome to a neighbouring one
+SHIFT_PP = 0.005
+
+
+def planted_shift(counts: np.ndarray, pp: float = SHIFT_PP) -> np.ndarray:
+    """``counts`` with a fraction ``pp`` of the trials moved from the most likely outcome to its
+    more likely neighbour (the hardest such error to see: the two largest adjacent bins)."""
+    c = np.append(np.asarray(counts, dtype=np.int64), 0)  # room for a neighbour above
+    top = int(np.argmax(c))
+    below = c[top - 1] if top > 0 else -1
+    to = top - 1 if below > c[top + 1] else top + 1
+    moved = int(round(pp * c.sum()))
+    c[top] -= min(moved, c[top])
+    c[to] += moved
+    return c
+
+
+def assert_power(
+    kernel: dict[str, np.ndarray],
+    naive: dict[str, np.ndarray],
+    what: str,
+    pp: float = SHIFT_PP,
+    k: int | None = None,
+) -> None:
+    """:func:`assert_agree` would fail on these very runs had the kernel moved ``pp`` of the
+    probability between two neighbouring outcomes of any one statistic of ``kernel`` (see
+    :func:`planted_shift`): the comparison has the power to see a 0.5 pp error. ``k``: the
+    number of statistics the comparison corrects for (default: those in common)."""
+    common = sorted(set(kernel) & set(naive))
+    weak = {}
+    for name in common:
+        p = homogeneity_p(planted_shift(kernel[name], pp), naive[name]) * (k or len(common))
+        if p >= P_MIN:
+            weak[name] = p
+    assert not weak, (
+        f"{what}: a {100 * pp:g} pp error in {sorted(weak)} would pass (Bonferroni p "
+        f"{min(weak.values()):.1e} >= {P_MIN:g}): too few trials, "
+        f"{int(sum(next(iter(naive.values()))))} naive"
+    )
+
+
 def assert_differs(a: dict[str, np.ndarray], b: dict[str, np.ndarray], what: str) -> None:
     """Some statistic's distribution differs clearly between two kernel runs."""
     ps = {name: homogeneity_p(a[name], b[name]) for name in a if name in b}

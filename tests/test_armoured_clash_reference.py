@@ -83,16 +83,22 @@ def test_activations_and_status_expiry():
     )
 
 
-def test_close_quarters_with_secondary_and_defensive_advantage():
+def close_quarters() -> ArmouredClashScenario:
+    """Close quarters with a secondary combatant and a defensive advantage (also the
+    ruleset's strong case in tests/test_naive_power.py)."""
     att = _unit("att", "attacker", 6, defence=2, damage_limit=2, discipline=7, break_limit=1,
                 vp=6, withdraw_losses=1)  # fmt: skip
     tgt = _unit("tgt", "defender", 4, defence=2, discipline=6, break_limit=1, vp=4,
                 withdraw_losses=1)  # fmt: skip
     sec = _unit("sec", "defender", 3, defence=1, discipline=5, vp=2, suppressed=True)
     sit = Situation(secondary=("sec",), defensive_advantage=True, outflanking=True)
-    sc = ArmouredClashScenario(
+    return ArmouredClashScenario(
         (att, tgt, sec), (Attack("att", "tgt", kind="close", situation=sit),)
     )
+
+
+def test_close_quarters_with_secondary_and_defensive_advantage():
+    sc = close_quarters()
     _compare(sc, seed=103)
     sc_a = ArmouredClashScenario(sc.units, sc.attacks, focus="att")
     _compare(sc_a, seed=104)

@@ -14,6 +14,7 @@ import dataclasses
 
 import pytest
 from naive_armoured_clash import run as naive_run
+from naive_cache import cached_run
 from switches import check_switch, per_trial_counts, switch_params
 from test_armoured_clash_reference import _unit
 
@@ -139,7 +140,8 @@ def _kernel(case):
 
 
 def _naive(case):
-    return lambda rules: per_trial_counts(naive_run(case(rules), N_NAIVE, SEED))
+    run = lambda sc, n, seed: per_trial_counts(naive_run(sc, n, seed))  # noqa: E731
+    return lambda rules: cached_run("armoured-clash", case(rules), N_NAIVE, SEED, run)
 
 
 CASES = [

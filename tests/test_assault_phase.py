@@ -26,7 +26,9 @@ from oddslab.rulesets.assault_phase import (
 )
 from oddslab.scenario import ScenarioError
 from tests import naive_assault_phase as naive
+from tests.naive_cache import cached_run
 from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_two
+from tests.switches import assert_agree, per_trial_counts
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("assault-*.toml"))
 
@@ -297,13 +299,21 @@ _SHAPES = {"tiny": _tiny, "benchmark": naive.benchmark_sides, "ws-tie": _ws_tie}
 @pytest.mark.statistical
 @pytest.mark.parametrize("shape", list(_SHAPES))
 def test_full_combat_matches_naive_reference(shape):
-    """Kernel (1,000,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5):
-    every flag within 5 standard errors of the difference, mean models lost within 5 SE."""
+    """Kernel (1,000,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5,
+    kept in tests/naive_cache.py): every statistic's whole distribution (two-sample
+    chi-square, tests/switches.py), every flag within 5 standard errors of the difference,
+    mean models lost within 5 SE."""
     att, dfn = _SHAPES[shape]()
     n_ref = 20_000
-    ref = naive.run(att, dfn, n_ref, seed=5)
+    sc = _from_naive(att, dfn)
+
+    def naive_run(sides, trials, seed):
+        return per_trial_counts(naive.run(*sides, trials, seed=seed))
+
+    ref = cached_run("assault-phase", (att, dfn), n_ref, 5, naive_run)
     n = 1_000_000
-    out = engine.simulate(_from_naive(att, dfn), trials=n, seed=11)
+    out = engine.simulate(sc, trials=n, seed=11)
+    assert_agree({k: np.asarray(v) for k, v in out.counts.items()}, ref, shape)
     for stat in (
         "attacker_won_assault",
         "defender_won_assault",
@@ -313,14 +323,16 @@ def test_full_combat_matches_naive_reference(shape):
         "attacker_fell_back",
         "attacker_swept",
     ):
-        p_ref = sum(r[stat] for r in ref) / n_ref
+        p_ref = float(ref[stat][1:].sum()) / n_ref
         assert abs(z_two(out.prob(stat, 1), n, p_ref, n_ref)) < Z_MAX, stat
     for stat in ("attacker_models_lost", "defender_models_lost"):
-        vals = np.array([r[stat] for r in ref], dtype=float)
+        v = np.arange(len(ref[stat]))
+        mean_ref = float(v @ ref[stat]) / n_ref
+        var_ref = float((v - mean_ref) ** 2 @ ref[stat]) / n_ref
         pk = out.probs[stat]
         var_k = pk @ (np.arange(len(pk)) - out.mean(stat)) ** 2
-        se = np.sqrt(vals.var() / n_ref + var_k / n)
-        assert abs(out.mean(stat) - vals.mean()) < Z_MAX * se, stat
+        se = np.sqrt(var_ref / n_ref + var_k / n)
+        assert abs(out.mean(stat) - mean_ref) < Z_MAX * se, stat
 
 
 # -- examples and bad input --------------------------------------------------------------------

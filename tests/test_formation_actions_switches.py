@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from naive_cache import cached_run
 from switches import check_switch, counts_of, switch_params
 
 from oddslab import simulate
@@ -65,7 +66,10 @@ def _kernel(rules):
 
 
 def _naive(rules):
-    return {k: counts_of(v) for k, v in naive.simulate(mixed(rules), N_NAIVE, SEED).items()}
+    def run(sc, n, seed):
+        return {k: counts_of(v) for k, v in naive.simulate(sc, n, seed).items()}
+
+    return cached_run("formation-actions", mixed(rules), N_NAIVE, SEED, run)
 
 
 START = {"outside_timing": "start-of-turn"}

@@ -9,7 +9,9 @@ import icepool
 import numpy as np
 import pytest
 from naive import generic_trial
+from naive_cache import cached_run
 from stats import P_MIN, Z_MAX, chisquare_pmf
+from switches import assert_agree, per_trial_counts
 
 from oddslab import GenericScenario, Rules, Target, Weapon, from_dict, simulate
 from oddslab.rulesets.generic import wound_threshold
@@ -395,14 +397,19 @@ def test_exact_vs_icepool_devastating():
     "name", ["lethal-twin-fnp-d3", "devastating-anti", "two-profiles", "torrent-cover"]
 )
 def test_kernel_matches_naive_reference(runs, name):
-    """Headline probabilities of the kernel (1e6 trials) vs the naive loop (20,000 trials):
-    |difference| < 5 combined standard errors for P(slain >= k) at every k and P(destroyed)."""
+    """The kernel (1e6 trials) vs the naive loop (20,000 trials, kept in tests/naive_cache.py):
+    every statistic's whole distribution (two-sample chi-square, tests/switches.py), and
+    |difference| < 5 combined standard errors for P(slain >= k) at every k."""
     sc = CONFIGS[name]
-    rng = random.Random(12345)
     n = 20_000
-    slain = np.zeros(sc.target.models + 1)
-    for _ in range(n):
-        slain[generic_trial(rng, sc)["models_slain"]] += 1
+
+    def naive_run(sc, trials, seed):
+        rng = random.Random(seed)
+        return per_trial_counts([generic_trial(rng, sc) for _ in range(trials)])
+
+    ref = cached_run("generic", sc, n, 12345, naive_run)
+    assert_agree({k: np.asarray(v) for k, v in runs[name][0].counts.items()}, ref, name)
+    slain = np.pad(ref["models_slain"], (0, sc.target.models + 1 - len(ref["models_slain"])))
     naive_tail = np.cumsum(slain[::-1])[::-1] / n
     outcome = runs[name][0]
     for k in range(1, sc.target.models + 1):

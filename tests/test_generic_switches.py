@@ -13,6 +13,7 @@ import random
 
 import pytest
 from naive import generic_trial
+from naive_cache import cached_run
 from switches import check_switch, per_trial_counts, switch_params
 
 from oddslab import GenericScenario, Rules, Target, Weapon, simulate
@@ -68,12 +69,13 @@ def _kernel(case):
     return lambda rules: simulate(case(rules), trials=N_KERNEL, seed=SEED).counts
 
 
-def _naive(case):
-    def run(rules):
-        sc, rng = case(rules), random.Random(SEED)
-        return per_trial_counts([generic_trial(rng, sc) for _ in range(N_NAIVE)])
+def _naive_run(sc, trials, seed):
+    rng = random.Random(seed)
+    return per_trial_counts([generic_trial(rng, sc) for _ in range(trials)])
 
-    return run
+
+def _naive(case):
+    return lambda rules: cached_run("generic", case(rules), N_NAIVE, SEED, _naive_run)
 
 
 CASES = [

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import HQ, MG, RIFLES, TANK, scenario, unit  # noqa: E402
+from naive_cache import cached_run  # noqa: E402
 from switches import check_switch, switch_params  # noqa: E402
 
 from oddslab import engine  # noqa: E402
@@ -347,7 +348,9 @@ def _kernel(case):
 
 
 def _naive(case):
-    return lambda rules: N.simulate(from_dict(case(rules)), N_NAIVE, SEED)
+    return lambda rules: cached_run(
+        "hex-platoon", from_dict(case(rules)), N_NAIVE, SEED, N.simulate
+    )
 
 
 #: Switches that change no number: ``improved_position`` nullifies the first hit before or

@@ -272,3 +272,154 @@ def test_hex_platoon_fire_numbers_against_the_text(band):
             continue
         fn = fire_numbers(u, hard, band, None, HPRules())
         assert (fn.dice, fn.aug, fn.to_hit) == want, (he, ap, plus, th, hard, band)
+
+
+# -- generic: damage modifiers and feel-no-pain from the rule text -------------------------------
+
+
+def _dice(expr: str | int) -> dict[int, F]:
+    """PMF of a damage characteristic: a number, or ``[n]D3``/``[n]D6`` plus a constant, a D3
+    being a D6 halved rounding up (1-2: 1, 3-4: 2, 5-6: 3)."""
+    if isinstance(expr, int):
+        return {expr: F(1)}
+    head, _, add = expr.partition("+")
+    n, _, sides = head.partition("D")
+    pmf = {int(add or 0): F(1)}
+    for _ in range(int(n or 1)):
+        step: dict[int, F] = {}
+        for v, p in pmf.items():
+            for d in range(1, 7):
+                face = (d + 1) // 2 if sides == "3" else d
+                step[v + face] = step.get(v + face, 0) + p / 6
+        pmf = step
+    return pmf
+
+
+def _damage_text(rolled: int, halve: bool, extra: int, reduction: int, modified: bool) -> int:
+    """Damage a wound inflicts: halve (rounding up), then add the critical wound's extra damage,
+    then subtract the damage reduction to a minimum of 1 (a 0 stays 0); without ``modified``
+    (a devastating wound when ``damage_modifiers_on_devastating`` is off) only the extra."""
+    if not modified:
+        return rolled + extra
+    v = -(-rolled // 2) if halve else rolled
+    v += extra
+    return max(1, v - reduction) if v >= 1 else v
+
+
+def _pmf_array(pmf: dict[int, F]) -> np.ndarray:
+    out = np.zeros(max(pmf) + 1)
+    for v, p in pmf.items():
+        out[v] += float(p)
+    return out
+
+
+def _generic_damage_grid():
+    for dmg, halve, extra, red, dev, on_dev in itertools.product(
+        ("D6", "D3+1", 3, "2D3"), (False, True), (0, 2), (0, 1, 3), (False, True), (True, False)
+    ):
+        if not on_dev and not dev:
+            continue  # the switch matters only for devastating wounds
+        yield dmg, halve, extra, red, dev, on_dev
+
+
+def test_generic_damage_maps_against_the_rule_text():
+    """The damage one attack inflicts (exact engine, built from ``damage_maps``) against the
+    text: a torrent attack wounding on 2+ (a 6 is a critical wound, devastating when the weapon
+    is), no save, one model with wounds to spare, so ``damage`` is the modified damage of the
+    attack: rolled damage halved (rounding up), + critical extra, - reduction (minimum 1)."""
+    bad = []
+    for dmg, halve, extra, red, dev, on_dev in _generic_damage_grid():
+        w = Weapon(
+            attacks=1, torrent=True, strength=8, damage=dmg, critical_wound_damage=extra,
+            devastating_wounds=dev,
+        )  # fmt: skip
+        t = Target(models=1, wounds=40, toughness=1, save=7, halve_damage=halve,
+                   damage_reduction=red)  # fmt: skip
+        sc = GenericScenario((w,), t, rules=Rules(damage_modifiers_on_devastating=on_dev))
+        want: dict[int, F] = {0: F(1, 6)}  # the wound roll's natural 1
+        for rolled, p in _dice(dmg).items():
+            for crit, q in ((False, F(4, 6)), (True, F(1, 6))):
+                modified = on_dev or not (crit and dev)
+                v = _damage_text(rolled, halve, extra if crit else 0, red, modified)
+                want[v] = want.get(v, 0) + p * q
+        got = sc.exact_pmfs()["damage"]
+        if not _close(got, _pmf_array(want)):
+            bad.append(((dmg, halve, extra, red, dev, on_dev), got.round(4).tolist()))
+    assert not bad, f"{len(bad)} grid points differ; first: {bad[:3]}"
+
+
+def test_generic_damage_maps_table_against_the_rule_text():
+    """``damage_maps`` itself, entry by entry: rolled damage -> inflicted, per kind of packet
+    (ordinary, critical, devastating, mortal wounds unmodified)."""
+    from oddslab.rulesets.generic import compile as gc
+    from oddslab.rulesets.generic import kernel as gk
+
+    for _, halve, extra, red, _, on_dev in _generic_damage_grid():
+        w = Weapon(critical_wound_damage=extra, devastating_wounds=True)
+        t = Target(halve_damage=halve, damage_reduction=red)
+        sc = GenericScenario((w,), t, rules=Rules(damage_modifiers_on_devastating=on_dev))
+        maps = gc.damage_maps(sc, w, 13)
+        for v in range(13):
+            case = (halve, extra, red, on_dev, v)
+            assert maps[gk.D_NORMAL, v] == _damage_text(v, halve, 0, red, True), case
+            assert maps[gk.D_CRIT, v] == _damage_text(v, halve, extra, red, True), case
+            assert maps[gk.D_DEV, v] == _damage_text(v, halve, extra, red, on_dev), case
+            assert maps[gk.D_IDENTITY, v] == v, case
+
+
+def _through(fnp: int | None) -> F:
+    """P(a damage point gets through a feel-no-pain of ``fnp``+): ignored on fnp or more."""
+    return F(1) if fnp is None else F(min(6, fnp - 1), 6)
+
+
+def _binomial_f(n: int, p: F) -> dict[int, F]:
+    from math import comb
+
+    return {k: comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+def _convolve(a: dict[int, F], b: dict[int, F]) -> dict[int, F]:
+    out: dict[int, F] = {}
+    for x, p in a.items():
+        for y, q in b.items():
+            out[x + y] = out.get(x + y, 0) + p * q
+    return out
+
+
+@pytest.mark.parametrize("stack", [False, True])
+def test_generic_feel_no_pain_against_the_rule_text(stack):
+    """Each damage point is rolled for: ignored on ``feel_no_pain``+; a mortal wound's point
+    uses the better of ``feel_no_pain`` and ``feel_no_pain_mortal`` (both rolled, ignored if
+    either succeeds, with ``stack_feel_no_pain``). Two weapons: a torrent one dealing 2 per
+    wound (wounds on 2+) and one whose critical hits (every hit, on 2+) deal 2 mortal wounds
+    instead of a wound roll; ``mortal_wounds`` and ``damage`` from the exact engine (built
+    from ``fnp_tables``) against binomials of the per-point probabilities."""
+    bad = []
+    for fnp, fnp_m in itertools.product((None, 2, 4, 5, 6), (None, 3, 5)):
+        if stack and (fnp is None or fnp_m is None):
+            continue  # the switch says how two feel-no-pains combine: both are needed
+        ordinary = Weapon("o", attacks=1, torrent=True, strength=8, damage=2)
+        mortal = Weapon("m", attacks=1, skill=2, critical_hit=2, critical_hit_mortals=2,
+                        critical_hit_mortals_instead=True)  # fmt: skip
+        t = Target(models=1, wounds=40, toughness=1, save=7, feel_no_pain=fnp,
+                   feel_no_pain_mortal=fnp_m)  # fmt: skip
+        sc = GenericScenario((ordinary, mortal), t, rules=Rules(stack_feel_no_pain=stack))
+        q_o = _through(fnp)
+        if stack:
+            q_m = _through(fnp) * _through(fnp_m)  # both rolled: through only if both fail
+        else:
+            q_m = min(_through(fnp), _through(fnp_m))  # the better feel-no-pain of the two
+        mortals = {0: F(1, 6)}
+        for k, p in _binomial_f(2, q_m).items():
+            mortals[k] = mortals.get(k, 0) + F(5, 6) * p
+        ordinary_pts = {0: F(1, 6)}
+        for k, p in _binomial_f(2, q_o).items():
+            ordinary_pts[k] = ordinary_pts.get(k, 0) + F(5, 6) * p
+        got = sc.exact_pmfs()
+        for stat, want in (
+            ("mortal_wounds", mortals),
+            ("damage", _convolve(mortals, ordinary_pts)),
+        ):
+            if not _close(got[stat], _pmf_array(want)):
+                bad.append((fnp, fnp_m, stat, got[stat].round(4).tolist()))
+    assert not bad, f"{len(bad)} cases differ; first: {bad[:3]}"

@@ -25,8 +25,9 @@ from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import naive_vom_kriege as naive  # noqa: E402
+from naive_cache import cached_run  # noqa: E402
 from stats import P_MIN, Z_MAX, chisquare_pmf, z_prob  # noqa: E402
-from switches import assert_agree, counter_counts, naive_once  # noqa: E402
+from switches import assert_agree, counter_counts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -233,9 +234,8 @@ def _compare(sc, trials_k=1_000_000, trials_n=30_000, seed=5):
     (two-sample chi-square, tests/switches.py; the reference run once per session), and
     the means within 5 standard errors."""
     out = oddslab.simulate(sc, trials=trials_k, seed=seed)
-    ref = naive_once(
-        (repr(sc), trials_n, seed), lambda: counter_counts(naive.simulate(sc, trials_n, seed))
-    )
+    run = lambda sc, n, seed: counter_counts(naive.simulate(sc, n, seed))  # noqa: E731
+    ref = cached_run("vom-kriege", sc, trials_n, seed, run)
     assert_agree({s.name: out.counts[s.name] for s in out.stats}, ref, getattr(sc, "name", "vk"))
     for s in out.stats:
         c = ref[s.name]

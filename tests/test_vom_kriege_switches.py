@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import naive_vom_kriege as naive
 import pytest
+from naive_cache import cached_run
 from switches import check_switch, counter_counts, switch_params
 from test_vom_kriege_kernel import _assault, _cavalry_fight, _charge, _flanks
 from test_vom_kriege_melee_readings import _retires, _squares_and_woods, _squares_attack
@@ -97,7 +98,8 @@ def _kernel(case):
 
 
 def _naive(case):
-    return lambda rules: counter_counts(naive.simulate(case(rules), N_NAIVE, SEED))
+    run = lambda sc, n, seed: counter_counts(naive.simulate(sc, n, seed))  # noqa: E731
+    return lambda rules: cached_run("vom-kriege", case(rules), N_NAIVE, SEED, run)
 
 
 CASES = [

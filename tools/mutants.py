@@ -59,6 +59,8 @@ def _sw(ruleset: str, field_: str) -> tuple[str, ...]:
 GC = "oddslab/rulesets/generic/compile.py"
 HK = "oddslab/rulesets/hex_platoon/kernel.py"
 HC = "oddslab/rulesets/hex_platoon/compile.py"
+ORACLE_DAMAGE = ("tests/test_table_oracles.py", "-k", "damage_maps")
+ORACLE_FNP = ("tests/test_table_oracles.py", "-k", "feel_no_pain")
 MUTANTS = [
     # -- generic ---------------------------------------------------------------------------------
     Mutant("generic", "save-ge-to-gt", GC,
@@ -77,9 +79,9 @@ MUTANTS = [
     Mutant("generic", "wound-2x", "oddslab/rulesets/generic/model.py",
            "    if strength >= 2 * toughness:", "    if strength > 2 * toughness:",
            ("tests/test_table_oracles.py",), "S v T: 'at least double' read as 'more than'"),
-    Mutant("generic", "cover-limit-dropped", "oddslab/rulesets/generic/model.py",
-           "if t.cover and not (r.cover_limit and t.save <= 3 and ap == 0):",
-           "if t.cover and not (t.save <= 3 and ap == 0):",
+    Mutant("generic", "cover-limit-dropped", "oddslab/rulesets/generic/scenario.py",
+           "if self.has_cover(weapon) and not (r.cover_limit and t.save <= 3 and ap == 0):",
+           "if self.has_cover(weapon) and not (t.save <= 3 and ap == 0):",
            _sw("generic", "cover_limit"), "cover_limit switch ignored"),
     # -- hex platoon -----------------------------------------------------------------------------
     Mutant("hex-platoon", "conceal-cap-branch", HK,
@@ -200,7 +202,7 @@ MUTANTS = [
            "hit[0, troop, f] = int(s == troop or saber)",
            ("tests/test_table_oracles.py", "-k", "vom"), "face table: sabers switch dropped"),
     Mutant("vom-kriege", "or-rows-dropped", "oddslab/rulesets/vom_kriege/compile.py",
-           'R[L.R_OR_STACK] = int(r.or_rows == "stack")', "R[L.R_OR_STACK] = 0",
+           "R[L.R_OR_ROWS] = L.OR_ROWS_READINGS.index(r.or_rows)", "R[L.R_OR_ROWS] = 0",
            _sw("vom-kriege", "or_rows"), "or_rows switch dropped"),
     # -- third batch: blind mutants, not aimed at the new tests (the existing files decide) -------
     Mutant("generic", "allocate-ge-to-gt", "oddslab/rulesets/generic/rolls.py",
@@ -231,11 +233,34 @@ MUTANTS = [
            ("tests/test_hex_platoon_rules.py", "tests/test_hex_platoon_kernel.py",
             "tests/test_hex_platoon_actions.py"),
            "assault: an improved position does not nullify a lone hit"),
-    Mutant("vom-kriege", "disorder-at-max", "oddslab/rulesets/vom_kriege/kernel.py",
+    Mutant("vom-kriege", "disorder-at-max", "oddslab/rulesets/vom_kriege/kernel_fate.py",
            "    if W[u, L.S_HITS] >= T[1 + u, L.U_STR]:\n        remove_unit(T, W, u)",
            "    if W[u, L.S_HITS] > T[1 + u, L.U_STR]:\n        remove_unit(T, W, u)",
            ("tests/test_vom_kriege_kernel.py", "tests/test_vom_kriege_melee_readings.py"),
            "a unit at maximum hits newly disordered is not removed"),
+    # -- generic damage_maps and feel-no-pain tables (their oracles in test_table_oracles.py) --
+    Mutant("generic", "halve-round-down", GC, "halved = (v + 1) // 2 if", "halved = v // 2 if",
+           ORACLE_DAMAGE, "damage map: halving rounds down, not up"),
+    Mutant("generic", "reduction-min-0", GC, "np.maximum(1, x - t.damage_reduction)",
+           "np.maximum(0, x - t.damage_reduction)", ORACLE_DAMAGE,
+           "damage map: damage reduction without the minimum of 1"),
+    Mutant("generic", "crit-extra-after-reduction", GC,
+           "out[K.D_CRIT] = reduce(halved + w.critical_wound_damage)",
+           "out[K.D_CRIT] = reduce(halved) + w.critical_wound_damage", ORACLE_DAMAGE,
+           "damage map: critical extra damage added after the reduction"),
+    Mutant("generic", "dev-modifiers-inverted", GC,
+           "    if sc.rules.damage_modifiers_on_devastating:",
+           "    if not sc.rules.damage_modifiers_on_devastating:", ORACLE_DAMAGE,
+           "damage map: damage_modifiers_on_devastating read backwards"),
+    Mutant("generic", "fnp-lt-to-le", GC, "return int(thr is None or d < thr)",
+           "return int(thr is None or d <= thr)", ORACLE_FNP,
+           "feel-no-pain table: a point ignored only above N, not on N+"),
+    Mutant("generic", "fnp-worse-of-two", GC, "best = min(x for x in", "best = max(x for x in",
+           ORACLE_FNP, "feel-no-pain table: the worse of the two feel-no-pains vs mortal wounds"),
+    Mutant("generic", "fnp-stack-either", GC,
+           "v = through(t.feel_no_pain, a + 1) * through(t.feel_no_pain_mortal, b + 1)",
+           "v = max(through(t.feel_no_pain, a + 1), through(t.feel_no_pain_mortal, b + 1))",
+           ORACLE_FNP, "feel-no-pain table: stacked, a point gets through if either die fails"),
 ]  # fmt: skip
 
 
