@@ -29,7 +29,7 @@ __all__ = ["COLUMNS", "CHUNK", "frame_chunks", "write_csv", "wilson_arrays"]
 COLUMNS = ("kind", "statistic", "label", "value", "se", "ci_low", "ci_high", "trials", "seed",
            "exact")  # fmt: skip
 #: Cells per chunk.
-CHUNK = 2_000
+CHUNK = 500
 
 
 def wilson_arrays(hits: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, ...]:

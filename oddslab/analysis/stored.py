@@ -105,7 +105,7 @@ class StoredResults(Sequence):
     def __len__(self) -> int:
         return len(self.cells)
 
-    def rows(self, chunk: int = 2_000) -> Iterator[tuple[dict[str, Any], str]]:
+    def rows(self, chunk: int = 500) -> Iterator[tuple[dict[str, Any], str]]:
         """(cell values, result JSON) of every cell in cell order, ``chunk`` cells per query."""
         from oddslab.analysis.store import CellStore
 
