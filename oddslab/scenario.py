@@ -160,6 +160,11 @@ def scenario_dict(sc: Any) -> dict[str, Any]:
     writer = getattr(type(sc), "write_dict", None)
     if writer is not None:
         return writer(sc)
+    from oddslab._dictform import schema_dict
+
+    data = schema_dict(sc)  # through the declared keys, checked by reading it back
+    if data is not None:
+        return data
     raise TypeError(
         f"a {type(sc).__name__} built in Python cannot be written as a dict yet; read it "
         "with oddslab.from_dict(...) or oddslab.load(...), or pass the dict itself"

@@ -212,3 +212,58 @@ def test_a_big_sweep_keeps_values_not_scenarios_and_gives_the_same_answers(monke
     assert [r.counts for r in big.results] == [r.counts for r in small.results]
     pd.testing.assert_frame_equal(big.frame(), small.frame())
     pd.testing.assert_frame_equal(big.table(), small.table())
+
+
+#: Rulesets whose scenarios built in Python cannot be written as a dict yet (their readers
+#: combine or rename keys: armoured clash repeats attacks, formation actions' Shock tables,
+#: vom Kriege's units and actions); to_dict() of such an object is a clear TypeError.
+NOT_WRITABLE = {"armoured-clash", "formation-actions", "vom-kriege"}
+
+
+def _examples():
+    from oddslab import ruleset as registry
+    from oddslab.scenario import read_toml
+
+    out = []
+    for path in sorted((ROOT / "oddslab" / "examples").glob("*.toml")):
+        name = read_toml(path).get("ruleset", "generic")
+        assert name in registry.BUILTIN
+        out.append(pytest.param(path, name, id=path.stem))
+    return out
+
+
+@pytest.mark.parametrize(("path", "ruleset"), _examples())
+def test_a_scenario_built_in_python_round_trips_through_to_dict(path, ruleset):
+    """``dataclasses.replace`` makes an object no file was read for: its ``to_dict()`` is
+    written from the object (through the ruleset's declared keys, checked by reading it back)
+    and reads back to an equal scenario, the same compiled job and the same histograms."""
+    import dataclasses
+
+    sc = oddslab.load(path)
+    built = dataclasses.replace(sc)  # no kept source: written from its fields
+    if ruleset in NOT_WRITABLE:
+        with pytest.raises(TypeError, match="built in Python cannot be written as a dict yet"):
+            built.to_dict()
+        return
+    back = oddslab.from_dict(built.to_dict())
+    assert back == sc
+    a, b = sc.compile(), back.compile()
+    assert len(a.params) == len(b.params)
+    for x, y in zip(a.params, b.params, strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    one = oddslab.simulate(sc, trials=1_000, seed=5)
+    two = oddslab.simulate(back, trials=1_000, seed=5)
+    assert {k: v.tolist() for k, v in one.counts.items()} == {
+        k: v.tolist() for k, v in two.counts.items()
+    }
+
+
+@pytest.mark.parametrize(
+    "name", ["assault-marines-charge-orks-in-cover", "hex-platoon-artillery-mission"]
+)
+def test_sweep_takes_a_scenario_object_built_in_python(name):
+    import dataclasses
+
+    sc = dataclasses.replace(oddslab.load(ROOT / "oddslab" / "examples" / f"{name}.toml"))
+    res = oddslab.sweep(sc, {"trials": [500, 1000]}, seed=3, exact="never")
+    assert [r.trials for r in res.results] == [500, 1000]
