@@ -270,3 +270,15 @@ def test_trials_accept_1e4_style_numbers_and_say_the_ceiling():
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["sweep", SCENARIO, "--vary", "target.save=4", "-n", "1e12"])
     assert res.exit_code == 2 and "from 1 to 10,000,000,000 (such as 1000000 or 1e6)" in res.output
+
+
+def test_sweep_out_csv_is_written_chunk_by_chunk_as_the_frame(tmp_path):
+    from oddslab.analysis.sweep import sweep
+
+    out = tmp_path / "s.csv"
+    _ok(["sweep", SCENARIO, "--vary", "target.save=3..5", "-n", "2000", "--seed", "2",
+         "--exact", "never", "--stat", "damage", "--out", str(out)])  # fmt: skip
+    res = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=2000, seed=2, exact="never")
+    assert out.read_text() == res.to_csv().split("\n", 1)[0] + "\n" + "".join(
+        line + "\n" for line in res.to_csv().splitlines()[1:] if ",damage," in line
+    )
