@@ -54,27 +54,6 @@ def test_a_big_sweep_reads_its_results_from_the_store_and_equals_a_small_one(tmp
     assert not tmp.exists()  # the temporary store goes with the result
 
 
-def test_a_big_sweep_resumes_from_its_store_running_only_new_cells(tmp_path, big, monkeypatch):
-    store = tmp_path / "s.sqlite"
-    first = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=2_000, seed=5, store=store,
-                  exact="never")  # fmt: skip
-    assert first.results.path == store
-    ran = []
-    real = distributed.run_cell
-
-    def counting(*args, **kw):
-        ran.append(args[2])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(distributed, "run_cell", counting)
-    seen = []
-    more = sweep(SCENARIO, {"target.save": [3, 4, 5, 6]}, trials=2_000, seed=5, store=store,
-                 exact="never", resume=True, progress=lambda d, t: seen.append((d, t)))  # fmt: skip
-    assert ran == ['{"target.save":6}']
-    assert seen[-1] == (4, 4)
-    assert [r.counts for r in more.results][:3] == [r.counts for r in first.results]
-
-
 def test_a_value_given_twice_is_refused_before_anything_runs(big):
     with pytest.raises(ValueError, match=r"same values \(target\.save=4"):
         sweep(SCENARIO, {"target.save": [4, 5, 4]}, trials=100)
