@@ -66,7 +66,7 @@ def _held(keep: bool, store: Path, n: int) -> int:
     from oddslab.scenario import read_toml
 
     raw = read_toml(SCENARIO)
-    grids = [list(range(1, 21)), list(range(1, 21))]
+    grids = [list(range(1, 11)), list(range(1, 4 * n // 10 + 1))]  # 4n cells
     cells = SweepCells(raw, ["target.models", "attacker.weapons.0.models"], grids, 1,
                        str(SCENARIO), SCENARIO.parent)  # fmt: skip
     held: dict[int, int] = {}
@@ -90,7 +90,7 @@ def test_client_memory_stays_bounded_while_a_big_study_runs(tmp_path, monkeypatc
     numba, sqlite3; measured). Kept in memory (``keep=True``, the way of small studies), the
     results alone grow it by several hundred bytes per one-trial cell: the control."""
     monkeypatch.setattr(distributed, "SAVE_CELLS", 4)  # a few unsaved results at most
-    n = 50
+    n = 30
     sweep(SCENARIO, {"target.models": [1]}, trials=1, seed=1, exact="never")  # warm
     streamed = _held(False, tmp_path / "a.sqlite", n)
     kept = _held(True, tmp_path / "b.sqlite", n)
