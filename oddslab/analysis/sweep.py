@@ -127,9 +127,14 @@ class SweepResult:
     ----------
     keys : list of str
         The varied dotted paths, in the order given.
-    cells : list of Cell
-    results : list of CellResult
-        One per cell, in cell order (the product of the values, first key slowest).
+    cells : sequence of Cell
+    results : sequence of CellResult
+        One per cell, in cell order (the product of the values, first key slowest). Lists
+        for a study of up to :data:`~oddslab.analysis.cells.KEEP_VALIDATED` cells; above,
+        a :class:`~oddslab.analysis.stored.SweepCells` made from the grids and a
+        :class:`~oddslab.analysis.stored.StoredResults` read from the store (the ``store``
+        file, or a temporary one that lives as long as the result), so the client keeps
+        nothing per cell.
     seed : int
         The sweep's master seed.
     source : str
