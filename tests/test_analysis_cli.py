@@ -303,3 +303,15 @@ def test_events_on_the_command_line():
 )  # fmt: skip
 def test_bad_events_are_one_line_exit_2(args, match):
     _err(args, match)
+
+
+def test_sweep_out_csv_is_written_chunk_by_chunk_as_the_frame(tmp_path):
+    from oddslab.analysis.sweep import sweep
+
+    out = tmp_path / "s.csv"
+    _ok(["sweep", SCENARIO, "--vary", "target.save=3..5", "-n", "2000", "--seed", "2",
+         "--exact", "never", "--stat", "damage", "--out", str(out)])  # fmt: skip
+    res = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=2000, seed=2, exact="never")
+    assert out.read_text() == res.to_csv().split("\n", 1)[0] + "\n" + "".join(
+        line + "\n" for line in res.to_csv().splitlines()[1:] if ",damage," in line
+    )

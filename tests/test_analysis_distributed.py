@@ -42,7 +42,17 @@ def test_local_cluster_matches_in_process():
     assert remote.frame().equals(local.frame())
 
 
-def test_store_streams_and_resume_skips_finished_cells(tmp_path, monkeypatch):
+@pytest.mark.parametrize("big", [False, True])
+def test_store_streams_and_resume_skips_finished_cells(tmp_path, monkeypatch, big):
+    """``big``: as a study of more than KEEP_VALIDATED cells (cells made when read, results
+    only in the store, which a resume reads a chunk at a time)."""
+    if big:
+        import importlib
+
+        from oddslab.analysis import cells
+
+        monkeypatch.setattr(importlib.import_module("oddslab.analysis.sweep"), "KEEP_VALIDATED", 1)
+        monkeypatch.setattr(cells, "KEEP_VALIDATED", 1)
     store = tmp_path / "cells.sqlite"
     first = sweep(SCENARIO, {"target.save": [3, 4]}, trials=20_000, seed=5, store=store)
     with sqlite3.connect(store) as db:
@@ -58,10 +68,11 @@ def test_store_streams_and_resume_skips_finished_cells(tmp_path, monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(distributed, "run_cell", counting)
-    more = sweep(
-        SCENARIO, {"target.save": [3, 4, 5]}, trials=20_000, seed=5, store=store, resume=True
-    )
+    seen = []
+    more = sweep(SCENARIO, {"target.save": [3, 4, 5]}, trials=20_000, seed=5, store=store,
+                 resume=True, progress=lambda d, t: seen.append((d, t)))  # fmt: skip
     assert ran == ['{"target.save":5}']  # only the new cell ran
+    assert seen[-1] == (3, 3)
     assert _counts(more)[:2] == _counts(first)
     # different trials = a different study: refused, saying what differs
     with pytest.raises(ScenarioError, match="holds another study.*trials: 10000 here, 20000 in"):

@@ -180,6 +180,37 @@ def test_fair_points_exact_is_the_known_answer_exactly(lib):
     assert all(o.exact for o in fair.matchup.outcomes)
 
 
+def test_a_near_zero_exact_reference_has_no_price_as_in_the_simulation(lib):
+    """Against the monster the 5-model unit slays a model with probability 4.9e-15 (ten
+    unsaved wounds from ten attacks): the exact engine says so, a simulation never sees it.
+    Both must say "no fair price", never a price of millions of points."""
+    basket = {f"{lib}:horde": 1, f"{lib}:monster": 1}
+    rows = {}
+    for exact in ("auto", "never"):
+        fair = fair_points(f"{lib}:reference", f"{lib}:candidate", basket,
+                           metric="mean(models_slain)", trials=20_000, seed=3, exact=exact)  # fmt: skip
+        assert all(o.exact for o in fair.matchup.outcomes) == (exact == "auto")
+        rows[exact] = fair.sensitivity().set_index("basket").loc["only monster"]
+    assert 0 < rows["auto"]["reference_value"] < 1e-14
+    assert rows["never"]["reference_value"] == 0
+    for row in rows.values():
+        assert math.isnan(row["fair_points"]) and math.isnan(row["ci_high"])
+        assert row["note"].startswith("the reference scores ")
+        assert row["note"].endswith(": no fair price")
+    assert "as good as never" in rows["auto"]["note"]
+    # the whole basket of that one target: one clear error, exact or simulated
+    for exact in ("auto", "never"):
+        with pytest.raises(ValueError, match=r"the reference scores .* at least 1e-06"):
+            fair_points(f"{lib}:reference", f"{lib}:candidate", [f"{lib}:monster"],
+                        metric="mean(models_slain)", trials=2_000, seed=3, exact=exact)  # fmt: skip
+    # a near-zero candidate (against a reference that scores) prices at 0, as one that never
+    # scores; the reference just above the line still prices
+    from oddslab.analysis.points import _ratio
+
+    assert _ratio(100.0, 3e-8, 0.0, 2.0, 0.0) == (0.0, 0.0)
+    assert _ratio(100.0, 1.0, 0.0, 1e-6, 0.0)[0] == pytest.approx(1e8)
+
+
 def test_points_removed_is_models_slain_times_the_targets_points_per_model(tmp_path, lib):
     from oddslab.analysis.matchup import matchup
 

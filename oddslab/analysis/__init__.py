@@ -14,6 +14,9 @@
 - :mod:`~oddslab.analysis.distributed` / :mod:`~oddslab.analysis.dask_run` /
   :mod:`~oddslab.analysis.store` — running cells in-process or on Dask, streaming them into a
   resumable store.
+- :mod:`~oddslab.analysis.stored` / :mod:`~oddslab.analysis.frames` — a big sweep's cells and
+  results read from its grids and store (nothing per cell in memory), and tidy frames built
+  vectorised, a chunk of cells at a time.
 - :mod:`~oddslab.analysis.cli` (with ``cli_common``, ``cli_points``) — the ``sweep``,
   ``matchup``, ``points``, ``library`` and ``store`` commands.
 

@@ -114,6 +114,13 @@ class Cell:
         """Digest of the cell's full scenario and seed (a changed library invalidates it)."""
         return digest({"scenario": self.scenario, "seed": self.seed})
 
+    def payload(self) -> tuple[dict[str, Any], str, str, str, int]:
+        """(scenario, source, key, scenario hash, seed): what :func:`run_cell` needs first,
+        with the scenario built once (a builder is not called again for the hash)."""
+        data = self.scenario
+        h = self.__dict__.get("scenario_hash") or digest({"scenario": data, "seed": self.seed})
+        return data, self.source, self.key, h, self.seed
+
 
 #: A study keeps each cell's validated scenario object (for the in-process run) only up to
 #: this many cells; bigger studies read each cell again when it runs (bounded memory).

@@ -130,12 +130,14 @@ def sweep_cmd(
         else:
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:
-            df = res.frame(stat)
             if out.suffix == ".parquet":
                 res.to_parquet(out)
                 typer.echo(f"table written to {out}", err=True)
-            else:
-                _write_table(df, out)
+            else:  # chunk by chunk: a big study's frame is never held whole
+                from oddslab.analysis.frames import write_csv
+
+                write_csv(res.frame_chunks(set(stat) if stat else None), out)
+                typer.echo(f"table written to {out}", err=True)
         if plot is not None:
             _matplotlib()
             _save_plot(res.plot(), plot)

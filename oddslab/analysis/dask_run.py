@@ -19,9 +19,10 @@ tasks in flight, and a local cluster that serves no HTTP unless a dashboard is a
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +126,7 @@ def plan_batch(cell_seconds: float, cells: int, workers: int) -> int:
 
 
 def run_dask(
-    pending: Sequence[Cell],
+    pending: Iterable[Cell],
     args: tuple,
     *,
     workers: int | None,
@@ -135,11 +136,15 @@ def run_dask(
     dashboard: bool = False,
     connect_timeout: float = 20.0,
     task: Callable | None = None,
+    count: int | None = None,
 ) -> dict[str, Any]:
     """Run ``pending`` cells on Dask, calling ``finish(results)`` once per finished task.
 
     ``args`` are the run options after the cells (trials, precision, metric, exact, events);
-    ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_batch`).
+    ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_batch`); ``count`` is
+    how many cells ``pending`` holds (default ``len(pending)``; an estimate is enough: it
+    decides the pilot and the batches' balance). ``pending`` is read as tasks are sent, so
+    the cells of a big study are made as they go and never held all at once.
     Returns what was done: ``{"batch": cells per task after the pilot, "tasks": n,
     "cell_seconds": measured cost of a cell or None}``.
     """
@@ -167,8 +172,10 @@ def run_dask(
         if cluster is not None and not dashboard:
             client.run(stop_worker_http)
         nworkers = workers or max(1, len(client.scheduler_info().get("workers", {})))
-        queue = list(pending)
-        todo = len(queue)
+        queue = iter(pending)
+        todo = count if count is not None else len(pending)  # type: ignore[arg-type]
+        left = todo
+        exhausted = False
         size = batch
         pilot = batch is None and todo >= 4 * TASKS_PER_WORKER * nworkers
         if batch is None and not pilot:
@@ -180,38 +187,48 @@ def run_dask(
         def submit(group: Sequence[Cell]):
             nonlocal n
             n += 1
+            payload = [c.payload() for c in group]  # each scenario built once, here
             return client.submit(
                 task,
-                [(c.scenario, c.source, c.key, c.scenario_hash, c.seed) for c in group],
+                payload,
                 *args,
-                key=f"oddslab-cells-{group[0].scenario_hash[:16]}-{n}",
+                key=f"oddslab-cells-{payload[0][3][:16]}-{n}",
                 pure=False,
                 retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
                 # a lost worker are rescheduled by Dask itself (allowed-failures)
             )
 
         def take(k: int) -> list[Cell]:
-            group = queue[:k]
-            del queue[:k]
+            nonlocal left, exhausted
+            group = list(itertools.islice(queue, k))
+            left -= len(group)
+            exhausted = exhausted or len(group) < k
             return group
+
+        def fill() -> None:
+            while not exhausted and running.count() < window:
+                group = take(size)
+                if group:
+                    running.add(submit(group))
 
         running = dist.as_completed()
         try:
             if pilot:  # two cells per worker; the first result sizes the batches
                 for _ in range(nworkers):
-                    running.add(submit(take(2)))
-            while queue and size is not None and running.count() < window:
-                running.add(submit(take(size)))
+                    group = take(2)
+                    if group:
+                        running.add(submit(group))
+            if size is not None:
+                fill()
             for fut in running:
                 rs = fut.result()
                 if size is None:  # the first pilot task: its last cell's kernel time
                     cost = rs[-1].elapsed + 0.5e-3  # + the cell's fixed cost
                     info["cell_seconds"] = cost
-                    size = plan_batch(cost, len(queue), nworkers)
+                    size = plan_batch(cost, max(left, 1), nworkers)
                     info["batch"] = size
                 finish(rs)
-                while queue and running.count() < window:
-                    running.add(submit(take(size)))
+                fill()
         except BaseException:
             client.cancel(list(getattr(running, "futures", ())))
             raise

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +156,7 @@ def run_study(
 
 
 def run_cells(
-    cells: Sequence[Cell],
+    cells: Iterable[Cell],
     *,
     study: str,
     trials: int | None = None,
@@ -172,13 +172,15 @@ def run_cells(
     exact: str = "never",
     dashboard: bool = False,
     events: Sequence[str] = (),
+    keep: bool = True,
 ) -> list[CellResult]:
     """Run every cell (skipping finished ones when resuming); results in cell order.
 
     Parameters
     ----------
     cells : sequence of Cell
-        The study's cells (already validated).
+        The study's cells (already validated); with ``keep=False`` any sized iterable (the
+        cells are made as they are read, and none is kept after it ran).
     study : str
         The study hash (:func:`study_hash`), the first half of every store key.
     trials, precision
@@ -211,6 +213,12 @@ def run_cells(
         store that holds another study (see :meth:`CellStore.claim`).
     events : sequence of str
         Events every cell answers in its own run (see :mod:`oddslab.analysis.cell_events`).
+    keep : bool
+        Keep the results in memory and return them (default). ``False`` needs a ``store``:
+        results go only there (the client's memory does not grow with the study: at most
+        :data:`SAVE_CELLS` unsaved results, or the tasks in flight on Dask), the cells must
+        be distinct (not checked) and the list returned is empty; read them with
+        :class:`oddslab.analysis.stored.StoredResults`.
 
     Raises
     ------
@@ -225,6 +233,8 @@ def run_cells(
         raise ValueError("workers must be at least 1")
     if batch is not None and batch < 1:
         raise ValueError("batch must be at least 1")
+    if not keep and store is None:
+        raise ValueError("keep=False needs a store: the results are kept only there")
     if workers is not None or scheduler is not None:
         _import_distributed()
     if progress == "auto":  # a bar in a terminal or a notebook, nothing elsewhere
@@ -234,43 +244,45 @@ def run_cells(
             return run_cells(
                 cells, study=study, trials=trials, precision=precision, store=store,
                 resume=resume, workers=workers, scheduler=scheduler, progress=bar, batch=batch,
-                metric=metric, identity=identity, exact=exact, dashboard=dashboard,
+                metric=metric, identity=identity, exact=exact, dashboard=dashboard, keep=keep,
                 events=events,
             )  # fmt: skip
     own_store = store is not None and not isinstance(store, CellStore)
     db = CellStore(store) if own_store else store
-    keys = [c.key for c in cells]
-    if len(set(keys)) != len(keys):
-        seen: set[str] = set()
-        for c in cells:
-            if c.key in seen:
-                raise ValueError(
-                    f"two cells of the study have the same values ({_values_text(c)}, in "
-                    f"{c.source}): give each value once"
-                )
-            seen.add(c.key)
+    if keep:
+        cells = list(cells)
+        _check_distinct(cells)
+    total = len(cells)  # type: ignore[arg-type]
     events = tuple(events)
     results: dict[str, CellResult] = {}
+    done = 0
     try:
+        stored = 0
         if db is not None:
             if identity is not None:
                 db.claim(study, identity)
-            done = db.finished(study)
-            if done and not resume:
+            stored = db.count(study)
+            if stored and not resume:
                 raise ScenarioError(
                     str(db.path),
                     "",
-                    f"already holds {len(done)} cells of this study; "
+                    f"already holds {stored} cells of this study; "
                     "use --resume to continue it, or another store file",
                 )
-            for c in cells:
-                r = done.get(c.key)
-                if r is not None and r.scenario_hash == c.scenario_hash and not r.interrupted:
-                    results[c.key] = r
-        pending = [c for c in cells if c.key not in results]
-        total = len(cells)
+        if keep:
+            if stored:
+                finished = db.finished(study)
+                for c in cells:
+                    r = finished.get(c.key)
+                    if r is not None and r.scenario_hash == c.scenario_hash and not r.interrupted:
+                        results[c.key] = r
+                del finished
+            done = len(results)
+            pending: Iterable[Cell] = [c for c in cells if c.key not in results]
+        else:
+            pending = _unfinished(cells, db, study) if stored else cells
         if progress is not None:
-            progress(len(results), total)
+            progress(done, total)
 
         unsaved: list[CellResult] = []
         saved_at = time.monotonic()
@@ -285,18 +297,29 @@ def run_cells(
         shared: dict[Any, Any] = {}
 
         def finish(rs: list[CellResult]) -> None:
+            nonlocal done
             if any(r.interrupted for r in rs):  # Ctrl-C inside a kernel: keep nothing partial
                 raise KeyboardInterrupt
-            for r in rs:
-                results[r.key] = _compact(r, shared)
+            if keep:
+                for r in rs:
+                    results[r.key] = _compact(r, shared)
+            done += len(rs)
             unsaved.extend(rs)
             # one transaction per SAVE_SECONDS (a commit costs ~a millisecond: per tiny cell
             # it doubled the time); a killed study loses at most that much finished work
             if time.monotonic() - saved_at >= SAVE_SECONDS or len(unsaved) >= SAVE_CELLS:
                 save()
             if progress is not None:
-                progress(len(results), total)
+                progress(done, total)
 
+        def skipped(n: int) -> None:  # finished cells found in the store while resuming
+            nonlocal done
+            done += n
+            if progress is not None:
+                progress(done, total)
+
+        if isinstance(pending, _Unfinished):
+            pending.skipped = skipped
         try:
             if workers is None and scheduler is None:
                 for c in pending:
@@ -314,13 +337,62 @@ def run_cells(
                     batch=batch,
                     dashboard=dashboard,
                     connect_timeout=CONNECT_TIMEOUT,
+                    count=total - (done if keep else stored),
                 )
         finally:  # finished cells are written even when the study stops (Ctrl-C, an error)
             save()
     finally:
         if own_store and db is not None:
             db.close()
-    return [results[k] for k in keys]
+    if not keep:
+        return []
+    return [results[c.key] for c in cells]
+
+
+def _check_distinct(cells: Sequence[Cell]) -> None:
+    keys = [c.key for c in cells]
+    if len(set(keys)) == len(keys):
+        return
+    seen: set[str] = set()
+    for c in cells:
+        if c.key in seen:
+            raise ValueError(
+                f"two cells of the study have the same values ({_values_text(c)}, in "
+                f"{c.source}): give each value once"
+            )
+        seen.add(c.key)
+
+
+class _Unfinished:
+    """The cells not yet in the store, read :data:`~oddslab.analysis.store.READ_CHUNK` at a
+    time (a resumed big study never loads the store's rows); ``skipped(n)`` is told how many
+    finished cells each chunk had."""
+
+    def __init__(self, cells: Iterable[Cell], db: CellStore, study: str) -> None:
+        self.cells, self.db, self.study = cells, db, study
+        self.skipped: Callable[[int], None] = lambda n: None
+
+    def __iter__(self) -> Iterator[Cell]:
+        import itertools
+
+        from oddslab.analysis.store import READ_CHUNK
+
+        it = iter(self.cells)
+        while part := list(itertools.islice(it, READ_CHUNK)):
+            found = self.db.hashes(self.study, [c.key for c in part])
+            n = 0
+            for c in part:
+                f = found.get(c.key)
+                if f is not None and not f[1] and f[0] == c.scenario_hash:
+                    n += 1
+                    continue
+                yield c
+            if n:
+                self.skipped(n)
+
+
+def _unfinished(cells: Iterable[Cell], db: CellStore, study: str) -> _Unfinished:
+    return _Unfinished(cells, db, study)
 
 
 def _compact(r: CellResult, shared: dict[Any, Any]) -> CellResult:
@@ -379,7 +451,4 @@ def _run(
     events: tuple[str, ...] = (),
 ) -> CellResult:  # fmt: skip
     sc, c.__dict__["validated"] = c.validated, None  # run once: the object is not kept
-    return run_cell(
-        c.scenario, c.source, c.key, c.scenario_hash, c.seed, trials, precision, metric, exact,
-        validated=sc, events=events,
-    )  # fmt: skip
+    return run_cell(*c.payload(), trials, precision, metric, exact, validated=sc, events=events)

@@ -12,7 +12,9 @@ and the 95% interval is ``P* ± 1.96 SE``. A unit bought by the model (``points_
 its library entry, with ``models`` of them) cannot cost any number of points: the fair price
 per model is ``(P* − points) / models`` and the report gives the bracket of whole points per
 model around it (and the unit costs they give), plus every whole price the interval allows.
-:func:`basket_sensitivity` shows how ``P*`` moves when the basket changes: each target alone
+A basket value under :data:`NEGLIGIBLE` (10⁻⁶) counts as 0, exact or simulated: a reference
+that scores less has no fair price (an exact 3e-8 would otherwise price a unit at 10⁸ points
+where a simulation never sees a score). :func:`basket_sensitivity` shows how ``P*`` moves when the basket changes: each target alone
 and the basket without each target.
 """
 
@@ -38,6 +40,7 @@ __all__ = [
     "basket_sensitivity",
     "plot_efficiency",
     "read_basket",
+    "NEGLIGIBLE",
 ]
 
 
@@ -327,13 +330,18 @@ class FairPoints:
         }
 
 
+#: A basket value below this is "never scores" for pricing: an exact answer of 3e-8 (an event
+#: a simulation of millions of trials never sees) would otherwise price a unit at 10⁸ points.
+NEGLIGIBLE = 1e-6
+
+
 def _ratio(pr: float, vc: float, sc: float, vr: float, sr: float) -> tuple[float, float]:
-    if not vr > 0 or not math.isfinite(vc):
+    if not vr >= NEGLIGIBLE or not math.isfinite(vc):
         return float("nan"), float("nan")
-    p = pr * vc / vr
-    rel_c = (sc / vc) ** 2 if vc else 0.0
-    if vc == 0:  # delta method through zero: use the absolute form
+    if abs(vc) < NEGLIGIBLE:  # delta method through zero: use the absolute form
         return 0.0, pr * sc / vr
+    p = pr * vc / vr
+    rel_c = (sc / vc) ** 2
     return p, abs(p) * math.sqrt(rel_c + (sr / vr) ** 2)
 
 
@@ -384,10 +392,11 @@ def fair_points(
                 f"{unit} vs {bad['target'].iloc[0]}: {bad['note'].iloc[0]}; fair points need "
                 "a metric every cell of the basket reports"
             )
-    if not vr > 0:
+    if not vr >= NEGLIGIBLE:
         raise ValueError(
-            f"the reference scores {vr:g} on '{res.metric}' against this basket; "
-            "fair points need a reference with a positive score"
+            f"the reference scores {vr:.3g} on '{res.metric}' against this basket"
+            f"{_too_rare(vr)}; fair points need a reference that scores at least "
+            f"{NEGLIGIBLE:g}"
         )
     p, se = _ratio(float(pr), vc, sc, vr, sr)
     lo, hi = p - Z95 * se, p + Z95 * se
@@ -418,6 +427,11 @@ def fair_points(
         cn, rn, res.metric, vc, sc, vr, sr, float(pr), p, se, lo, hi,
         models, base, fair_pm, ci_pm, bracket, allowed, res, weights,
     )  # fmt: skip
+
+
+def _too_rare(v: float) -> str:
+    """Why a score that is not 0 counts as 0 (see :data:`NEGLIGIBLE`)."""
+    return f" (under {NEGLIGIBLE:g}: as good as never)" if 0 < abs(v) < NEGLIGIBLE else ""
 
 
 def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
@@ -452,10 +466,10 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
         note = ""
         if math.isnan(vc) or math.isnan(vr):
             note = "a cell of this basket does not report the metric: no fair price"
-        elif not vr > 0:
-            note = "the reference scores 0 here: no fair price"
-        elif vc == 0:
-            note = "the candidate scores 0 here"
+        elif not vr >= NEGLIGIBLE:
+            note = f"the reference scores {vr:.3g} here{_too_rare(vr)}: no fair price"
+        elif abs(vc) < NEGLIGIBLE:
+            note = f"the candidate scores {vc:.3g} here{_too_rare(vc)}"
         rows.append(
             {
                 "basket": label,

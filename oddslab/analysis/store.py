@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,9 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import CellResult
 
 __all__ = ["CellStore"]
+
+#: Cell keys per ``IN (...)`` query (below SQLite's default limit of bound parameters).
+READ_CHUNK = 500
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cells (
@@ -178,6 +182,34 @@ class CellStore:
         """Every finished cell of ``study``: cell key → result."""
         rows = self._db.execute("SELECT cell, result FROM cells WHERE study = ?", (study,))
         return {cell: CellResult.from_json(text) for cell, text in rows}
+
+    def rows(self, study: str, keys: Sequence[str]) -> dict[str, str]:
+        """The stored result JSON of those of ``keys`` that are finished: cell key → JSON.
+
+        Read :data:`READ_CHUNK` keys per query (SQLite's limit on bound parameters), through
+        the primary key's index: the memory is that of the answer, never of the whole store.
+        """
+        out: dict[str, str] = {}
+        for i in range(0, len(keys), READ_CHUNK):
+            part = list(keys[i : i + READ_CHUNK])
+            marks = ",".join("?" * len(part))
+            q = f"SELECT cell, result FROM cells WHERE study = ? AND cell IN ({marks})"
+            out.update(self._db.execute(q, (study, *part)))
+        return out
+
+    def hashes(self, study: str, keys: Sequence[str]) -> dict[str, tuple[str, bool]]:
+        """For those of ``keys`` that are finished: cell key → (scenario hash, interrupted)."""
+        out: dict[str, tuple[str, bool]] = {}
+        for i in range(0, len(keys), READ_CHUNK):
+            part = list(keys[i : i + READ_CHUNK])
+            marks = ",".join("?" * len(part))
+            q = (
+                "SELECT cell, scenario_hash, instr(result, '\"interrupted\":true') > 0 "
+                f"FROM cells WHERE study = ? AND cell IN ({marks})"
+            )
+            for cell, h, stopped in self._db.execute(q, (study, *part)):
+                out[cell] = (h, bool(stopped))
+        return out
 
     def put(self, study: str, result: CellResult) -> None:
         """Write one finished cell (committed before returning)."""

@@ -15,8 +15,6 @@ equals ``oddslab.simulate(that cell's scenario, seed=cell.seed)`` bit for bit.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -35,8 +33,11 @@ from oddslab.analysis.cells import (
     cell_seed,
     with_paths,
 )
-from oddslab.analysis.distributed import run_study, stored_seed
+from oddslab.analysis.distributed import run_study, stored_seed, study_hash, study_identity
+from oddslab.analysis.frames import COLUMNS, frame_chunks, write_csv
 from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
+from oddslab.analysis.store import CellStore
+from oddslab.analysis.stored import StoredResults, SweepCells
 from oddslab.libraries import expand_uses
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -126,9 +127,14 @@ class SweepResult:
     ----------
     keys : list of str
         The varied dotted paths, in the order given.
-    cells : list of Cell
-    results : list of CellResult
-        One per cell, in cell order (the product of the values, first key slowest).
+    cells : sequence of Cell
+    results : sequence of CellResult
+        One per cell, in cell order (the product of the values, first key slowest). Lists
+        for a study of up to :data:`~oddslab.analysis.cells.KEEP_VALIDATED` cells; above,
+        a :class:`~oddslab.analysis.stored.SweepCells` made from the grids and a
+        :class:`~oddslab.analysis.stored.StoredResults` read from the store (the ``store``
+        file, or a temporary one that lives as long as the result), so the client keeps
+        nothing per cell.
     seed : int
         The sweep's master seed.
     source : str
@@ -192,33 +198,22 @@ class SweepResult:
         keep = None if stats is None else set(stats)
         if keep:
             check_stat_names(keep, self.iter_outcomes())
-        cols = [*self.keys, "kind", "statistic", "label", "value", "se", "ci_low", "ci_high",
-                "trials", "seed", "exact"]  # fmt: skip
-        data: dict[str, list[Any]] = {c: [] for c in cols}
+        cols = [*self.keys, *COLUMNS]
+        # one small DataFrame per chunk (numeric columns as arrays), then one concat: a
+        # 10⁵-cell frame peaked at 830 MB when every chunk's Python lists were joined first
+        parts = [pd.DataFrame(p, columns=cols) for p in self.frame_chunks(keep)]
+        if not parts:
+            return pd.DataFrame({c: [] for c in cols}, columns=cols)
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
-        def add(cell: Cell, out: Any, kind: str, stat: str, label: str, v, se, lo, hi) -> None:
-            for k in self.keys:
-                data[k].append(cell.values[k])
-            for c, x in zip(cols[len(self.keys) :],
-                            (kind, stat, label, float(v), float(se), float(lo), float(hi),
-                             out.trials or 0, cell.seed, out.exact), strict=True):  # fmt: skip
-                data[c].append(x)
-
-        # rows as plain dicts, columns as lists: no DataFrame per cell (a few µs per row)
-        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
-            titles = {st.name: st.title for st in out.stats}
-            for r in out.summary_rows():
-                if keep is None or r["stat"] in keep:
-                    add(cell, out, "mean", r["stat"], titles[r["stat"]], r["mean"],
-                        r["se_mean"], r["ci_low"], r["ci_high"])  # fmt: skip
-            for r in out.probability_rows():
-                if keep is None or r["stat"] in keep:
-                    add(cell, out, "probability", r["stat"], r["label"], r["probability"],
-                        r["se"], r["ci_low"], r["ci_high"])  # fmt: skip
-            for e in out.events.values():  # asked for by name: kept whatever ``stats``
-                add(cell, out, "event", e.text, f"P({e.label})", e.probability, e.se,
-                    e.ci_low, e.ci_high)  # fmt: skip
-        return pd.DataFrame(data, columns=cols)
+    def frame_chunks(self, keep: set[str] | None = None) -> Iterator[dict[str, list[Any]]]:
+        """The :meth:`frame`'s columns a chunk of cells at a time (vectorised; read from the
+        store for a big study: see :mod:`oddslab.analysis.frames`)."""
+        if isinstance(self.results, StoredResults):
+            pairs: Iterable = ((v, None, t) for v, t in self.results.rows())
+        else:
+            pairs = ((c.values, c.seed, r) for c, r in zip(self.cells, self.results, strict=True))
+        return frame_chunks(self.keys, pairs, keep)
 
     def table(self, metric: str | None = None) -> pd.DataFrame:
         """One row per cell: the varied keys, then the metric's value, se, ci_low, ci_high,
@@ -248,7 +243,15 @@ class SweepResult:
         return pd.DataFrame(rows)
 
     def to_csv(self, path: str | Path | None = None) -> str:
-        """The tidy :meth:`frame` as CSV; written to ``path`` if given, returned."""
+        """The tidy :meth:`frame` as CSV; written to ``path`` if given, returned.
+
+        A study of more than :data:`~oddslab.analysis.cells.KEEP_VALIDATED` cells with a
+        ``path`` is written a chunk of cells at a time and ``""`` is returned (the text of a
+        10⁵-cell frame is about 200 MB; read the file).
+        """
+        if path is not None and len(self.cells) > KEEP_VALIDATED:
+            write_csv(self.frame_chunks(), path)
+            return ""
         text = csv_frame(self.frame())
         if path is not None:
             Path(path).write_text(text)
@@ -350,41 +353,51 @@ def sweep(
             seed = kept if kept is not None else fresh_seed()
     base = Path(source).parent if source != "<dict>" else Path.cwd()
     expanded = expand_uses(raw, source, base)
-    cells = []
-    n_cells = 1
-    for g in grids:
-        n_cells *= len(g)
-    small = n_cells <= KEEP_VALIDATED
-    for combo in itertools.product(*grids):
-        values = dict(zip(keys, combo, strict=True))
+    for k, g in zip(keys, grids, strict=True):
+        _check_distinct_values(k, g, source)
+    lazy = SweepCells(raw, keys, grids, int(seed), source, base)
+    small = len(lazy) <= KEEP_VALIDATED
+    cells: list[Cell] = []
+    for values in lazy.iter_values():
         where = f"{source} [{', '.join(f'{k}={v!r}' for k, v in values.items())}]"
         data = with_paths(raw, values, where, base)
         sc = from_dict(data, source=where)  # every cell is validated before any runs
         if small:
             cells.append(Cell(values, data, cell_seed(seed, values), where, sc))
-        else:  # keep the values only: the scenario is built again when the cell runs
-            build = functools.partial(with_paths, raw, values, where, base)
-            cells.append(Cell(values, build, cell_seed(seed, values), where))
-    results = run_study(
-        "sweep",
-        {"scenario": expanded},
-        cells,
-        keys=keys,
-        seed=int(seed),
-        trials=trials,
-        precision=precision,
-        metric=metric,
-        store=store,
-        resume=resume,
-        workers=workers,
-        scheduler=scheduler,
-        progress=progress,
-        batch=batch,
-        exact=exact,
-        dashboard=dashboard,
-        events=events,
-    )
-    return SweepResult(keys, cells, results, int(seed), source, metric, events)
+    study = dict(keys=keys, seed=int(seed), trials=trials, precision=precision, metric=metric,
+                 exact=exact, events=events)  # fmt: skip
+    run = dict(resume=resume, workers=workers, scheduler=scheduler, progress=progress,
+               batch=batch, dashboard=dashboard)  # fmt: skip
+    if small:
+        results = run_study("sweep", {"scenario": expanded}, cells, store=store, **study, **run)
+        return SweepResult(keys, cells, results, int(seed), source, metric, events)
+    # a big study: cells made as they run, results only in the store (bounded client memory)
+    tmp = None
+    if store is None:
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix="oddslab-sweep-")
+        store = Path(tmp.name) / "study.sqlite"
+    run_study("sweep", {"scenario": expanded}, lazy, store=store, keep=False, **study, **run)
+    ident = study_identity("sweep", {"scenario": expanded}, **study)
+    path = store.path if isinstance(store, CellStore) else Path(store)
+    results = StoredResults(path, study_hash(ident), lazy, keep=tmp)
+    return SweepResult(keys, lazy, results, int(seed), source, metric, events)
+
+
+def _check_distinct_values(key: str, values: list[Any], source: str) -> None:
+    """A value given twice would make two cells of the same values."""
+    from oddslab.analysis.cells import canonical
+
+    seen: dict[str, Any] = {}
+    for v in values:
+        c = canonical(v)
+        if c in seen:
+            raise ValueError(
+                f"two cells of the study have the same values ({key}={v!r}, in "
+                f"{source} [{key}={v!r}]): give each value once"
+            )
+        seen[c] = v
 
 
 def plot_sweep(

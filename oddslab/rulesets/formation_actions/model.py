@@ -94,6 +94,12 @@ class OutsideShock:
     dice: DiceExpr | None = None
     table: tuple[float, ...] | None = None
 
+    def file_value(self) -> int | str | list[float]:
+        """The value ``outside_shock`` takes in a file (for ``to_dict()``)."""
+        if self.table is not None:
+            return list(self.table)
+        return str(self.dice) if self.dice is not None else self.fixed
+
     def __post_init__(self) -> None:
         if self.fixed < 0:
             raise ValueError("outside Shock must be >= 0")

@@ -129,6 +129,11 @@ class CommandScenario(DictForm):
     trials: int | None = None
     seed: int | None = None
 
+    @property
+    def leader_quality(self) -> int:
+        """``rerolls`` under its key in files (``command.leader_quality``)."""
+        return self.rerolls
+
     def __post_init__(self) -> None:
         if not 1 <= self.cp <= 6:
             raise ValueError("cp: expected 1 to 6 command dice")
