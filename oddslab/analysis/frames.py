@@ -165,19 +165,42 @@ def _chunk_columns(
     for i, (values, seed, d) in enumerate(batch):
         g, pos = where[i]
         r = g["rows"]
-        if not r:
+        if r:
+            for k in keys:
+                out[k].extend([values[k]] * r)
+            out["kind"].extend(g["kind"])
+            out["statistic"].extend(g["statistic"])
+            out["label"].extend(g["label"])
+            for c in ("value", "se", "ci_low", "ci_high"):
+                out[c].extend(g[c][pos].tolist())
+            out["trials"].extend([int(g["trials"][pos])] * r)
+            out["seed"].extend([seed] * r)
+            out["exact"].extend([d.get("probs") is not None] * r)
+        _event_rows(out, keys, values, seed, d, int(g["trials"][pos]))
+    return out
+
+
+def _event_rows(
+    out: dict[str, list[Any]], keys: list[str], values: dict[str, Any], seed: int,
+    d: dict[str, Any], trials: int,
+) -> None:  # fmt: skip
+    """A cell's events (``kind`` "event", ``label`` ``P(<label>)``), after its other rows:
+    asked for by name, so kept whatever ``keep`` says; one a cell cannot answer is left out
+    (the table's note says why)."""
+    for label, e in (d.get("events") or {}).items():
+        if "skipped" in e:
             continue
         for k in keys:
-            out[k].extend([values[k]] * r)
-        out["kind"].extend(g["kind"])
-        out["statistic"].extend(g["statistic"])
-        out["label"].extend(g["label"])
-        for c in ("value", "se", "ci_low", "ci_high"):
-            out[c].extend(g[c][pos].tolist())
-        out["trials"].extend([int(g["trials"][pos])] * r)
-        out["seed"].extend([seed] * r)
-        out["exact"].extend([d.get("probs") is not None] * r)
-    return out
+            out[k].append(values[k])
+        out["kind"].append("event")
+        out["statistic"].append(e["text"])
+        out["label"].append(f"P({label})")
+        for c, f in (("value", "probability"), ("se", "se"), ("ci_low", "ci_low"),
+                     ("ci_high", "ci_high")):  # fmt: skip
+            out[c].append(float("nan") if e[f] is None else float(e[f]))
+        out["trials"].append(trials)
+        out["seed"].append(seed)
+        out["exact"].append(d.get("probs") is not None)
 
 
 def write_csv(columns: Iterable[dict[str, list[Any]]], path: str | Path) -> None:
