@@ -46,6 +46,8 @@ from oddslab.rulesets.formation_actions.layout import (
     F_SUPP,
     F_THRESH,
     F_UNITS,
+    FE_BROKEN,
+    FE_OUT,
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
@@ -78,6 +80,7 @@ __all__ = [
     "split_rallies",
     "turn_statistics",
     "record_turn",
+    "formation_end",
     "record_block",
 ]
 
@@ -400,6 +403,21 @@ def record_turn(W, RT, G, t, nb):
             RT[sa + 2 * nt, g] = popcount((W[L_BROKEN, g] | W[L_GONE, g]) & m)
             won = W[L_W, g]
             RT[sa + 3 * nt + 2, g] = won if a == 1 else 1 - won
+
+
+@jit_inner
+def formation_end(W, RT, G, nb):
+    """Each lane's formations' end state, once the last turn is over: broken (or out of
+    play) and out of play, to their slots of ``RT`` (``FS_SHOCK + 3 * turns + FE_*``)."""
+    nf = G[H_NF]
+    fo = G[H_FOFF]
+    nt = G[R_TURNS]
+    for f in range(nf):
+        fe = G[fo + f * F_NCOLS + F_STAT0] + FS_SHOCK + 3 * nt
+        for g in range(nb):
+            gone = W[L_GONE, g]
+            RT[fe + FE_BROKEN, g] = ((W[L_BROKEN, g] | gone) >> f) & 1
+            RT[fe + FE_OUT, g] = (gone >> f) & 1
 
 
 @jit_inner

@@ -196,10 +196,26 @@ class FormationActionsScenario(DictForm):
                     )
                     for t in range(1, n + 1)
                 ]
+                # the end state, set once at the game's end (slots FS_SHOCK + 3 * turns and
+                # the next; see :mod:`.layout`)
+                rows += [
+                    (
+                        f"{p}_broken_at_end",
+                        2,
+                        f"{fn}: broken (or out of play) after the last turn",
+                        False,
+                    ),
+                    (f"{p}_out_of_play", 2, f"{fn}: withdrawn from play at the end", False),
+                ]
                 can_break = f.can_break(n)
+                removed = self.rules.withdrawal == "removed"
                 for i, (name, nb, label, flag) in enumerate(rows):
-                    if not can_break and (i in (2, 3) or "_broken_by_" in name):
+                    if not can_break and (
+                        i in (2, 3) or "_broken_by_" in name or name.endswith("_at_end")
+                    ):
                         continue  # it cannot break: no rallies from broken or withdrawals
+                    if name.endswith("_out_of_play") and not (can_break and removed):
+                        continue  # only a formation that can withdraw under "removed"
                     stats.append(Stat(name, nb, label, flag, label))
                     slots.append(slot + i)
                 slot += len(rows)

@@ -68,6 +68,9 @@ def game_pmfs(sc: FormationActionsScenario) -> dict[str, np.ndarray]:
                 out[f"{p}_broken_by_turn_{t}"] = np.array([1.0 - q, q])
                 a, h = base.passed[t - 1], base.held[t - 1]
                 out[f"{p}_action_turn_{t}"] = np.array([max(0.0, 1.0 - a - h), a, h])
+            end = formation_state(f, sc.rules, n, ()).sum(axis=(0, 2))  # [broken, withdrawn]
+            out[f"{p}_broken_at_end"] = end.sum(axis=1)
+            out[f"{p}_out_of_play"] = end.sum(axis=0)
             per_turn["actions"].append(base.passed)
             per_turn["holds"].append(base.held)
             per_turn["broken_after"].append(base.broken_after)
@@ -105,6 +108,7 @@ def _sources(sc: FormationActionsScenario) -> dict[str, tuple[frozenset, int | N
             marks = list(COUNTERS)
             for t in range(1, sc.turns + 1):
                 marks += [f"shock_after_turn_{t}", f"broken_by_turn_{t}", f"action_turn_{t}"]
+            marks += list(_STATE_AXES)
             for m in marks:
                 out[f"{army.key}_{f.key}_{m}"] = (frozenset({j}), j, m)
     return out
@@ -150,8 +154,9 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
             t = pmfs[part[0]]
         elif None not in where and len(where) == 1:
             f = forms[where.pop()][1]
-            P = formation_state(f, sc.rules, sc.turns, tuple(src[n][2] for n in part))
-            t = P.sum(axis=(0, 1, 2, 3))
+            t = _formation_table(f, sc, [src[n][2] for n in part])
+        elif any(src[n][2] in _STATE_AXES for n in part):
+            return None  # an end state with an army's totals: not carried by the chains
         else:  # an army's totals with its formations' statistics
             t, part = _army_table(sc, part, src, reported)
         table = np.multiply.outer(table, t)
@@ -160,6 +165,22 @@ def game_joint(sc: FormationActionsScenario, names: tuple[str, ...]) -> np.ndarr
     full = np.zeros([reported[n] for n in order])
     full[tuple(slice(0, m) for m in table.shape)] = table
     return _arrange(full, order, names)
+
+
+#: the end-state statistics: the axis of formation_state's P each one reads (broken after
+#: the last turn's rallies, also when withdrawn; withdrawn from play)
+_STATE_AXES = {"broken_at_end": 1, "out_of_play": 3}
+
+
+def _formation_table(f, sc: FormationActionsScenario, marks: list[str]) -> np.ndarray:
+    """The joint table of one formation's statistics ``marks`` (distinct), axis ``k`` for
+    ``marks[k]``: the chain's marks and the end state's axes of :func:`formation_state`."""
+    chained = tuple(m for m in marks if m not in _STATE_AXES)
+    P = formation_state(f, sc.rules, sc.turns, chained)
+    axes = [_STATE_AXES[m] if m in _STATE_AXES else 4 + chained.index(m) for m in marks]
+    t = P.sum(axis=tuple(a for a in range(P.ndim) if a not in axes))
+    kept = sorted(axes)  # the axes sum leaves, in P's order
+    return np.transpose(t, [kept.index(a) for a in axes])
 
 
 #: what a formation adds to an army total: the mark it reads and the value it adds for

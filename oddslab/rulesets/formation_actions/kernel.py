@@ -51,6 +51,8 @@ from oddslab.rulesets.formation_actions.layout import (
     F_SUPP,
     F_THRESH,
     F_UNITS,
+    FE_BROKEN,
+    FE_OUT,
     FS_ACTIONS,
     FS_HOLDS,
     FS_RALLIED,
@@ -402,6 +404,11 @@ def play_game(st, G, cdf, broken0, rok, any_outside, hist, keep):
                 G[sa + AS_TURNS + t] = popcount(passed & m)
                 G[sa + AS_TURNS + nt + t] = popcount(held & m)
                 G[sa + AS_TURNS + 2 * nt + t] = popcount(out & m)
+    # the end state: game totals, histogrammed from the row by run_games (draws nothing)
+    for f in range(nf):
+        fe = ro + G[_u(fo + f * F_NCOLS + F_STAT0)] + FS_SHOCK + 3 * nt
+        G[_u(fe + FE_BROKEN)] = ((broken | gone) >> f) & one
+        G[_u(fe + FE_OUT)] = (gone >> f) & one
 
 
 def _prologue(seed_words, n, out_c, rec, G0, cdf, slots, offs):

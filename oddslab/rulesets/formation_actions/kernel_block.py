@@ -35,6 +35,7 @@ from oddslab.rulesets.formation_actions import kernel as K
 from oddslab.rulesets.formation_actions.block_end import (
     end_phase,
     end_phase_outside,
+    formation_end,
     outside_start,
     rally,
     record_block,
@@ -307,9 +308,11 @@ def _turn_end(W, SM, RT, hist, G, P, cdf, t, nb):
 
 
 @jit_inner
-def _block_end(hist, first, RT, at, nb, G):
-    """Histogram the game totals of the block's ``nb`` games."""
+def _block_end(hist, first, RT, at, nb, G, W):
+    """Histogram the game totals of the block's ``nb`` games (with each formation's end
+    state, set here: it draws nothing)."""
     split_rallies(RT, G, nb)
+    formation_end(W, RT, G, nb)
     for k in range(at.shape[0]):
         count_values(hist, first[k], RT[at[k]], nb)
 
@@ -341,7 +344,7 @@ def run_block_games(seed, n, out_c, rec, G, cdf, offs, at, first, hist, rest, W,
             _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
             if keep:
                 record_turn(W, RT, G, t, nb)
-        _block_end(hist, first, RT, at, nb, G)
+        _block_end(hist, first, RT, at, nb, G, W)
         if keep:
             record_block(rec, j0, nb, RT, rs)
     _copy_out(hist, offs, out_c)
@@ -366,7 +369,7 @@ def run_block_games_picking(
             _turn_end(W, SM, RT, hist, G, P, cdf, t, nb)
             if keep:
                 record_turn(W, RT, G, t, nb)
-        _block_end(hist, first, RT, at, nb, G)
+        _block_end(hist, first, RT, at, nb, G, W)
         if keep:
             record_block(rec, j0, nb, RT, rs)
     _copy_out(hist, offs, out_c)

@@ -72,13 +72,18 @@ F_OS_SIDES = 10
 F_OS_ADD = 11
 F_STAT0 = 12
 F_NCOLS = 13
-# formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn)
+# formation statistic offsets (then N shock_after_turn, N broken_by_turn, N action_turn,
+# broken_at_end, out_of_play)
 FS_ACTIONS = 0
 FS_HOLDS = 1
 FS_RALLIED = 2  # rallies from broken
 FS_WITHDRAWALS = 3
 FS_RALLIED_UNBROKEN = 4  # rally tests passed while not broken (Shock removed)
 FS_SHOCK = 5
+# after the 3 * turns turn slots: the end state, set once when the game ends (FS_SHOCK +
+# 3 * turns + FE_*): broken (or out of play) after the last turn's rallies, and out of play
+FE_BROKEN = 0
+FE_OUT = 1
 
 # army columns
 A_STRAT = 0
