@@ -196,6 +196,9 @@ def play_game(sc: FormationActionsScenario, rng: random.Random) -> dict[str, int
                 res[name(f, f"shock_after_turn_{t}")] = f.shock
                 res[name(f, f"broken_by_turn_{t}")] = int(f.ever)
             res[f"{keys[a]}_broken_after_turn_{t}"] = sum(f.broken or f.gone for f in forms[a])
+    for f in forms[0] + forms[1]:  # the end state, after the last turn's rallies
+        res[name(f, "broken_at_end")] = int(f.broken or f.gone)
+        res[name(f, "out_of_play")] = int(f.gone)
     return {s: int(res[s]) for s in sc.stat_names()}
 
 
