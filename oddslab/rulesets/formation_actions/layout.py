@@ -24,7 +24,7 @@ call costs reference counting; the game is one function over ``G`` and the gener
     ``3 * nf + 4 * 2`` bin offsets (:func:`turn_block`), ``T_*`` per formation then ``TA_*`` per
     army. The game adds 1 at ``offset + value`` as soon as the turn ends instead of keeping
     the value in the row for :func:`~.kernel.run_games` to histogram: these are most of the
-    statistics (264 of 318 in the retain example), and the round trip through the row cost
+    statistics (264 of 342 in the retain example), and the round trip through the row cost
     more than the rest of a turn's bookkeeping.
 
 numba reads these as compile-time constants. Its own cache keys a compiled kernel on the
