@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oddslab._recorder import EventResult, JointTable
-from oddslab.events import Event, check_stat_names, parse_event
+from oddslab.events import Event, check_joint, parse_event
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -153,9 +153,7 @@ class Questions:
         """
         import pandas as pd
 
-        names = check_stat_names(names, [s.name for s in self.stats], "joint")
-        if len(names) < 2 or len(set(names)) != len(names):
-            raise ValueError("joint: give two or more different statistics")
+        names = check_joint(names, [s.name for s in self.stats], "joint")
         table = self._joint_table(names)
         cols = [*names, "probability", "count", "se", "ci_low", "ci_high"]
         frame = pd.DataFrame(table.rows(), columns=[*table.names, *cols[len(names) :]])

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from oddslab.events import Event, EventError, check_stat_names, parse_events
+from oddslab.events import Event, EventError, check_joint, parse_events
 
 __all__ = ["Recorder", "EventResult", "JointTable", "MAX_RECORDS", "MAX_JOINT_CELLS"]
 
@@ -203,11 +203,9 @@ class Recorder:
         self._events = [e if isinstance(e, Event) else parsed.pop(0) for e in self.events]
         self._joints = []
         for j in self.joints:
-            js = tuple(j.split(",")) if isinstance(j, str) else tuple(j)
-            js = check_stat_names(js, names, "joint")
-            if len(js) < 2 or len(set(js)) != len(js):
-                raise EventError(f"joint {','.join(js)}: give two or more different statistics")
-            self._joints.append(js)
+            self._joints.append(
+                check_joint(j, names, f"joint {j if isinstance(j, str) else ','.join(j)}")
+            )
         if isinstance(self.records, bool) or not 0 <= int(self.records) <= MAX_RECORDS:
             raise EventError(f"records: expected a number of trials from 0 to {MAX_RECORDS:,}")
         nb = {s.name: s.nbins for s in self.stats}

@@ -116,7 +116,7 @@ def check_ask(
     trials: int | None = None,
 ) -> Ask:
     """Everything checked before any work; a mistake ends in ``error: ...`` (exit 2)."""
-    from oddslab.events import EventError, check_stat_names, parse_events
+    from oddslab.events import EventError, check_joint, parse_events
 
     ask = Ask(events=list(events or []))
     if not (events or joints or joint_plot or records):
@@ -125,11 +125,7 @@ def check_ask(
     names = [s.name for s in job.stats]
     try:
         parse_events(ask.events, names)
-        for j in joints or []:
-            js = check_stat_names([x for x in j.split(",") if x.strip()], names, f"--joint {j}")
-            if len(js) < 2 or len(set(js)) != len(js):
-                raise EventError(f"--joint {j}: give two or more different statistics, e.g. a,b")
-            ask.joints.append(js)
+        ask.joints = [check_joint(j, names, f"--joint {j}") for j in joints or []]
     except EventError as exc:
         raise fail(str(exc)) from None
     if joint_plot is not None:

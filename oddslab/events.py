@@ -40,6 +40,7 @@ __all__ = [
     "parse_event",
     "parse_events",
     "check_stat_names",
+    "check_joint",
     "statistics_section",
     "STATISTICS_SECTION",
 ]
@@ -85,6 +86,17 @@ def check_stat_names(names: Iterable[str], known: Sequence[str], what: str) -> t
             raise EventError(f"{what}: no statistic '{n}'; {_did_you_mean(n, known)}")
         out.append(n)
     return tuple(out)
+
+
+def check_joint(names: Iterable[str] | str, known: Sequence[str], what: str) -> tuple[str, ...]:
+    """A joint's statistics (names, or ``"a,b"``) as a tuple: each known (did-you-mean),
+    two or more, all different; an :class:`EventError` prefixed by ``what`` otherwise."""
+    if isinstance(names, str):
+        names = [x for x in names.split(",") if x.strip()]
+    js = check_stat_names(names, known, what)
+    if len(js) < 2 or len(set(js)) != len(js):
+        raise EventError(f"{what}: give two or more different statistics, e.g. a,b")
+    return js
 
 
 def _split_given(text: str, where: str) -> tuple[str, str | None]:
