@@ -91,6 +91,22 @@ def test_simulate_with_events_and_joints_equals_cli(client, quick):
     assert "Traceback" not in bad.text
 
 
+def test_exact_with_events_equals_cli(client, quick):
+    ev = ["models_slain >= 10", "models_slain >= 12 | models_slain >= 10"]
+    r = client.post("/api/exact", json={"toml": quick, "events": ev})
+    assert r.status_code == 200, r.text
+    cli = _cli_json(["simulate", QUICK, "--exact", "-f", "json", "-e", ev[0], "-e", ev[1]])
+    assert r.json()["events"] == cli["events"]
+    assert all(e["exact"] and e["se"] == 0 for e in cli["events"])
+    bad = client.post("/api/exact", json={"toml": quick, "events": ["models_slain = 3"]})
+    assert bad.status_code == 400 and "==" in bad.json()["error"], bad.text
+    assert bad.json().get("key") == "events"
+    missing = client.post(
+        "/api/exact", json={"toml": quick, "events": ["hits >= 3 and models_slain >= 3"]}
+    )
+    assert missing.status_code == 422 and "Traceback" not in missing.text, missing.text
+
+
 def test_scenario_as_json_equals_toml(client, quick):
     import tomllib
 

@@ -198,6 +198,24 @@ def test_exact_answers_are_marked_exact(page):
     assert page.inner_text("#result-kind") == "exact"
     assert page.locator("#headlines th").all_inner_texts() == ["outcome", "P"]  # no SE
 
+    # events, answered exactly: the numbers of oddslab.exact(sc, events=...), P(A | B) too
+    from oddslab import exact
+
+    events = ["models_slain >= 10", "models_slain >= 12 | models_slain >= 10"]
+    page.fill("#events", "\n".join(events))
+    page.click("#run")
+    page.wait_for_selector("#result:not([hidden]) #events-table .event-p", timeout=30_000)
+    want = exact(QUICK, events=events)
+    shown = page.locator("#events-table .event-p")
+    assert shown.count() == 2
+    for i, text in enumerate(events):
+        assert float(shown.nth(i).get_attribute("data-p")) == want.probability(text).probability
+    assert "ev=" in page.url  # the link keeps the events
+    page.fill("#events", "models_slain = 3")  # a mistake: the API's words, no run
+    page.click("#run")
+    _until(lambda: "==" in page.inner_text("#progress-text"))
+    page.fill("#events", "")
+
 
 def test_cancel_stops_a_long_run(page):
     slow = (

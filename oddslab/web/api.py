@@ -61,6 +61,14 @@ class ScenarioIn(BaseModel):
     source: str = Field("scenario.toml", max_length=200, description=SOURCE_HELP)
 
 
+class ExactIn(ScenarioIn):
+    events: list[str] = Field(
+        [],
+        max_length=20,
+        description="Events answered exactly, as `oddslab simulate --exact --event`.",
+    )
+
+
 class SimulateIn(ScenarioIn):
     # ranges are checked by the engine, so a wrong value gets the CLI's (and a scenario
     # file's) words: "trials: expected a number of trials from 1 to 10,000,000,000, got 0"
@@ -233,14 +241,15 @@ async def simulate(request: Request, body: SimulateIn, job: bool = Query(False))
 
 
 @router.post("/exact", summary="Exact distributions (as `oddslab simulate --exact -f json`)")
-async def exact(request: Request, body: ScenarioIn, job: bool = Query(False)) -> Response:
+async def exact(request: Request, body: ExactIn, job: bool = Query(False)) -> Response:
     try:
         sc, _ = read_scenario(
             body.toml, body.scenario, display_name(body.source), _settings(request).library_dir
         )
+        runs.check_events(sc, body.events)
     except BadInput as exc:
         return error_response(exc)
-    return await _answer(request, "exact", lambda p: runs.exact(sc), job)
+    return await _answer(request, "exact", lambda p: runs.exact(sc, body.events), job)
 
 
 @router.post("/compare", summary="Scenarios side by side (as `oddslab compare -f json`)")

@@ -19,6 +19,7 @@ __all__ = [
     "show",
     "simulate_args",
     "simulate",
+    "check_events",
     "exact",
     "compare_inputs",
     "compare",
@@ -107,13 +108,25 @@ def simulate(sc, kw: dict[str, Any], progress) -> tuple[int, str]:
     return 200, out.to_json(), out.to_csv
 
 
-def exact(sc) -> tuple[int, str]:
+def check_events(sc, events: list[str]) -> None:
+    """Events read before any work, with the CLI's words (an unknown name, ``=`` for ``==``)."""
+    if not events:
+        return
+    from oddslab.events import EventError, parse_events
+
+    try:
+        parse_events(events, [s.name for s in sc.compile().stats])
+    except EventError as exc:
+        raise BadInput(str(exc), key="events") from None
+
+
+def exact(sc, events: list[str] | None = None) -> tuple[int, str]:
     from oddslab import _answer
     from oddslab.engine import resolved_inputs
     from oddslab.exact import exact as exact_outcome
 
     try:
-        out = exact_outcome(sc)
+        out = exact_outcome(sc, events=events or ())
     except (NotImplementedError, ValueError) as exc:
         raise BadInput(str(exc), status=422) from None
     out.resolved = resolved_inputs(sc)

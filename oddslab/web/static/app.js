@@ -150,7 +150,13 @@ function runBody() {
   if (mode !== "exact") body.seed = Number($("seed").value || 0);
   if (mode.startsWith("p")) body.precision = Number(mode.slice(1));
   if (mode === "trials") body.trials = Number($("trials").value);
+  const events = eventLines();
+  if (events.length) body.events = events;
   return body;
+}
+
+function eventLines() {
+  return $("events").value.split("\n").map((x) => x.trim()).filter((x) => x);
 }
 
 async function run() {
@@ -207,6 +213,7 @@ function renderResult(out) {
       row.insertCell().textContent = `${fmtP(p.ci_low)} – ${fmtP(p.ci_high)}`;
     }
   });
+  renderEvents(out);
   const s = $("summary");
   s.textContent = "";
   const cols = exact ? ["statistic", "mean", "sd", "5%", "median", "95%", "max"] :
@@ -228,6 +235,37 @@ function renderResult(out) {
   const main = out.probabilities.length ? out.probabilities[0].stat : out.summary[0].stat;
   sel.value = main;
   drawStat();
+}
+
+// The events asked for: P with its SE and interval (exact: P alone); "A | B" counts the trials
+// in which B happened, which the trials column shows.
+function renderEvents(out) {
+  const events = out.events || [];
+  const t = $("events-table");
+  t.textContent = "";
+  t.hidden = $("events-title").hidden = !events.length;
+  if (!events.length) return;
+  const exact = out.exact;
+  const head = t.insertRow();
+  for (const c of exact ? ["event", "P", "note"] : ["event", "P", "± SE", "95% interval", "trials", "note"]) {
+    const th = document.createElement("th"); th.textContent = c; head.appendChild(th);
+  }
+  for (const e of events) {
+    const row = t.insertRow();
+    row.insertCell().textContent = e.label;
+    const cell = row.insertCell();
+    const known = e.probability !== null && !Number.isNaN(e.probability);
+    cell.textContent = known ? fmtP(e.probability) : "—";
+    cell.className = "event-p";
+    cell.dataset.p = known ? e.probability : "";
+    if (!exact) {
+      row.insertCell().textContent = known ? (e.se > 0 ? fmtP(e.se) : "0") : "";
+      row.insertCell().textContent = known ? `${fmtP(e.ci_low)} – ${fmtP(e.ci_high)}` : "";
+      row.insertCell().textContent = e.trials === null ? "" : e.trials.toLocaleString();
+    }
+    row.insertCell().textContent = e.note || (e.conditional && e.given_probability !== null ?
+      `given an event of probability ${fmtP(e.given_probability)}` : "");
+  }
 }
 
 function drawStat() {
@@ -269,6 +307,7 @@ function unb64(text) {
 function shareUrl() {
   const params = new URLSearchParams({ seed: $("seed").value, mode: $("mode").value, s: b64($("editor").value) });
   if ($("mode").value === "trials") params.set("trials", $("trials").value);
+  if (eventLines().length) params.set("ev", eventLines().join("\n"));
   return location.origin + location.pathname + "#" + params.toString();
 }
 
@@ -287,6 +326,7 @@ async function fromUrl() {
   if (p.get("seed")) { $("seed").value = p.get("seed"); App.seedTouched = true; }
   if (p.get("mode")) $("mode").value = p.get("mode");
   if (p.get("trials")) $("trials").value = p.get("trials");
+  if (p.get("ev")) $("events").value = p.get("ev");
   $("trials-box").hidden = $("mode").value !== "trials";
   if (await doValidate()) run();
   return true;
