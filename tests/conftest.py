@@ -62,3 +62,31 @@ def _statistical_trials(request, monkeypatch):
             f"marked statistical but its largest run had {max(seen):,} trials "
             f"(the marker promises >= {STATISTICAL_MIN_TRIALS:,})"
         )
+
+
+# A rule-switch test promises a comparison that a 0.5 pp error fails (issue 27): its check
+# (switches.assert_power, or an exact comparison's power check) says so through
+# switches.note_power, and a marked test that passes without it fails here.
+@pytest.fixture(autouse=True)
+def _rule_switch_power(request):
+    if request.node.get_closest_marker("rule_switch") is None:
+        yield
+        return
+    import switches
+
+    switches.POWER["checked"] = False
+    yield
+    call = getattr(request.node, "rep_call", None)
+    if call is not None and call.passed and not switches.POWER["checked"]:
+        pytest.fail(
+            "marked rule_switch but no comparison in it checked that a 0.5 pp error would "
+            "fail (switches.assert_power, or note_power after an exact comparison's check)"
+        )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.rep_call = report
+    return report
