@@ -33,11 +33,10 @@ from oddslab.analysis.cells import (
     cell_seed,
     with_paths,
 )
-from oddslab.analysis.distributed import run_study, stored_seed, study_hash, study_identity
+from oddslab.analysis.distributed import run_study, stored_seed
 from oddslab.analysis.frames import COLUMNS, frame_chunks, write_csv
 from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
-from oddslab.analysis.store import CellStore
-from oddslab.analysis.stored import StoredResults, SweepCells
+from oddslab.analysis.stored import StoredResults, SweepCells, run_streamed
 from oddslab.libraries import expand_uses
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -372,16 +371,7 @@ def sweep(
         results = run_study("sweep", {"scenario": expanded}, cells, store=store, **study, **run)
         return SweepResult(keys, cells, results, int(seed), source, metric, events)
     # a big study: cells made as they run, results only in the store (bounded client memory)
-    tmp = None
-    if store is None:
-        import tempfile
-
-        tmp = tempfile.TemporaryDirectory(prefix="oddslab-sweep-")
-        store = Path(tmp.name) / "study.sqlite"
-    run_study("sweep", {"scenario": expanded}, lazy, store=store, keep=False, **study, **run)
-    ident = study_identity("sweep", {"scenario": expanded}, **study)
-    path = store.path if isinstance(store, CellStore) else Path(store)
-    results = StoredResults(path, study_hash(ident), lazy, keep=tmp)
+    results = run_streamed("sweep", {"scenario": expanded}, lazy, store, study, run)
     return SweepResult(keys, lazy, results, int(seed), source, metric, events)
 
 
