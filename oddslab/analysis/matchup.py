@@ -18,7 +18,6 @@ note (the ``note`` column of :meth:`MatchupResult.table`); a metric no cell has 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +35,12 @@ from oddslab.analysis.matchup_cells import (
     MatchupCells,
     Unfit,
     pair_error,
+    read_template,
+    slot_overrides,
+    template_mentions,
     validate_pairs,
 )
+from oddslab.analysis.matchup_cells import fill as _fill  # noqa: F401  (tests use this name)
 from oddslab.analysis.metric_cells import (
     MetricReader,
     common_primary_of,
@@ -51,7 +54,6 @@ from oddslab.libraries import (
     _ident,
     _name,
     entry_names,
-    load_library,
     resolve_entries,
     resolved,
 )
@@ -88,23 +90,6 @@ def select_entries(specs: Any, base: Path | None = None) -> Selection:
     if not entries:
         raise ValueError("no library entries were given")
     return Selection(entries, explicit)
-
-
-def _slot_overrides(template: Any, slot: str) -> dict[str, Any]:
-    """The other keys of the template table that says ``use = slot`` (for pricing)."""
-    if isinstance(template, dict):
-        if template.get("use") == slot:
-            return {k: v for k, v in template.items() if k != "use"}
-        for v in template.values():
-            found = _slot_overrides(v, slot)
-            if found:
-                return found
-    elif isinstance(template, list):
-        for v in template:
-            found = _slot_overrides(v, slot)
-            if found:
-                return found
-    return {}
 
 
 @dataclass
@@ -347,9 +332,9 @@ def matchup(
     def nm(e: LibraryEntry) -> str:
         return _name(e, names)
 
-    tpl, tpl_source, tpl_base = _template(template, att.entries[0])
+    tpl, tpl_source, tpl_base = read_template(template, att.entries[0])
     for slot in SLOTS:
-        if not _mentions(tpl, slot):
+        if not template_mentions(tpl, slot):
             raise ScenarioError(tpl_source, "", f'the matchup template has no use = "{slot}"')
     if seed is None:
         s = tpl.get("seed")
@@ -398,8 +383,8 @@ def matchup(
     kept_names = ([labels[0][i] for i in rows], [labels[1][j] for j in cols])
     unfit = Unfit(why[np.ix_(rows, cols)], reasons, kept_names)
     points = {}
-    over_a = _slot_overrides(tpl, SLOTS[0])
-    over_t = _slot_overrides(tpl, SLOTS[1])
+    over_a = slot_overrides(tpl, SLOTS[0])
+    over_t = slot_overrides(tpl, SLOTS[1])
     for e in att_kept:
         points[nm(e)] = e.points(over_a)
     target_ppm = {}
@@ -451,34 +436,6 @@ def _points_per_model(e: LibraryEntry, overrides: dict[str, Any]) -> float | Non
 
 def _abs_ref(e: LibraryEntry) -> str:
     return f"{resolved(e.library)}:{e.key}"
-
-
-def _mentions(node: Any, slot: str) -> bool:
-    if isinstance(node, dict):
-        return any(_mentions(v, slot) for v in node.values())
-    if isinstance(node, list):
-        return any(_mentions(v, slot) for v in node)
-    return node == slot
-
-
-def _template(
-    template: Mapping[str, Any] | str | Path | None, first: LibraryEntry
-) -> tuple[dict[str, Any], str, Path]:
-    if template is None:
-        lib = load_library(first.library)
-        if lib.template is None:
-            raise ScenarioError(
-                str(lib.path), "matchup.template", "this library has no [matchup.template]"
-            )
-        return copy.deepcopy(lib.template), f"{lib.path}:matchup.template", lib.path.parent
-    if isinstance(template, Mapping):
-        return copy.deepcopy(dict(template)), "<template>", Path.cwd()
-    from oddslab.analysis.sweep import read_scenario_dict
-
-    data, source = read_scenario_dict(template)
-    if isinstance(data.get("matchup"), dict) and "template" in data["matchup"]:
-        data = data["matchup"]["template"]
-    return data, source, Path(source).parent
 
 
 def plot_matchup(

@@ -15,13 +15,25 @@ import copy
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oddslab.analysis.cells import Cell, cell_seed
 
-__all__ = ["MatchupCells", "Unfit", "validate_pairs", "pair_scenario", "fill"]
+if TYPE_CHECKING:
+    from oddslab.libraries import LibraryEntry
+
+__all__ = [
+    "MatchupCells",
+    "Unfit",
+    "validate_pairs",
+    "pair_scenario",
+    "fill",
+    "read_template",
+    "slot_overrides",
+    "template_mentions",
+]
 
 #: Placeholders of a matchup template.
 SLOTS = ("{attacker}", "{target}")
@@ -211,3 +223,55 @@ class Unfit(Mapping):
 
     def __repr__(self) -> str:
         return f"Unfit({dict(self)!r})"
+
+
+def slot_overrides(template: Any, slot: str) -> dict[str, Any]:
+    """The other keys of the template table that says ``use = slot`` (for pricing)."""
+    if isinstance(template, dict):
+        if template.get("use") == slot:
+            return {k: v for k, v in template.items() if k != "use"}
+        for v in template.values():
+            found = slot_overrides(v, slot)
+            if found:
+                return found
+    elif isinstance(template, list):
+        for v in template:
+            found = slot_overrides(v, slot)
+            if found:
+                return found
+    return {}
+
+
+def template_mentions(node: Any, slot: str) -> bool:
+    """Whether the template says ``use = slot`` somewhere."""
+    if isinstance(node, dict):
+        return any(template_mentions(v, slot) for v in node.values())
+    if isinstance(node, list):
+        return any(template_mentions(v, slot) for v in node)
+    return node == slot
+
+
+def read_template(
+    template: Mapping[str, Any] | str | Path | None, first: LibraryEntry
+) -> tuple[dict[str, Any], str, Path]:
+    """(the template, its name in messages, the folder its ``use`` paths are read from):
+    ``template`` as a dict or a file (a scenario, or a library's ``[matchup.template]``),
+    else the ``[matchup.template]`` of the first attacker's library."""
+    from oddslab._schema import ScenarioError
+    from oddslab.libraries import load_library
+
+    if template is None:
+        lib = load_library(first.library)
+        if lib.template is None:
+            raise ScenarioError(
+                str(lib.path), "matchup.template", "this library has no [matchup.template]"
+            )
+        return copy.deepcopy(lib.template), f"{lib.path}:matchup.template", lib.path.parent
+    if isinstance(template, Mapping):
+        return copy.deepcopy(dict(template)), "<template>", Path.cwd()
+    from oddslab.analysis.sweep import read_scenario_dict
+
+    data, source = read_scenario_dict(template)
+    if isinstance(data.get("matchup"), dict) and "template" in data["matchup"]:
+        data = data["matchup"]["template"]
+    return data, source, Path(source).parent
