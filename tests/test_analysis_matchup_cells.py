@@ -5,11 +5,11 @@ from __future__ import annotations
 import gc
 import importlib
 import sqlite3
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_analysis_stored import blocks_gained
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis import cells as cells_mod
@@ -96,14 +96,9 @@ def test_a_big_matchup_resumes_from_its_store(tmp_path, monkeypatch):
     first = matchup(f"{lib}:a*", f"{lib}:t*", **kw)
     with sqlite3.connect(store) as db:  # a killed run: two cells lost
         db.execute("DELETE FROM cells WHERE rowid IN (SELECT rowid FROM cells LIMIT 2)")
-    ran = []
+    ran: list[str] = []  # the cells run again (run_cell's third argument: the cell's key)
     real = distributed.run_cell
-
-    def counting(*args, **kw):
-        ran.append(args[2])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(distributed, "run_cell", counting)
+    monkeypatch.setattr(distributed, "run_cell", lambda *a, **k: ran.append(a[2]) or real(*a, **k))
     with pytest.raises(ScenarioError, match="--resume"):
         matchup(f"{lib}:a*", f"{lib}:t*", **kw)
     again = matchup(f"{lib}:a*", f"{lib}:t*", resume=True, **kw)
@@ -130,10 +125,7 @@ def test_a_big_matchup_streams_on_dask(tmp_path, monkeypatch):
 
 
 def _held(keep: bool, store: Path, lib: Path, n: int) -> int:
-    """Memory blocks held by live Python objects (``sys.getallocatedblocks``: counted without
-    tracing, so the cells run at full speed) gained between N and 4N finished cells of a matchup
-    (40 attackers × N/10 targets) run by :func:`run_cells` (``keep``: results in memory)."""
-    from oddslab.analysis.distributed import run_cells
+    """:func:`blocks_gained` of a matchup of 4N cells (4N/10 attackers × 10 targets)."""
     from oddslab.libraries import load_library, resolved
 
     entries = list(load_library(lib))
@@ -145,16 +137,7 @@ def _held(keep: bool, store: Path, lib: Path, n: int) -> int:
     names = ([e.key for e in att], [e.key for e in tgt])
     why, _, _ = validate_pairs(tpl, "t", lib.parent, refs, names, 1, keep=False)
     cells = MatchupCells(tpl, "t", lib.parent, refs, names, why < 0, 1)
-    assert len(cells) == 4 * n
-    held: dict[int, int] = {}
-
-    def probe(done: int, total: int) -> None:
-        if done in (n, 4 * n) and done not in held:
-            gc.collect()
-            held[done] = sys.getallocatedblocks()
-
-    run_cells(cells, study=f"keep={keep}", trials=1, store=store, keep=keep, progress=probe)
-    return held[4 * n] - held[n]
+    return blocks_gained(cells, keep, store, n)
 
 
 def test_client_memory_stays_bounded_while_a_big_matchup_runs(tmp_path, monkeypatch):

@@ -59,17 +59,13 @@ def test_a_value_given_twice_is_refused_before_anything_runs(big):
         sweep(SCENARIO, {"target.save": [4, 5, 4]}, trials=100)
 
 
-def _held(keep: bool, store: Path, n: int) -> int:
+def blocks_gained(cells, keep: bool, store: Path, n: int) -> int:
     """Memory blocks held by live Python objects (``sys.getallocatedblocks``: counted without
-    tracing, so the cells run at full speed) gained between N and 4N finished cells of one
-    study run by :func:`run_cells` (``keep``: results in memory as well)."""
+    tracing, so the cells run at full speed) gained between N and 4N finished ``cells`` (4N of
+    them) of one study run by :func:`run_cells` (``keep``: results in memory as well)."""
     from oddslab.analysis.distributed import run_cells
-    from oddslab.scenario import read_toml
 
-    raw = read_toml(SCENARIO)
-    grids = [list(range(1, 11)), list(range(1, 4 * n // 10 + 1))]  # 4n cells
-    cells = SweepCells(raw, ["target.models", "attacker.weapons.0.models"], grids, 1,
-                       str(SCENARIO), SCENARIO.parent)  # fmt: skip
+    assert len(cells) == 4 * n
     held: dict[int, int] = {}
 
     def probe(done: int, total: int) -> None:
@@ -79,6 +75,17 @@ def _held(keep: bool, store: Path, n: int) -> int:
 
     run_cells(cells, study=f"keep={keep}", trials=1, store=store, keep=keep, progress=probe)
     return held[4 * n] - held[n]
+
+
+def _held(keep: bool, store: Path, n: int) -> int:
+    """:func:`blocks_gained` of a sweep of 4N cells."""
+    from oddslab.scenario import read_toml
+
+    raw = read_toml(SCENARIO)
+    grids = [list(range(1, 11)), list(range(1, 4 * n // 10 + 1))]  # 4n cells
+    cells = SweepCells(raw, ["target.models", "attacker.weapons.0.models"], grids, 1,
+                       str(SCENARIO), SCENARIO.parent)  # fmt: skip
+    return blocks_gained(cells, keep, store, n)
 
 
 def test_client_memory_stays_bounded_while_a_big_study_runs(tmp_path, monkeypatch):
