@@ -45,7 +45,7 @@ from oddslab.analysis.metric_cells import (
     MetricReader,
     common_primary_of,
     outcome_of,
-    result_dict,
+    result_pairs,
 )
 from oddslab.analysis.metrics import check_metric, parse_metric
 from oddslab.analysis.stored import StoredResults, run_streamed
@@ -160,14 +160,8 @@ class MatchupResult:
             yield r.outcome()
 
     def _result_dicts(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """(cell values, result as a dict) in cell order; a big matchup's read from its
-        store a chunk at a time."""
-        if isinstance(self.results, StoredResults):
-            for values, text in self.results.rows():
-                yield values, result_dict(text)
-        else:
-            for c, r in zip(self.cells, self.results, strict=True):
-                yield c.values, result_dict(r)
+        """(cell values, result as a dict) in cell order (read from the store if big)."""
+        return result_pairs(self.cells, self.results)
 
     def _metric(self, metric: str | None):
         names = (f"{c['attacker']} vs {c['target']}" for c, _ in self._result_dicts())

@@ -35,7 +35,14 @@ from oddslab.analysis.metrics import (
     scaled_points,
 )
 
-__all__ = ["MetricReader", "layout_key", "result_dict", "outcome_of", "common_primary_of"]
+__all__ = [
+    "MetricReader",
+    "layout_key",
+    "result_dict",
+    "result_pairs",
+    "outcome_of",
+    "common_primary_of",
+]
 
 
 def result_dict(r: Any) -> dict[str, Any]:
@@ -46,6 +53,19 @@ def result_dict(r: Any) -> dict[str, Any]:
     if isinstance(r, str):
         return json.loads(r)
     return r if isinstance(r, dict) else r.__dict__
+
+
+def result_pairs(cells: Any, results: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(cell values, result as a dict) of a study in cell order: a big study's read from its
+    store a chunk at a time (:class:`~oddslab.analysis.stored.StoredResults`)."""
+    from oddslab.analysis.stored import StoredResults
+
+    if isinstance(results, StoredResults):
+        for values, text in results.rows():
+            yield values, result_dict(text)
+    else:
+        for c, r in zip(cells, results, strict=True):
+            yield c.values, result_dict(r)
 
 
 def outcome_of(d: dict[str, Any]):

@@ -35,7 +35,8 @@ from oddslab.analysis.cells import (
 )
 from oddslab.analysis.distributed import run_study, stored_seed
 from oddslab.analysis.frames import COLUMNS, frame_chunks, write_csv
-from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
+from oddslab.analysis.metric_cells import MetricReader, common_primary_of, result_pairs
+from oddslab.analysis.metrics import check_metric, check_stat_names
 from oddslab.analysis.stored import StoredResults, SweepCells, run_streamed
 from oddslab.libraries import expand_uses
 
@@ -175,7 +176,7 @@ class SweepResult:
 
         See :func:`oddslab.analysis.metrics.common_primary`.
         """
-        return f"mean({common_primary(self.iter_outcomes())})"
+        return f"mean({common_primary_of(d for _, d in result_pairs(self.cells, self.results))})"
 
     def frame(self, stats: Iterable[str] | None = None) -> pd.DataFrame:
         """Tidy table: one row per cell and statistic.
@@ -222,24 +223,19 @@ class SweepResult:
         """
         import pandas as pd
 
-        names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
+        names = (", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells)
         m = check_metric(metric or self.metric or self.primary(), names, self.iter_outcomes())
-        rows = []
-        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
-            v, note = read_metric(m, out)
-            rows.append(
-                {
-                    **{k: cell.values[k] for k in self.keys},
-                    "metric": m.text,
-                    "value": v.value,
-                    "se": v.se,
-                    "ci_low": v.ci_low,
-                    "ci_high": v.ci_high,
-                    "exact": out.exact,
-                    "note": note,
-                }
-            )
-        return pd.DataFrame(rows)
+        reader = MetricReader(m)  # no Outcome per cell: read off each result, bit for bit
+        cols: dict[str, list[Any]] = {c: [] for c in (*self.keys, *_TABLE_COLUMNS)}
+        for values, d in result_pairs(self.cells, self.results):
+            v, note = reader.read(d)
+            for k in self.keys:
+                cols[k].append(values[k])
+            row = (m.text, v.value, v.se, v.ci_low, v.ci_high, d.get("probs") is not None, note)
+            for c, x in zip(_TABLE_COLUMNS, row, strict=True):
+                cols[c].append(x)
+        # a Series per column infers each column's type as a list of row dicts did
+        return pd.DataFrame({c: pd.Series(v, dtype=None) for c, v in cols.items()})
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """The tidy :meth:`frame` as CSV; written to ``path`` if given, returned.
@@ -267,6 +263,10 @@ class SweepResult:
     def plot(self, metric: str | None = None, ax: Any = None) -> Any:
         """:func:`plot_sweep` of this result."""
         return plot_sweep(self, metric, ax=ax)
+
+
+#: The columns of :meth:`SweepResult.table` after the varied keys.
+_TABLE_COLUMNS = ("metric", "value", "se", "ci_low", "ci_high", "exact", "note")
 
 
 def sweep(
