@@ -153,3 +153,22 @@ def test_client_memory_stays_bounded_while_a_big_matchup_runs(tmp_path, monkeypa
     kept = _held(True, tmp_path / "b.sqlite", lib, n)
     assert streamed < 3 * 3 * n, f"{streamed} blocks more for {3 * n} more cells"
     assert kept > 5 * max(streamed, 0) and kept > 15 * 3 * n, (kept, streamed)
+
+
+def test_the_fit_map_answers_which_pairs_run_and_why_the_others_do_not():
+    """Pairs that do not fit (reasons read off an int32 map) and the running pairs' order."""
+    import numpy as np
+
+    from oddslab.analysis.matchup_cells import Unfit
+
+    why = np.array([[-1, 0, -1], [1, -1, 0]], dtype=np.int32)
+    names = (["a", "b"], ["x", "y", "z"])
+    unfit = Unfit(why, ["no weapon", "too far"], names)
+    assert dict(unfit) == {("a", "y"): "no weapon", ("b", "x"): "too far", ("b", "z"): "no weapon"}
+    assert len(unfit) == 3 and ("a", "x") not in unfit and unfit.get(("q", "x")) is None
+    cells = MatchupCells({}, "t", Path("."), (["A", "B"], ["X", "Y", "Z"]), names, why < 0, 1)
+    assert [cells.pair(i) for i in range(len(cells))] == [(0, 0), (0, 2), (1, 1)]
+    assert list(cells.iter_pairs()) == [(0, 0), (0, 2), (1, 1)]
+    assert cells.values(-1) == {"attacker": "b", "target": "y"}
+    with pytest.raises(IndexError):
+        cells.pair(3)
