@@ -15,7 +15,9 @@ Jobs (rows with unit "cells"):
 3. **Matchup.** A 20 × 20 matrix of invented generic units, exact (``--exact auto``) and
    simulated with every headline to ±0.5 percentage points (``precision=0.005``).
 4. **A big study.** 10⁵ one-trial cells streamed into a store, then the tidy frame, in a
-   fresh process: time per cell and peak memory per cell.
+   fresh process: time per cell and peak memory per cell. ``big_matchup``: a 320 × 320
+   matchup (102,400 one-trial cells) the same way, then its CSV, long table and matrix
+   (``_big_matchup.py``).
 
 Every simulated study passes ``exact="never"`` (generic cells would otherwise be exact).
 
@@ -37,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _big_matchup import big_matchup  # noqa: E402
 from _common import fmt_rate, markdown_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -410,7 +413,7 @@ def big_study(quick: bool, smoke: bool = False) -> list[dict]:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
-    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study)
+    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study, big_matchup)
     return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 
