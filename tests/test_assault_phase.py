@@ -26,8 +26,9 @@ from oddslab.rulesets.assault_phase import (
 )
 from oddslab.scenario import ScenarioError
 from tests import naive_assault_phase as naive
+from tests.assault_phase_exact import assert_exact
 from tests.naive_cache import cached_run
-from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_two
+from tests.stats import Z_MAX, z_two
 from tests.switches import assert_agree, per_trial_counts
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("assault-*.toml"))
@@ -87,8 +88,7 @@ def test_one_initiative_step_matches_binomial():
     assert p == pytest.approx(60 / 216, abs=1e-15)
     assert out.probs["attacker_attacks_made"][20] == 1.0
     for stat, q in (("unsaved_wounds_on_defender", p), ("hits_on_defender", 4 / 6)):
-        exact = binom.pmf(np.arange(21), 20, q)
-        assert chisquare_pmf(out.counts[stat], exact) > P_MIN, stat
+        assert_exact(out.counts[stat], binom.pmf(np.arange(21), 20, q), stat)
     # inflicted = unsaved = slain when every wound lands on a one-wound model in reach
     assert np.array_equal(
         out.counts["unsaved_wounds_on_defender"][:21], out.counts["defender_models_lost"][:21]
@@ -107,7 +107,7 @@ def test_charge_through_difficult_terrain_matches_exact():
     exact = sc.exact_pmfs()["attacker_charged"]
     assert exact[1] == pytest.approx(1 - 16 / 36 * 9 / 36, abs=1e-15)
     out = engine.simulate(sc, trials=1_000_000, seed=3)
-    assert chisquare_pmf(out.counts["attacker_charged"], exact) > P_MIN
+    assert_exact(out.counts["attacker_charged"], exact, "attacker_charged")
     assert sc.compile().exact()["attacker_charged"][1] == exact[1]
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from oddslab import engine
 from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
-from tests.stats import P_MIN, chisquare_pmf
+from tests.assault_phase_exact import assert_exact
 
 
 def _failed_charge(rules: Rules | None = None, **b_kw) -> AssaultScenario:
@@ -122,7 +122,7 @@ def test_failed_charge_matches_exact():
     out = engine.simulate(_failed_charge(trapped=True), trials=1_000_000, seed=17)
     exact = [25 / 36 * q for q in _binom(5, 1 / 4)]
     exact[0] += 11 / 36
-    assert chisquare_pmf(out.counts["attacker.B.b.models_lost"], exact) > P_MIN
+    assert_exact(out.counts["attacker.B.b.models_lost"], exact, "attacker.B.b.models_lost")
 
 
 @pytest.mark.statistical
@@ -136,5 +136,5 @@ def test_failed_regroup_matches_exact():
     out = engine.simulate(sc, trials=1_000_000, seed=17)
     b = _binom(10, 1 / 4)
     exact = b[:5] + [sum(b[5:])]
-    assert chisquare_pmf(out.counts["defender.Y.y.models_lost"], exact) > P_MIN
+    assert_exact(out.counts["defender.Y.y.models_lost"], exact, "defender.Y.y.models_lost")
     assert out.prob("defender_failed_to_regroup") == 1.0
