@@ -1,8 +1,10 @@
 """Assault-phase ruleset: exact PMF of one Initiative step, the rule text's worked examples
-replayed die by die, a brute-force reference for a tiny full combat, and bad input.
+replayed die by die, full combats against the fast and the pure-Python references, and bad
+input.
 
-Tolerances: chi-square p > 1e-4 (tests/stats.py); brute-force comparisons |z| < 5 standard
-errors of the difference of two independent estimates.
+Tolerances: chi-square p > 1e-4 (tests/stats.py; two-sample and Bonferroni-corrected against
+the references, tests/switches.py), with the power to see a 0.5 percentage-point error
+checked on the run.
 """
 
 from __future__ import annotations
@@ -25,11 +27,18 @@ from oddslab.rulesets.assault_phase import (
     to_wound,
 )
 from oddslab.scenario import ScenarioError
+from tests import fast_assault_phase as fast
 from tests import naive_assault_phase as naive
-from tests.assault_phase_exact import assert_exact
+from tests.assault_phase_exact import MARGIN, assert_exact
 from tests.naive_cache import cached_run
-from tests.stats import Z_MAX, z_two
-from tests.switches import assert_agree, per_trial_counts
+from tests.stats import P_MIN
+from tests.switches import (
+    assert_agree,
+    assert_power,
+    homogeneity_p,
+    per_trial_counts,
+    planted_shift,
+)
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("assault-*.toml"))
 
@@ -296,43 +305,59 @@ def _ws_tie() -> tuple[list[naive.Group], list[naive.Group]]:
 _SHAPES = {"tiny": _tiny, "benchmark": naive.benchmark_sides, "ws-tie": _ws_tie}
 
 
+#: fast-reference trials per shape: a 0.5 pp error in a headline statistic fails the comparison
+#: with the kernel's 1,000,000 trials (``PYTHONPATH=.:tests python tests/test_assault_phase.py``
+#: prints the trials each shape needs, from expected counts with a margin on p, see needed)
+FAST_TRIALS = {"tiny": 400_000, "benchmark": 650_000, "ws-tie": 350_000}
+#: as in tests/test_naive_power.py
+HEADLINE = ("attacker_won_assault", "defender_models_lost")
+N_KERNEL = 1_000_000
+N_NAIVE = 20_000
+
+
+def _kernel_counts(sc: AssaultScenario) -> dict[str, np.ndarray]:
+    out = engine.simulate(sc, trials=N_KERNEL, seed=11)
+    return {k: np.asarray(v) for k, v in out.counts.items()}
+
+
 @pytest.mark.statistical
 @pytest.mark.parametrize("shape", list(_SHAPES))
-def test_full_combat_matches_naive_reference(shape):
-    """Kernel (1,000,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5,
-    kept in tests/naive_cache.py): every statistic's whole distribution (two-sample
-    chi-square, tests/switches.py), every flag within 5 standard errors of the difference,
-    mean models lost within 5 SE."""
+def test_full_combat_matches_references(shape):
+    """The kernel (1,000,000 trials, seed 11) against the fast numpy reference
+    (tests/fast_assault_phase.py, ``FAST_TRIALS``, seed 5): every statistic both report,
+    whole distributions (two-sample chi-square, Bonferroni, tests/switches.py), and a 0.5 pp
+    error in a headline statistic would fail (``assert_power``, on these runs). Then the
+    pure-Python reference (20,000 trials, seed 5, kept in tests/naive_cache.py) against
+    both: the slow reference of the cascade agrees with the kernel and with the fast one."""
     att, dfn = _SHAPES[shape]()
-    n_ref = 20_000
     sc = _from_naive(att, dfn)
+    kernel = _kernel_counts(sc)
+    ref = fast.simulate(sc, FAST_TRIALS[shape], seed=5)
+    assert set(kernel) == set(ref), sorted(set(kernel) ^ set(ref))
+    assert_agree(kernel, ref, f"{shape}: kernel v fast reference")
+    assert_power({k: kernel[k] for k in HEADLINE}, ref, shape, k=len(kernel))
 
     def naive_run(sides, trials, seed):
         return per_trial_counts(naive.run(*sides, trials, seed=seed))
 
-    ref = cached_run("assault-phase", (att, dfn), n_ref, 5, naive_run)
-    n = 1_000_000
-    out = engine.simulate(sc, trials=n, seed=11)
-    assert_agree({k: np.asarray(v) for k, v in out.counts.items()}, ref, shape)
-    for stat in (
-        "attacker_won_assault",
-        "defender_won_assault",
-        "assault_drawn",
-        "defender_fell_back",
-        "defender_swept",
-        "attacker_fell_back",
-        "attacker_swept",
-    ):
-        p_ref = float(ref[stat][1:].sum()) / n_ref
-        assert abs(z_two(out.prob(stat, 1), n, p_ref, n_ref)) < Z_MAX, stat
-    for stat in ("attacker_models_lost", "defender_models_lost"):
-        v = np.arange(len(ref[stat]))
-        mean_ref = float(v @ ref[stat]) / n_ref
-        var_ref = float((v - mean_ref) ** 2 @ ref[stat]) / n_ref
-        pk = out.probs[stat]
-        var_k = pk @ (np.arange(len(pk)) - out.mean(stat)) ** 2
-        se = np.sqrt(var_ref / n_ref + var_k / n)
-        assert abs(out.mean(stat) - mean_ref) < Z_MAX * se, stat
+    slow = cached_run("assault-phase", (att, dfn), N_NAIVE, 5, naive_run)
+    assert_agree(kernel, slow, f"{shape}: kernel v naive reference")
+    assert_agree(ref, slow, f"{shape}: fast v naive reference")
+
+
+def needed(shape: str) -> int | None:
+    """Fast-reference trials a 0.5 pp error in each headline statistic needs (expected
+    counts from a kernel run, the margin of tests/assault_phase_exact.py on the Bonferroni
+    p-value: about two standard errors against the runs' own noise)."""
+    kernel = _kernel_counts(_from_naive(*_SHAPES[shape]()))
+    for n in range(50_000, 2_000_001, 50_000):
+        ps = [
+            homogeneity_p(planted_shift(kernel[s]), kernel[s] / kernel[s].sum() * n) * len(kernel)
+            for s in HEADLINE
+        ]
+        if max(ps) < P_MIN / MARGIN:
+            return n
+    return None
 
 
 # -- examples and bad input --------------------------------------------------------------------
@@ -402,3 +427,8 @@ def test_single_lightning_claw_with_two_weapons_is_rejected():
     data["attacker"]["units"][0]["groups"][0]["two_weapons"] = True
     with pytest.raises(ScenarioError, match=r"groups\[0\]\.two_weapons"):
         scenario.from_dict(data, source="bad.toml")
+
+
+if __name__ == "__main__":
+    for name in _SHAPES:
+        print(f"{name}: {needed(name)} fast-reference trials", flush=True)
