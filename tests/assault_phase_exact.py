@@ -14,7 +14,7 @@ p < ``P_MIN / MARGIN`` on the expected counts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -23,10 +23,10 @@ from switches import SHIFT_PP, planted_shift
 
 from oddslab import engine
 
-#: the planted error must be this much clearer than P_MIN on expected counts: about two
-#: standard errors of margin against the run's own noise for a two-bin statistic (z 5.7
+#: the planted error must be this much clearer than P_MIN on expected counts: more than two
+#: standard errors of margin against the run's own noise for a two-bin statistic (z 6.1
 #: instead of 3.9)
-MARGIN = 10_000
+MARGIN = 100_000
 #: kernel trials are a multiple of this
 STEP = 50_000
 CAP = 4_000_000
@@ -53,12 +53,17 @@ def trials_for(pmf: PMF, pp: float = SHIFT_PP) -> int:
     raise AssertionError(f"no trial count up to {CAP:,} sees a {pp:g} error in {exact}")
 
 
-def assert_exact(counts: np.ndarray, pmf: PMF, what: str, pp: float = SHIFT_PP) -> None:
-    """``counts`` agree with the exact ``pmf``, and would not with ``pp`` of them moved."""
+def assert_exact(
+    counts: np.ndarray, pmf: PMF, what: str, pp: float = SHIFT_PP, power: bool = True
+) -> None:
+    """``counts`` agree with the exact ``pmf``, and (``power``) would not with ``pp`` of them
+    moved."""
     exact = _floats(pmf)
     counts = np.asarray(counts, dtype=np.int64)
     p = chisquare_pmf(counts, exact)
     assert p > P_MIN, f"{what}: p = {p:.2e}\nkernel {counts}\nexact  {exact.round(5)}"
+    if not power:
+        return
     shifted = planted_shift(counts, pp)
     p_shift = chisquare_pmf(shifted, exact)
     assert p_shift < P_MIN, (
@@ -67,13 +72,26 @@ def assert_exact(counts: np.ndarray, pmf: PMF, what: str, pp: float = SHIFT_PP) 
     )
 
 
-def check_exact(sc, pmfs: Mapping[str, PMF], seed: int, trials: int | None = None) -> None:
-    """Run ``sc`` once (``trials``, default: enough for every statistic in ``pmfs``) and
-    :func:`assert_exact` each statistic against its exact PMF."""
+def kernel_counts(sc, trials: int, seed: int) -> Mapping[str, np.ndarray]:
+    """The kernel's histograms of ``sc``."""
+    return engine.simulate(sc, trials=trials, seed=seed).counts
+
+
+def check_exact(
+    sc,
+    pmfs: Mapping[str, PMF],
+    seed: int,
+    trials: int | None = None,
+    run: Callable[..., Mapping[str, np.ndarray]] = kernel_counts,
+    power: bool = True,
+) -> None:
+    """Run ``sc`` once (``trials``, default: enough for every statistic in ``pmfs``) with
+    ``run(sc, trials, seed)`` (default: the kernel) and :func:`assert_exact` each statistic
+    against its exact PMF (``power``: and the 0.5 pp power of the comparison)."""
     n = trials or max(trials_for(pmf) for pmf in pmfs.values())
-    out = engine.simulate(sc, trials=n, seed=seed)
+    counts = run(sc, n, seed)
     for stat, pmf in pmfs.items():
-        assert_exact(out.counts[stat], pmf, f"{stat} ({n:,} trials, seed {seed})")
+        assert_exact(counts[stat], pmf, f"{stat} ({n:,} trials, seed {seed})", power=power)
 
 
 def bernoulli(p: float | Fraction) -> list:

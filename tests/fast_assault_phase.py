@@ -199,18 +199,25 @@ class _Combat:
     def fight(self) -> None:
         fired = self.units[0].fired
         for step in range(10, 0, -1):
-            unsaved = [np.zeros(self.n, dtype=np.int64) for _ in SIDES]
+            unsaved: list[np.ndarray | None] = [None, None]
             for side in (0, 1):
+                strikers = [
+                    g
+                    for g, grp in enumerate(self.groups[side])
+                    if (1 if grp.weapon == "power-fist" else grp.i) == step
+                ]
+                if not strikers:
+                    continue
                 enemy_left = self.left(1 - side) > 0
-                for g, grp in enumerate(self.groups[side]):
-                    init = 1 if grp.weapon == "power-fist" else grp.i
-                    if init != step:
-                        continue
+                unsaved[side] = np.zeros(self.n, dtype=np.int64)
+                for g in strikers:
+                    grp = self.groups[side][g]
                     per = grp.a + grp.two_weapons + (side == 0 and not fired)
                     attacks = np.where(enemy_left, self.alive[side][g] * per, 0)
                     unsaved[side] += self.strike(side, g, attacks, auto_hit=False)
             for side in (0, 1):  # simultaneous: casualties at the end of the step
-                self.remove(1 - side, unsaved[side])
+                if unsaved[side] is not None:
+                    self.remove(1 - side, unsaved[side])
 
     def leadership(self, side: int) -> np.ndarray:
         ld = np.zeros(self.n, dtype=np.int64)
@@ -220,10 +227,12 @@ class _Combat:
             ld = ld - (2 * self.left(side) < self.start[side])
         return ld
 
-    def d6s(self, dice: int | np.ndarray) -> np.ndarray:
-        """Sum of ``dice`` (2 or 3, per trial) D6."""
-        roll = self.rng.integers(1, 7, size=(self.n, 3))
-        return roll[:, 0] + roll[:, 1] + np.where(np.asarray(dice) == 3, roll[:, 2], 0)
+    def d6s(self, dice: int) -> np.ndarray:
+        """Sum of ``dice`` D6, per trial."""
+        total = self.rng.integers(1, 7, size=self.n)
+        for _ in range(dice - 1):
+            total += self.rng.integers(1, 7, size=self.n)
+        return total
 
     def result(self) -> None:
         left = [self.left(side) for side in (0, 1)]
@@ -236,10 +245,10 @@ class _Combat:
         self.stat["assault_drawn"] += ~(att_wins | def_wins)
         for loser, lost in ((1, att_wins), (0, def_wins)):
             winner, name = 1 - loser, SIDES[loser]
-            roll = self.rng.integers(1, 7, size=(self.n, 2))
-            fails = roll.sum(axis=1) > self.leadership(loser)
+            roll = self.d6s(2)
+            fails = roll > self.leadership(loser)
             if self.sc.rules.double_one_passes:
-                fails &= roll.sum(axis=1) != 2
+                fails &= roll != 2
             fails &= lost & (left[loser] > 0)
             if self.units[loser].trapped:
                 self.stat[f"{name}_destroyed"] += fails

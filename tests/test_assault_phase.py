@@ -29,7 +29,7 @@ from oddslab.rulesets.assault_phase import (
 from oddslab.scenario import ScenarioError
 from tests import fast_assault_phase as fast
 from tests import naive_assault_phase as naive
-from tests.assault_phase_exact import MARGIN, assert_exact
+from tests.assault_phase_exact import MARGIN, assert_exact, trials_for
 from tests.naive_cache import cached_run
 from tests.stats import P_MIN
 from tests.switches import (
@@ -80,10 +80,10 @@ def _p_unsaved_per_attack() -> Fraction:
     return total
 
 
-@pytest.mark.statistical
 def test_one_initiative_step_matches_binomial():
     """20 rending attacks into 40 defenders who cannot strike back: no casualty interaction,
-    so unsaved wounds ~ Binomial(20, p) and hits ~ Binomial(20, 2/3). 1e6 trials, seed 7."""
+    so unsaved wounds ~ Binomial(20, p) and hits ~ Binomial(20, 2/3). Seed 7, the trials a
+    0.5 pp error needs (tests/assault_phase_exact.py)."""
     from scipy.stats import binom
 
     att = [ModelGroup("Wyches", 10, ws=4, s=4, t=3, i=6, a=2, rending=True)]
@@ -92,22 +92,25 @@ def test_one_initiative_step_matches_binomial():
     # trapped: a guard unit that breaks is destroyed outright, so no sweeping advance adds dice
     d_unit = Unit("Defenders", tuple(dfn), trapped=True)
     sc = AssaultScenario(sc.attacker, Side("D", (d_unit,)), Rules())
-    out = engine.simulate(sc, trials=1_000_000, seed=7)
     p = float(_p_unsaved_per_attack())
     assert p == pytest.approx(60 / 216, abs=1e-15)
+    pmfs = {
+        "unsaved_wounds_on_defender": binom.pmf(np.arange(21), 20, p),
+        "hits_on_defender": binom.pmf(np.arange(21), 20, 4 / 6),
+    }
+    out = engine.simulate(sc, trials=max(map(trials_for, pmfs.values())), seed=7)
     assert out.probs["attacker_attacks_made"][20] == 1.0
-    for stat, q in (("unsaved_wounds_on_defender", p), ("hits_on_defender", 4 / 6)):
-        assert_exact(out.counts[stat], binom.pmf(np.arange(21), 20, q), stat)
+    for stat, pmf in pmfs.items():
+        assert_exact(out.counts[stat], pmf, stat)
     # inflicted = unsaved = slain when every wound lands on a one-wound model in reach
     assert np.array_equal(
         out.counts["unsaved_wounds_on_defender"][:21], out.counts["defender_models_lost"][:21]
     )
 
 
-@pytest.mark.statistical
 def test_charge_through_difficult_terrain_matches_exact():
     """Two charging units, 5" and 4" of difficult terrain: the combat happens unless both
-    fail, P = 1 - (16/36)(9/36). Chi-square at 1,000,000 trials, seed 3."""
+    fail, P = 1 - (16/36)(9/36). Chi-square, seed 3, the trials a 0.5 pp error needs."""
     units = tuple(
         Unit(f"U{d}", (ModelGroup("m", 1, a=0),), difficult_terrain_distance=d, fired=True)
         for d in (5, 4)
@@ -115,7 +118,7 @@ def test_charge_through_difficult_terrain_matches_exact():
     sc = AssaultScenario(Side("A", units), Side("D", (Unit("D", (ModelGroup("d", 1, a=0),)),)))
     exact = sc.exact_pmfs()["attacker_charged"]
     assert exact[1] == pytest.approx(1 - 16 / 36 * 9 / 36, abs=1e-15)
-    out = engine.simulate(sc, trials=1_000_000, seed=3)
+    out = engine.simulate(sc, trials=trials_for(exact), seed=3)
     assert_exact(out.counts["attacker_charged"], exact, "attacker_charged")
     assert sc.compile().exact()["attacker_charged"][1] == exact[1]
 

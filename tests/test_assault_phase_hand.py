@@ -167,12 +167,12 @@ def exact_turn() -> dict[str, list[Fraction]]:
 
 
 def test_one_turn_matches_exact_enumeration():
-    """Every statistic's whole distribution against the enumeration (1,000,000 trials)."""
+    """Every statistic's whole distribution against the enumeration."""
     r = exact_turn()
     assert r["aw"][1] + r["dw"][1] + r["dr"][1] == 1
     assert all(sum(pmf) == 1 for pmf in r.values())
     pmfs = {stat: r[key] for key, stat in TURN_STATS.items()}
-    check_exact(exact_turn_scenario(), pmfs, seed=21, trials=1_000_000)
+    check_exact(exact_turn_scenario(), pmfs, seed=21)
 
 
 def _duel(**unit_kw) -> AssaultScenario:
@@ -200,10 +200,10 @@ def test_who_strikes_first_duel(kw, exact):
     check_exact(_duel(**kw), pmfs, seed=3)
 
 
-@pytest.mark.parametrize("fast, sweep_dice", [(False, 2), (True, 3)])
-def test_morale_and_sweep_odds(fast, sweep_dice):
+def morale_and_sweep(fast: bool, sweep_dice: int) -> tuple[AssaultScenario, dict]:
     """Won with 7/16 (two 4+/4+ attacks v one model of ten); Ld7 fails 15/36; the sweep
-    needs a greater 2D6 (3D6 for a fast unit) than the 2D6 fall back."""
+    needs a greater 2D6 (3D6 for a fast unit) than the 2D6 fall back: the scenario and the
+    exact PMFs of the three flags."""
     pk = [Fraction(0)] * 19
     for dice in itertools.product(range(1, 7), repeat=sweep_dice):
         pk[sum(dice)] += Fraction(1, 6**sweep_dice)
@@ -215,7 +215,12 @@ def test_morale_and_sweep_odds(fast, sweep_dice):
         "defender_fell_back": bernoulli(win * _fails(7)),
         "defender_swept": bernoulli(win * _fails(7) * gt),
     }
-    check_exact(sc, pmfs, seed=4)
+    return sc, pmfs
+
+
+@pytest.mark.parametrize("fast, sweep_dice", [(False, 2), (True, 3)])
+def test_morale_and_sweep_odds(fast, sweep_dice):
+    check_exact(*morale_and_sweep(fast, sweep_dice), seed=4)
 
 
 # The unit's highest Leadership and a draw going on into turn 2 without the charge bonus are

@@ -1,0 +1,90 @@
+"""The fast assault-phase reference (tests/fast_assault_phase.py) against exact answers.
+
+The fast reference is the independent answer the full combats of tests/test_assault_phase.py
+are compared with at 0.5 pp power; here it is checked itself: against the exact enumeration
+of a whole turn (tests/test_assault_phase_hand.py: every statistic, with the trials a 0.5 pp
+error needs and that power checked on the run, tests/assault_phase_exact.py), and at 100,000
+trials (about 1 pp) against the worked morale and sweep odds and the exact answers of the
+rule switches it reads (tests/test_assault_phase_switches.py). tests/test_assault_phase.py
+compares it with the pure-Python reference. It refuses what it does not model.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from assault_phase_exact import bernoulli, check_exact
+from test_assault_phase_hand import TURN_STATS, exact_turn, exact_turn_scenario, morale_and_sweep
+from test_assault_phase_switches import G, Unit, _one_blow, _sc, fails
+
+from oddslab.rulesets.assault_phase import Rules
+from tests import fast_assault_phase as fast
+
+SEED = 41
+
+
+def _check(sc, pmfs: dict) -> None:
+    check_exact(sc, pmfs, SEED, trials=100_000, run=fast.simulate, power=False)
+
+
+def test_whole_turn_matches_exact_enumeration():
+    r = exact_turn()
+    pmfs = {stat: r[key] for key, stat in TURN_STATS.items()}
+    check_exact(exact_turn_scenario(), pmfs, SEED, run=fast.simulate)
+
+
+@pytest.mark.parametrize("fast_unit, sweep_dice", [(False, 2), (True, 3)])
+def test_morale_and_sweep_match_exact(fast_unit, sweep_dice):
+    _check(*morale_and_sweep(fast_unit, sweep_dice))
+
+
+@pytest.mark.parametrize(
+    "groups, rules, wound",
+    [
+        # three T5, two T3, two T4: the most common T5 (5+), or no value held by more than
+        # half: the lowest, T3 (3+)
+        ("mixed", {"majority": "most-common"}, F(1, 3)),
+        ("mixed", {"majority": "more-than-half"}, F(2, 3)),
+        # two T5 and two T3: the owner's choice
+        ("tied", {"tie_toughness": "higher"}, F(1, 3)),
+        ("tied", {"tie_toughness": "lower"}, F(2, 3)),
+    ],
+)
+def test_majority_toughness_matches_exact(groups, rules, wound):
+    """One attack (hit on 4+) into a trapped unit of mixed Toughness."""
+    dfn = {
+        "mixed": (G("x", 3, a=0, ld=10, t=5), G("y", 2, a=0, ld=10, t=3),
+                  G("z", 2, a=0, ld=10, t=4)),
+        "tied": (G("x", 2, a=0, ld=10, t=5), G("y", 2, a=0, ld=10, t=3)),
+    }[groups]  # fmt: skip
+    _check(_one_blow(dfn, **rules), {"unsaved_wounds_on_defender": bernoulli(F(1, 2) * wound)})
+
+
+@pytest.mark.parametrize("penalty", [False, True])
+def test_below_half_penalty_matches_exact(penalty):
+    """Three Ld7 models: one lost (6/16) leaves 2 of 3, two lost (1/16) 1 of 3, below half."""
+    dfn = Unit("D", (G("d", 3, a=0, ld=7),))
+    p = F(6, 16) * fails(7) + F(1, 16) * fails(6 if penalty else 7)
+    sc = _sc(Unit("A", (G("a", 1, a=1),)), dfn, below_half_penalty=penalty)
+    _check(sc, {"defender_fell_back": bernoulli(p)})
+
+
+def test_same_seed_same_histograms():
+    sc = exact_turn_scenario()
+    a, b = fast.simulate(sc, 1_000, 3), fast.simulate(sc, 1_000, 3)
+    assert a.keys() == b.keys()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize(
+    "unit_kw, rules",
+    [({"in_cover": True}, {}), ({"falling_back": True}, {}), ({}, {"reach": "unit"}),
+     ({}, {"max_turns": 2})],
+)  # fmt: skip
+def test_refuses_what_it_does_not_model(unit_kw, rules):
+    sc = _sc(Unit("A", (G("a", 1),)), Unit("D", (G("d", 1),), **unit_kw), **rules)
+    with pytest.raises(NotImplementedError, match="fast assault reference"):
+        fast.simulate(sc, 10, 1)
+    assert Rules()  # the defaults themselves are modelled
