@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oddslab.rulesets.assault_phase import AssaultScenario, Rules, to_hit, to_wound
+from oddslab.rulesets.assault_phase import AssaultScenario, Rules
 
 __all__ = ["simulate", "supported"]
 
@@ -84,10 +84,21 @@ def supported(sc: AssaultScenario) -> None:
             no(f"rule switch {field} = {getattr(sc.rules, field)!r}")
 
 
+def _to_hit(ws: int, target_ws: int) -> int:
+    """The standard chart (docs/assault-phase.md; the text's chart is a missing picture):
+    3+ against a lower WS, 5+ against a WS more than twice the attacker's, else 4+."""
+    return 3 if target_ws < ws else 5 if target_ws > 2 * ws else 4
+
+
+def _to_wound(s: int, t: int) -> int:
+    """S v T: 2+ at S >= T+2, 3+, 4+, 5+ at T+1, T, T-1, 6+ at T-2 and T-3, else never."""
+    return {1: 3, 0: 4, -1: 5, -2: 6, -3: 6}.get(s - t, 2 if s - t >= 2 else 7)
+
+
 def _chart(rules: Rules, name: str) -> np.ndarray:
     """Roll needed, ``[row value][column value]`` (1-based; 7 = impossible)."""
     override = getattr(rules, name)
-    plain = to_hit if name == "to_hit_chart" else to_wound
+    plain = _to_hit if name == "to_hit_chart" else _to_wound
     tab = np.full((11, 11), 7, dtype=np.int64)
     for a in range(1, 11):
         for d in range(1, 11):

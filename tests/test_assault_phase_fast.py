@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from assault_phase_exact import bernoulli, check_exact
 from test_assault_phase_hand import TURN_STATS, exact_turn, exact_turn_scenario, morale_and_sweep
-from test_assault_phase_switches import G, Unit, _one_blow, _sc, fails
+from test_assault_phase_switches import G, Unit, _one_blow, _sc, below_half
 
 from oddslab.rulesets.assault_phase import Rules
 from tests import fast_assault_phase as fast
@@ -64,11 +64,20 @@ def test_majority_toughness_matches_exact(groups, rules, wound):
 
 @pytest.mark.parametrize("penalty", [False, True])
 def test_below_half_penalty_matches_exact(penalty):
-    """Three Ld7 models: one lost (6/16) leaves 2 of 3, two lost (1/16) 1 of 3, below half."""
-    dfn = Unit("D", (G("d", 3, a=0, ld=7),))
-    p = F(6, 16) * fails(7) + F(1, 16) * fails(6 if penalty else 7)
-    sc = _sc(Unit("A", (G("a", 1, a=1),)), dfn, below_half_penalty=penalty)
-    _check(sc, {"defender_fell_back": bernoulli(p)})
+    sc, stat, pmf = below_half(penalty, 4)
+    _check(sc, {stat: pmf})
+
+
+def test_compiled_charts_match_the_charts_written_from_the_docs():
+    """The kernel's to-hit and to-wound tables (``Rules.hit_table``, ``wound_table``) against
+    the fast reference's charts, written apart from them; and an override is used as given."""
+    rules = Rules()
+    np.testing.assert_array_equal(rules.hit_table(), fast._chart(rules, "to_hit_chart"))
+    np.testing.assert_array_equal(rules.wound_table(), fast._chart(rules, "to_wound_chart"))
+    flat = tuple(tuple([5] * 10) for _ in range(10))
+    rules = Rules(to_hit_chart=flat, to_wound_chart=flat)
+    np.testing.assert_array_equal(rules.hit_table(), fast._chart(rules, "to_hit_chart"))
+    np.testing.assert_array_equal(rules.wound_table(), fast._chart(rules, "to_wound_chart"))
 
 
 def test_same_seed_same_histograms():

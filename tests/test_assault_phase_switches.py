@@ -72,13 +72,22 @@ def test_unit_leadership(mode, ld):
 
 @pytest.mark.rule_switch("assault-phase", "below_half_penalty")
 @pytest.mark.parametrize("penalty", [False, True])
-def test_below_half_penalty(penalty):
-    """Three Ld7 models: one lost (6/16) leaves 2 of 3, two lost (1/16) leave 1 of 3, below
-    half: Ld6 with the penalty."""
-    dfn = Unit("D", (G("d", 3, a=0, ld=7),))
-    p = F(6, 16) * fails(7) + F(1, 16) * fails(6 if penalty else 7)
-    check(_sc(Unit("A", (G("a", 1, a=1),)), dfn, below_half_penalty=penalty),
-          "defender_fell_back", bernoulli(p))  # fmt: skip
+@pytest.mark.parametrize("size", [3, 4])
+def test_below_half_penalty(penalty, size):
+    check(*below_half(penalty, size))
+
+
+def below_half(penalty: bool, size: int) -> tuple[AssaultScenario, str, list[F]]:
+    """``size // 2`` chargers (two attacks each at 1/4) against ``size`` Ld7 models that lose
+    if one falls: Ld6 with the penalty when fewer than half are left (1 of 3, 1 of 4; 2 of 4
+    is half, not below half, and 2 of 3 is more); all lost: nobody left to test. The two
+    sizes tell "below half" from an off-by-one either way."""
+    dfn = Unit("D", (G("d", size, a=0, ld=7),))
+    kills = binom(2 * (size // 2), F(1, 4))
+    p = sum(pk * fails(7 - (penalty and 2 * (size - k) < size))
+            for k, pk in enumerate(kills) if 0 < k < size)  # fmt: skip
+    sc = _sc(Unit("A", (G("a", size // 2, a=1),)), dfn, below_half_penalty=penalty)
+    return sc, "defender_fell_back", bernoulli(p)
 
 
 @pytest.mark.rule_switch("assault-phase", "double_one_passes")
