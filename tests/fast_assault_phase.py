@@ -3,7 +3,7 @@
 Written from the rule text (/work/shared/rules/assault-phase.txt) and the readings of
 docs/assault-phase.md, not from the kernel, its compile tables or the pure-Python reference
 (tests/naive_assault_phase.py), for combats of one unit a side, every model in base contact,
-one turn of close combat:
+for up to ``max_turns`` turns:
 
 - charge bonus: +1 attack for the charging side's models in base contact unless their unit
   fired; +1 for two weapons;
@@ -21,12 +21,17 @@ one turn of close combat:
   Leadership test (2D6 above the highest Ld of its living models fails; ``double_one_passes``
   and ``below_half_penalty``), a trapped unit that fails is destroyed, otherwise it falls
   back 2D6 (3D6 fast) and a winner rolling more on 2D6 (3D6 fast) sweeps: its models strike
-  once more with their profile Attacks (special weapons, no bonus), every attack hitting.
+  once more with their profile Attacks (special weapons, no bonus), every attack hitting;
+- further turns while neither side fell back or was destroyed: no charge bonus, the assault
+  result of the wounds inflicted in that turn, morale again (every model is in base contact
+  already, so piling in changes nothing); the first turn's result, the fight won (the enemy
+  fled or was destroyed and own models remain) and the turn the combat ended are reported.
 
 The combat is played with counts: the number of successes of ``k`` independent dice each
 succeeding with probability ``p`` is drawn as one ``Binomial(k, p)`` per trial, which is the
 same distribution as rolling the dice. Anything outside this shape raises
-``NotImplementedError`` naming the feature. About 1 us per trial for the benchmark combat.
+``NotImplementedError`` naming the feature. About 1.5 us per trial for the benchmark combat
+(one turn), 1.5-4 us for three turns (noisy: shared machine).
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ SIDES = ("attacker", "defender")
 _DEFAULT_RULES = Rules()
 #: rule switches this reference reads; the others must stay at their defaults
 _READS = (
+    "max_turns",
+    "pile_in",  # every model is in base contact from the start: piling in changes nothing
     "double_one_passes",
     "below_half_penalty",
     "tie_toughness",
@@ -207,8 +214,10 @@ class _Combat:
         self.stat[f"unsaved_wounds_on_{name}"] += slain
         return slain
 
-    def fight(self) -> None:
-        fired = self.units[0].fired
+    def fight(self, turn: int, active: np.ndarray) -> None:
+        """One turn's Initiative steps in the trials still ``active``; the charge bonus in the
+        first turn only."""
+        bonus = turn == 1 and not self.units[0].fired
         for step in range(10, 0, -1):
             unsaved: list[np.ndarray | None] = [None, None]
             for side in (0, 1):
@@ -219,12 +228,12 @@ class _Combat:
                 ]
                 if not strikers:
                     continue
-                enemy_left = self.left(1 - side) > 0
+                fights = active & (self.left(1 - side) > 0)
                 unsaved[side] = np.zeros(self.n, dtype=np.int64)
                 for g in strikers:
                     grp = self.groups[side][g]
-                    per = grp.a + grp.two_weapons + (side == 0 and not fired)
-                    attacks = np.where(enemy_left, self.alive[side][g] * per, 0)
+                    per = grp.a + grp.two_weapons + (side == 0 and bonus)
+                    attacks = np.where(fights, self.alive[side][g] * per, 0)
                     unsaved[side] += self.strike(side, g, attacks, auto_hit=False)
             for side in (0, 1):  # simultaneous: casualties at the end of the step
                 if unsaved[side] is not None:
@@ -245,15 +254,19 @@ class _Combat:
             total += self.rng.integers(1, 7, size=self.n)
         return total
 
-    def result(self) -> None:
+    def result(self, turn: int, active: np.ndarray, lost_before: list[np.ndarray]) -> None:
+        """The assault result of this turn (wounds inflicted in it), morale, fall back and
+        sweeping advance, in the ``active`` trials."""
         left = [self.left(side) for side in (0, 1)]
-        by_att, by_def = self.stat["defender_wounds_lost"], self.stat["attacker_wounds_lost"]
+        by_att = self.stat["defender_wounds_lost"] - lost_before[1]
+        by_def = self.stat["attacker_wounds_lost"] - lost_before[0]
         wiped = (left[0] == 0) | (left[1] == 0)
-        att_wins = np.where(wiped, left[0] > 0, by_att > by_def)
-        def_wins = np.where(wiped, left[1] > 0, by_def > by_att)
-        self.stat["attacker_won_assault"] += att_wins
-        self.stat["defender_won_assault"] += def_wins
-        self.stat["assault_drawn"] += ~(att_wins | def_wins)
+        att_wins = active & np.where(wiped, left[0] > 0, by_att > by_def)
+        def_wins = active & np.where(wiped, left[1] > 0, by_def > by_att)
+        if turn == 1:
+            self.stat["attacker_won_assault"] += att_wins
+            self.stat["defender_won_assault"] += def_wins
+            self.stat["assault_drawn"] += active & ~(att_wins | def_wins)
         for loser, lost in ((1, att_wins), (0, def_wins)):
             winner, name = 1 - loser, SIDES[loser]
             roll = self.d6s(2)
@@ -275,6 +288,24 @@ class _Combat:
                     attacks = np.where(caught, self.alive[winner][g] * grp.a, 0)
                     unsaved += self.strike(winner, g, attacks, auto_hit=True)
                 self.remove(loser, unsaved)
+
+    def play(self) -> None:
+        """Turns while both sides are in the combat, up to ``max_turns``."""
+        turns = self.sc.rules.max_turns
+        active = np.ones(self.n, dtype=bool)
+        ended = np.full(self.n, turns + 1, dtype=np.int64)
+        for turn in range(1, turns + 1):
+            lost_before = [self.stat[f"{name}_wounds_lost"].copy() for name in SIDES]
+            self.fight(turn, active)
+            self.result(turn, active, lost_before)
+            over = np.zeros(self.n, dtype=bool)
+            for side, name in enumerate(SIDES):
+                over |= (self.left(side) == 0) | (self.stat[f"{name}_fell_back"] > 0)
+                over |= self.stat[f"{name}_destroyed"] > 0
+            ended = np.where(active & over, turn, ended)
+            active &= ~over
+        if turns > 1:
+            self.stat["combat_ended_turn"] = ended
         for side, name in enumerate(SIDES):
             self.stat[f"{name}_destroyed"] |= self.left(side) == 0
         for side, name in enumerate(SIDES):  # the enemy fled or was destroyed, own models left
@@ -300,8 +331,7 @@ def simulate(sc: AssaultScenario, trials: int, seed: int) -> dict[str, np.ndarra
     hist: dict[str, np.ndarray] = {}
     for start in range(0, trials, BLOCK):
         combat = _Combat(sc, rng, min(BLOCK, trials - start))
-        combat.fight()
-        combat.result()
+        combat.play()
         for name, v in combat.statistics().items():
             h = np.bincount(np.asarray(v, dtype=np.int64))
             t = hist.get(name, np.zeros(0, dtype=np.int64))

@@ -9,6 +9,7 @@ checked on the run.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from fractions import Fraction
 from pathlib import Path
@@ -352,15 +353,45 @@ def test_full_combat_matches_references(shape):
     assert_agree(ref, slow, f"{shape}: fast v naive reference")
 
 
+#: a combat of three turns: 2 charging models (WS4 S4 T4 I4 A1 Ld8 4+) v 2 (WS3 S3 T3 I5 A1
+#: Ld7 5+), the whole turn of tests/test_assault_phase_hand.py fought on while drawn or held
+MULTI_TURN_HEADLINE = ("attacker_won_fight", "defender_models_lost", "combat_ended_turn")
+MULTI_TURN_FAST_TRIALS = 650_000
+
+
+def _multi_turn() -> AssaultScenario:
+    from tests.test_assault_phase_hand import exact_turn_scenario
+
+    return dataclasses.replace(exact_turn_scenario(), rules=Rules(max_turns=3))
+
+
+@pytest.mark.statistical
+def test_multi_turn_combat_matches_fast_reference():
+    """Further turns (no charge bonus, the assault result of each turn's wounds, morale,
+    fall back and sweeps in any turn, the fight won, the turn the combat ended): the kernel
+    (1,000,000 trials, seed 11) against the fast reference (``MULTI_TURN_FAST_TRIALS``,
+    seed 5), every statistic, with the power to see a 0.5 pp error in the headline ones. The
+    pure-Python reference plays one turn only."""
+    sc = _multi_turn()
+    kernel = _kernel_counts(sc)
+    ref = fast.simulate(sc, MULTI_TURN_FAST_TRIALS, seed=5)
+    assert set(kernel) == set(ref), sorted(set(kernel) ^ set(ref))
+    assert_agree(kernel, ref, "three turns: kernel v fast reference")
+    assert_power({k: kernel[k] for k in MULTI_TURN_HEADLINE}, ref, "three turns", k=len(kernel))
+
+
 def needed(shape: str) -> int | None:
     """Fast-reference trials a 0.5 pp error in each headline statistic needs (expected
     counts from a kernel run, the margin of tests/assault_phase_exact.py on the Bonferroni
     p-value: about two standard errors against the runs' own noise)."""
-    kernel = _kernel_counts(_from_naive(*_SHAPES[shape]()))
+    if shape == "three turns":
+        kernel, headline = _kernel_counts(_multi_turn()), MULTI_TURN_HEADLINE
+    else:
+        kernel, headline = _kernel_counts(_from_naive(*_SHAPES[shape]())), HEADLINE
     for n in range(50_000, 2_000_001, 50_000):
         ps = [
             homogeneity_p(planted_shift(kernel[s]), kernel[s] / kernel[s].sum() * n) * len(kernel)
-            for s in HEADLINE
+            for s in headline
         ]
         if max(ps) < P_MIN / MARGIN:
             return n
@@ -437,5 +468,5 @@ def test_single_lightning_claw_with_two_weapons_is_rejected():
 
 
 if __name__ == "__main__":
-    for name in _SHAPES:
+    for name in [*_SHAPES, "three turns"]:
         print(f"{name}: {needed(name)} fast-reference trials", flush=True)

@@ -4,9 +4,10 @@ The fast reference is the independent answer the full combats of tests/test_assa
 are compared with at 0.5 pp power; here it is checked itself: against the exact enumeration
 of a whole turn (tests/test_assault_phase_hand.py: every statistic, with the trials a 0.5 pp
 error needs and that power checked on the run, tests/assault_phase_exact.py), and at 100,000
-trials (about 1 pp) against the worked morale and sweep odds and the exact answers of the
-rule switches it reads (tests/test_assault_phase_switches.py). tests/test_assault_phase.py
-compares it with the pure-Python reference. It refuses what it does not model.
+trials (about 1 pp) against the worked morale and sweep odds, later turns worked by hand and
+the exact answers of the rule switches it reads (tests/test_assault_phase_switches.py);
+against the compiled charts. tests/test_assault_phase.py compares it with the pure-Python
+reference. It refuses what it does not model.
 """
 
 from __future__ import annotations
@@ -68,6 +69,22 @@ def test_below_half_penalty_matches_exact(penalty):
     _check(sc, {stat: pmf})
 
 
+@pytest.mark.parametrize("defenders", [1, 10])
+def test_later_turns_match_exact(defenders):
+    """One charger (2 attacks in turn 1, then 1: no charge bonus; 1/4 each) against a lone
+    model (slain: the fight is won) or ten Ld7 models (each turn a kill wins the assault and
+    a failed Ld7 test, 15/36, ends the combat in a fall back), three turns at most."""
+    sc = _sc(Unit("A", (G("a", 1, a=1),)), Unit("D", (G("d", defenders, a=0, ld=7),)),
+             max_turns=3)  # fmt: skip
+    end = F(1) if defenders == 1 else F(15, 36)  # P(a won turn ends the combat)
+    going, ended = F(1), [F(0)] * 5
+    for turn, win in enumerate((1 - F(3, 4) ** 2, F(1, 4), F(1, 4)), start=1):
+        ended[turn] = going * win * end
+        going -= ended[turn]
+    ended[4] = going
+    _check(sc, {"combat_ended_turn": ended, "attacker_won_fight": bernoulli(1 - going)})
+
+
 def test_compiled_charts_match_the_charts_written_from_the_docs():
     """The kernel's to-hit and to-wound tables (``Rules.hit_table``, ``wound_table``) against
     the fast reference's charts, written apart from them; and an override is used as given."""
@@ -90,7 +107,7 @@ def test_same_seed_same_histograms():
 @pytest.mark.parametrize(
     "unit_kw, rules",
     [({"in_cover": True}, {}), ({"falling_back": True}, {}), ({}, {"reach": "unit"}),
-     ({}, {"max_turns": 2})],
+     ({}, {"unit_leadership": "majority"})],
 )  # fmt: skip
 def test_refuses_what_it_does_not_model(unit_kw, rules):
     sc = _sc(Unit("A", (G("a", 1),)), Unit("D", (G("d", 1),), **unit_kw), **rules)
