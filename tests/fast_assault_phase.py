@@ -42,7 +42,7 @@ from oddslab.rulesets.assault_phase import AssaultScenario, Rules
 
 __all__ = ["simulate", "supported"]
 
-BLOCK = 100_000
+BLOCK = 25_000
 SIDES = ("attacker", "defender")
 _DEFAULT_RULES = Rules()
 #: rule switches this reference reads; the others must stay at their defaults
