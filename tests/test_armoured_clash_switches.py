@@ -7,7 +7,7 @@ transport and an aircraft, a garrison attacking from inside). For every value:
 - the kernel's whole distribution of every statistic agrees with the fast numpy reference
   ``tests/fast_armoured_clash.py`` with the power to see a 0.5 pp error in each headline
   statistic, checked on every run (``check_strong`` of tests/test_armoured_clash_reference.py:
-  2,000,000 kernel trials, the fast trials the power needs);
+  1,000,000 kernel trials, the fast trials the power needs);
 - it agrees with the slow pure-Python reference ``tests/naive_armoured_clash.py`` (2,000
   trials, run once per session and kept on disk), and so does the fast reference;
 - for a value other than the default, the kernel's answer differs from its answer at the
