@@ -5,13 +5,15 @@ Written from the rule text (/work/shared/rules/armoured-clash.txt) through the r
 ``docs/armoured-clash.md`` states, not from the kernel, its compiled tables or the pure-Python
 reference's code: every trial of a block is one lane of numpy arrays (unit state as
 ``[unit, trial]`` arrays), every branch of the rules a boolean mask of the lanes it applies to,
-and the loops run over the sequence's steps, the units and the dice only. About 1-5 us per
+and the loops run over the sequence's steps and the units only; an attack pool is drawn from
+its exact distribution (``tests/fast_armoured_clash_pool.py``, worked per die from the rule). About 2-5 us per
 trial, so the 0.5 pp-powered comparisons (a few hundred thousand trials) cost about a second.
 The scenario objects are read for their fields only (no derived helper of the package is
 called, so a mistake in one cannot reach both sides).
 
 It reports the statistics the pure-Python reference ``tests/naive_armoured_clash.py`` reports,
-by the same names; ``tests/test_armoured_clash_fast.py`` checks the two agree.
+by the same names; the reference and switch tests compare the two on every scenario, and
+``tests/test_armoured_clash_fast.py`` checks the pool and the deck against exact answers.
 
 Usage: ``counts = simulate(scenario, trials, seed)`` -> ``{statistic: histogram}``.
 """
@@ -19,66 +21,20 @@ Usage: ``counts = simulate(scenario, trials, seed)`` -> ``{statistic: histogram}
 from __future__ import annotations
 
 import numpy as np
+from fast_armoured_clash_pool import BIT, KIND, TIER_BITS, pool_cdf
 
 from oddslab.rulesets.armoured_clash import ArmouredClashScenario
 
-__all__ = ["simulate", "merge", "pool_pmf", "die_pmf", "BLOCK"]
+__all__ = ["simulate", "merge", "BLOCK"]
 
 #: trials per block (memory flat in the trial count); block ``i`` is seeded ``(seed, i)``
 BLOCK = 50_000
 
-HEROIC, STRIKE, GLANCING, MISS, BLANK = range(5)
-KIND = {"heroic": HEROIC, "strike": STRIKE, "glancing": GLANCING, "miss": MISS, "blank": BLANK}
-#: hits a face kind scores: a heroic strike 2, a strike 1, the rest none
-SCORE = (2, 1, 0, 0, 0)
-#: a bit per face kind, so a re-roll set is one small integer
-BIT = (1 << np.arange(5)).astype(np.uint8)
-#: the re-roll set of each combat rating: weakened none, neutral glancing strikes,
-#: improved glancing strikes and misses
-TIER_BITS = np.array([0, BIT[GLANCING], BIT[GLANCING] | BIT[MISS]], dtype=np.uint8)
 DECK = np.repeat(np.arange(1, 11), 2)  # the assumed C&C deck: two each of 1 to 10
 
 
 def _bits(names) -> int:
     return int(sum(BIT[KIND[n]] for n in set(names)))
-
-
-def die_pmf(rr: int, face_p: np.ndarray) -> np.ndarray:
-    """Hits one original attack die scores, ``float[5]`` (0 to 4 hits), with the faces in the
-    bit set ``rr`` re-rolled.
-
-    The rules (ATTACK ROLLS): a heroic strike scores 2 hits and adds one die, which does not
-    add another; a strike scores 1; every die, original or added, showing a face of the
-    re-roll set is re-rolled once and the new result is final (a re-rolled heroic strike
-    scores 2 and adds no die). So a die's hits (its added die's included) do not depend on
-    the other dice: the pool's hits are a sum of independent copies of this.
-    """
-    once = np.zeros(5)  # a die that may be re-rolled but adds no die
-    rerolled = np.zeros(5)  # a re-rolled die: final, adds no die
-    for k in range(5):
-        rerolled[SCORE[k]] += face_p[k]
-    for k in range(5):
-        if rr >> k & 1:
-            once += face_p[k] * rerolled
-        else:
-            once[SCORE[k]] += face_p[k]
-    out = np.zeros(5)
-    for k in range(5):
-        if k == HEROIC and not rr >> k & 1:
-            out[2:] += face_p[k] * once[:3]  # 2 hits, plus its added die's
-        elif rr >> k & 1:
-            out += face_p[k] * rerolled
-        else:
-            out[SCORE[k]] += face_p[k]
-    return out
-
-
-def pool_pmf(n: int, rr: int, face_p: np.ndarray) -> np.ndarray:
-    """Hits of ``n`` attack dice, ``float[4 n + 1]``: ``n`` independent dice (:func:`die_pmf`)."""
-    one, out = die_pmf(rr, face_p), np.ones(1)
-    for _ in range(n):
-        out = np.convolve(out, one)
-    return out
 
 
 class _Block:
@@ -89,8 +45,7 @@ class _Block:
         self.rules = sc.rules
         d = sc.die
         counts = [d.heroic, d.strike, d.glancing, d.miss, d.blank]
-        self.face_p = np.asarray(counts, dtype=float) / sum(counts)  # P(face kind)
-        self._cdf: dict[tuple[int, int], np.ndarray] = {}
+        self.counts = tuple(counts)  # faces of each kind
         self.units = list(sc.units)
         self.idx = {u.name: i for i, u in enumerate(self.units)}
         nu = len(self.units)
@@ -99,12 +54,8 @@ class _Block:
         self.tokens = z(np.int64)
         self.supp, self.dis, self.cover, self.garr = z(bool), z(bool), z(bool), z(bool)
         self.gone, self.off_lost, self.fell_back, self.broke = z(bool), z(bool), z(bool), z(bool)
-        self.lost, self.hits, self.dmg, self.start = (
-            z(np.int64),
-            z(np.int64),
-            z(np.int64),
-            z(np.int64),
-        )
+        self.lost, self.hits = z(np.int64), z(np.int64)
+        self.dmg, self.start = z(np.int64), z(np.int64)
         self.held_s, self.held_d, self.rally_failed = z(bool), z(bool), z(bool)
         for i, u in enumerate(self.units):
             self.models[i] = u.models
@@ -123,27 +74,21 @@ class _Block:
             cards = np.asarray(sc.decks.get(side, DECK), dtype=np.int64)
             self.deck[side] = np.tile(cards.astype(np.int16), (n, 1))
             self.ptr[side] = np.zeros(n, dtype=np.int64)
-        self.lanes = np.arange(n)
 
     # -- dice and cards ---------------------------------------------------------------------
     def pool(self, ndice: np.ndarray, rating: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """Hits of an attack pool per lane: ``ndice`` dice at the lane's combat rating, with
         the faces ``extra`` (a bit per face kind) also re-rolled; drawn from the exact
-        distribution (:func:`pool_pmf`) of each (dice, re-roll set) the block holds."""
+        distribution (``fast_armoured_clash_pool.pool_pmf``) of each (dice, re-roll set) the block holds."""
         out = np.zeros(self.n, dtype=np.int64)
         rr = (TIER_BITS[rating] | extra).astype(np.int64)
         key = np.where(ndice > 0, ndice * 32 + rr, -1)
         for combo in np.unique(key[key >= 0]):
             lanes = np.flatnonzero(key == combo)
-            cdf = self.cdf(int(combo) // 32, int(combo) % 32)
+            cdf = pool_cdf(int(combo) // 32, int(combo) % 32, self.counts)
             u = self.rng.random(lanes.size)
             out[lanes] = np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
         return out
-
-    def cdf(self, n: int, rr: int) -> np.ndarray:
-        if (n, rr) not in self._cdf:
-            self._cdf[n, rr] = np.cumsum(pool_pmf(n, rr, self.face_p))
-        return self._cdf[n, rr]
 
     def draw(self, side: str, m: np.ndarray) -> np.ndarray:
         """One card per lane in ``m`` from the side's deck, without replacement (one step of

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fast_armoured_clash import TIER_BITS, die_pmf, pool_pmf, simulate
+from fast_armoured_clash import simulate
+from fast_armoured_clash_pool import TIER_BITS, die_pmf, pool_pmf
 from scipy.stats import hypergeom
 from stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
 from switches import planted_shift
