@@ -11,6 +11,7 @@ the kernel:
   between the two likeliest neighbouring outcomes checked on the run;
 - its deck is drawn without replacement (three tests from one deck: hypergeometric, not
   binomial) and reshuffled when it runs out (a two-card deck worked by hand);
+- its runs for a seed are nested (blocks seeded by index), as the reference tests rely on;
 - against the pure-Python reference tests/naive_armoured_clash.py it agrees on every
   statistic of every scenario of the reference and switch tests (``_compare`` and the switch
   test there run both on the same scenario).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fast_armoured_clash import simulate
+from fast_armoured_clash import BLOCK, merge, simulate
 from fast_armoured_clash_pool import TIER_BITS, die_pmf, pool_pmf
 from scipy.stats import hypergeom
 from stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
@@ -124,3 +125,14 @@ def test_empty_deck_is_reshuffled():
     # card: the 10 (it fails) exactly when the third test drew the 1 (no fall back)
     assert out["defender_suppressed"][1] == n
     assert out["defender_rally_failed"][1] == n - out["defender_fell_back"][1]
+
+
+def test_runs_for_a_seed_are_nested():
+    """Block ``i`` is seeded ``(seed, i)``: a run extended by blocks from ``first_block`` is the
+    longer run itself, so the reference tests' extension of a run does not depend on order."""
+    sc = _volley(3, models=4)
+    whole = simulate(sc, 2 * BLOCK, seed=8)
+    parts = merge(simulate(sc, BLOCK, seed=8), simulate(sc, BLOCK, seed=8, first_block=1))
+    assert whole.keys() == parts.keys()
+    for k in whole:
+        np.testing.assert_array_equal(whole[k], parts[k], err_msg=k)
