@@ -364,7 +364,8 @@ class _Block:
         return result
 
     # -- the sequence -----------------------------------------------------------------------
-    def run(self) -> dict[str, np.ndarray]:
+    def run(self, foci: tuple[str, ...]) -> dict[str, dict[str, np.ndarray]]:
+        """Play the sequence; the statistics seen from each unit of ``foci``."""
         sc, rules = self.sc, self.rules
         steps = sc.attacks
         # the active unit: the attacker, or the target of opportunity fire (its activation)
@@ -415,11 +416,16 @@ class _Block:
                     self.dis[act] &= ~self.held_d[act]
                 self.held_s[act] = self.held_d[act] = False
                 self.rally_failed[act] = False
-        return self.report(qc)
+        out = {}
+        for name in foci:  # each focus's rally test draws from the deck as the sequence left it
+            held = {side: (d.copy(), self.ptr[side].copy()) for side, d in self.deck.items()}
+            out[name] = self.report(qc, self.idx[name])
+            for side, (d, ptr) in held.items():
+                self.deck[side], self.ptr[side] = d, ptr
+        return out
 
-    def report(self, qc: np.ndarray) -> dict[str, np.ndarray]:
+    def report(self, qc: np.ndarray, f: int) -> dict[str, np.ndarray]:
         sc = self.sc
-        f = self.idx[sc.focus if sc.focus is not None else sc.attacks[0].target]
         p = self.units[f]
         me = p.side
         them = "defender" if me == "attacker" else "attacker"
@@ -471,19 +477,26 @@ def merge(total: dict[str, np.ndarray], part: dict[str, np.ndarray]) -> dict[str
 
 
 def simulate(
-    sc: ArmouredClashScenario, trials: int, seed: int, first_block: int = 0
-) -> dict[str, np.ndarray]:
-    """Histograms (index = value) of every statistic over ``trials`` trials of ``sc``.
+    sc: ArmouredClashScenario,
+    trials: int,
+    seed: int,
+    first_block: int = 0,
+    foci: tuple[str, ...] | None = None,
+) -> dict:
+    """Histograms (index = value) of every statistic over ``trials`` trials of ``sc``, seen
+    from its focus unit; with ``foci``, ``{unit: histograms}`` seen from each of those units
+    (the same trials).
 
     Blocks of :data:`BLOCK` trials, block ``i`` drawn from ``Generator(PCG64(SeedSequence((
     seed, i))))`` for ``i`` from ``first_block``: the answer for a seed depends on nothing but
     the trial count, and a run of ``trials`` more from block ``first_block = trials // BLOCK``
     extends a run of ``trials`` (whole blocks) to the run of twice as many.
     """
-    total: dict[str, np.ndarray] = {}
+    names = foci or (sc.focus if sc.focus is not None else sc.attacks[0].target,)
+    total: dict[str, dict[str, np.ndarray]] = {f: {} for f in names}
     for i, begin in enumerate(range(0, trials, BLOCK), start=first_block):
         n = min(BLOCK, trials - begin)
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((seed, i))))
-        part = {k: np.bincount(v) for k, v in _Block(sc, n, rng).run().items()}
-        total = merge(total, part)
-    return total
+        for f, stats in _Block(sc, n, rng).run(names).items():
+            total[f] = merge(total[f], {k: np.bincount(v) for k, v in stats.items()})
+    return total if foci else total[names[0]]

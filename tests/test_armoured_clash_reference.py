@@ -25,6 +25,7 @@ one switched reading) are not repeated here.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -96,19 +97,23 @@ def fast_trials(sc: ArmouredClashScenario, kernel: dict[str, np.ndarray]) -> int
 
 
 def fast_counts(
-    sc: ArmouredClashScenario, seed: int, kernel: dict[str, np.ndarray]
-) -> dict[str, np.ndarray]:
-    """The fast reference's histograms, with the power to see a 0.5 pp error against
-    ``kernel``: ``fast_trials`` trials, then one more block at a time while ``assert_power``
-    would fail (its blocks are seeded by index, so the runs for a seed are nested and the
-    answer does not depend on the order tests run in); at most ``FAST_MAX``. Once per session
-    per (scenario, seed)."""
-    key = (repr(sc), seed)
+    scs: dict[str, ArmouredClashScenario], seed: int, kernels: dict[str, dict[str, np.ndarray]]
+) -> dict[str, dict[str, np.ndarray]]:
+    """The fast reference's histograms seen from each focus of ``scs`` (one scenario, the
+    same trials), with the power to see a 0.5 pp error against each focus's kernel run:
+    ``fast_trials`` trials (the most any focus needs), then one more block at a time while
+    ``assert_power`` would fail for one (its blocks are seeded by index, so the runs for a seed
+    are nested and the answer does not depend on the order tests run in); at most
+    ``FAST_MAX``. Once per session per (scenarios, seed)."""
+    key = (tuple(repr(sc) for sc in scs.values()), seed)
     if key not in _FAST:
-        n = fast_trials(sc, kernel)
-        fast = fast_simulate(sc, n, seed)
-        while n < FAST_MAX and _weak(sc, kernel, fast):
-            fast = merge(fast, fast_simulate(sc, FAST_STEP, seed, first_block=n // FAST_STEP))
+        sc = next(iter(scs.values()))
+        foci = tuple(scs)
+        n = max(fast_trials(scs[f], kernels[f]) for f in foci)
+        fast = fast_simulate(sc, n, seed, foci=foci)
+        while n < FAST_MAX and any(_weak(scs[f], kernels[f], fast[f]) for f in foci):
+            more = fast_simulate(sc, FAST_STEP, seed, first_block=n // FAST_STEP, foci=foci)
+            fast = {f: merge(fast[f], more[f]) for f in foci}
             n += FAST_STEP
         _FAST[key] = fast
     return _FAST[key]
@@ -126,28 +131,34 @@ def headline(sc: ArmouredClashScenario, counts: dict[str, np.ndarray]) -> dict[s
     return {k: counts[k] for k in sorted(names)}
 
 
-def check_strong(
-    sc: ArmouredClashScenario, seed: int, what: str, kernel: dict[str, np.ndarray] | None = None
-) -> dict[str, np.ndarray]:
+def check_strong(sc: ArmouredClashScenario, seed: int, what: str, foci: tuple[str, ...] = ()):
     """The kernel against the fast reference, every statistic, with the power to see a 0.5 pp
-    error in each headline statistic checked on these very runs; the fast counts."""
-    kernel = kernel_counts(sc, seed) if kernel is None else kernel
-    fast = fast_counts(sc, seed, kernel)
-    assert_agree(kernel, fast, f"{what}: kernel vs fast reference")
-    common = len(set(kernel) & set(fast))
-    assert_power(headline(sc, kernel), fast, f"{what}: kernel vs fast reference", k=common)
-    return fast
+    error in each headline statistic checked on these very runs; seen from the scenario's
+    focus, or from each unit of ``foci`` (one fast run for all). Returns ``{focus: (kernel
+    counts, fast counts)}``."""
+    scs = {
+        f: sc if f == sc.focus_unit else dataclasses.replace(sc, focus=f)
+        for f in foci or (sc.focus_unit,)
+    }
+    kernels = {f: kernel_counts(x, seed) for f, x in scs.items()}
+    fasts = fast_counts(scs, seed, kernels)
+    for f, x in scs.items():
+        kernel, fast = kernels[f], fasts[f]
+        assert len(kernel) >= 5
+        assert_agree(kernel, fast, f"{what} seen from {f}: kernel vs fast reference")
+        common = len(set(kernel) & set(fast))
+        assert_power(headline(x, kernel), fast, f"{what} seen from {f}: kernel vs fast", k=common)
+    return {f: (kernels[f], fasts[f]) for f in scs}
 
 
-def _compare(sc, seed):
-    """The kernel, the fast reference and the pure-Python reference, pairwise (see above)."""
-    what = getattr(sc, "name", "ac")
-    kernel = kernel_counts(sc, seed)
-    assert len(kernel) >= 5
-    fast = check_strong(sc, seed, what, kernel)
-    naive = naive_counts(sc, N_NAIVE, seed)
-    assert_agree(kernel, naive, f"{what}: kernel vs naive reference")
-    assert_agree(fast, naive, f"{what}: fast vs naive reference")
+def _compare(sc, seed, foci: tuple[str, ...] = ()):
+    """The kernel, the fast reference and the pure-Python reference, pairwise (see above),
+    seen from the scenario's focus or from each unit of ``foci``."""
+    for f, (kernel, fast) in check_strong(sc, seed, sc.name, foci).items():
+        naive = naive_counts(sc if f == sc.focus_unit else dataclasses.replace(sc, focus=f),
+                             N_NAIVE, seed)  # fmt: skip
+        assert_agree(kernel, naive, f"{sc.name} seen from {f}: kernel vs naive reference")
+        assert_agree(fast, naive, f"{sc.name} seen from {f}: fast vs naive reference")
 
 
 def _unit(name, side, models, **kw):
@@ -191,10 +202,7 @@ def close_quarters() -> ArmouredClashScenario:
 
 
 def test_close_quarters_with_secondary_and_defensive_advantage():
-    sc = close_quarters()
-    _compare(sc, seed=103)
-    sc_a = ArmouredClashScenario(sc.units, sc.attacks, focus="att")
-    _compare(sc_a, seed=104)
+    _compare(close_quarters(), seed=103, foci=("tgt", "att"))
 
 
 @pytest.mark.parametrize(
@@ -218,11 +226,9 @@ def test_close_quarters_under_the_other_readings(annihilates, secondaries):
     for i, adv in enumerate((True, False)):
         sit = Situation(secondary=("sec",), defensive_advantage=adv)
         attacks = (Attack("att", "tgt", kind="close", situation=sit),)
-        _compare(ArmouredClashScenario((att, tgt, sec), attacks, rules=rules), seed=120 + i)
+        sc = ArmouredClashScenario((att, tgt, sec), attacks, rules=rules)
         both = annihilates != "action_ends" and secondaries != "with_target"
-        if both or not adv:
-            sc = ArmouredClashScenario((att, tgt, sec), attacks, rules=rules, focus="att")
-            _compare(sc, seed=122 + i)
+        _compare(sc, seed=120 + i, foci=("tgt", "att") if both or not adv else ("tgt",))
 
 
 def test_close_quarters_flags_carried_to_the_retaliation():
