@@ -2,14 +2,15 @@
 rule-switch comparisons (issue 27).
 
 Written from the rule text (/work/shared/rules/armoured-clash.txt) through the readings
-``docs/armoured-clash.md`` states, not from the kernel, its compiled tables or the pure-Python
-reference's code: every trial of a block is one lane of numpy arrays (unit state as
-``[unit, trial]`` arrays), every branch of the rules a boolean mask of the lanes it applies to,
-and the loops run over the sequence's steps and the units only; an attack pool is drawn from
-its exact distribution (``tests/fast_armoured_clash_pool.py``, worked per die from the rule). About 2-5 us per
-trial, so the 0.5 pp-powered comparisons (a few hundred thousand trials) cost about a second.
-The scenario objects are read for their fields only (no derived helper of the package is
-called, so a mistake in one cannot reach both sides).
+``docs/armoured-clash.md`` states. It calls no code of the kernel, its compiled tables or the
+pure-Python reference, and computes differently: every trial of a block is one lane of numpy
+arrays (unit state as ``[unit, trial]`` arrays), every branch of the rules a boolean mask of
+the lanes it applies to, the loops run over the sequence's steps and the units only, an
+attack pool is drawn from its exact distribution (``tests/fast_armoured_clash_pool.py``,
+worked per die from the rule) and a card by one step of a Fisher-Yates shuffle. About 0.5-1 us
+of CPU per trial, so the 0.5 pp-powered comparisons (a few hundred thousand trials) cost
+about a second. The scenario objects are read for their fields only (no derived helper of
+the package is called, so a mistake in one cannot reach both sides).
 
 It reports the statistics the pure-Python reference ``tests/naive_armoured_clash.py`` reports,
 by the same names; the reference and switch tests compare the two on every scenario, and
