@@ -235,6 +235,17 @@ def test_the_local_cluster_serves_no_http():
             # only Dask's own comms listen: no dashboard, no health/metrics server
             assert (_listening_ports() - before) - comms == set()
             assert 8787 not in _listening_ports() - before
+
+            # nor the housekeeping only a dashboard reads (dask_run.QUIET): no stack sampling
+            # in the workers, rare event-loop checks, no work stealing
+            def housekeeping(dask_worker):
+                return sorted(dask_worker.periodic_callbacks), dask_worker._tick_interval
+
+            (callbacks, tick), *_ = client.run(housekeeping).values()
+            assert "profile" not in callbacks and "profile-cycle" not in callbacks
+            assert tick == 1.0
+            assert cluster.scheduler._tick_interval == 1.0
+            assert "stealing" not in cluster.scheduler.extensions
     finally:
         cluster.close()
 
