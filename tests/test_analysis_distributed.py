@@ -333,3 +333,39 @@ def test_events_on_a_local_cluster_equal_in_process():
     remote = sweep(SCENARIO, vary, trials=30_000, seed=11, events=events, workers=2, batch=1)
     assert [r.events for r in remote.results] == [r.events for r in local.results]
     assert remote.frame().equals(local.frame())
+
+
+def test_a_task_carries_each_cells_validated_scenario(monkeypatch):
+    """A Dask task's cells travel packed with the objects the study validated (a worker does
+    not read the scenario again) and give the results of the dicts; an object that does not
+    pickle sends the dicts instead."""
+    from oddslab import scenario
+    from oddslab.analysis.cells import Cell, cell_seed, with_paths
+    from oddslab.analysis.dask_run import pack_cells, unpack
+
+    raw = scenario.read_toml(SCENARIO)
+
+    def cells(validated=None):
+        out = []
+        for save in (3, 5):
+            v = {"target.save": save}
+            d = with_paths(raw, v, "t", SCENARIO.parent)
+            sc = scenario.from_dict(d, "t") if validated is None else validated
+            out.append(Cell(v, d, cell_seed(4, v), "t", sc))
+        return out
+
+    def answers(results):
+        return [(r.key, r.scenario_hash, r.seed, r.trials, r.counts) for r in results]
+
+    want = answers(distributed.run_batch([c.payload() for c in cells()], 1_000, None))
+    group = cells()
+    objects = [c.validated for c in group]
+    packed = pack_cells(group)
+    assert [(p[0], p[5]) for p in unpack(packed)] == [(None, o) for o in objects]
+    assert [c.validated for c in group] == [None, None]  # let go once packed
+    reads = []
+    monkeypatch.setattr(scenario, "from_dict", lambda *a, **k: reads.append(a))
+    got = answers(unpack(distributed.run_packed(packed, 1_000, None)))
+    assert reads == [] and got == want
+    fallback = unpack(pack_cells(cells(validated=lambda: None)))  # a lambda does not pickle
+    assert [p[:5] for p in fallback] == [c.payload() for c in cells()]

@@ -11,6 +11,11 @@ tasks in flight, and a local cluster that serves no HTTP unless a dashboard is a
 - **Window.** At most ``TASKS_PER_WORKER × workers`` tasks are in flight; the next is sent as
   one finishes. The client therefore holds the cells of a bounded number of tasks, not of the
   whole study.
+- **Packed.** Each task's cells travel as one bytes object (:func:`pack_cells`: pickled
+  once by the client, with each cell's validated scenario object when the study kept it, so a
+  worker does not read the scenario again), and its results come back as one. Dask's scheduler
+  unpickles and pickles again every argument of a task it forwards, and a worker measures
+  the size of every result by walking it; bytes it only copies.
 - **No HTTP.** A Dask scheduler and every worker start an HTTP server (the dashboard, health
   and metrics routes). The local cluster's scheduler binds its server to a free port on
   127.0.0.1 and stops it as soon as the cluster is up, and each worker stops its own; with
@@ -22,6 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +57,9 @@ def _import_distributed():
 
 __all__ = [
     "DaskMissing",
+    "pack",
+    "unpack",
+    "pack_cells",
     "INSTALL_HINT",
     "local_cluster",
     "run_dask",
@@ -138,6 +147,40 @@ def stop_worker_http(dask_worker: Any = None) -> None:
         http.stop()
 
 
+def pack(obj: Any) -> bytes:
+    """``obj`` pickled (protocol 5): a task's cells or results as one bytes object."""
+    import pickle
+
+    return pickle.dumps(obj, protocol=5)
+
+
+def unpack(data: bytes) -> Any:
+    """What :func:`pack` packed."""
+    import pickle
+
+    return pickle.loads(data)
+
+
+def pack_cells(group: Sequence[Cell]) -> bytes:
+    """The cells of one task for :func:`oddslab.analysis.distributed.run_packed`: each
+    :meth:`Cell.payload` with the cell's validated scenario object (the dict left out, as the
+    object replaces it), or without objects when one does not pickle (a plugin's scenario).
+    The cells let go of their objects once packed (they run once, as in-process)."""
+    import pickle
+
+    payload = [c.payload() for c in group]  # each scenario built once, here
+    try:
+        data = pack([
+            (None, *p[1:], c.validated) if c.validated is not None else p
+            for c, p in zip(group, payload, strict=True)
+        ])  # fmt: skip
+    except (pickle.PicklingError, TypeError, AttributeError):
+        data = pack(payload)
+    for c in group:
+        c.__dict__["validated"] = None
+    return data
+
+
 def plan_batch(cell_seconds: float, cells: int, workers: int) -> int:
     """Cells per task: about :data:`TARGET_TASK_SECONDS` of work, but at least
     :data:`TASKS_PER_WORKER` tasks per worker, between 1 and :data:`MAX_BATCH`."""
@@ -162,7 +205,8 @@ def run_dask(
     """Run ``pending`` cells on Dask, calling ``finish(results)`` once per finished task.
 
     ``args`` are the run options after the cells (trials, precision, metric, exact, events);
-    ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_batch`); ``count`` is
+    ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_packed`: packed cells
+    in, packed results out); ``count`` is
     how many cells ``pending`` holds (default ``len(pending)``; an estimate is enough: it
     decides the pilot and the batches' balance). ``pending`` is read as tasks are sent, so
     the cells of a big study are made as they go and never held all at once.
@@ -171,7 +215,7 @@ def run_dask(
     """
     dist = _import_distributed()
     if task is None:
-        raise TypeError("run_dask needs the task that runs one batch (distributed.run_batch)")
+        raise TypeError("run_dask needs the task that runs one batch (distributed.run_packed)")
     cluster = local_cluster(workers, dashboard) if workers is not None else None
     client = None
     info: dict[str, Any] = {"batch": batch, "tasks": 0, "cell_seconds": None}
@@ -204,16 +248,16 @@ def run_dask(
         info["batch"] = size
         window = TASKS_PER_WORKER * nworkers
         n = 0
+        token = uuid.uuid4().hex[:16]
 
         def submit(group: Sequence[Cell]):
             nonlocal n
             n += 1
-            payload = [c.payload() for c in group]  # each scenario built once, here
             return client.submit(
                 task,
-                payload,
+                pack_cells(group),
                 *args,
-                key=f"oddslab-cells-{payload[0][3][:16]}-{n}",
+                key=f"oddslab-cells-{token}-{n}",  # unique on a scheduler shared by studies
                 pure=False,
                 retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
                 # a lost worker are rescheduled by Dask itself (allowed-failures)
@@ -242,7 +286,7 @@ def run_dask(
             if size is not None:
                 fill()
             for fut in running:
-                rs = fut.result()
+                rs = unpack(fut.result())
                 if size is None:  # the first pilot task: its last cell's kernel time
                     cost = rs[-1].elapsed + 0.5e-3  # + the cell's fixed cost
                     info["cell_seconds"] = cost
