@@ -231,15 +231,18 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                 client.run(run_batch, [warm], 1000, None, "never")
                 before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
                 t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
+                m0 = time.thread_time()  # this thread: the study's own client-side work
                 b = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never", progress=None,
                           scheduler=cluster.scheduler_address)  # fmt: skip
                 wall, here = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0
+                main = time.thread_time() - m0
                 after = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
         finally:
             cluster.close()
         workers_cpu = sum(after[k] - before[k] for k in after)
         eff_wall = single / (2 * wall)
         eff_cpu = single_cpu / (workers_cpu + here)
+        extra = (workers_cpu + here - single_cpu) / cells  # CPU s per cell beyond in-process
         # the cells' own kernel time in the workers over in-process: above 1 when the workers'
         # kernels themselves ran slower (other load, two workers on shared cores), not overhead
         kernels = sum(r.elapsed for r in b.results) / sum(r.elapsed for r in a.results)
@@ -249,9 +252,11 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                 cells / wall,
                 f"per-worker efficiency {eff_wall:.2f} in wall time (1-thread in-process "
                 f"{single:.1f} s / (2 × {wall:.1f} s)), {eff_cpu:.2f} in CPU time "
-                f"(in-process {single_cpu:.1f} CPU s / cluster {workers_cpu:.1f} s in workers "
-                f"+ {here:.1f} s scheduler and client); workers' kernel time {kernels:.2f}× in-process; "
-                f"1-min load {load0:.1f} at the start",
+                f"(in-process {single_cpu:.2f} CPU s / cluster {workers_cpu:.2f} s in workers "
+                f"+ {here:.2f} s scheduler and client, of which {main:.2f} s the study's own "
+                f"thread: cells, packing, results; the rest Dask's scheduler and comms); "
+                f"{1e3 * extra:.2f} ms CPU per cell beyond in-process; workers' kernel time "
+                f"{kernels:.2f}× in-process; 1-min load {load0:.1f} at the start",
                 1,
             )
         )
