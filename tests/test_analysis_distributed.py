@@ -26,17 +26,25 @@ def sweep(*args, **kw):
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "oddslab" / "examples" / "generic-intercessors-vs-guardsmen.toml"
-VARY = {"target.save": [3, 4, 5], "attacker.weapons.0.models": [5, 10]}
 
 
 def _counts(res) -> list[dict]:
     return [r.counts for r in res.results]
 
 
-def test_local_cluster_matches_in_process():
+def test_local_cluster_matches_in_process(monkeypatch):
+    """With the automatic batches (36 cells: two-cell pilot tasks, then packed batches sized
+    from them, shrinking at the end)."""
     pytest.importorskip("distributed")
-    local = sweep(SCENARIO, VARY, trials=30_000, seed=11)
-    remote = sweep(SCENARIO, VARY, trials=30_000, seed=11, workers=2, batch=2)
+    from oddslab.analysis import dask_run
+
+    sized = []
+    real = dask_run.tail_batch
+    monkeypatch.setattr(dask_run, "tail_batch", lambda *a: sized.append(real(*a)) or sized[-1])
+    vary = {"target.save": [2, 3, 4, 5, 6, 7], "attacker.weapons.0.models": [1, 2, 3, 5, 8, 13]}
+    local = sweep(SCENARIO, vary, trials=5_000, seed=11)
+    remote = sweep(SCENARIO, vary, trials=5_000, seed=11, workers=2)
+    assert sized  # the batches after the pilot tasks were sized automatically
     assert _counts(remote) == _counts(local)
     assert [r.seed for r in remote.results] == [r.seed for r in local.results]
     assert remote.frame().equals(local.frame())
@@ -323,6 +331,20 @@ def test_batches_are_sized_from_the_cost_of_a_cell():
     assert plan_batch(2.0, 10_000, 2) == 1  # big cells: one per task
     assert plan_batch(1e-4, 80, 2) == 10  # few cells: still 4 tasks per worker
     assert plan_batch(1e-9, 10**7, 100) == 2_000  # capped
+
+
+def test_the_last_tasks_shrink_so_the_workers_finish_together():
+    from oddslab.analysis.dask_run import tail_batch
+
+    # 60 cells of 0.1 s on 2 workers, 6 per task: full tasks while 12+ cells are left, then
+    # the rest shared over the workers, down to 0.05 s of work (here: one cell)
+    sizes, left = [], 56
+    while left > 0:
+        sizes.append(tail_batch(6, left, 2, 0.1))
+        left -= sizes[-1]
+    assert sizes == [6] * 8 + [4, 2, 1, 1]
+    assert tail_batch(24, 10, 2, 0.001) == 24  # a tail smaller than 0.05 s of work: one task
+    assert tail_batch(24, 30, 2, 0.001) == 24
 
 
 def test_events_on_a_local_cluster_equal_in_process():

@@ -8,6 +8,10 @@ tasks in flight, and a local cluster that serves no HTTP unless a dashboard is a
   batches of about :data:`TARGET_TASK_SECONDS` of work (sized as soon as the first of those
   tasks returns; the workers are never left idle waiting for the others), never fewer than
   :data:`TASKS_PER_WORKER` tasks per worker (so a slow worker cannot hold the end of a study).
+  The last tasks shrink (:func:`tail_batch`): once fewer cells are left than one task per
+  worker, each task takes the remaining cells over the number of workers, down to
+  :data:`TAIL_TASK_SECONDS` of work, so the workers finish together instead of one waiting
+  on the other's last full-size task.
 - **Window.** At most ``TASKS_PER_WORKER × workers`` tasks are in flight; the next is sent as
   one finishes. The client therefore holds the cells of a bounded number of tasks, not of the
   whole study.
@@ -66,12 +70,16 @@ __all__ = [
     "plan_batch",
     "TARGET_TASK_SECONDS",
     "TASKS_PER_WORKER",
+    "TAIL_TASK_SECONDS",
+    "tail_batch",
 ]
 
 #: Work per Dask task the batches aim at (s): ~1 ms of per-task overhead is then under 1%.
 TARGET_TASK_SECONDS = 0.5
 #: Tasks per worker at least (load balance at the end of a study), and the in-flight window.
 TASKS_PER_WORKER = 4
+#: Work of the smallest task at the end of a study (s): a few ms of per-task cost stays small.
+TAIL_TASK_SECONDS = 0.05
 #: Cells per task at most (a lost worker re-runs at most this many per task it held).
 MAX_BATCH = 2_000
 #: Address of the dashboard when it is asked for.
@@ -189,6 +197,15 @@ def plan_batch(cell_seconds: float, cells: int, workers: int) -> int:
     return max(1, min(by_cost, by_balance, MAX_BATCH))
 
 
+def tail_batch(size: int, left: int, workers: int, cell_seconds: float) -> int:
+    """Cells of the next task: ``size`` (:func:`plan_batch`) until fewer than ``size`` cells
+    per worker are left, then the ``left`` cells shared over the ``workers``, but at least
+    :data:`TAIL_TASK_SECONDS` of work (the tasks shrink as the study ends)."""
+    share = math.ceil(max(left, 0) / max(workers, 1))
+    floor = math.ceil(TAIL_TASK_SECONDS / max(cell_seconds, 1e-6))
+    return max(1, min(size, max(share, floor)))
+
+
 def run_dask(
     pending: Iterable[Cell],
     args: tuple,
@@ -272,7 +289,10 @@ def run_dask(
 
         def fill() -> None:
             while not exhausted and running.count() < window:
-                group = take(size)
+                k = size
+                if batch is None and info["cell_seconds"] is not None:
+                    k = tail_batch(size, left, nworkers, info["cell_seconds"])
+                group = take(k)
                 if group:
                     running.add(submit(group))
 
