@@ -1,8 +1,10 @@
 """Running a study's cells on Dask: batches sized from a measured cell, a bounded window of
 tasks in flight, and a local cluster that serves no HTTP unless a dashboard is asked for.
 
-- **Batches.** A Dask task costs about a millisecond of scheduler and transfer time whatever it
-  holds, so one 10⁵-trial cell per task (a few ms) spends much of its time on overhead. With
+- **Batches.** A Dask task costs a few milliseconds of CPU whatever it holds (measured on 2
+  shared cores: 3-4 ms in the client's process, scheduler and comms together, and 2-3 ms in
+  the worker; issue 33), so one 10⁵-trial cell per task (about 10 ms) spends much of its
+  time on overhead. With
   ``batch=None`` (the default) the first tasks carry two cells each; the kernel time of the
   second cell of the first to finish gives the cost of a cell, and the rest go in
   batches of about :data:`TARGET_TASK_SECONDS` of work (sized as soon as the first of those
@@ -74,7 +76,7 @@ __all__ = [
     "tail_batch",
 ]
 
-#: Work per Dask task the batches aim at (s): ~1 ms of per-task overhead is then under 1%.
+#: Work per Dask task the batches aim at (s): a few ms of per-task cost are then about 1%.
 TARGET_TASK_SECONDS = 0.5
 #: Tasks per worker at least (load balance at the end of a study), and the in-flight window.
 TASKS_PER_WORKER = 4

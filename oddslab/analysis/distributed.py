@@ -207,8 +207,8 @@ def run_cells(
         elsewhere (:mod:`oddslab.analysis.progress`); None: no progress.
     batch : int, optional
         Cells per Dask task. Default: sized from the measured cost of a cell (see
-        :mod:`oddslab.analysis.dask_run`), so the scheduler's per-task cost (about a
-        millisecond) stays small; a lost worker re-runs at most a batch per task it held.
+        :mod:`oddslab.analysis.dask_run`), so Dask's per-task cost (a few milliseconds
+        of CPU) stays small; a lost worker re-runs at most a batch per task it held.
     dashboard : bool
         Keep the local cluster's dashboard (127.0.0.1:8787); by default no HTTP server listens.
     metric : str, optional
