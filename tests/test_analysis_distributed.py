@@ -329,7 +329,7 @@ def test_batches_are_sized_from_the_cost_of_a_cell():
 
     assert plan_batch(0.005, 10_000, 2) == round(TARGET_TASK_SECONDS / 0.005)  # 100
     assert plan_batch(2.0, 10_000, 2) == 1  # big cells: one per task
-    assert plan_batch(1e-4, 80, 2) == 10  # few cells: still 4 tasks per worker
+    assert plan_batch(1e-4, 80, 2) == 20  # few cells: still 2 tasks per worker
     assert plan_batch(1e-9, 10**7, 100) == 2_000  # capped
 
 

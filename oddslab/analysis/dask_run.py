@@ -9,8 +9,8 @@ tasks in flight, and a local cluster that serves no HTTP unless a dashboard is a
   second cell of the first to finish gives the cost of a cell, and the rest go in
   batches of about :data:`TARGET_TASK_SECONDS` of work (sized as soon as the first of those
   tasks returns; the workers are never left idle waiting for the others), never fewer than
-  :data:`TASKS_PER_WORKER` tasks per worker (so a slow worker cannot hold the end of a study).
-  The last tasks shrink (:func:`tail_batch`): once fewer cells are left than one task per
+  :data:`BALANCE_TASKS` tasks per worker (fewer, bigger tasks: each costs a few ms). The
+  last tasks shrink (:func:`tail_batch`): once fewer cells are left than one task per
   worker, each task takes the remaining cells over the number of workers, down to
   :data:`TAIL_TASK_SECONDS` of work, so the workers finish together instead of one waiting
   on the other's last full-size task.
@@ -72,14 +72,19 @@ __all__ = [
     "plan_batch",
     "TARGET_TASK_SECONDS",
     "TASKS_PER_WORKER",
+    "BALANCE_TASKS",
     "TAIL_TASK_SECONDS",
     "tail_batch",
 ]
 
 #: Work per Dask task the batches aim at (s): a few ms of per-task cost are then about 1%.
 TARGET_TASK_SECONDS = 0.5
-#: Tasks per worker at least (load balance at the end of a study), and the in-flight window.
+#: Tasks in flight per worker (the window; Dask queues those the workers are not yet running).
 TASKS_PER_WORKER = 4
+#: Tasks per worker at least when batches are planned: the end of a study is balanced by the
+#: shrinking last tasks (:func:`tail_batch`), so the plan needs few; at 2 rather than 4, 200
+#: cells of 10⁵ trials on 2 workers are about 9 tasks rather than 13 (each a few ms of CPU).
+BALANCE_TASKS = 2
 #: Work of the smallest task at the end of a study (s): a few ms of per-task cost stays small.
 TAIL_TASK_SECONDS = 0.05
 #: Cells per task at most (a lost worker re-runs at most this many per task it held).
@@ -193,9 +198,9 @@ def pack_cells(group: Sequence[Cell]) -> bytes:
 
 def plan_batch(cell_seconds: float, cells: int, workers: int) -> int:
     """Cells per task: about :data:`TARGET_TASK_SECONDS` of work, but at least
-    :data:`TASKS_PER_WORKER` tasks per worker, between 1 and :data:`MAX_BATCH`."""
+    :data:`BALANCE_TASKS` tasks per worker, between 1 and :data:`MAX_BATCH`."""
     by_cost = math.ceil(TARGET_TASK_SECONDS / max(cell_seconds, 1e-6))
-    by_balance = max(1, cells // (TASKS_PER_WORKER * max(workers, 1)))
+    by_balance = max(1, cells // (BALANCE_TASKS * max(workers, 1)))
     return max(1, min(by_cost, by_balance, MAX_BATCH))
 
 
