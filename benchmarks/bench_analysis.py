@@ -11,7 +11,8 @@ Jobs (rows with unit "cells"):
    cells, where the per-cell overhead shows. Cluster start-up is timed separately.
    ``dask_cpu``: the per-worker efficiency in wall time and in CPU time (every CPU second
    of the workers, scheduler and client against the in-process run's), which a loaded
-   machine does not distort as much.
+   machine does not distort as much. ``dask_overhead``: what the cluster costs in CPU while
+   idle (per second) and per task.
 3. **Matchup.** A 20 × 20 matrix of invented generic units, exact (``--exact auto``) and
    simulated with every headline to ±0.5 percentage points (``precision=0.005``).
 4. **A big study.** 10⁵ one-trial cells streamed into a store, then the tidy frame, in a
@@ -263,6 +264,61 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     return rows
 
 
+def dask_overhead(quick: bool, smoke: bool = False) -> list[dict]:
+    """What a warm 2-worker LocalCluster costs beyond the cells, in CPU: idle (per second, in
+    the client's process, which holds the scheduler and nannies, and in the workers) and per
+    task (200 cells of 10⁴ trials as 200 tasks and as 2; the difference over 198 tasks)."""
+    if smoke:  # a cluster and timed sweeps: nothing a smoke run should start
+        return []
+    try:
+        import distributed
+    except ImportError:
+        return [_row("2-worker LocalCluster (overhead)", float("nan"), "dask not installed", 0)]
+    from oddslab.analysis.distributed import local_cluster
+    from oddslab.analysis.sweep import sweep
+
+    cells = 50 if quick else 200
+    vary = {"target.models": list(range(1, cells + 1))}
+    cluster = local_cluster(2)
+    try:
+        with distributed.Client(cluster) as client:
+
+            def cpu() -> tuple[float, float]:  # (client's process, workers)
+                return _cpu_seconds(os.times()), sum(
+                    _cpu_seconds(v) for v in client.run(os.times).values()
+                )
+
+            def study(batch: int) -> tuple[float, float]:
+                c0, w0 = cpu()
+                sweep(SCENARIO, vary, trials=10_000, seed=3, exact="never", progress=None,
+                      scheduler=cluster.scheduler_address, batch=batch)  # fmt: skip
+                c1, w1 = cpu()
+                return c1 - c0, w1 - w0
+
+            study(cells)  # the workers load their kernels
+            load0 = os.getloadavg()[0]
+            c0, w0 = cpu()
+            time.sleep(3.0)
+            c1, w1 = cpu()
+            idle_c, idle_w = (c1 - c0) / 3.0, (w1 - w0) / 3.0
+            many, few = study(1), study(cells // 2)
+    finally:
+        cluster.close()
+    per_c, per_w = ((m - f) / (cells - 2) for m, f in zip(many, few, strict=True))
+    return [
+        _row(
+            "2-worker LocalCluster, idle and per-task CPU (warm, no dashboard)",
+            1 / (per_c + per_w),
+            f"idle: {1e3 * idle_c:.0f} ms of CPU per second in the client's process (scheduler, "
+            f"nannies, client) and {1e3 * idle_w:.0f} ms in the two workers; per task: "
+            f"{1e3 * per_c:.1f} ms in the client's process and {1e3 * per_w:.1f} ms in the "
+            f"workers ({cells} cells of 10,000 trials as {cells} tasks and as 2); the rate is "
+            f"tasks per CPU second; 1-min load {load0:.1f}; CPU times tick every 10 ms",
+            1,
+        )
+    ]
+
+
 def matchup_20x20(quick: bool, smoke: bool = False) -> list[dict]:
     """A 20 × 20 generic matchup (every headline to ±0.5 pp) from a generated library."""
     from oddslab.analysis.matchup import matchup
@@ -415,7 +471,7 @@ def big_study(quick: bool, smoke: bool = False) -> list[dict]:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
-    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study)
+    jobs = (per_cell_overhead, dask_scaling, dask_cpu, dask_overhead, matchup_20x20, big_study)
     return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 
