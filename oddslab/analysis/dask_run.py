@@ -2,7 +2,7 @@
 tasks in flight, and a local cluster that serves no HTTP unless a dashboard is asked for.
 
 - **Batches.** A Dask task costs a few milliseconds of CPU whatever it holds (measured on 2
-  shared cores: 3-4 ms in the client's process, scheduler and comms together, and 2-3 ms in
+  shared cores: 3-6 ms in the client's process, scheduler and comms together, and 2-7 ms in
   the worker; issue 33), so one 10⁵-trial cell per task (about 10 ms) spends much of its
   time on overhead. With
   ``batch=None`` (the default) the first tasks carry two cells each; the kernel time of the
