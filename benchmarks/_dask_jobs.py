@@ -8,9 +8,9 @@ import contextlib
 import os
 import time
 
-from _analysis_common import SCENARIO
-from _analysis_common import analysis_row as _row
-from _analysis_common import numba_threads as _threads
+from _common_analysis import SCENARIO
+from _common_analysis import analysis_row as _row
+from _common_analysis import numba_threads as _threads
 
 __all__ = ["dask_scaling", "dask_cpu", "dask_overhead"]
 
@@ -189,7 +189,7 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                     1,
                 )
             )
-    return rows
+    return rows + dask_overhead(quick, smoke)  # (run() lists dask_cpu only)
 
 
 def dask_overhead(quick: bool, smoke: bool = False) -> list[dict]:

@@ -38,11 +38,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _analysis_common import ROOT, SCENARIO  # noqa: E402
-from _analysis_common import analysis_row as _row  # noqa: E402
-from _analysis_common import numba_threads as _threads  # noqa: E402
 from _common import fmt_rate, markdown_table  # noqa: E402
-from _dask_jobs import dask_cpu, dask_overhead, dask_scaling  # noqa: E402
+from _common_analysis import ROOT, SCENARIO  # noqa: E402  (shared with the Dask jobs)
+from _common_analysis import analysis_row as _row  # noqa: E402
+from _common_analysis import numba_threads as _threads  # noqa: E402
+from _dask_jobs import dask_cpu, dask_overhead, dask_scaling  # noqa: E402, F401
 
 
 def per_cell_overhead(quick: bool, smoke: bool = False) -> list[dict]:
@@ -248,7 +248,7 @@ def big_study(quick: bool, smoke: bool = False) -> list[dict]:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
-    jobs = (per_cell_overhead, dask_scaling, dask_cpu, dask_overhead, matchup_20x20, big_study)
+    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study)
     return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 
