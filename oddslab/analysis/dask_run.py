@@ -94,8 +94,8 @@ DASHBOARD = "127.0.0.1:8787"
 #: Dask settings of a local cluster without a dashboard: its housekeeping, which only the
 #: dashboard reads, made rare. By default each worker samples its own stacks every 10 ms (the
 #: dashboard's profile), and the scheduler, nannies and workers poll psutil every 0.1-0.5 s
-#: and check their event loops every 20 ms: measured on 2 cores, 30 ms of CPU per second in
-#: the client's process and 37 ms per second in two idle workers, 7 and 3 with these (the
+#: and check their event loops every 20 ms: measured on 2 cores, 30-33 ms of CPU per second
+#: in the client's process and 37-50 ms in two idle workers, 7-10 and 3-7 with these (the
 #: cores the workers' kernels need; issue 33). A runaway worker is still stopped at its
 #: memory limit, checked every second instead of every 0.1 s; work stealing is off because
 #: the client keeps only a few tasks per worker in flight (Dask queues the rest itself).
