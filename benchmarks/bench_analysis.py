@@ -11,11 +11,14 @@ Jobs (rows with unit "cells"):
    cells, where the per-cell overhead shows. Cluster start-up is timed separately.
    ``dask_cpu``: the per-worker efficiency in wall time and in CPU time (every CPU second
    of the workers, scheduler and client against the in-process run's), which a loaded
-   machine does not distort as much.
+   machine does not distort as much. ``dask_overhead``: what the cluster costs in CPU while
+   idle (per second) and per task.
 3. **Matchup.** A 20 × 20 matrix of invented generic units, exact (``--exact auto``) and
    simulated with every headline to ±0.5 percentage points (``precision=0.005``).
 4. **A big study.** 10⁵ one-trial cells streamed into a store, then the tidy frame, in a
-   fresh process: time per cell and peak memory per cell.
+   fresh process: time per cell and peak memory per cell. ``big_matchup``: a 320 × 320
+   matchup (102,400 one-trial cells) the same way, then its CSV, long table and matrix
+   (``_big_matchup.py``).
 
 Every simulated study passes ``exact="never"`` (generic cells would otherwise be exact).
 
@@ -37,30 +40,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _big_matchup import big_matchup  # noqa: E402
 from _common import fmt_rate, markdown_table  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-SCENARIO = ROOT / "oddslab" / "examples" / "generic-intercessors-vs-guardsmen.toml"
-
-
-def _threads() -> int:
-    import numba
-
-    return int(numba.get_num_threads())
-
-
-def _row(job: str, rate: float, note: str, threads: int) -> dict:
-    return {
-        "ruleset": "analysis",
-        "job": job,
-        "unit": "cells",
-        "oddslab_per_s": rate,
-        "python_per_s": None,
-        "numpy_per_s": None,
-        "dice_per_trial": None,
-        "threads": threads,
-        "note": note,
-    }
+from _common_analysis import ROOT, SCENARIO  # noqa: E402  (shared with the Dask jobs)
+from _common_analysis import analysis_row as _row  # noqa: E402
+from _common_analysis import numba_threads as _threads  # noqa: E402
+from _dask_jobs import dask_cpu, dask_overhead, dask_scaling  # noqa: E402, F401
 
 
 def per_cell_overhead(quick: bool, smoke: bool = False) -> list[dict]:
@@ -112,150 +97,6 @@ def per_cell_overhead(quick: bool, smoke: bool = False) -> list[dict]:
             th,
         ),
     ]
-
-
-def dask_scaling(quick: bool, smoke: bool = False) -> list[dict]:
-    """2-worker LocalCluster vs in-process on the same sweep (big and small cells)."""
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        return [_row("2-worker LocalCluster", float("nan"), "dask not installed: skipped", 0)]
-    from oddslab.analysis.distributed import local_cluster
-    from oddslab.analysis.sweep import sweep
-
-    rows = []
-    t0 = time.perf_counter()
-    if not smoke:  # (a smoke run starts one cluster only: the sweep's)
-        cluster = local_cluster(2)
-        cluster.close()
-    start = time.perf_counter() - t0
-    configs = (
-        [(2, 2_048)] if smoke else [(8, 100_000)] if quick else [(200, 1_000_000), (200, 100_000)]
-    )
-    for cells, trials in configs:
-        vary = {"target.models": list(range(1, cells + 1))}
-        t0 = time.perf_counter()
-        a = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never")
-        local = time.perf_counter() - t0
-        import numba
-
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            t0 = time.perf_counter()
-            sweep(SCENARIO, vary, trials=trials, seed=3, exact="never")
-            single = time.perf_counter() - t0
-        finally:
-            numba.set_num_threads(threads)
-        t0 = time.perf_counter()
-        b = sweep(SCENARIO, vary, trials=trials, seed=3, workers=2, exact="never")
-        remote = time.perf_counter() - t0
-        work = remote - start  # the cluster's own start-up is not the cells' work
-        same = [r.counts for r in a.results] == [r.counts for r in b.results]
-        rows.append(
-            _row(
-                f"{cells} cells × {trials:,} trials, in-process",
-                cells / local,
-                "",
-                _threads(),
-            )
-        )
-        rows.append(
-            _row(
-                f"{cells} cells × {trials:,} trials, in-process, 1 numba thread",
-                cells / single,
-                "the per-core baseline",
-                1,
-            )
-        )
-        rows.append(
-            _row(
-                f"{cells} cells × {trials:,} trials, 2-worker LocalCluster",
-                cells / remote,
-                f"{local / remote:.2f}× in-process at {_threads()} threads, "
-                f"{single / remote:.2f}× at 1 thread (incl. cluster start {start:.1f} s); "
-                f"per-worker efficiency {single / (2 * work):.2f} (1-thread in-process time "
-                f"over 2 × the cluster's, start excluded); batches sized automatically; "
-                f"identical results: {same}",
-                1,
-            )
-        )
-    return rows
-
-
-def _cpu_seconds(t) -> float:
-    return float(t[0] + t[1])  # user + system of an os.times() result
-
-
-def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
-    """Per-worker efficiency of a 2-worker LocalCluster in wall time *and* in CPU time.
-
-    Wall: the 1-thread in-process sweep's time over 2 × the cluster's (start excluded) — what
-    the issue's targets mean, but on a loaded machine the workers' wall time includes other
-    people's work. CPU: the in-process sweep's CPU seconds over every CPU second the cluster
-    spent (both workers, the scheduler and the client): the share of the cluster's work that
-    is the cells' own, which other load does not change much.
-    """
-    if smoke:  # two clusters and a timed sweep: nothing a smoke run should start
-        return []
-    try:
-        import distributed
-    except ImportError:
-        return [_row("2-worker LocalCluster (CPU)", float("nan"), "dask not installed: skipped", 0)]
-    import numba
-
-    from oddslab.analysis.cells import Cell
-    from oddslab.analysis.distributed import local_cluster, run_batch
-    from oddslab.analysis.sweep import sweep
-    from oddslab.scenario import read_toml
-
-    rows = []
-    configs = [(8, 100_000)] if quick else [(200, 100_000), (60, 1_000_000)]
-    for cells, trials in configs:
-        vary = {"target.models": list(range(1, cells + 1))}
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            sweep(SCENARIO, {"target.models": [1]}, trials=1000, seed=3, exact="never")
-            t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
-            a = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never", progress=None)
-            single, single_cpu = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0
-        finally:
-            numba.set_num_threads(threads)
-        load0 = os.getloadavg()[0]
-        cluster = local_cluster(2)
-        try:
-            with distributed.Client(cluster) as client:
-                # every worker loads the kernels first: the steady state is what is measured
-                warm = Cell({"warm": 1}, read_toml(SCENARIO), 1, str(SCENARIO)).payload()
-                client.run(run_batch, [warm], 1000, None, "never")
-                before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
-                t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
-                b = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never", progress=None,
-                          scheduler=cluster.scheduler_address)  # fmt: skip
-                wall, here = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0
-                after = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
-        finally:
-            cluster.close()
-        workers_cpu = sum(after[k] - before[k] for k in after)
-        eff_wall = single / (2 * wall)
-        eff_cpu = single_cpu / (workers_cpu + here)
-        # the cells' own kernel time in the workers over in-process: above 1 when the workers'
-        # kernels themselves ran slower (other load, two workers on shared cores), not overhead
-        kernels = sum(r.elapsed for r in b.results) / sum(r.elapsed for r in a.results)
-        rows.append(
-            _row(
-                f"{cells} cells × {trials:,} trials, 2-worker LocalCluster, CPU accounting",
-                cells / wall,
-                f"per-worker efficiency {eff_wall:.2f} in wall time (1-thread in-process "
-                f"{single:.1f} s / (2 × {wall:.1f} s)), {eff_cpu:.2f} in CPU time "
-                f"(in-process {single_cpu:.1f} CPU s / cluster {workers_cpu:.1f} s in workers "
-                f"+ {here:.1f} s scheduler and client); workers' kernel time {kernels:.2f}× in-process; "
-                f"1-min load {load0:.1f} at the start",
-                1,
-            )
-        )
-    return rows
 
 
 def matchup_20x20(quick: bool, smoke: bool = False) -> list[dict]:
@@ -410,7 +251,7 @@ def big_study(quick: bool, smoke: bool = False) -> list[dict]:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
-    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study)
+    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study, big_matchup)
     return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 

@@ -26,17 +26,25 @@ def sweep(*args, **kw):
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "oddslab" / "examples" / "generic-intercessors-vs-guardsmen.toml"
-VARY = {"target.save": [3, 4, 5], "attacker.weapons.0.models": [5, 10]}
 
 
 def _counts(res) -> list[dict]:
     return [r.counts for r in res.results]
 
 
-def test_local_cluster_matches_in_process():
+def test_local_cluster_matches_in_process(monkeypatch):
+    """With the automatic batches (36 cells: two-cell pilot tasks, then packed batches sized
+    from them, shrinking at the end)."""
     pytest.importorskip("distributed")
-    local = sweep(SCENARIO, VARY, trials=30_000, seed=11)
-    remote = sweep(SCENARIO, VARY, trials=30_000, seed=11, workers=2, batch=2)
+    from oddslab.analysis import dask_run
+
+    sized = []
+    real = dask_run.tail_batch
+    monkeypatch.setattr(dask_run, "tail_batch", lambda *a: sized.append(real(*a)) or sized[-1])
+    vary = {"target.save": [2, 3, 4, 5, 6, 7], "attacker.weapons.0.models": [1, 2, 3, 5, 8, 13]}
+    local = sweep(SCENARIO, vary, trials=5_000, seed=11)
+    remote = sweep(SCENARIO, vary, trials=5_000, seed=11, workers=2)
+    assert sized  # the batches after the pilot tasks were sized automatically
     assert _counts(remote) == _counts(local)
     assert [r.seed for r in remote.results] == [r.seed for r in local.results]
     assert remote.frame().equals(local.frame())
@@ -235,6 +243,17 @@ def test_the_local_cluster_serves_no_http():
             # only Dask's own comms listen: no dashboard, no health/metrics server
             assert (_listening_ports() - before) - comms == set()
             assert 8787 not in _listening_ports() - before
+
+            # nor the housekeeping only a dashboard reads (dask_run.QUIET): no stack sampling
+            # in the workers, rare event-loop checks, no work stealing
+            def housekeeping(dask_worker):
+                return sorted(dask_worker.periodic_callbacks), dask_worker._tick_interval
+
+            (callbacks, tick), *_ = client.run(housekeeping).values()
+            assert "profile" not in callbacks and "profile-cycle" not in callbacks
+            assert tick == 1.0
+            assert cluster.scheduler._tick_interval == 1.0
+            assert "stealing" not in cluster.scheduler.extensions
     finally:
         cluster.close()
 
@@ -310,8 +329,22 @@ def test_batches_are_sized_from_the_cost_of_a_cell():
 
     assert plan_batch(0.005, 10_000, 2) == round(TARGET_TASK_SECONDS / 0.005)  # 100
     assert plan_batch(2.0, 10_000, 2) == 1  # big cells: one per task
-    assert plan_batch(1e-4, 80, 2) == 10  # few cells: still 4 tasks per worker
+    assert plan_batch(1e-4, 80, 2) == 20  # few cells: still 2 tasks per worker
     assert plan_batch(1e-9, 10**7, 100) == 2_000  # capped
+
+
+def test_the_last_tasks_shrink_so_the_workers_finish_together():
+    from oddslab.analysis.dask_run import tail_batch
+
+    # 60 cells of 0.1 s on 2 workers, 6 per task: full tasks while 12+ cells are left, then
+    # the rest shared over the workers, down to 0.05 s of work (here: one cell)
+    sizes, left = [], 56
+    while left > 0:
+        sizes.append(tail_batch(6, left, 2, 0.1))
+        left -= sizes[-1]
+    assert sizes == [6] * 8 + [4, 2, 1, 1]
+    assert tail_batch(24, 10, 2, 0.001) == 24  # a tail smaller than 0.05 s of work: one task
+    assert tail_batch(24, 30, 2, 0.001) == 24
 
 
 def test_events_on_a_local_cluster_equal_in_process():
@@ -322,3 +355,39 @@ def test_events_on_a_local_cluster_equal_in_process():
     remote = sweep(SCENARIO, vary, trials=30_000, seed=11, events=events, workers=2, batch=1)
     assert [r.events for r in remote.results] == [r.events for r in local.results]
     assert remote.frame().equals(local.frame())
+
+
+def test_a_task_carries_each_cells_validated_scenario(monkeypatch):
+    """A Dask task's cells travel packed with the objects the study validated (a worker does
+    not read the scenario again) and give the results of the dicts; an object that does not
+    pickle sends the dicts instead."""
+    from oddslab import scenario
+    from oddslab.analysis.cells import Cell, cell_seed, with_paths
+    from oddslab.analysis.dask_run import pack_cells, unpack
+
+    raw = scenario.read_toml(SCENARIO)
+
+    def cells(validated=None):
+        out = []
+        for save in (3, 5):
+            v = {"target.save": save}
+            d = with_paths(raw, v, "t", SCENARIO.parent)
+            sc = scenario.from_dict(d, "t") if validated is None else validated
+            out.append(Cell(v, d, cell_seed(4, v), "t", sc))
+        return out
+
+    def answers(results):
+        return [(r.key, r.scenario_hash, r.seed, r.trials, r.counts) for r in results]
+
+    want = answers(distributed.run_batch([c.payload() for c in cells()], 1_000, None))
+    group = cells()
+    objects = [c.validated for c in group]
+    packed = pack_cells(group)
+    assert [(p[0], p[5]) for p in unpack(packed)] == [(None, o) for o in objects]
+    assert [c.validated for c in group] == [None, None]  # let go once packed
+    reads = []
+    monkeypatch.setattr(scenario, "from_dict", lambda *a, **k: reads.append(a))
+    got = answers(unpack(distributed.run_packed(packed, 1_000, None)))
+    assert reads == [] and got == want
+    fallback = unpack(pack_cells(cells(validated=lambda: None)))  # a lambda does not pickle
+    assert [p[:5] for p in fallback] == [c.payload() for c in cells()]

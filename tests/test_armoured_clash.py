@@ -10,10 +10,11 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pytest
 from scipy.stats import hypergeom
 from stats import Z_MAX, chisquare_pmf, z_prob
+from switches import assert_agree, per_trial_counts, planted_shift
+from test_armoured_clash_reference import check_strong, kernel_counts
 
 from oddslab._schema import ScenarioError
 from oddslab.engine import Job, run_job, simulate
@@ -200,8 +201,11 @@ def test_garrison_halves_dice_and_defends():
     # ... and concealed: the exact hits are those of a weakened pool
     sc3 = ArmouredClashScenario((_shooter((5,), models=1), tgt2), (Attack("guns", "foot"),))
     assert sc3.static_rating(0) == 0
-    out = simulate(sc3, trials=200_000, seed=3)
-    assert chisquare_pmf(out.counts["hits_on_defender"], attack_pool_pmf(5, "weakened")) > 1e-4
+    out = simulate(sc3, trials=1_000_000, seed=3)
+    pmf = attack_pool_pmf(5, "weakened")
+    assert chisquare_pmf(out.counts["hits_on_defender"], pmf) > 1e-4
+    shifted = planted_shift(out.counts["hits_on_defender"])  # it sees a 0.5 pp error
+    assert chisquare_pmf(shifted[: len(pmf)], pmf) < 1e-4
 
 
 def test_storming_a_building():
@@ -435,6 +439,8 @@ def _naive_trial(rng: random.Random) -> dict[str, int]:
 
 
 def test_cascade_matches_naive_reference():
+    """The kernel against the fast reference (0.5 pp power, tests/test_armoured_clash_reference.py)
+    and against the hand-written trial above (20,000 trials), whole distributions."""
     a = _shooter((5,), name="a", models=1)
     b = _shooter((4,), name="b", models=1)
     tgt = Unit(
@@ -453,25 +459,13 @@ def test_cascade_matches_naive_reference():
         (a, b, tgt),
         (Attack("a", "foot"), Attack("b", "foot", situation=Situation(aiming=True))),
     )
-    out = simulate(sc, trials=1_000_000, seed=17)
+    kernel = kernel_counts(sc, 17)
+    check_strong(sc, 17, "two shooters at a damaged unit")
     rng = random.Random(99)
-    n = 20_000
-    rows = [_naive_trial(rng) for _ in range(n)]
-    for key in (
-        "defender_suppressed",
-        "defender_fell_back",
-        "defender_broke",
-        "defender_annihilated",
-        "defender_rally_failed",
-    ):
-        ref = sum(r[key] for r in rows) / n
-        p = out.prob(key)
-        se = np.sqrt(max(p * (1 - p), 1e-4) / n)
-        assert abs(ref - p) < 5 * se, (key, ref, p)
-    ref_mean = sum(r["defender_models_lost"] for r in rows) / n
-    sd = np.std([r["defender_models_lost"] for r in rows])
-    assert abs(ref_mean - out.mean("defender_models_lost")) < 5 * sd / np.sqrt(n)
-    assert out.mean("attacker_vp") == pytest.approx(5 * out.prob("defender_annihilated"))
+    rows = [_naive_trial(rng) for _ in range(20_000)]
+    assert_agree(kernel, per_trial_counts(rows), "two shooters: kernel vs the reference above")
+    vp = kernel["attacker_vp"]
+    assert vp[5] == kernel["defender_annihilated"][1] and vp.sum() == vp[0] + vp[5]
 
 
 # -- scenario files -----------------------------------------------------------------------------
@@ -608,6 +602,8 @@ def _naive_qc(rng: random.Random) -> dict[str, int]:
 
 
 def test_close_quarters_matches_naive_reference():
+    """The kernel against the fast reference (0.5 pp power) and against the hand-written
+    close quarters above (20,000 trials), whole distributions."""
     att = Unit(
         "raiders", side="attacker", models=5, defence=2, discipline=6, officer="first",
         armaments=Armaments(melee=(1, 2, 3, 4, 5)),
@@ -617,23 +613,10 @@ def test_close_quarters_matches_naive_reference():
         armaments=Armaments(melee=(1, 2, 3, 4)),
     )  # fmt: skip
     sc = ArmouredClashScenario((att, tgt), (Attack("raiders", "foot", kind="close"),))
-    out = simulate(sc, trials=1_000_000, seed=23)
+    check_strong(sc, 23, "raiders charge")
     rng = random.Random(5)
-    n = 20_000
-    rows = [_naive_qc(rng) for _ in range(n)]
-    for key in (
-        "attacker_won_close_quarters",
-        "defender_won_close_quarters",
-        "close_quarters_stalemate",
-        "defender_suppressed",
-        "defender_broke",
-        "defender_annihilated",
-        "defender_rally_failed",
-    ):
-        ref = sum(r[key] for r in rows) / n
-        p = out.prob(key)
-        se = np.sqrt(max(p * (1 - p), 1e-4) / n)
-        assert abs(ref - p) < 5 * se, (key, ref, p)
+    rows = [_naive_qc(rng) for _ in range(20_000)]
+    assert_agree(kernel_counts(sc, 23), per_trial_counts(rows), "raiders charge: kernel vs above")
 
 
 # -- resolved(), WARMUP, names -------------------------------------------------------------------

@@ -1,12 +1,15 @@
 """Assault-phase ruleset: exact PMF of one Initiative step, the rule text's worked examples
-replayed die by die, a brute-force reference for a tiny full combat, and bad input.
+replayed die by die, full combats against the fast and the pure-Python references, and bad
+input.
 
-Tolerances: chi-square p > 1e-4 (tests/stats.py); brute-force comparisons |z| < 5 standard
-errors of the difference of two independent estimates.
+Tolerances: chi-square p > 1e-4 (tests/stats.py; two-sample and Bonferroni-corrected against
+the references, tests/switches.py), with the power to see a 0.5 percentage-point error
+checked on the run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from fractions import Fraction
 from pathlib import Path
@@ -25,10 +28,18 @@ from oddslab.rulesets.assault_phase import (
     to_wound,
 )
 from oddslab.scenario import ScenarioError
+from tests import fast_assault_phase as fast
 from tests import naive_assault_phase as naive
+from tests.assault_phase_exact import MARGIN, assert_exact, trials_for
 from tests.naive_cache import cached_run
-from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_two
-from tests.switches import assert_agree, per_trial_counts
+from tests.stats import P_MIN
+from tests.switches import (
+    assert_agree,
+    assert_power,
+    homogeneity_p,
+    per_trial_counts,
+    planted_shift,
+)
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("assault-*.toml"))
 
@@ -70,10 +81,10 @@ def _p_unsaved_per_attack() -> Fraction:
     return total
 
 
-@pytest.mark.statistical
 def test_one_initiative_step_matches_binomial():
     """20 rending attacks into 40 defenders who cannot strike back: no casualty interaction,
-    so unsaved wounds ~ Binomial(20, p) and hits ~ Binomial(20, 2/3). 1e6 trials, seed 7."""
+    so unsaved wounds ~ Binomial(20, p) and hits ~ Binomial(20, 2/3). Seed 7, the trials a
+    0.5 pp error needs (tests/assault_phase_exact.py)."""
     from scipy.stats import binom
 
     att = [ModelGroup("Wyches", 10, ws=4, s=4, t=3, i=6, a=2, rending=True)]
@@ -82,23 +93,25 @@ def test_one_initiative_step_matches_binomial():
     # trapped: a guard unit that breaks is destroyed outright, so no sweeping advance adds dice
     d_unit = Unit("Defenders", tuple(dfn), trapped=True)
     sc = AssaultScenario(sc.attacker, Side("D", (d_unit,)), Rules())
-    out = engine.simulate(sc, trials=1_000_000, seed=7)
     p = float(_p_unsaved_per_attack())
     assert p == pytest.approx(60 / 216, abs=1e-15)
+    pmfs = {
+        "unsaved_wounds_on_defender": binom.pmf(np.arange(21), 20, p),
+        "hits_on_defender": binom.pmf(np.arange(21), 20, 4 / 6),
+    }
+    out = engine.simulate(sc, trials=max(map(trials_for, pmfs.values())), seed=7)
     assert out.probs["attacker_attacks_made"][20] == 1.0
-    for stat, q in (("unsaved_wounds_on_defender", p), ("hits_on_defender", 4 / 6)):
-        exact = binom.pmf(np.arange(21), 20, q)
-        assert chisquare_pmf(out.counts[stat], exact) > P_MIN, stat
+    for stat, pmf in pmfs.items():
+        assert_exact(out.counts[stat], pmf, stat)
     # inflicted = unsaved = slain when every wound lands on a one-wound model in reach
     assert np.array_equal(
         out.counts["unsaved_wounds_on_defender"][:21], out.counts["defender_models_lost"][:21]
     )
 
 
-@pytest.mark.statistical
 def test_charge_through_difficult_terrain_matches_exact():
     """Two charging units, 5" and 4" of difficult terrain: the combat happens unless both
-    fail, P = 1 - (16/36)(9/36). Chi-square at 1,000,000 trials, seed 3."""
+    fail, P = 1 - (16/36)(9/36). Chi-square, seed 3, the trials a 0.5 pp error needs."""
     units = tuple(
         Unit(f"U{d}", (ModelGroup("m", 1, a=0),), difficult_terrain_distance=d, fired=True)
         for d in (5, 4)
@@ -106,8 +119,8 @@ def test_charge_through_difficult_terrain_matches_exact():
     sc = AssaultScenario(Side("A", units), Side("D", (Unit("D", (ModelGroup("d", 1, a=0),)),)))
     exact = sc.exact_pmfs()["attacker_charged"]
     assert exact[1] == pytest.approx(1 - 16 / 36 * 9 / 36, abs=1e-15)
-    out = engine.simulate(sc, trials=1_000_000, seed=3)
-    assert chisquare_pmf(out.counts["attacker_charged"], exact) > P_MIN
+    out = engine.simulate(sc, trials=trials_for(exact), seed=3)
+    assert_exact(out.counts["attacker_charged"], exact, "attacker_charged")
     assert sc.compile().exact()["attacker_charged"][1] == exact[1]
 
 
@@ -296,43 +309,93 @@ def _ws_tie() -> tuple[list[naive.Group], list[naive.Group]]:
 _SHAPES = {"tiny": _tiny, "benchmark": naive.benchmark_sides, "ws-tie": _ws_tie}
 
 
+#: fast-reference trials per shape: a 0.5 pp error in a headline statistic fails the comparison
+#: with the kernel's 1,000,000 trials (``PYTHONPATH=.:tests python tests/test_assault_phase.py``
+#: prints the trials each shape needs, from expected counts with a margin on p, see needed)
+FAST_TRIALS = {"tiny": 450_000, "benchmark": 750_000, "ws-tie": 400_000}
+#: as in tests/test_naive_power.py
+HEADLINE = ("attacker_won_assault", "defender_models_lost")
+N_KERNEL = 1_000_000
+N_NAIVE = 20_000
+
+
+def _kernel_counts(sc: AssaultScenario) -> dict[str, np.ndarray]:
+    out = engine.simulate(sc, trials=N_KERNEL, seed=11)
+    return {k: np.asarray(v) for k, v in out.counts.items()}
+
+
 @pytest.mark.statistical
 @pytest.mark.parametrize("shape", list(_SHAPES))
-def test_full_combat_matches_naive_reference(shape):
-    """Kernel (1,000,000 trials, seed 11) v the pure-Python reference (20,000 trials, seed 5,
-    kept in tests/naive_cache.py): every statistic's whole distribution (two-sample
-    chi-square, tests/switches.py), every flag within 5 standard errors of the difference,
-    mean models lost within 5 SE."""
+def test_full_combat_matches_references(shape):
+    """The kernel (1,000,000 trials, seed 11) against the fast numpy reference
+    (tests/fast_assault_phase.py, ``FAST_TRIALS``, seed 5): every statistic both report,
+    whole distributions (two-sample chi-square, Bonferroni, tests/switches.py), and a 0.5 pp
+    error in a headline statistic would fail (``assert_power``, on these runs). Then the
+    pure-Python reference (20,000 trials, seed 5, kept in tests/naive_cache.py) against
+    both: the slow reference of the cascade agrees with the kernel and with the fast one.
+    The benchmark combat's kernel is compared with 250,000 pure-Python trials in
+    tests/test_naive_power.py, so it is not run here again at 20,000."""
     att, dfn = _SHAPES[shape]()
-    n_ref = 20_000
     sc = _from_naive(att, dfn)
+    kernel = _kernel_counts(sc)
+    ref = fast.simulate(sc, FAST_TRIALS[shape], seed=5)
+    assert set(kernel) == set(ref), sorted(set(kernel) ^ set(ref))
+    assert_agree(kernel, ref, f"{shape}: kernel v fast reference")
+    assert_power({k: kernel[k] for k in HEADLINE}, ref, shape, k=len(kernel))
+    if shape == "benchmark":
+        return
 
     def naive_run(sides, trials, seed):
         return per_trial_counts(naive.run(*sides, trials, seed=seed))
 
-    ref = cached_run("assault-phase", (att, dfn), n_ref, 5, naive_run)
-    n = 1_000_000
-    out = engine.simulate(sc, trials=n, seed=11)
-    assert_agree({k: np.asarray(v) for k, v in out.counts.items()}, ref, shape)
-    for stat in (
-        "attacker_won_assault",
-        "defender_won_assault",
-        "assault_drawn",
-        "defender_fell_back",
-        "defender_swept",
-        "attacker_fell_back",
-        "attacker_swept",
-    ):
-        p_ref = float(ref[stat][1:].sum()) / n_ref
-        assert abs(z_two(out.prob(stat, 1), n, p_ref, n_ref)) < Z_MAX, stat
-    for stat in ("attacker_models_lost", "defender_models_lost"):
-        v = np.arange(len(ref[stat]))
-        mean_ref = float(v @ ref[stat]) / n_ref
-        var_ref = float((v - mean_ref) ** 2 @ ref[stat]) / n_ref
-        pk = out.probs[stat]
-        var_k = pk @ (np.arange(len(pk)) - out.mean(stat)) ** 2
-        se = np.sqrt(var_ref / n_ref + var_k / n)
-        assert abs(out.mean(stat) - mean_ref) < Z_MAX * se, stat
+    slow = cached_run("assault-phase", (att, dfn), N_NAIVE, 5, naive_run)
+    assert_agree(kernel, slow, f"{shape}: kernel v naive reference")
+    assert_agree(ref, slow, f"{shape}: fast v naive reference")
+
+
+#: a combat of three turns: 2 charging models (WS4 S4 T4 I4 A1 Ld8 4+) v 2 (WS3 S3 T3 I5 A1
+#: Ld7 5+), the whole turn of tests/test_assault_phase_hand.py fought on while drawn or held
+MULTI_TURN_HEADLINE = ("attacker_won_fight", "defender_models_lost", "combat_ended_turn")
+MULTI_TURN_FAST_TRIALS = 650_000
+
+
+def _multi_turn() -> AssaultScenario:
+    from tests.test_assault_phase_hand import exact_turn_scenario
+
+    return dataclasses.replace(exact_turn_scenario(), rules=Rules(max_turns=3))
+
+
+@pytest.mark.statistical
+def test_multi_turn_combat_matches_fast_reference():
+    """Further turns (no charge bonus, the assault result of each turn's wounds, morale,
+    fall back and sweeps in any turn, the fight won, the turn the combat ended): the kernel
+    (1,000,000 trials, seed 11) against the fast reference (``MULTI_TURN_FAST_TRIALS``,
+    seed 5), every statistic, with the power to see a 0.5 pp error in the headline ones. The
+    pure-Python reference plays one turn only."""
+    sc = _multi_turn()
+    kernel = _kernel_counts(sc)
+    ref = fast.simulate(sc, MULTI_TURN_FAST_TRIALS, seed=5)
+    assert set(kernel) == set(ref), sorted(set(kernel) ^ set(ref))
+    assert_agree(kernel, ref, "three turns: kernel v fast reference")
+    assert_power({k: kernel[k] for k in MULTI_TURN_HEADLINE}, ref, "three turns", k=len(kernel))
+
+
+def needed(shape: str) -> int | None:
+    """Fast-reference trials a 0.5 pp error in each headline statistic needs (expected
+    counts from a kernel run, the margin of tests/assault_phase_exact.py on the Bonferroni
+    p-value: about two standard errors against the runs' own noise)."""
+    if shape == "three turns":
+        kernel, headline = _kernel_counts(_multi_turn()), MULTI_TURN_HEADLINE
+    else:
+        kernel, headline = _kernel_counts(_from_naive(*_SHAPES[shape]())), HEADLINE
+    for n in range(50_000, 2_000_001, 50_000):
+        ps = [
+            homogeneity_p(planted_shift(kernel[s]), kernel[s] / kernel[s].sum() * n) * len(kernel)
+            for s in headline
+        ]
+        if max(ps) < P_MIN / MARGIN:
+            return n
+    return None
 
 
 # -- examples and bad input --------------------------------------------------------------------
@@ -402,3 +465,8 @@ def test_single_lightning_claw_with_two_weapons_is_rejected():
     data["attacker"]["units"][0]["groups"][0]["two_weapons"] = True
     with pytest.raises(ScenarioError, match=r"groups\[0\]\.two_weapons"):
         scenario.from_dict(data, source="bad.toml")
+
+
+if __name__ == "__main__":
+    for name in [*_SHAPES, "three turns"]:
+        print(f"{name}: {needed(name)} fast-reference trials", flush=True)

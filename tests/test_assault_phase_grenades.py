@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import pytest
 
-from oddslab import engine, scenario
+from oddslab import scenario
 from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
 from oddslab.scenario import ScenarioError
-from tests.stats import P_MIN, chisquare_pmf
+from tests.assault_phase_exact import check_exact
 
 # -- frag grenades ------------------------------------------------------------------------------
 
@@ -121,7 +121,6 @@ def test_plasma_resolved_text():
 # -- exact probabilities, fixed seed ---------------------------------------------------------
 
 
-@pytest.mark.statistical
 @pytest.mark.parametrize(
     ("sc", "stat", "p_lost"),
     [
@@ -133,9 +132,8 @@ def test_plasma_resolved_text():
     ids=["frag-at-open-unit", "plasma-in-mixed-charge"],
 )
 def test_grenade_readings_match_exact(sc, stat, p_lost):
-    """P(the model is slain), chi-square at 1,000,000 trials, seed 13."""
-    out = engine.simulate(sc, trials=1_000_000, seed=13)
-    assert chisquare_pmf(out.counts[stat], [1 - p_lost, p_lost]) > P_MIN
+    """P(the model is slain), chi-square, seed 13, the trials a 0.5 pp error needs."""
+    check_exact(sc, {stat: [1 - p_lost, p_lost]}, seed=13)
 
 
 # -- reading the switches ------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Assault phase: small cases worked by hand from the rule text.
 
 Each case is small enough to answer exactly: by exact enumeration (fractions) for the
-statistical ones, checked at |z| < Z_MAX (tests/stats.py), or die by die with scripted
-dice (``run_with_dice``). Defending units that only soak up blows are ``trapped``: a broken
+statistical ones, the kernel's whole distribution of each statistic against the exact PMF
+with trials enough that a 0.5 pp error fails, checked on the run (tests/assault_phase_exact.py),
+or die by die with scripted dice (``run_with_dice``). Defending units that only soak up blows are ``trapped``: a broken
 trapped unit is destroyed (not slain), so no sweeping advance adds kills to the fight's.
 """
 
@@ -12,12 +13,10 @@ import itertools
 import math
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
-from oddslab import engine
 from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
-from tests.stats import Z_MAX, z_prob
+from tests.assault_phase_exact import bernoulli, check_exact
 
 G = ModelGroup
 
@@ -47,69 +46,42 @@ def _fails(ld: int) -> Fraction:
     return 1 - sum(P2[: ld + 1])
 
 
-def _z_mean(counts: np.ndarray, exact: Fraction) -> float:
-    v = np.arange(len(counts))
-    n = counts.sum()
-    p = counts / n
-    m = float((p * v).sum())
-    sd = math.sqrt(float(((v - m) ** 2 * p).sum()) / n)
-    return (m - float(exact)) / sd
-
-
-# -- one blow, weapon by weapon: E[models slain] = attacks x P(hit) x P(wound) x P(no save) ----
+# -- one blow, weapon by weapon: models slain ~ Binomial(attacks, P(hit) P(wound) P(no save)) --
 
 _BLOWS = [
     # WS2 v WS5: 5+ ("more than twice"); S3 v T5: 6+; 6 attacks (fired: no charge bonus)
-    (Unit("A", (G("a", 6, ws=2, s=3, a=1),), fired=True), {"ws": 5, "t": 5}, Fraction(1, 3)),
+    (Unit("A", (G("a", 6, ws=2, s=3, a=1),), fired=True), {"ws": 5, "t": 5}, 6,
+     Fraction(1, 3) * Fraction(1, 6)),
     # power fist: S4 doubled to 8 v T4 2+, no armour save (2+), invulnerable 5+; A2 +1 charge
-    (
-        Unit("A", (G("a", 1, s=4, a=2, weapon="power-fist"),)),
-        {"save": 2, "invulnerable": 5},
-        3 * Fraction(1, 2) * Fraction(5, 6) * Fraction(4, 6),
-    ),
+    (Unit("A", (G("a", 1, s=4, a=2, weapon="power-fist"),)), {"save": 2, "invulnerable": 5}, 3,
+     Fraction(1, 2) * Fraction(5, 6) * Fraction(4, 6)),
     # a pair of lightning claws: A1 +1 pair +1 charge; WS5 v WS4 3+; 4+ re-rolled; no armour
-    (
-        Unit("A", (G("a", 1, ws=5, s=4, a=1, weapon="lightning-claws"),)),
-        {"save": 3},
-        3 * Fraction(2, 3) * Fraction(3, 4),
-    ),
+    (Unit("A", (G("a", 1, ws=5, s=4, a=1, weapon="lightning-claws"),)), {"save": 3}, 3,
+     Fraction(2, 3) * Fraction(3, 4)),
     # rending: a 6 to hit wounds with no armour save; 4-5: S3 v T4 5+, then a 3+ save
-    (
-        Unit("A", (G("a", 4, s=3, a=1, rending=True),), fired=True),
-        {"save": 3},
-        4 * (Fraction(1, 6) + Fraction(2, 6) * Fraction(1, 3) * Fraction(1, 3)),
-    ),
+    (Unit("A", (G("a", 4, s=3, a=1, rending=True),), fired=True), {"save": 3}, 4,
+     Fraction(1, 6) + Fraction(2, 6) * Fraction(1, 3) * Fraction(1, 3)),
     # heavy weapon: a 2+ armour save counts as 4+ (the 5+ invulnerable is worse)
-    (
-        Unit("A", (G("a", 1, s=4, a=1, heavy=True),)),
-        {"save": 2, "invulnerable": 5},
-        2 * Fraction(1, 2) * Fraction(1, 2) * Fraction(1, 2),
-    ),
+    (Unit("A", (G("a", 1, s=4, a=1, heavy=True),)), {"save": 2, "invulnerable": 5}, 2,
+     Fraction(1, 2) * Fraction(1, 2) * Fraction(1, 2)),
     # poisoned 4+: wounds T8 although S3 could not (S <= T-4); 5+ save
-    (
-        Unit("A", (G("a", 1, s=3, a=1, poisoned=4),)),
-        {"t": 8, "save": 5},
-        2 * Fraction(1, 2) * Fraction(1, 2) * Fraction(2, 3),
-    ),
+    (Unit("A", (G("a", 1, s=3, a=1, poisoned=4),)), {"t": 8, "save": 5}, 2,
+     Fraction(1, 2) * Fraction(1, 2) * Fraction(2, 3)),
     # power weapon: no armour save, but the 4+ invulnerable save is taken
-    (
-        Unit("A", (G("a", 1, s=4, a=1, weapon="power-weapon"),)),
-        {"save": 2, "invulnerable": 4},
-        2 * Fraction(1, 2) * Fraction(1, 2) * Fraction(1, 2),
-    ),
+    (Unit("A", (G("a", 1, s=4, a=1, weapon="power-weapon"),)), {"save": 2, "invulnerable": 4},
+     2, Fraction(1, 2) * Fraction(1, 2) * Fraction(1, 2)),
     # monstrous creature in base contact: S6 v T4 2+, armour ignored
-    (
-        Unit("A", (G("a", 1, s=6, a=1, monstrous=True),)),
-        {"save": 2},
-        2 * Fraction(1, 2) * Fraction(5, 6),
-    ),
-]
+    (Unit("A", (G("a", 1, s=6, a=1, monstrous=True),)), {"save": 2}, 2,
+     Fraction(1, 2) * Fraction(5, 6)),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("att, prof, exact", _BLOWS)
-def test_expected_slain_by_weapon(att, prof, exact):
-    out = engine.simulate(_sc(att, _soak(40, **prof)), trials=200_000, seed=31)
-    assert abs(_z_mean(out.counts["defender_models_lost"], exact)) < Z_MAX
+@pytest.mark.parametrize("att, prof, attacks, p", _BLOWS)
+def test_models_slain_by_weapon(att, prof, attacks, p):
+    """Every attack is independent (40 targets, none striking back, trapped): the whole
+    distribution of models slain against Binomial(attacks, p), seed 31."""
+    pmf = [_binom(attacks, p)[k] for k in range(attacks + 1)]
+    check_exact(_sc(att, _soak(40, **prof)), {"defender_models_lost": pmf}, seed=31)
 
 
 # -- a whole turn, enumerated exactly -----------------------------------------------------------
@@ -119,66 +91,88 @@ def _binom(n: int, p: Fraction) -> dict[int, Fraction]:
     return {k: math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)}
 
 
-def _exact_turn() -> dict[str, Fraction]:
+#: the statistics of :func:`exact_turn`, by the keys it used before it gave whole PMFs
+TURN_STATS = {
+    "aw": "attacker_won_assault",
+    "dw": "defender_won_assault",
+    "dr": "assault_drawn",
+    "dfb": "defender_fell_back",
+    "dsw": "defender_swept",
+    "afb": "attacker_fell_back",
+    "asw": "attacker_swept",
+    "dlost": "defender_models_lost",
+    "alost": "attacker_models_lost",
+}
+
+
+def exact_turn_scenario() -> AssaultScenario:
     """2 charging marines-like models (WS4 S4 T4 I4 A1 Ld8 4+) v 2 defenders (WS3 S3 T3 I5
-    A1 Ld7 5+): the defenders strike first (I5), the survivors strike back with 2 attacks
-    each (charge), surplus wounds beyond the 2 defenders are discarded, the loser tests
-    morale and may be caught by a 2D6 sweeping advance (profile attacks, all hitting)."""
+    A1 Ld7 5+), one turn."""
+    return _sc(
+        Unit("A", (G("a", 2, ws=4, s=4, t=4, i=4, a=1, ld=8, save=4),)),
+        Unit("D", (G("d", 2, ws=3, s=3, t=3, i=5, a=1, ld=7, save=5),)),
+    )
+
+
+def exact_turn() -> dict[str, list[Fraction]]:
+    """The whole PMF of each statistic in ``TURN_STATS`` for :func:`exact_turn_scenario`: the
+    defenders strike first (I5), the survivors strike back with 2 attacks each (charge),
+    surplus wounds beyond the 2 defenders are discarded, the loser tests morale and may be
+    caught by a 2D6 sweeping advance (profile attacks, all hitting)."""
     gt = sum(P2[i] * P2[j] for i in range(13) for j in range(13) if i > j)
     p_d = Fraction(1, 2) * Fraction(1, 3) * Fraction(1, 2)  # 4+ hit, 5+ wound, 4+ save
     p_a = Fraction(2, 3) ** 3  # 3+ hit, 3+ wound, 5+ save
     sweep_a = Fraction(2, 3) * Fraction(2, 3)
     sweep_d = Fraction(1, 3) * Fraction(1, 2)
-    r = dict.fromkeys(("aw", "dw", "dr", "dfb", "dsw", "afb", "asw", "dlost", "alost"), Fraction(0))
+    r = {key: [Fraction(0)] * 3 for key in TURN_STATS}
+
+    def flag(key: str, p: Fraction) -> None:
+        r[key][1] += p
+
+    def sweep(winner: str, loser: str, p: Fraction, k_win: int, n_win: int, n_lose: int,
+              ld: int, p_kill: Fraction) -> None:  # fmt: skip
+        flag(winner[0] + "w", p)
+        if not n_lose:
+            r[loser + "lost"][2] += p
+            r[winner + "lost"][k_win] += p
+            return
+        lost = 2 - n_lose
+        fail = _fails(ld)
+        flag(loser + "fb", p * fail)
+        flag(loser + "sw", p * fail * gt)
+        r[winner + "lost"][k_win] += p
+        r[loser + "lost"][lost] += p * (1 - fail * gt)
+        for k, q in _binom(n_win, p_kill).items():
+            r[loser + "lost"][lost + min(k, n_lose)] += p * fail * gt * q
+
     for kd, pkd in _binom(2, p_d).items():
         na = 2 - kd
         for ka_raw, pka in _binom(2 * na, p_a).items():
             ka = min(ka_raw, 2)
             nd = 2 - ka
             p = pkd * pka
-            r["dlost"] += p * ka
-            r["alost"] += p * kd
             if (na == 0 and nd == 0) or (na and nd and ka == kd):
-                r["dr"] += p
-                continue
-            if nd == 0 or (na > 0 and ka > kd):
-                r["aw"] += p
-                if nd:
-                    r["dfb"] += p * _fails(7)
-                    r["dsw"] += p * _fails(7) * gt
-                    kills = sum(q * min(k, nd) for k, q in _binom(na, sweep_a).items())
-                    r["dlost"] += p * _fails(7) * gt * kills
+                flag("dr", p)
+                r["dlost"][ka] += p
+                r["alost"][kd] += p
+            elif nd == 0 or (na > 0 and ka > kd):
+                sweep("a", "d", p, kd, na, nd, 7, sweep_a)
             else:
-                r["dw"] += p
-                if na:
-                    r["afb"] += p * _fails(8)
-                    r["asw"] += p * _fails(8) * gt
-                    kills = sum(q * min(k, na) for k, q in _binom(nd, sweep_d).items())
-                    r["alost"] += p * _fails(8) * gt * kills
+                sweep("d", "a", p, ka, nd, na, 8, sweep_d)
+    for key, pmf in r.items():
+        if key not in ("dlost", "alost"):
+            pmf[0] = 1 - pmf[1]
+            del pmf[2]
     return r
 
 
 def test_one_turn_matches_exact_enumeration():
-    sc = _sc(
-        Unit("A", (G("a", 2, ws=4, s=4, t=4, i=4, a=1, ld=8, save=4),)),
-        Unit("D", (G("d", 2, ws=3, s=3, t=3, i=5, a=1, ld=7, save=5),)),
-    )
-    n = 1_000_000
-    out = engine.simulate(sc, trials=n, seed=21)
-    r = _exact_turn()
-    assert sum(r[k] for k in ("aw", "dw", "dr")) == 1
-    for key, stat in (
-        ("aw", "attacker_won_assault"),
-        ("dw", "defender_won_assault"),
-        ("dr", "assault_drawn"),
-        ("dfb", "defender_fell_back"),
-        ("dsw", "defender_swept"),
-        ("afb", "attacker_fell_back"),
-        ("asw", "attacker_swept"),
-    ):
-        assert abs(z_prob(out.prob(stat), float(r[key]), n)) < Z_MAX, stat
-    assert abs(_z_mean(out.counts["defender_models_lost"], r["dlost"])) < Z_MAX
-    assert abs(_z_mean(out.counts["attacker_models_lost"], r["alost"])) < Z_MAX
+    """Every statistic's whole distribution against the enumeration."""
+    r = exact_turn()
+    assert r["aw"][1] + r["dw"][1] + r["dr"][1] == 1
+    assert all(sum(pmf) == 1 for pmf in r.values())
+    pmfs = {stat: r[key] for key, stat in TURN_STATS.items()}
+    check_exact(exact_turn_scenario(), pmfs, seed=21)
 
 
 def _duel(**unit_kw) -> AssaultScenario:
@@ -201,59 +195,37 @@ def _duel(**unit_kw) -> AssaultScenario:
     ],
 )  # fmt: skip
 def test_who_strikes_first_duel(kw, exact):
-    n = 400_000
-    out = engine.simulate(_duel(**kw), trials=n, seed=3)
-    for stat, p in zip(
-        ("attacker_won_assault", "defender_won_assault", "assault_drawn"), exact, strict=True
-    ):
-        assert abs(z_prob(out.prob(stat), float(p), n)) < Z_MAX, stat  # fmt: skip
+    stats = ("attacker_won_assault", "defender_won_assault", "assault_drawn")
+    pmfs = {stat: bernoulli(p) for stat, p in zip(stats, exact, strict=True)}
+    check_exact(_duel(**kw), pmfs, seed=3)
 
 
-@pytest.mark.parametrize("fast, sweep_dice", [(False, 2), (True, 3)])
-def test_morale_and_sweep_odds(fast, sweep_dice):
+def morale_and_sweep(fast: bool, sweep_dice: int) -> tuple[AssaultScenario, dict]:
     """Won with 7/16 (two 4+/4+ attacks v one model of ten); Ld7 fails 15/36; the sweep
-    needs a greater 2D6 (3D6 for a fast unit) than the 2D6 fall back."""
+    needs a greater 2D6 (3D6 for a fast unit) than the 2D6 fall back: the scenario and the
+    exact PMFs of the three flags."""
     pk = [Fraction(0)] * 19
     for dice in itertools.product(range(1, 7), repeat=sweep_dice):
         pk[sum(dice)] += Fraction(1, 6**sweep_dice)
     gt = sum(pk[i] * P2[j] for i in range(19) for j in range(13) if i > j)
     sc = _sc(Unit("A", (G("a", 1, a=1),), fast=fast), Unit("D", (G("d", 10, a=0, ld=7),)))
-    n = 400_000
-    out = engine.simulate(sc, trials=n, seed=4)
     win = 1 - Fraction(3, 4) ** 2
-    for stat, p in (
-        ("attacker_won_assault", win),
-        ("defender_fell_back", win * _fails(7)),
-        ("defender_swept", win * _fails(7) * gt),
-    ):
-        assert abs(z_prob(out.prob(stat), float(p), n)) < Z_MAX, stat
+    pmfs = {
+        "attacker_won_assault": bernoulli(win),
+        "defender_fell_back": bernoulli(win * _fails(7)),
+        "defender_swept": bernoulli(win * _fails(7) * gt),
+    }
+    return sc, pmfs
 
 
-def test_unit_tests_on_its_highest_leadership():
-    sc = _sc(
-        Unit("A", (G("a", 1, a=1),)),
-        Unit("D", (G("d", 9, a=0, ld=7), G("sgt", 1, a=0, ld=9))),
-    )
-    n = 400_000
-    out = engine.simulate(sc, trials=n, seed=12)
-    p = (1 - Fraction(3, 4) ** 2) * _fails(9)
-    assert abs(z_prob(out.prob("defender_fell_back"), float(p), n)) < Z_MAX
+@pytest.mark.parametrize("fast, sweep_dice", [(False, 2), (True, 3)])
+def test_morale_and_sweep_odds(fast, sweep_dice):
+    check_exact(*morale_and_sweep(fast, sweep_dice), seed=4)
 
 
-@pytest.mark.parametrize("pile_in, exact", [(True, Fraction(175, 256)), (False, Fraction(37, 64))])
-def test_draw_continues_without_charge_bonus(pile_in, exact):
-    """One of two models in contact: 2 attacks (charge) kill the lone defender with 7/16; a
-    draw (0-0) continues; in turn 2 no charge bonus: with pile in both models attack once
-    (7/16), without it the one in contact attacks once (1/4)."""
-    sc = _sc(
-        Unit("A", (G("a", 2, a=1, contact=1),)),
-        Unit("D", (G("d", 1, a=0),)),
-        Rules(max_turns=2, pile_in=pile_in),
-    )
-    n = 400_000
-    out = engine.simulate(sc, trials=n, seed=11)
-    assert abs(z_prob(out.prob("attacker_won_fight"), float(exact), n)) < Z_MAX
-    assert abs(z_prob(out.prob("combat_ended_turn", 3), float(1 - exact), n)) < Z_MAX
+# The unit's highest Leadership and a draw going on into turn 2 without the charge bonus are
+# checked in tests/test_assault_phase_switches.py (test_unit_leadership, test_pile_in: the
+# same combats, whole distributions, with 0.5 pp power).
 
 
 # -- die by die ---------------------------------------------------------------------------------

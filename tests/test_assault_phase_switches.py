@@ -4,7 +4,10 @@ The naive reference (tests/naive_assault_phase.py) models one fixed shape of com
 of the switches, so each switch is checked in a small combat answered exactly (fractions
 from the rule text, docs/assault-phase.md) where its values give different answers: the
 kernel's whole distribution of the statistic against the exact PMF (chi-square with rare
-outcomes tested alone, tests/stats.py), one kernel run per value. Default profile: WS4 S4 T4
+outcomes tested alone, tests/stats.py), one kernel run per value, with the trials a 0.5
+percentage-point error needs to fail, and that power checked on the run itself
+(tests/assault_phase_exact.py). The assault kernel has one path (one trial is one whole
+combat), so every case reaches the code that reads the switch. Default profile: WS4 S4 T4
 A1 W1, no save, so an attack hits on 4+ and wounds on 4+ (p = 1/4 to kill).
 """
 
@@ -14,15 +17,12 @@ import itertools
 from fractions import Fraction as F
 from math import comb
 
-import numpy as np
 import pytest
-from stats import P_MIN, chisquare_pmf
+from assault_phase_exact import bernoulli, check_exact
 
-from oddslab import engine
 from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
 
 G = ModelGroup
-N = 200_000
 SEED = 27
 
 P2 = [F(0)] * 13
@@ -47,16 +47,13 @@ def _sc(att: Unit, dfn: Unit, **rules) -> AssaultScenario:
     return AssaultScenario(Side("att", (att,)), Side("def", (dfn,)), Rules(**rules))
 
 
-def check(sc: AssaultScenario, stat: str, pmf: list[F]) -> None:
-    out = engine.simulate(sc, trials=N, seed=SEED)
-    exact = np.array([float(p) for p in pmf])
-    assert abs(sum(pmf) - 1) == 0, "the worked answer does not sum to 1"
-    p = chisquare_pmf(out.counts[stat], exact)
-    assert p > P_MIN, (stat, p, out.counts[stat], exact.round(5))
-
-
-def bernoulli(p: F) -> list[F]:
-    return [1 - p, p]
+def check(sc: AssaultScenario, stat: str, pmf: list[F], **more: list[F]) -> None:
+    """The kernel's whole distribution of ``stat`` (and of each statistic in ``more``) against
+    the exact PMF, with trials enough that a 0.5 pp error fails (checked on the run)."""
+    pmfs = {stat: pmf, **more}
+    for name, p in pmfs.items():
+        assert sum(p) == 1, f"the worked answer for {name} does not sum to 1"
+    check_exact(sc, pmfs, SEED)
 
 
 #: two 4+/4+ attacks (one model charging) kill a one-wound model with 7/16
@@ -75,13 +72,22 @@ def test_unit_leadership(mode, ld):
 
 @pytest.mark.rule_switch("assault-phase", "below_half_penalty")
 @pytest.mark.parametrize("penalty", [False, True])
-def test_below_half_penalty(penalty):
-    """Three Ld7 models: one lost (6/16) leaves 2 of 3, two lost (1/16) leave 1 of 3, below
-    half: Ld6 with the penalty."""
-    dfn = Unit("D", (G("d", 3, a=0, ld=7),))
-    p = F(6, 16) * fails(7) + F(1, 16) * fails(6 if penalty else 7)
-    check(_sc(Unit("A", (G("a", 1, a=1),)), dfn, below_half_penalty=penalty),
-          "defender_fell_back", bernoulli(p))  # fmt: skip
+@pytest.mark.parametrize("size", [3, 4])
+def test_below_half_penalty(penalty, size):
+    check(*below_half(penalty, size))
+
+
+def below_half(penalty: bool, size: int) -> tuple[AssaultScenario, str, list[F]]:
+    """``size // 2`` chargers (two attacks each at 1/4) against ``size`` Ld7 models that lose
+    if one falls: Ld6 with the penalty when fewer than half are left (1 of 3, 1 of 4; 2 of 4
+    is half, not below half, and 2 of 3 is more); all lost: nobody left to test. The two
+    sizes tell "below half" from an off-by-one either way."""
+    dfn = Unit("D", (G("d", size, a=0, ld=7),))
+    kills = binom(2 * (size // 2), F(1, 4))
+    p = sum(pk * fails(7 - (penalty and 2 * (size - k) < size))
+            for k, pk in enumerate(kills) if 0 < k < size)  # fmt: skip
+    sc = _sc(Unit("A", (G("a", size // 2, a=1),)), dfn, below_half_penalty=penalty)
+    return sc, "defender_fell_back", bernoulli(p)
 
 
 @pytest.mark.rule_switch("assault-phase", "double_one_passes")
@@ -109,8 +115,7 @@ def test_fist_strikes_last(last):
     else:  # simultaneous: both dead (or neither) is a draw
         won, lost = k * (1 - d), d * (1 - k)
     sc = _sc(att, dfn, fist_strikes_last=last)
-    check(sc, "attacker_won_assault", bernoulli(won))
-    check(sc, "defender_won_assault", bernoulli(lost))
+    check(sc, "attacker_won_assault", bernoulli(won), defender_won_assault=bernoulli(lost))
 
 
 @pytest.mark.rule_switch("assault-phase", "sweep_support")
@@ -202,9 +207,11 @@ def test_max_turns(turns, won):
 @pytest.mark.rule_switch("assault-phase", "pile_in")
 @pytest.mark.parametrize("pile_in, won", [(True, F(175, 256)), (False, F(37, 64))])
 def test_pile_in(pile_in, won):
-    """Turn 2 without pile in: only the model in contact attacks, once (1/4)."""
+    """Turn 2 without pile in: only the model in contact attacks, once (1/4); with it both
+    models attack once (7/16), with no charge bonus. The combat ends in turn 1 (7/16), in
+    turn 2, or goes on (turn 3)."""
     check(_draw_then_turn_two(max_turns=2, pile_in=pile_in), "attacker_won_fight",
-          bernoulli(won))  # fmt: skip
+          bernoulli(won), combat_ended_turn=[0, WIN, won - WIN, 1 - won])  # fmt: skip
 
 
 def _chart(value: int) -> tuple[tuple[int, ...], ...]:
@@ -254,11 +261,11 @@ def test_frag_grenades(mode):
     with 7/16 if it strikes; Y kills A with 1/4; X (I1) strikes back if alive and A is."""
     sc = _grenade_fight("frag", frag_grenades=mode)
     y, k, x = F(1, 4), WIN, F(1, 4)
-    # either way A dies to Y, or survives it and X survives A and strikes back
-    check(sc, "attacker_models_lost", bernoulli(y + (1 - y) * (1 - k) * x))
     # Y first, A only if alive ("target"); Y and A together ("any-engaged")
     x_dead = (1 - y) * k if mode == "target" else k
-    check(sc, "defender.X.x.models_lost", bernoulli(x_dead))
+    # either way A dies to Y, or survives it and X survives A and strikes back
+    check(sc, "attacker_models_lost", bernoulli(y + (1 - y) * (1 - k) * x),
+          **{"defender.X.x.models_lost": bernoulli(x_dead)})  # fmt: skip
 
 
 def _plasma_fight(**rules) -> AssaultScenario:

@@ -15,11 +15,8 @@ from __future__ import annotations
 
 from math import comb
 
-import pytest
-
-from oddslab import engine
 from oddslab.rulesets.assault_phase import AssaultScenario, ModelGroup, Rules, Side, Unit
-from tests.stats import P_MIN, chisquare_pmf
+from tests.assault_phase_exact import check_exact
 
 
 def _failed_charge(rules: Rules | None = None, **b_kw) -> AssaultScenario:
@@ -113,28 +110,24 @@ def _binom(n: int, p: float) -> list[float]:
     return [comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
 
 
-@pytest.mark.statistical
 def test_failed_charge_matches_exact():
-    """B's models slain by D (1,000,000 trials, seed 17): A's charge fails with 25/36 (the
+    """B's models slain by D (seed 17, the trials a 0.5 pp error needs): A's charge fails with 25/36 (the
     higher of 2D6 below 6), and then D's five attacks (4+ to hit, 4+ to wound, no save) go
     at B: Binomial(5, 1/4); when A charges D attacks A and B loses nobody. B is trapped, so
     losing never adds a sweeping advance."""
-    out = engine.simulate(_failed_charge(trapped=True), trials=1_000_000, seed=17)
     exact = [25 / 36 * q for q in _binom(5, 1 / 4)]
     exact[0] += 11 / 36
-    assert chisquare_pmf(out.counts["attacker.B.b.models_lost"], exact) > P_MIN
+    check_exact(_failed_charge(trapped=True), {"attacker.B.b.models_lost": exact}, seed=17)
 
 
-@pytest.mark.statistical
 def test_failed_regroup_matches_exact():
-    """Y's models slain (1,000,000 trials, seed 17): X (Ld 1) always fails to regroup; A's ten
+    """Y's models slain (seed 17, the trials a 0.5 pp error needs): X (Ld 1) always fails to regroup; A's ten
     attacks go at Y: min(5, Binomial(10, 1/4)). Y is trapped: no sweeping advance."""
     a = Unit("A", (ModelGroup("a", 5),))
     x = Unit("X", (ModelGroup("x", 5, ld=1),), falling_back=True)
     y = Unit("Y", (ModelGroup("y", 5, a=0),), trapped=True)
     sc = AssaultScenario(Side("att", (a,)), Side("def", (x, y)))
-    out = engine.simulate(sc, trials=1_000_000, seed=17)
     b = _binom(10, 1 / 4)
     exact = b[:5] + [sum(b[5:])]
-    assert chisquare_pmf(out.counts["defender.Y.y.models_lost"], exact) > P_MIN
-    assert out.prob("defender_failed_to_regroup") == 1.0
+    check_exact(sc, {"defender.Y.y.models_lost": exact, "defender_failed_to_regroup": [0, 1]},
+                seed=17)  # fmt: skip

@@ -16,7 +16,9 @@
   resumable store.
 - :mod:`~oddslab.analysis.stored` / :mod:`~oddslab.analysis.frames` — a big sweep's cells and
   results read from its grids and store (nothing per cell in memory), and tidy frames built
-  vectorised, a chunk of cells at a time.
+  vectorised, a chunk of cells at a time; :mod:`~oddslab.analysis.matchup_cells` — a
+  matchup's pairs as a fit map and cells made when read; :mod:`~oddslab.analysis.metric_cells`
+  — a metric read off many stored cells without an Outcome each.
 - :mod:`~oddslab.analysis.cli` (with ``cli_common``, ``cli_points``) — the ``sweep``,
   ``matchup``, ``points``, ``library`` and ``store`` commands.
 

@@ -202,26 +202,30 @@ def matchup_cmd(
             shown_tab = _no_se_if_exact(tab) if fmt is Fmt.table else tab
             _print_frame(_shown(shown_tab), f"{res.metric}", fmt)
         else:
+            import numpy as np
+
             from oddslab._format import format_estimate
 
             grid = res.matrix(per_points=per_points)
             se = res.matrix(per_points=per_points, se=True)
             exact = bool(tab["exact"].all())
+            # formatted over flat arrays (a 1,000 x 1,000 matchup is 10^6 cells), NaN: not run
+            # or not reported (--long gives the note)
+            values, errors = grid.to_numpy(float).ravel(), se.to_numpy(float).ravel()
+            texts = [
+                "—" if v != v else (f"{v:.4g}" if exact else f"{format_estimate(v, e)} ± {e:.1g}")
+                for v, e in zip(values, errors, strict=True)
+            ]
             shown = grid.copy().astype(object)
-            for r in grid.index:
-                for c in grid.columns:
-                    v = grid.loc[r, c]  # NaN: not run or not reported (--long gives the note)
-                    text = (
-                        f"{v:.4g}"
-                        if exact
-                        else f"{format_estimate(v, se.loc[r, c])} ± {se.loc[r, c]:.1g}"
-                    )
-                    shown.loc[r, c] = text if v == v else "—"
+            shown[:] = np.asarray(texts, dtype=object).reshape(grid.shape)
             shown = shown.reset_index()
             per = " per 100 points" if per_points else ""
             how = ", exact" if exact else ""
             _print_frame(shown, f"{res.metric}{per}{how} (rows: attackers, columns: targets)", fmt)
-        if out is not None:
+        if out is not None and out.suffix != ".parquet" and sort is None:
+            res.to_csv(out)  # a streamed matchup writes it a chunk of pairs at a time
+            typer.echo(f"table written to {out}", err=True)
+        elif out is not None:
             _write_table(tab, out)
         if plot is not None:
             _matplotlib()

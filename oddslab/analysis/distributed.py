@@ -22,13 +22,20 @@ from typing import Any
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cells import EXACT_MODES, Cell, CellResult, digest, run_cell
-from oddslab.analysis.dask_run import INSTALL_HINT, DaskMissing, _import_distributed  # noqa: F401
+from oddslab.analysis.dask_run import (  # noqa: F401  (INSTALL_HINT: re-exported)
+    INSTALL_HINT,
+    DaskMissing,
+    _import_distributed,
+    pack,
+    unpack,
+)
 from oddslab.analysis.store import CellStore
 
 __all__ = [
     "DaskMissing",
     "run_cells",
     "run_batch",
+    "run_packed",
     "study_hash",
     "study_identity",
     "stored_seed",
@@ -200,8 +207,8 @@ def run_cells(
         elsewhere (:mod:`oddslab.analysis.progress`); None: no progress.
     batch : int, optional
         Cells per Dask task. Default: sized from the measured cost of a cell (see
-        :mod:`oddslab.analysis.dask_run`), so the scheduler's per-task cost (about a
-        millisecond) stays small; a lost worker re-runs at most a batch per task it held.
+        :mod:`oddslab.analysis.dask_run`), so Dask's per-task cost (a few milliseconds
+        of CPU) stays small; a lost worker re-runs at most a batch per task it held.
     dashboard : bool
         Keep the local cluster's dashboard (127.0.0.1:8787); by default no HTTP server listens.
     metric : str, optional
@@ -330,7 +337,7 @@ def run_cells(
                 run_dask(
                     pending,
                     (trials, precision, metric, exact, events),
-                    task=run_batch,
+                    task=run_packed,
                     workers=workers,
                     scheduler=scheduler,
                     finish=finish,
@@ -418,7 +425,7 @@ def _values_text(c: Cell) -> str:
 
 
 def run_batch(
-    cells: Sequence[tuple[dict[str, Any], str, str, str, int]],
+    cells: Sequence[tuple],
     trials: int | None,
     precision: float | None,
     metric: str | None = None,
@@ -427,6 +434,10 @@ def run_batch(
 ) -> list[CellResult]:
     """Run several cells in one Dask task (each exactly as :func:`run_cell`).
 
+    Each cell is ``(scenario, source, key, scenario hash, seed)`` (:meth:`Cell.payload`),
+    optionally with the validated scenario object last (then ``scenario`` may be None: the
+    object is run as the in-process run does, and is not read again).
+
     Numba reads ``NUMBA_NUM_THREADS`` when it is first imported, which in a Dask worker can
     happen before the nanny's environment is applied; so the task sets the thread count of
     its own thread from the environment (``numba.set_num_threads`` is per calling thread).
@@ -434,7 +445,20 @@ def run_batch(
     """
     _worker_threads()
     events = tuple(events)
-    return [run_cell(*c, trials, precision, metric, exact, events=events) for c in cells]
+    return [
+        run_cell(*c[:5], trials, precision, metric, exact, validated=c[5] if len(c) > 5 else None,
+                 events=events)
+        for c in cells
+    ]  # fmt: skip
+
+
+def run_packed(packed: bytes, *args: Any) -> bytes:
+    """:func:`run_batch` of the cells :func:`~oddslab.analysis.dask_run.pack_cells` packed,
+    its results packed the same way: the Dask task of :func:`run_cells`. Packed, the cells
+    and results cross the scheduler and the workers' memory accounting as one bytes object
+    each, which no Dask component walks or unpickles (see :mod:`~oddslab.analysis.dask_run`).
+    """
+    return pack(run_batch(unpack(packed), *args))
 
 
 def _worker_threads() -> None:

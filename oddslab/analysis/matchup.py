@@ -18,31 +18,42 @@ note (the ``note`` column of :meth:`MatchupResult.table`); a metric no cell has 
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cell_events import study_metric
-from oddslab.analysis.cells import Cell, CellResult, cell_seed
+from oddslab.analysis.cells import KEEP_VALIDATED, Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study
-from oddslab.analysis.metrics import (
-    check_metric,
-    common_primary,
-    parse_metric,
-    points_removed,
-    read_metric,
+from oddslab.analysis.matchup_cells import (
+    SLOTS,
+    MatchupCells,
+    Unfit,
+    pair_error,
+    read_template,
+    slot_overrides,
+    template_mentions,
+    validate_pairs,
 )
+from oddslab.analysis.matchup_cells import fill as _fill  # noqa: F401  (tests use this name)
+from oddslab.analysis.metric_cells import (
+    MetricReader,
+    common_primary_of,
+    outcome_of,
+    result_pairs,
+)
+from oddslab.analysis.metrics import check_metric, parse_metric
+from oddslab.analysis.stored import StoredResults, run_streamed
 from oddslab.libraries import (
     LibraryEntry,
     _ident,
     _name,
     entry_names,
-    expand_uses,
-    load_library,
     resolve_entries,
     resolved,
 )
@@ -52,8 +63,8 @@ if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays l
 
 __all__ = ["matchup", "MatchupResult", "plot_matchup", "select_entries", "SLOTS"]
 
-#: Placeholders of a matchup template.
-SLOTS = ("{attacker}", "{target}")
+#: Pairs per chunk of :meth:`MatchupResult.table_chunks`.
+TABLE_CHUNK = 5_000
 
 
 @dataclass(frozen=True)
@@ -81,33 +92,6 @@ def select_entries(specs: Any, base: Path | None = None) -> Selection:
     return Selection(entries, explicit)
 
 
-def _fill(node: Any, refs: dict[str, str]) -> Any:
-    if isinstance(node, dict):
-        return {k: _fill(v, refs) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_fill(v, refs) for v in node]
-    if isinstance(node, str) and node in refs:
-        return refs[node]
-    return node
-
-
-def _slot_overrides(template: Any, slot: str) -> dict[str, Any]:
-    """The other keys of the template table that says ``use = slot`` (for pricing)."""
-    if isinstance(template, dict):
-        if template.get("use") == slot:
-            return {k: v for k, v in template.items() if k != "use"}
-        for v in template.values():
-            found = _slot_overrides(v, slot)
-            if found:
-                return found
-    elif isinstance(template, list):
-        for v in template:
-            found = _slot_overrides(v, slot)
-            if found:
-                return found
-    return {}
-
-
 @dataclass
 class MatchupResult:
     """A finished matchup.
@@ -116,9 +100,14 @@ class MatchupResult:
     ----------
     attackers, targets : list of LibraryEntry
         The rows and columns, in order.
-    cells : list of Cell
-        Row-major (attacker slowest).
-    results : list of CellResult
+    cells : sequence of Cell
+        The pairs that ran, row-major (attacker slowest).
+    results : sequence of CellResult
+        One per cell. Lists for a matchup of up to
+        :data:`~oddslab.analysis.cells.KEEP_VALIDATED` pairs; above, a
+        :class:`~oddslab.analysis.matchup_cells.MatchupCells` made from the fit map and a
+        :class:`~oddslab.analysis.stored.StoredResults` read from the store (the ``store``
+        file, or a temporary one that lives as long as the result).
     metric : str
         The default metric of :meth:`matrix`, :meth:`table` and :func:`plot_matchup`.
     points : dict
@@ -126,7 +115,7 @@ class MatchupResult:
     skipped : list of str
         Entries of whole libraries that fit no cell of their side, with the reason.
     seed : int
-    unfit : dict
+    unfit : mapping
         ``(attacker name, target name)`` → why that pair was not run (its value is NaN).
     names : dict
         Entry identity (resolved library path:key) → its name (:func:`entry_names`).
@@ -144,7 +133,7 @@ class MatchupResult:
     points: dict[str, float | None]
     skipped: list[str] = field(default_factory=list)
     seed: int = 0
-    unfit: dict[tuple[str, str], str] = field(default_factory=dict)
+    unfit: Mapping[tuple[str, str], str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     target_ppm: dict[str, float | None] = field(default_factory=dict)
     events: tuple[str, ...] = ()
@@ -156,9 +145,28 @@ class MatchupResult:
 
     @property
     def outcomes(self) -> list[Any]:
+        """One :class:`oddslab.outcome.Outcome` per cell (kept once built; for a big
+        matchup use :meth:`iter_outcomes`)."""
         if not self._outcomes:
             self._outcomes = [r.outcome() for r in self.results]
         return self._outcomes
+
+    def iter_outcomes(self) -> Iterator[Any]:
+        """The outcomes one by one, built as they are read (not kept) for a big matchup."""
+        if self._outcomes or len(self.results) <= KEEP_VALIDATED:
+            yield from self.outcomes
+            return
+        for r in self.results:
+            yield r.outcome()
+
+    def _result_dicts(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """(cell values, result as a dict) in cell order (read from the store if big)."""
+        return result_pairs(self.cells, self.results)
+
+    def _metric(self, metric: str | None):
+        names = (f"{c['attacker']} vs {c['target']}" for c, _ in self._result_dicts())
+        outcomes = (outcome_of(d) for _, d in self._result_dicts())
+        return _checked(metric or self.metric, names, outcomes)
 
     def table(self, metric: str | None = None, *, sort_by: str | None = None) -> pd.DataFrame:
         """One row per pair: attacker, target, points, value, se, 95% CI, per 100 points.
@@ -172,63 +180,57 @@ class MatchupResult:
         """
         import pandas as pd
 
-        names = [f"{c.values['attacker']} vs {c.values['target']}" for c in self.cells]
-        m = _checked(metric or self.metric, names, self.outcomes)
-        ran = {
-            (c.values["attacker"], c.values["target"]): (c, o)
-            for c, o in zip(self.cells, self.outcomes, strict=True)
-        }
-        rows = []
-        for a in (self.name(e) for e in self.attackers):
-            for t in (self.name(e) for e in self.targets):
-                pts = self.points.get(a)
-                scale = 100.0 / pts if pts else float("nan")
-                row = {
-                    "attacker": a,
-                    "target": t,
-                    "attacker_label": self._label(a),
-                    "target_label": self._label(t),
-                    "attacker_points": pts,
-                    "metric": m.text,
-                }
-                if (a, t) not in ran:
-                    nan = float("nan")
-                    seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
-                    row.update(value=nan, se=nan, ci_low=nan, ci_high=nan, per_100_points=nan,
-                               per_100_points_se=nan, trials=0, seed=seed, exact=False)  # fmt: skip
-                    row["note"] = f"not run: {self.unfit.get((a, t), 'does not fit')}"
-                    rows.append(row)
-                    continue
-                cell, out = ran[(a, t)]
-                if m.kind == "points_removed":
-                    v, note = points_removed(out, self.target_ppm.get(t))
-                else:
-                    v, note = read_metric(m, out)
-                row.update(
-                    value=v.value,
-                    se=v.se,
-                    ci_low=v.ci_low,
-                    ci_high=v.ci_high,
-                    per_100_points=v.value * scale,
-                    per_100_points_se=v.se * scale,
-                    trials=out.trials or 0,
-                    seed=cell.seed,
-                    exact=out.exact,
-                    note=note,
-                )
-                rows.append(row)
-        df = pd.DataFrame(rows)
+        parts = [pd.DataFrame(p) for p in self.table_chunks(metric)]
+        df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         if sort_by is not None:
             if sort_by not in df.columns:
                 raise ValueError(f"cannot sort by '{sort_by}'; columns: {', '.join(df.columns)}")
             df = df.sort_values(sort_by, ascending=False, kind="stable").reset_index(drop=True)
         return df
 
-    def _label(self, name: str) -> str:
+    def table_chunks(
+        self, metric: str | None = None, chunk: int = TABLE_CHUNK
+    ) -> Iterator[dict[str, list[Any]]]:
+        """The :meth:`table`'s columns, ``chunk`` pairs at a time, read off the results one
+        by one without an Outcome each (:class:`~oddslab.analysis.metric_cells.MetricReader`)."""
+        m = self._metric(metric)
+        reader = MetricReader(m)
+        labels: dict[str, str] = {}
         for e in (*self.attackers, *self.targets):
-            if self.name(e) == name:
-                return e.label
-        return name
+            labels.setdefault(self.name(e), e.label)
+        anames = [self.name(e) for e in self.attackers]
+        tnames = [self.name(e) for e in self.targets]
+        priced = any(self.points.get(a) is not None for a in anames)
+        results = self._result_dicts()
+        nxt = next(results, None)
+        nan = float("nan")
+        cols: dict[str, list[Any]] = {c: [] for c in _TABLE_COLUMNS}
+        for a in anames:
+            pts = self.points.get(a)
+            scale = 100.0 / pts if pts else nan
+            for t in tnames:
+                ran = nxt is not None and nxt[0]["attacker"] == a and nxt[0]["target"] == t
+                if ran:
+                    d = nxt[1]
+                    nxt = next(results, None)
+                    ppm = self.target_ppm.get(t) if m.kind == "points_removed" else None
+                    v, note = reader.read(d, ppm)
+                    exact = d.get("probs") is not None
+                    row = (v.value, v.se, v.ci_low, v.ci_high, v.value * scale, v.se * scale,
+                           0 if exact else int(d["trials"]), d["seed"], exact, note)  # fmt: skip
+                else:
+                    seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
+                    why = self.unfit.get((a, t), "does not fit")
+                    row = (nan, nan, nan, nan, nan, nan, 0, seed, False, f"not run: {why}")
+                head = (a, t, labels.get(a, a), labels.get(t, t), nan if pts is None and priced
+                        else pts, m.text)  # fmt: skip
+                for c, x in zip(_TABLE_COLUMNS, (*head, *row), strict=True):
+                    cols[c].append(x)
+                if len(cols["attacker"]) >= chunk:
+                    yield cols
+                    cols = {c: [] for c in _TABLE_COLUMNS}
+        if cols["attacker"] or not anames or not tnames:
+            yield cols
 
     def matrix(
         self, metric: str | None = None, *, per_points: bool = False, se: bool = False
@@ -248,7 +250,17 @@ class MatchupResult:
         return grid
 
     def to_csv(self, path: str | Path | None = None, metric: str | None = None) -> str:
-        """The long :meth:`table` as CSV; written to ``path`` if given, returned."""
+        """The long :meth:`table` as CSV; written to ``path`` if given, returned.
+
+        A matchup of more than :data:`~oddslab.analysis.cells.KEEP_VALIDATED` pairs with a
+        ``path`` is written a chunk of pairs at a time (never the whole table) and ``""`` is
+        returned.
+        """
+        if path is not None and isinstance(self.results, StoredResults):
+            from oddslab.analysis.frames import write_csv
+
+            write_csv(self.table_chunks(metric), path)
+            return ""
         text = csv_frame(self.table(metric))
         if path is not None:
             Path(path).write_text(text)
@@ -256,6 +268,12 @@ class MatchupResult:
 
     def plot(self, metric: str | None = None, *, per_points: bool = False, ax: Any = None) -> Any:
         return plot_matchup(self, metric, per_points=per_points, ax=ax)
+
+
+#: The columns of :meth:`MatchupResult.table`.
+_TABLE_COLUMNS = ("attacker", "target", "attacker_label", "target_label", "attacker_points",
+                  "metric", "value", "se", "ci_low", "ci_high", "per_100_points",
+                  "per_100_points_se", "trials", "seed", "exact", "note")  # fmt: skip
 
 
 def matchup(
@@ -299,8 +317,6 @@ def matchup(
     events : str or iterable of str, optional
         Events every cell answers, as :func:`~oddslab.analysis.sweep.sweep`.
     """
-    from oddslab.scenario import from_dict
-
     events, metric = study_metric(events, metric)
 
     att = select_entries(attackers)
@@ -310,103 +326,93 @@ def matchup(
     def nm(e: LibraryEntry) -> str:
         return _name(e, names)
 
-    tpl, tpl_source, tpl_base = _template(template, att.entries[0])
+    tpl, tpl_source, tpl_base = read_template(template, att.entries[0])
     for slot in SLOTS:
-        if not _mentions(tpl, slot):
+        if not template_mentions(tpl, slot):
             raise ScenarioError(tpl_source, "", f'the matchup template has no use = "{slot}"')
     if seed is None:
         s = tpl.get("seed")
         seed = s if isinstance(s, int) and not isinstance(s, bool) and s >= 0 else 1
-    cells: dict[tuple[int, int], Cell] = {}
-    errors: dict[tuple[int, int], ScenarioError] = {}
-    for i, a in enumerate(att.entries):
-        for j, t in enumerate(tgt.entries):
-            values = {"attacker": nm(a), "target": nm(t)}
-            where = f"{tpl_source} [{values['attacker']} vs {values['target']}]"
-            filled = _fill(copy.deepcopy(tpl), {SLOTS[0]: _abs_ref(a), SLOTS[1]: _abs_ref(t)})
-            try:
-                data = copy.deepcopy(expand_uses(filled, where, tpl_base))
-                sc = from_dict(data, source=where)
-            except ScenarioError as exc:
-                errors[(i, j)] = exc
-                continue
-            cells[(i, j)] = Cell(values, data, cell_seed(seed, values), where, sc)
-    rows = [
-        i for i in range(len(att.entries)) if any((i, j) in cells for j in range(len(tgt.entries)))
-    ]
-    cols = [
-        j for j in range(len(tgt.entries)) if any((i, j) in cells for i in range(len(att.entries)))
-    ]
+    small = len(att.entries) * len(tgt.entries) <= KEEP_VALIDATED
+    refs = ([_abs_ref(e) for e in att.entries], [_abs_ref(e) for e in tgt.entries])
+    labels = ([nm(e) for e in att.entries], [nm(e) for e in tgt.entries])
+    why, reasons, cells = validate_pairs(tpl, tpl_source, tpl_base, refs, labels, int(seed),
+                                         keep=small)  # fmt: skip
+    fits = why < 0
+
+    def error(i: int, j: int) -> Exception:
+        return pair_error(tpl, tpl_source, tpl_base, refs[0][i], refs[1][j],
+                          (labels[0][i], labels[1][j]))  # fmt: skip
+
+    rows = [int(i) for i in np.flatnonzero(fits.any(axis=1))]
+    cols = [int(j) for j in np.flatnonzero(fits.any(axis=0))]
     skipped = []
     if not att.explicit:
         for i in set(range(len(att.entries))) - set(rows):
-            skipped.append(f"{nm(att.entries[i])} (attacker): {_first_error(errors, i, None)}")
+            skipped.append(f"{labels[0][i]} (attacker): {_first_reason(why[i], reasons)}")
     if not tgt.explicit:
         for j in set(range(len(tgt.entries))) - set(cols):
-            skipped.append(f"{nm(tgt.entries[j])} (target): {_first_error(errors, None, j)}")
+            skipped.append(f"{labels[1][j]} (target): {_first_reason(why[:, j], reasons)}")
     if att.explicit:
         rows = list(range(len(att.entries)))
     if tgt.explicit:
         cols = list(range(len(tgt.entries)))
-    unfit: dict[tuple[str, str], str] = {}
-    for i in rows:
-        for j in cols:
-            if (i, j) not in errors:
-                continue
-            exc = errors[(i, j)]
-            alone = (att.explicit and not any((i, b) in cells for b in cols)) or (
-                tgt.explicit and not any((a, j) in cells for a in rows)
-            )
-            if (att.explicit and tgt.explicit) or alone:
-                raise exc
-            reason = f"{exc.key}: {exc.problem}" if exc.key else exc.problem
-            unfit[(nm(att.entries[i]), nm(tgt.entries[j]))] = reason
+    sub = fits[np.ix_(rows, cols)]
+    # a named entry that fits nothing kept on the other side (or any pair, when both sides
+    # are named) is the user's mistake: raise the first such pair's error
+    bad = ~sub & (
+        (att.explicit and tgt.explicit)
+        | (att.explicit & ~sub.any(axis=1))[:, None]
+        | (tgt.explicit & ~sub.any(axis=0))[None, :]
+    )
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise error(rows[r], cols[c])
     if not rows or not cols:
-        first = next(iter(errors.values()), None)
+        first = next(iter(np.argwhere(~fits)), None)
+        first = None if first is None else error(*first)
         raise ScenarioError(tpl_source, "", f"no attacker/target pair fits the template ({first})")
     att_kept = [att.entries[i] for i in rows]
     tgt_kept = [tgt.entries[j] for j in cols]
-    order = [cells[(i, j)] for i in rows for j in cols if (i, j) in cells]
+    kept_names = ([labels[0][i] for i in rows], [labels[1][j] for j in cols])
+    unfit = Unfit(why[np.ix_(rows, cols)], reasons, kept_names)
     points = {}
-    over_a = _slot_overrides(tpl, SLOTS[0])
-    over_t = _slot_overrides(tpl, SLOTS[1])
+    over_a = slot_overrides(tpl, SLOTS[0])
+    over_t = slot_overrides(tpl, SLOTS[1])
     for e in att_kept:
         points[nm(e)] = e.points(over_a)
     target_ppm = {}
     for e in tgt_kept:
         points.setdefault(nm(e), e.points(over_t))
         target_ppm[nm(e)] = _points_per_model(e, over_t)
-    results = run_study(
-        "matchup",
-        {"template": tpl},
-        order,
-        keys=("attacker", "target"),
-        seed=int(seed),
-        trials=trials,
-        precision=precision,
-        metric=metric,
-        store=store,
-        resume=resume,
-        workers=workers,
-        scheduler=scheduler,
-        progress=progress,
-        batch=batch,
-        exact=exact,
-        dashboard=dashboard,
-        events=events,
-    )
+    study = dict(keys=("attacker", "target"), seed=int(seed), trials=trials, precision=precision,
+                 metric=metric, exact=exact, events=events)  # fmt: skip
+    run = dict(resume=resume, workers=workers, scheduler=scheduler, progress=progress,
+               batch=batch, dashboard=dashboard)  # fmt: skip
+    if small:
+        order: Any = [cells[(i, j)] for i in rows for j in cols if (i, j) in cells]
+        results: Any = run_study("matchup", {"template": tpl}, order, store=store, **study, **run)
+    else:  # a big matchup: cells made as they run, results only in the store
+        order = MatchupCells(tpl, tpl_source, tpl_base, ([refs[0][i] for i in rows],
+                             [refs[1][j] for j in cols]), kept_names, sub, int(seed))  # fmt: skip
+        results = run_streamed("matchup", {"template": tpl}, order, store, study, run)
     res = MatchupResult(
         att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names,
         target_ppm, events,
     )  # fmt: skip
     if metric is None:
-        metric = f"mean({common_primary(res.outcomes)})"
-    names = [f"{c.values['attacker']} vs {c.values['target']}" for c in order]
-    res.metric = _checked(metric, names, res.outcomes).text
+        metric = f"mean({common_primary_of(d for _, d in res._result_dicts())})"
+    res.metric = res._metric(metric).text
     return res
 
 
-def _checked(metric: str, names: list[str], outcomes: list[Any]):
+def _first_reason(why: np.ndarray, reasons: list[str]) -> str:
+    """The reason of the first pair of a row (or column) of the fit map that does not fit."""
+    bad = np.flatnonzero(why >= 0)
+    return reasons[int(why[bad[0]])] if len(bad) else "does not fit"
+
+
+def _checked(metric: str, names: Any, outcomes: Any):
     """:func:`check_metric`, which also knows ``points_removed`` (read with the targets)."""
     m = parse_metric(metric)
     return m if m.kind == "points_removed" else check_metric(metric, names, outcomes)
@@ -424,41 +430,6 @@ def _points_per_model(e: LibraryEntry, overrides: dict[str, Any]) -> float | Non
 
 def _abs_ref(e: LibraryEntry) -> str:
     return f"{resolved(e.library)}:{e.key}"
-
-
-def _mentions(node: Any, slot: str) -> bool:
-    if isinstance(node, dict):
-        return any(_mentions(v, slot) for v in node.values())
-    if isinstance(node, list):
-        return any(_mentions(v, slot) for v in node)
-    return node == slot
-
-
-def _first_error(errors: dict, i: int | None, j: int | None) -> str:
-    for (a, b), exc in errors.items():
-        if (i is None or a == i) and (j is None or b == j):
-            return f"{exc.key}: {exc.problem}" if exc.key else exc.problem
-    return "does not fit"
-
-
-def _template(
-    template: Mapping[str, Any] | str | Path | None, first: LibraryEntry
-) -> tuple[dict[str, Any], str, Path]:
-    if template is None:
-        lib = load_library(first.library)
-        if lib.template is None:
-            raise ScenarioError(
-                str(lib.path), "matchup.template", "this library has no [matchup.template]"
-            )
-        return copy.deepcopy(lib.template), f"{lib.path}:matchup.template", lib.path.parent
-    if isinstance(template, Mapping):
-        return copy.deepcopy(dict(template)), "<template>", Path.cwd()
-    from oddslab.analysis.sweep import read_scenario_dict
-
-    data, source = read_scenario_dict(template)
-    if isinstance(data.get("matchup"), dict) and "template" in data["matchup"]:
-        data = data["matchup"]["template"]
-    return data, source, Path(source).parent
 
 
 def plot_matchup(
@@ -493,7 +464,7 @@ def plot_matchup(
     heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns),
             se=ses.to_numpy(float), trials=trials, probability=m.is_probability and not per_points,
             annotate=annotate)  # fmt: skip
-    label = plain_metric(m.text, result.outcomes[0] if result.outcomes else None)
+    label = plain_metric(m.text, next(result.iter_outcomes(), None))
     per = " per 100 points of the attacker" if per_points else ""
     n = "exact" if tab["exact"].all() else f"{int(tab['trials'].max()):,} trials per cell"
     ax.set_title(f"{label}{per} ({n})")

@@ -124,23 +124,55 @@ class Metric:
         KeyError
             The outcome has no such statistic or headline (the message lists what it has).
         """
+        return self.read(outcome, self.resolve(outcome))
+
+    def resolve(self, outcome: Outcome) -> tuple:
+        """Where this metric is read in ``outcome``, without reading it: ``("mean", stat)``,
+        ``("compare", stat, op, k, label)``, ``("event", key)`` (an event the cell counted,
+        ``outcome.events[key]``) or ``("probability", condition)`` (answered from the
+        outcome's histograms or joint). It depends only on the outcome's statistics,
+        headlines and events, so cells that share them share it (a study's table reads many
+        stored cells with one resolution: :mod:`oddslab.analysis.metric_cells`).
+
+        Raises
+        ------
+        KeyError
+            As :meth:`evaluate`.
+        """
         if self.kind == "mean":
-            return _mean(outcome, self.stat, self.text)
+            if self.stat not in outcome.probs:
+                raise _missing(outcome, self.stat, self.text)
+            return ("mean", self.stat)
         if self.kind == "points_removed":
             raise KeyError(
                 "'points_removed' is a matchup metric (it needs the target's points per model)"
             )
         if self.kind == "compare":
-            return _prob(outcome, self.stat, self.op, self.k, self.text)
+            if self.stat not in outcome.probs:
+                raise _missing(outcome, self.stat, self.text)
+            return ("compare", self.stat, self.op, self.k, self.text)
         if self.kind == "event":
-            return _event(outcome, self.stat, self.text)
+            for key, r in outcome.events.items():
+                if self.stat in (r.label, r.text):
+                    return ("event", key)
+            return ("probability", self.stat)
         return self._label(outcome)
 
-    def _label(self, outcome: Outcome) -> MetricValue:
+    def read(self, outcome: Outcome, plan: tuple) -> MetricValue:
+        """The value :meth:`resolve` points at."""
+        if plan[0] == "mean":
+            return _mean(outcome, plan[1], self.text)
+        if plan[0] == "compare":
+            return _prob(outcome, *plan[1:])
+        if plan[0] == "event":
+            return _event_value(outcome.events[plan[1]], self.text)
+        return _event(outcome, plan[1], self.text)
+
+    def _label(self, outcome: Outcome) -> tuple:
         want = _norm(self.text)
-        for r in outcome.events.values():  # an event of the study, by its label
+        for key, r in outcome.events.items():  # an event of the study, by its label
             if _norm(f"P({r.label})") == want:
-                return _event_value(r, self.text)
+                return ("event", key)
         skipped = outcome.meta.get("events_skipped") or {}
         for label, why in skipped.items():
             if _norm(f"P({label})") == want:
@@ -157,12 +189,14 @@ class Metric:
             exact = [h for h in heads if _norm(h.label).startswith(stem)]
         if len(exact) == 1:
             h = exact[0]
-            return _prob(outcome, h.stat, ">=", h.k, h.label)
+            if h.stat not in outcome.probs:
+                raise _missing(outcome, h.stat, h.label)
+            return ("compare", h.stat, ">=", h.k, h.label)
         inner = _PROB.match(self.text)
         if inner:  # "P(attacker wins)" -> a statistic named attacker_wins
             name = re.sub(r"\W+", "_", inner.group(1).strip()).strip("_")
             if name in outcome.probs:
-                return _prob(outcome, name, ">=", 1, self.text)
+                return ("compare", name, ">=", 1, self.text)
         labels = "; ".join(h.label for h in heads) or "none"
         if len(exact) > 1:
             raise KeyError(
@@ -368,23 +402,36 @@ def _event(outcome: Outcome, condition: str, text: str) -> MetricValue:
 def _mean(outcome: Outcome, stat: str, text: str) -> MetricValue:
     if stat not in outcome.probs:
         raise _missing(outcome, stat, text)
-    p = outcome.probs[stat]
+    return mean_value(outcome.probs[stat], outcome.trials, text)
+
+
+def mean_value(p: np.ndarray, trials: int | None, text: str) -> MetricValue:
+    """The mean of a statistic from its probabilities ``p`` (``float[bins]``, as
+    :attr:`Outcome.probs` holds them: the length matters to the last bit), SE from ``trials``
+    (None or 0: exact, SE 0)."""
     v = np.arange(len(p))
     mean = float(np.dot(v, p))
     sd = math.sqrt(max(float(np.dot((v - mean) ** 2, p)), 0.0))
-    se = sd / math.sqrt(outcome.trials) if outcome.trials else 0.0
+    se = sd / math.sqrt(trials) if trials else 0.0
     return MetricValue(mean, se, mean - Z95 * se, mean + Z95 * se, text)
 
 
 def _prob(outcome: Outcome, stat: str, op: str, k: int, text: str) -> MetricValue:
     if stat not in outcome.probs:
         raise _missing(outcome, stat, text)
-    p_all = outcome.probs[stat]
+    c = outcome.counts[stat] if outcome.counts is not None else None
+    return prob_value(c, outcome.probs[stat], outcome.trials, op, k, text)
+
+
+def prob_value(
+    c: np.ndarray | None, p_all: np.ndarray, trials: int | None, op: str, k: int, text: str
+) -> MetricValue:
+    """P(stat ``op`` ``k``) from a statistic's counts ``c`` (``int64[bins]``, None for an
+    exact answer) or, exact, its probabilities ``p_all``; Wilson 95% interval."""
     test = _OPS[op]
-    if outcome.counts is not None:
-        c = outcome.counts[stat]
+    if c is not None:
         hits = int(sum(int(c[v]) for v in range(len(c)) if test(v, k)))
-        n = int(outcome.trials or 0)
+        n = int(trials or 0)
         p = hits / n if n else float("nan")
         se = math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
         lo, hi = wilson_interval(hits, n)
@@ -401,15 +448,26 @@ def points_removed(outcome: Outcome, points_per_model: float | None) -> tuple[Me
     the statistic out exactly then), so it removes 0 points; any other cell without a
     models-lost statistic, or a target without points per model, is NaN with a note.
     """
+    stat = next((s for s in MODELS_LOST if s in outcome.probs), None)
+    lost = None
+    if stat is not None and points_per_model is not None:
+        lost = _mean(outcome, stat, "points_removed")
+    return scaled_points(lost, stat is not None, outcome.meta.get("ruleset"), points_per_model)
+
+
+def scaled_points(
+    lost: MetricValue | None, reported: bool, ruleset: str | None, points_per_model: float | None
+) -> tuple[MetricValue, str]:
+    """:func:`points_removed` from the mean models lost (``lost``; ``reported``: the cell
+    has a models-lost statistic) and the cell's ruleset."""
     nan = float("nan")
     text = "points_removed"
     if points_per_model is None:
         return MetricValue(nan, nan, nan, nan, text), "not reported: the target has no points"
-    stat = next((s for s in MODELS_LOST if s in outcome.probs), None)
-    if stat is None:
-        if outcome.meta.get("ruleset") == "generic":
+    if not reported or lost is None:
+        if ruleset == "generic":
             return MetricValue(0.0, 0.0, 0.0, 0.0, text), "cannot slay a model: 0 removed"
         return MetricValue(nan, nan, nan, nan, text), "not reported: no models-lost statistic"
-    v = _mean(outcome, stat, text)
     k = float(points_per_model)
+    v = lost
     return MetricValue(v.value * k, v.se * k, v.ci_low * k, v.ci_high * k, text), ""

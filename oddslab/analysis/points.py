@@ -133,11 +133,13 @@ def efficiency(
     res = matchup(units, targets, metric=metric, **run)
     weights = _by_name(res, targets, weights)
     tab = res.table()
+    # each unit's rows once (a big matchup has units × targets rows: never scan it per unit)
+    by_unit = dict(tuple(tab.groupby("attacker", sort=False)))
     rows = []
     for e in res.attackers:
         name = res.name(e)
         pts = res.points.get(name)
-        v, se = _basket_value(tab, name, weights)
+        v, se = _basket_value(by_unit.get(name, tab.iloc[:0]), name, weights)
         per = 100 * v / pts if pts else float("nan")
         per_se = 100 * se / pts if pts else float("nan")
         rows.append(
@@ -156,7 +158,9 @@ def efficiency(
     df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["metric"] = res.metric
-    df.attrs["exact"] = all(o.exact for o in res.outcomes)
+    # every cell that ran is exact: exact cells and pairs not run have 0 trials, simulated
+    # cells more (read off the table: never an Outcome per cell)
+    df.attrs["exact"] = bool((tab["trials"] == 0).all())
     return EfficiencyResult(df.reset_index(drop=True), res, weights)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from oddslab.analysis.cells import Cell, CellResult, canonical, cell_seed, with_paths
 
-__all__ = ["SweepCells", "StoredResults"]
+__all__ = ["SweepCells", "StoredResults", "run_streamed"]
 
 
 class SweepCells(Sequence):
@@ -93,8 +93,9 @@ class StoredResults(Sequence):
         The store file.
     study : str
         The study hash (the rows' first key).
-    cells : SweepCells
-        The study's cells (their values give the rows' second key and the order).
+    cells : SweepCells or MatchupCells
+        The study's cells (their values give the rows' second key and the order): any
+        sequence with ``values(i)`` and ``iter_values()``.
     keep : object, optional
         Kept alive as long as this object (a temporary folder holding the store).
     """
@@ -137,3 +138,30 @@ class StoredResults(Sequence):
         if key not in found:
             raise KeyError(f"{self.path}: no finished cell {key} in the store")
         return CellResult.from_json(found[key])
+
+
+def run_streamed(
+    kind: str, definition: dict[str, Any], cells: Sequence[Cell], store: Any,
+    study: dict[str, Any], run: dict[str, Any],
+) -> StoredResults:  # fmt: skip
+    """Run a big study's cells with nothing kept in memory: each finished cell goes to
+    ``store`` (a temporary one, living as long as the results, when None), read back as
+    :class:`StoredResults`.
+
+    ``study`` are :func:`~oddslab.analysis.distributed.run_study`'s study options (keys,
+    seed, trials, precision, metric, exact, events), ``run`` its running options (resume,
+    workers, scheduler, progress, batch, dashboard).
+    """
+    from oddslab.analysis.distributed import run_study, study_hash, study_identity
+    from oddslab.analysis.store import CellStore
+
+    tmp = None
+    if store is None:
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix=f"oddslab-{kind}-")
+        store = Path(tmp.name) / "study.sqlite"
+    run_study(kind, definition, cells, store=store, keep=False, **study, **run)
+    ident = study_identity(kind, definition, **study)
+    path = store.path if isinstance(store, CellStore) else Path(store)
+    return StoredResults(path, study_hash(ident), cells, keep=tmp)

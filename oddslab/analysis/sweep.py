@@ -33,11 +33,11 @@ from oddslab.analysis.cells import (
     cell_seed,
     with_paths,
 )
-from oddslab.analysis.distributed import run_study, stored_seed, study_hash, study_identity
+from oddslab.analysis.distributed import run_study, stored_seed
 from oddslab.analysis.frames import COLUMNS, frame_chunks, write_csv
-from oddslab.analysis.metrics import check_metric, check_stat_names, common_primary, read_metric
-from oddslab.analysis.store import CellStore
-from oddslab.analysis.stored import StoredResults, SweepCells
+from oddslab.analysis.metric_cells import MetricReader, common_primary_of, result_pairs
+from oddslab.analysis.metrics import check_metric, check_stat_names
+from oddslab.analysis.stored import StoredResults, SweepCells, run_streamed
 from oddslab.libraries import expand_uses
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -176,7 +176,7 @@ class SweepResult:
 
         See :func:`oddslab.analysis.metrics.common_primary`.
         """
-        return f"mean({common_primary(self.iter_outcomes())})"
+        return f"mean({common_primary_of(d for _, d in result_pairs(self.cells, self.results))})"
 
     def frame(self, stats: Iterable[str] | None = None) -> pd.DataFrame:
         """Tidy table: one row per cell and statistic.
@@ -223,24 +223,19 @@ class SweepResult:
         """
         import pandas as pd
 
-        names = [", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells]
+        names = (", ".join(f"{k}={cell.values[k]}" for k in self.keys) for cell in self.cells)
         m = check_metric(metric or self.metric or self.primary(), names, self.iter_outcomes())
-        rows = []
-        for cell, out in zip(self.cells, self.iter_outcomes(), strict=True):
-            v, note = read_metric(m, out)
-            rows.append(
-                {
-                    **{k: cell.values[k] for k in self.keys},
-                    "metric": m.text,
-                    "value": v.value,
-                    "se": v.se,
-                    "ci_low": v.ci_low,
-                    "ci_high": v.ci_high,
-                    "exact": out.exact,
-                    "note": note,
-                }
-            )
-        return pd.DataFrame(rows)
+        reader = MetricReader(m)  # no Outcome per cell: read off each result, bit for bit
+        cols: dict[str, list[Any]] = {c: [] for c in (*self.keys, *_TABLE_COLUMNS)}
+        for values, d in result_pairs(self.cells, self.results):
+            v, note = reader.read(d)
+            for k in self.keys:
+                cols[k].append(values[k])
+            row = (m.text, v.value, v.se, v.ci_low, v.ci_high, d.get("probs") is not None, note)
+            for c, x in zip(_TABLE_COLUMNS, row, strict=True):
+                cols[c].append(x)
+        # a Series per column infers each column's type as a list of row dicts did
+        return pd.DataFrame({c: pd.Series(v, dtype=None) for c, v in cols.items()})
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """The tidy :meth:`frame` as CSV; written to ``path`` if given, returned.
@@ -268,6 +263,10 @@ class SweepResult:
     def plot(self, metric: str | None = None, ax: Any = None) -> Any:
         """:func:`plot_sweep` of this result."""
         return plot_sweep(self, metric, ax=ax)
+
+
+#: The columns of :meth:`SweepResult.table` after the varied keys.
+_TABLE_COLUMNS = ("metric", "value", "se", "ci_low", "ci_high", "exact", "note")
 
 
 def sweep(
@@ -372,16 +371,7 @@ def sweep(
         results = run_study("sweep", {"scenario": expanded}, cells, store=store, **study, **run)
         return SweepResult(keys, cells, results, int(seed), source, metric, events)
     # a big study: cells made as they run, results only in the store (bounded client memory)
-    tmp = None
-    if store is None:
-        import tempfile
-
-        tmp = tempfile.TemporaryDirectory(prefix="oddslab-sweep-")
-        store = Path(tmp.name) / "study.sqlite"
-    run_study("sweep", {"scenario": expanded}, lazy, store=store, keep=False, **study, **run)
-    ident = study_identity("sweep", {"scenario": expanded}, **study)
-    path = store.path if isinstance(store, CellStore) else Path(store)
-    results = StoredResults(path, study_hash(ident), lazy, keep=tmp)
+    results = run_streamed("sweep", {"scenario": expanded}, lazy, store, study, run)
     return SweepResult(keys, lazy, results, int(seed), source, metric, events)
 
 
