@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 from stats import P_MIN, chisquare_pmf
-from switches import SHIFT_PP, planted_shift
+from switches import SHIFT_PP, note_power, planted_shift
 
 from oddslab import engine
 
@@ -70,6 +70,7 @@ def assert_exact(
         f"{what}: a {100 * pp:g} pp error would pass (p = {p_shift:.2e}, "
         f"{int(counts.sum()):,} trials): too few trials"
     )
+    note_power()
 
 
 def kernel_counts(sc, trials: int, seed: int) -> Mapping[str, np.ndarray]:
