@@ -9,12 +9,13 @@ import random
 from dataclasses import replace
 from fractions import Fraction as F
 
+import fast_generic
 import numpy as np
 import pytest
 from generic_power import assert_exact
 from naive_generic_mixed import mixed_trial
 from stats import P_MIN, chisquare_pmf
-from switches import assert_agree, counts_of, per_trial_counts
+from switches import assert_agree, assert_power, counts_of, per_trial_counts
 
 from oddslab import GenericScenario, Rules, ScenarioError, Target, Weapon, from_dict, simulate
 from oddslab.rulesets.generic import ModelGroup, Situation
@@ -131,6 +132,26 @@ def test_mixed_kernel_matches_exact(name):
     stats = ("wounds", "unsaved", "mortal_wounds", "damage", "models_slain", "wounds_remaining")
     naive = per_trial_counts([{k: r[k] for k in stats} for r in rows])
     assert_agree(out.counts, naive, f"{name}: kernel against the naive reference")
+    rest = sorted(set(out.counts) - set(ex))
+    if rest:  # statistics the exact engine does not give: against the fast reference
+        _against_fast(sc, out.counts, naive, ex, rest, name, n=400_000)
+
+
+#: trials of the fast reference (tests/fast_generic.py) where it is the 0.5 pp oracle
+N_FAST = 300_000
+
+
+def _against_fast(sc, kernel, naive, exact, headline, what, seed=2840, n=N_FAST):
+    """The fast reference checked (its whole distributions against the exact PMFs and the
+    naive run's), then the kernel against it on every statistic, and a 0.5 pp error in any
+    ``headline`` statistic (those with no exact answer) would fail that comparison."""
+    fast = fast_generic.simulate(sc, n, seed)
+    for stat, pmf in exact.items():
+        p = chisquare_pmf(fast[stat], pmf)
+        assert p > P_MIN, f"{what}: the fast reference's {stat} against the exact PMF, p = {p:.2e}"
+    assert_agree(fast, naive, f"{what}: the fast reference against the naive reference")
+    assert_agree({k: np.asarray(v) for k, v in kernel.items()}, fast, f"{what}: kernel vs fast")
+    assert_power({k: np.asarray(kernel[k]) for k in headline}, fast, what)
 
 
 def test_reading_groups_and_errors():
@@ -267,27 +288,47 @@ def test_damaged_model_takes_the_first_attack():
     assert r["lost"]["sergeant"] == 1 and r["damage_dealt"] == 1 and r["wounds_remaining"] == 8
 
 
+def _damaged(kind: str = "none") -> GenericScenario:
+    """A Precision weapon and a plain one into ``DAMAGED`` with spill; ``kind``: the one-off
+    re-roll (the attacker's hit / wound / damage, the defender's save)."""
+    w = Weapon(models=5, attacks=2, skill=3, ap=1, damage="D3", keywords="Precision")
+    sit = Situation(reroll_one=kind if kind in ("hit", "wound", "damage") else "none")
+    t = replace(DAMAGED, reroll_one="save" if kind == "save" else "none")
+    weapons = (w, Weapon(models=5, attacks=2, skill=3))
+    return GenericScenario(weapons, t, Rules(spill="spill"), situation=sit)
+
+
 @pytest.mark.statistical
 def test_damaged_kernel_matches_exact():
     """Damaged models (a sergeant, a Precision-targeted leader) with dice damage and spill:
-    every statistic of the allocation chain, chi-square p > 1e-4 at 1e6 trials; the kernel's
-    means against the naive reference (5,000 trials, 5 SE) with every one-off re-roll."""
-    w = Weapon(models=5, attacks=2, skill=3, ap=1, damage="D3", keywords="Precision")
-    sc = GenericScenario((w, Weapon(models=5, attacks=2, skill=3)), DAMAGED, Rules(spill="spill"))
+    every statistic of the allocation chain, chi-square p > 1e-4 at 1e6 trials, a 0.5 pp
+    error in any would fail (checked); the fast reference against the same PMFs."""
+    sc = _damaged()
     ex = sc.exact_pmfs()
     assert {"models_slain", "leader_slain", "target_sergeant_models_lost"} <= set(ex)
     out = simulate(sc, trials=1_000_000, seed=2821)
     assert_exact(out.counts, ex, "damaged models")
-    for kind in ("hit", "wound", "damage", "save"):
-        sit = Situation(reroll_one=kind if kind != "save" else "none")
-        t = replace(DAMAGED, reroll_one="save" if kind == "save" else "none")
-        one = GenericScenario(sc.weapons, t, sc.rules, situation=sit)
-        got = simulate(one, trials=200_000, seed=2822)
-        rng = random.Random(12)
-        rows = [mixed_trial(rng, one) for _ in range(5_000)]
-        stats = ("hits", "wounds", "unsaved", "damage", "damage_dealt")
-        naive = per_trial_counts([{k: r[k] for k in stats} for r in rows])
-        assert_agree(got.counts, naive, f"damaged models, one-off {kind}")
+    fast = fast_generic.simulate(sc, N_FAST, 2823)
+    for stat, pmf in ex.items():
+        p = chisquare_pmf(fast[stat], pmf)
+        assert p > P_MIN, f"the fast reference's {stat} against the exact PMF, p = {p:.2e}"
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("kind", ["hit", "wound", "damage", "save"])
+def test_damaged_one_off_matches_the_references(kind):
+    """Every one-off re-roll against damaged models (no exact form): the kernel (1e6 trials)
+    against the fast reference (``N_FAST`` trials) on every statistic's whole distribution,
+    a 0.5 pp error in hits, wounds, unsaved, damage or damage dealt would fail (checked); both
+    against the naive reference (5,000 trials: the cascade's slow reference)."""
+    sc = _damaged(kind)
+    got = simulate(sc, trials=1_000_000, seed=2822)
+    rng = random.Random(12)
+    stats = ("hits", "wounds", "unsaved", "damage", "damage_dealt")
+    naive = per_trial_counts([{k: r[k] for k in stats} for r in
+                              (mixed_trial(rng, sc) for _ in range(5_000))])  # fmt: skip
+    assert_agree(got.counts, naive, f"damaged models, one-off {kind}: kernel vs naive")
+    _against_fast(sc, got.counts, naive, {}, stats, f"damaged models, one-off {kind}", 2824)
 
 
 #: small mixed units where the chain carries unsaved / damage / mortal wounds (every transition
