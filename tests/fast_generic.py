@@ -38,7 +38,7 @@ devastating wound is never saved, so it counts in ``unsaved`` when it is scored 
 current rule its damage comes after every weapon, and is lost if the unit is gone by then).
 Those two readings of the docs were the ones the exact engine and the naive reference agree
 on (the other reading of each moved ``unsaved`` / ``damage`` clearly: see
-tests/test_generic_fast.py).
+tests/test_generic_mixed.py).
 """
 
 from __future__ import annotations
@@ -288,7 +288,8 @@ def _fire(s: _Trials, w, tough: np.ndarray, held: list) -> None:
     spill = sc.rules.spill == "spill"
     u = s.u
     for j in range(a):
-        rows = s.rows[wound[:, j] & ~dev[:, j] & s.alive_unit()]
+        rows = s.rows[wound[:, j] & ~dev[:, j]]
+        rows = rows[(s.w[rows] > 0).any(axis=1)]  # nothing is saved once the unit is gone
         if not len(rows):
             continue
         m = s.choose(w.precision, rows)
@@ -339,7 +340,8 @@ def _block(sc: GenericScenario, n: int, rng: np.random.Generator) -> dict[str, n
         _fire(s, w, tough, held)
     for w, dev in held:  # devastating wounds (current rule): after every weapon, no spill
         for j in range(dev.shape[1]):
-            rows = s.rows[dev[:, j] & s.alive_unit()]
+            rows = s.rows[dev[:, j]]
+            rows = rows[(s.w[rows] > 0).any(axis=1)]
             if not len(rows):
                 continue
             m = s.choose(w.precision, rows)
