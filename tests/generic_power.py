@@ -20,24 +20,21 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 from stats import P_MIN, chisquare_pmf
-from switches import SHIFT_PP
+from switches import SHIFT_PP, planted_shift
 
 
 def planted(counts: np.ndarray, pmf: np.ndarray, pp: float = SHIFT_PP) -> np.ndarray:
     """``counts`` with a fraction ``pp`` of the trials moved from the most likely outcome to
-    the more likely of its nearest possible neighbours (PMF > 0 either side); onto the value
-    above when the PMF has one possible outcome."""
+    the more likely of its nearest possible neighbours (PMF > 0 either side): the shared
+    ``switches.planted_shift`` on the possible outcomes alone; onto the value above the
+    largest possible one when the PMF has a single possible outcome."""
     pmf = np.asarray(pmf, dtype=float)
     size = max(len(counts), len(pmf)) + 1
     c = np.pad(np.asarray(counts, dtype=np.int64), (0, size - len(counts)))
     possible = np.flatnonzero(np.pad(pmf, (0, size - len(pmf))) > 0)
-    top = int(np.argmax(c))
-    below, above = possible[possible < top], possible[possible > top]
-    sides = ([int(below[-1])] if len(below) else []) + ([int(above[0])] if len(above) else [])
-    to = max(sides, key=lambda i: c[i]) if sides else top + 1
-    moved = int(round(pp * c.sum()))
-    c[top] -= min(moved, c[top])
-    c[to] += moved
+    squeezed = planted_shift(c[possible], pp)  # one more slot: room above
+    c[possible] = squeezed[:-1]
+    c[possible[-1] + 1] += squeezed[-1]
     return c
 
 
