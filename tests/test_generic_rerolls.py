@@ -63,11 +63,11 @@ CASES = {
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_one_off_reroll_hand_worked(name):
-    """Kernel (300,000 trials) against the hand-worked PMF by chi-square (a 0.5 pp error would
+    """Kernel (500,000 trials) against the hand-worked PMF by chi-square (a 0.5 pp error would
     fail: checked), and the naive reference's whole distribution (20,000 trials)."""
     sc, stat, want = CASES[name]
     pmf = pmf_of(want)
-    out = simulate(sc, trials=300_000, seed=2801)
+    out = simulate(sc, trials=500_000, seed=2801)
     assert_exact(out.counts, {stat: pmf}, name)
     rng = random.Random(5)
     naive = counts_of([generic_trial(rng, sc)[stat] for _ in range(20_000)])
@@ -99,11 +99,11 @@ def test_one_off_reroll_is_spent_once_and_skips_rerolled_dice():
     """Two weapons: the one-off goes to the first failure only (5 attacks each, hits 1/2: 10
     rolls, X + [X < 10] B(1/2)). A weapon re-rolling its own failed hits does not use it (a die
     is re-rolled at most once): the second weapon gets it, Bin(5, 3/4) + (Y + [Y < 5] B(1/2)).
-    Whole distributions: the kernel (300,000 trials, a 0.5 pp error would fail: checked) and
+    Whole distributions: the kernel (500,000 trials, a 0.5 pp error would fail: checked) and
     the naive reference (20,000 trials) against these PMFs."""
     w = Weapon(models=5, attacks=1, skill=4)
     sc = GenericScenario((w, w), Target(models=10), situation=Situation(reroll_one="hit"))
-    out = simulate(sc, trials=300_000, seed=2802)
+    out = simulate(sc, trials=500_000, seed=2802)
     assert_exact(out.counts, {"hits": pmf_of(_one_off(10))}, "one-off, two weapons")
     first = Weapon(models=5, attacks=1, skill=4, reroll_hits="failed")
     sc = GenericScenario((first, w), Target(models=10), situation=Situation(reroll_one="hit"))
@@ -111,7 +111,7 @@ def test_one_off_reroll_is_spent_once_and_skips_rerolled_dice():
     rng = random.Random(9)
     naive = counts_of([generic_trial(rng, sc)["hits"] for _ in range(20_000)])
     assert chisquare_pmf(naive, want) > P_MIN
-    out = simulate(sc, trials=300_000, seed=2803)
+    out = simulate(sc, trials=500_000, seed=2803)
     assert_exact(out.counts, {"hits": want}, "one-off kept past a re-rolling weapon")
 
 
