@@ -8,6 +8,7 @@ import random
 import icepool
 import numpy as np
 import pytest
+from generic_power import assert_exact
 from naive import generic_trial
 from naive_cache import cached_run
 from stats import P_MIN, Z_MAX, chisquare_pmf
@@ -16,8 +17,6 @@ from switches import assert_agree, per_trial_counts
 from oddslab import GenericScenario, Rules, Target, Weapon, from_dict, simulate
 from oddslab.rulesets.generic import wound_threshold
 from oddslab.rulesets.generic.compile import _codes
-
-STATIC = ("attacks", "hits", "wounds", "unsaved", "mortal_wounds", "damage")
 
 CONFIGS = {
     "basic": GenericScenario(
@@ -168,12 +167,11 @@ def runs():
 def test_kernel_matches_exact_chisquare(runs, name):
     """Every statistic with an exact PMF (static ones and, through the allocation chain,
     models_slain, destroyed, damage_dealt, wounds_remaining): chi-square (bins merged to
-    expected >= 5), p > 1e-4, 1e6 trials."""
+    expected >= 5), p > 1e-4, 1e6 trials; a 0.5 pp error in any of them would fail
+    (tests/generic_power.py)."""
     outcome, exact = runs[name]
     assert set(exact) >= {"models_slain", "destroyed", "damage_dealt", "wounds_remaining"}
-    for stat in exact:
-        p = chisquare_pmf(outcome.counts[stat], exact[stat])
-        assert p > P_MIN, f"{name}: {stat} chi-square p = {p:.2e}"
+    assert_exact(outcome.counts, exact, name)
 
 
 def test_exact_pmfs_are_distributions():
@@ -209,8 +207,8 @@ def test_models_slain_exact_for_fixed_damage(spill):
         for u, p in enumerate(unsaved):
             slain[min(5, (2 * u) // 3)] += p
     out = simulate(sc, trials=1_000_000, seed=77)
-    assert chisquare_pmf(out.counts["models_slain"], slain) > P_MIN
-    assert chisquare_pmf(out.counts["destroyed"], [1 - slain[5], slain[5]]) > P_MIN
+    want = {"models_slain": slain, "destroyed": np.array([1 - slain[5], slain[5]])}
+    assert_exact(out.counts, want, f"fixed damage, spill {spill}")
 
 
 def test_damaged_first_model():
@@ -220,8 +218,7 @@ def test_damaged_first_model():
     )
     out = simulate(sc, trials=200_000, seed=5)
     p_kill = (5 / 6) * (5 / 6)  # hit 2+, wound 2+, no save
-    se = math.sqrt(p_kill * (1 - p_kill) / 200_000)
-    assert abs(out.prob("destroyed") - p_kill) < Z_MAX * se
+    assert_exact(out.counts, {"destroyed": np.array([1 - p_kill, p_kill])}, "damaged")
 
 
 # -- hand-worked rule tables --------------------------------------------------------------------
@@ -390,16 +387,23 @@ def test_exact_vs_icepool_devastating():
 
 
 # -- vs the naive reference (allocation, spill, mortal wounds, FNP) --------------------------------
+# (it also guards the reference itself: its whole distributions against the exact engine's, which
+# replaced a comparison of its static means)
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize(
-    "name", ["lethal-twin-fnp-d3", "devastating-anti", "two-profiles", "torrent-cover"]
-)
+@pytest.mark.parametrize("name", ["devastating-anti", "two-profiles", "torrent-cover"])
 def test_kernel_matches_naive_reference(runs, name):
-    """The kernel (1e6 trials) vs the naive loop (20,000 trials, kept in tests/naive_cache.py):
-    every statistic's whole distribution (two-sample chi-square, tests/switches.py), and
-    |difference| < 5 combined standard errors for P(slain >= k) at every k."""
+    """The naive loop (20,000 trials, kept in tests/naive_cache.py) against the kernel (1e6
+    trials) and against the exact engine: every statistic's whole distribution (two-sample
+    chi-square, tests/switches.py; chi-square against the exact PMF), and |difference| < 5
+    combined standard errors for P(slain >= k) at every k.
+
+    These are the slow references of the cascade: 20,000 naive trials see an error of a few
+    percentage points. The 0.5 pp power on these scenarios comes from the kernel against the
+    exact engine at 1e6 trials (``test_kernel_matches_exact_chisquare``, checked there).
+    ``lethal-twin-fnp-d3`` ran here too (20,000 naive trials): ``tests/test_naive_power.py``
+    compares that scenario's kernel with 110,000 naive trials, every statistic, so it left."""
     sc = CONFIGS[name]
     n = 20_000
 
@@ -409,6 +413,10 @@ def test_kernel_matches_naive_reference(runs, name):
 
     ref = cached_run("generic", sc, n, 12345, naive_run)
     assert_agree({k: np.asarray(v) for k, v in runs[name][0].counts.items()}, ref, name)
+    exact = runs[name][1]
+    for stat in sorted(set(exact) & set(ref)):
+        p = chisquare_pmf(ref[stat], exact[stat])
+        assert p > P_MIN, f"{name}: naive {stat} against the exact PMF, p = {p:.2e}"
     slain = np.pad(ref["models_slain"], (0, sc.target.models + 1 - len(ref["models_slain"])))
     naive_tail = np.cumsum(slain[::-1])[::-1] / n
     outcome = runs[name][0]
@@ -418,28 +426,6 @@ def test_kernel_matches_naive_reference(runs, name):
         p = (p_kernel + p_naive) / 2
         se = math.sqrt(max(p * (1 - p), 1e-12) * (1 / n + 1 / outcome.trials))
         assert abs(p_kernel - p_naive) < Z_MAX * se + 1e-9, (name, k, p_kernel, p_naive)
-
-
-def test_naive_reference_static_means_match_exact():
-    """Guards the reference itself: its static means agree with the exact means."""
-    sc = CONFIGS["devastating-anti"]
-    rng = random.Random(3)
-    n = 20_000
-    sums = dict.fromkeys(STATIC, 0)
-    sq = dict.fromkeys(STATIC, 0)
-    for _ in range(n):
-        r = generic_trial(rng, sc)
-        for k in STATIC:
-            sums[k] += r[k]
-            sq[k] += r[k] ** 2
-    exact = sc.exact_pmfs()
-    for k in STATIC:
-        if k not in exact:
-            continue
-        mean = sums[k] / n
-        sd = math.sqrt(max(sq[k] / n - mean**2, 1e-12))
-        mu = float(np.dot(np.arange(len(exact[k])), exact[k]))
-        assert abs(mean - mu) < Z_MAX * sd / math.sqrt(n) + 1e-9, k
 
 
 def test_unit_destroyed_stops_allocation():

@@ -9,10 +9,13 @@ import random
 from dataclasses import replace
 from fractions import Fraction as F
 
+import fast_generic
 import numpy as np
 import pytest
+from generic_power import assert_exact
 from naive_generic_mixed import mixed_trial
 from stats import P_MIN, chisquare_pmf
+from switches import assert_agree, assert_power, counts_of, per_trial_counts
 
 from oddslab import GenericScenario, Rules, ScenarioError, Target, Weapon, from_dict, simulate
 from oddslab.rulesets.generic import ModelGroup, Situation
@@ -84,7 +87,7 @@ def test_allocation_policy(policy, lost):
     sc = GenericScenario((w,), t, Rules(allocation=policy, **NO_ONES))
     stat = f"target_{lost}_models_lost"
     assert close(sc.exact_pmfs()[stat], pmf_of({0: F(0), 1: F(1)}))
-    assert simulate(sc, trials=2_000, seed=1).counts[stat][1] == 2_000
+    assert_exact(simulate(sc, trials=2_000, seed=1).counts, sc.exact_pmfs(), policy)
     assert mixed_trial(random.Random(1), sc)["lost"][lost] == 1
 
 
@@ -112,24 +115,50 @@ MIXED_CONFIGS = {
 }  # fmt: skip
 
 
+#: naive trials per case: the squad's every statistic has an exact answer (the 0.5 pp oracle),
+#: so its naive run is only the cascade's slow reference (it ran 20,000); the bodyguard's
+#: naive run also checks the fast reference on the statistics the exact engine does not give
+N_NAIVE = {"squad-with-sergeant": 10_000, "bodyguard-and-leader": 20_000}
+
+
 @pytest.mark.statistical
 @pytest.mark.rule_switch("generic", "allocation")
 @pytest.mark.parametrize("name", list(MIXED_CONFIGS))
 def test_mixed_kernel_matches_exact(name):
     """Every statistic of the allocation chain (and attacks, hits): chi-square p > 1e-4 at 1e6
-    trials; and the kernel's means against the naive reference (20,000 trials, 5 SE)."""
+    trials, a 0.5 pp error in any would fail (checked); the kernel against the naive reference
+    (``N_NAIVE`` trials), whole distributions of what it reports; the statistics with no exact
+    answer against the fast reference (``N_FAST`` trials, 0.5 pp power checked)."""
     sc = MIXED_CONFIGS[name]
     ex = sc.exact_pmfs()
     assert {"models_slain", "wounds_remaining", "attacks"} <= set(ex)
     out = simulate(sc, trials=1_000_000, seed=2810 + list(MIXED_CONFIGS).index(name))
-    for stat, pmf in ex.items():
-        p = chisquare_pmf(out.counts[stat], pmf)
-        assert p > P_MIN, f"{name}: {stat} chi-square p = {p:.2e}"
+    assert_exact(out.counts, ex, name)
     rng = random.Random(11)
-    rows = [mixed_trial(rng, sc) for _ in range(20_000)]
-    for stat in ("wounds", "unsaved", "damage", "models_slain", "wounds_remaining"):
-        v = np.array([r[stat] for r in rows], dtype=float)
-        assert abs(v.mean() - out.mean(stat)) < 5 * v.std() / np.sqrt(len(v)) + 1e-9, stat
+    rows = [mixed_trial(rng, sc) for _ in range(N_NAIVE[name])]
+    stats = ("wounds", "unsaved", "mortal_wounds", "damage", "models_slain", "wounds_remaining")
+    naive = per_trial_counts([{k: r[k] for k in stats} for r in rows])
+    assert_agree(out.counts, naive, f"{name}: kernel against the naive reference")
+    rest = sorted(set(out.counts) - set(ex))
+    if rest:  # statistics the exact engine does not give: against the fast reference
+        _against_fast(sc, out.counts, naive, ex, rest, name)
+
+
+#: trials of the fast reference (tests/fast_generic.py) where it is the 0.5 pp oracle
+N_FAST = 500_000
+
+
+def _against_fast(sc, kernel, naive, exact, headline, what, seed=2840, n=N_FAST):
+    """The fast reference checked (its whole distributions against the exact PMFs and the
+    naive run's), then the kernel against it on every statistic, and a 0.5 pp error in any
+    ``headline`` statistic (those with no exact answer) would fail that comparison."""
+    fast = fast_generic.simulate(sc, n, seed)
+    for stat, pmf in exact.items():
+        p = chisquare_pmf(fast[stat], pmf)
+        assert p > P_MIN, f"{what}: the fast reference's {stat} against the exact PMF, p = {p:.2e}"
+    assert_agree(fast, naive, f"{what}: the fast reference against the naive reference")
+    assert_agree({k: np.asarray(v) for k, v in kernel.items()}, fast, f"{what}: kernel vs fast")
+    assert_power({k: np.asarray(kernel[k]) for k in headline}, fast, what)
 
 
 def test_reading_groups_and_errors():
@@ -188,8 +217,8 @@ def test_hazardous_against_a_mixed_unit():
     sc = GenericScenario((w,), UNIT)
     ex = sc.exact_pmfs()["attacker_models_lost_to_hazards"]
     assert abs(ex[0] - (5 / 6) ** 6) < 1e-12
-    out = simulate(sc, trials=100_000, seed=2812)
-    assert chisquare_pmf(out.counts["attacker_models_lost_to_hazards"], ex) > P_MIN
+    out = simulate(sc, trials=400_000, seed=2812)
+    assert_exact(out.counts, {"attacker_models_lost_to_hazards": ex}, "hazardous, mixed unit")
 
 
 # -- one-off re-rolls and a damaged model in a mixed unit ---------------------------------------
@@ -227,19 +256,19 @@ MIXED_ONE_OFF = {
 
 @pytest.mark.parametrize("name", list(MIXED_ONE_OFF))
 def test_one_off_rerolls_against_a_mixed_unit(name):
-    """Kernel (300,000 trials) against the hand-worked PMF by chi-square, the naive reference's
-    mean (10,000 trials) within 5 SE; the exact engine has no form for a one-off re-roll."""
+    """Kernel (500,000 trials) against the hand-worked PMF by chi-square (a 0.5 pp error would
+    fail: checked), the naive reference's whole distribution (10,000 trials); the exact
+    engine has no form for a one-off re-roll."""
     sc, stat, want = MIXED_ONE_OFF[name]
     pmf = pmf_of(want)
-    out = simulate(sc, trials=300_000, seed=2820)
-    assert chisquare_pmf(out.counts[stat], pmf) > P_MIN
+    out = simulate(sc, trials=500_000, seed=2820)
+    assert_exact(out.counts, {stat: pmf}, name)
     rng = random.Random(6)
     if stat.startswith("target_"):
-        v = np.array([mixed_trial(rng, sc)["lost"]["armoured"] for _ in range(10_000)], float)
+        naive = counts_of([mixed_trial(rng, sc)["lost"]["armoured"] for _ in range(10_000)])
     else:
-        v = np.array([mixed_trial(rng, sc)[stat] for _ in range(10_000)], dtype=float)
-    mu = float(np.dot(np.arange(len(pmf)), pmf))
-    assert abs(v.mean() - mu) < 5 * v.std() / np.sqrt(len(v))
+        naive = counts_of([mixed_trial(rng, sc)[stat] for _ in range(10_000)])
+    assert chisquare_pmf(naive, pmf) > P_MIN
     assert sc.exact_pmfs() == {} and sc.exact_joint(("models_slain", "destroyed")) is None
 
 
@@ -261,35 +290,58 @@ def test_damaged_model_takes_the_first_attack():
     assert close(ex["wounds_remaining"], pmf_of({8: F(1)}))
     assert close(ex["damage_dealt"], pmf_of({1: F(1)}))
     out = simulate(sc, trials=2_000, seed=3)
-    assert out.counts["target_sergeant_models_lost"][1] == 2_000
-    assert out.counts["damage_dealt"][1] == 2_000
+    assert_exact(out.counts, ex, "damaged sergeant first")
     r = mixed_trial(random.Random(2), sc)
     assert r["lost"]["sergeant"] == 1 and r["damage_dealt"] == 1 and r["wounds_remaining"] == 8
+
+
+def _damaged(attacker: str = "none", defender: str = "none") -> GenericScenario:
+    """A Precision weapon and a plain one into ``DAMAGED`` with spill, with the attacker's
+    one-off re-roll (hit / wound / damage) and the defender's (save)."""
+    w = Weapon(models=5, attacks=2, skill=3, ap=1, damage="D3", keywords="Precision")
+    t = replace(DAMAGED, reroll_one=defender)
+    weapons = (w, Weapon(models=5, attacks=2, skill=3))
+    return GenericScenario(
+        weapons, t, Rules(spill="spill"), situation=Situation(reroll_one=attacker)
+    )
 
 
 @pytest.mark.statistical
 def test_damaged_kernel_matches_exact():
     """Damaged models (a sergeant, a Precision-targeted leader) with dice damage and spill:
-    every statistic of the allocation chain, chi-square p > 1e-4 at 1e6 trials; the kernel's
-    means against the naive reference (5,000 trials, 5 SE) with every one-off re-roll."""
-    w = Weapon(models=5, attacks=2, skill=3, ap=1, damage="D3", keywords="Precision")
-    sc = GenericScenario((w, Weapon(models=5, attacks=2, skill=3)), DAMAGED, Rules(spill="spill"))
+    every statistic of the allocation chain, chi-square p > 1e-4 at 1e6 trials, a 0.5 pp
+    error in any would fail (checked); the fast reference against the same PMFs (100,000
+    trials: its own check)."""
+    sc = _damaged()
     ex = sc.exact_pmfs()
     assert {"models_slain", "leader_slain", "target_sergeant_models_lost"} <= set(ex)
     out = simulate(sc, trials=1_000_000, seed=2821)
+    assert_exact(out.counts, ex, "damaged models")
+    fast = fast_generic.simulate(sc, 100_000, 2823)  # the reference's own check
     for stat, pmf in ex.items():
-        p = chisquare_pmf(out.counts[stat], pmf)
-        assert p > P_MIN, f"{stat} chi-square p = {p:.2e}"
-    for kind in ("hit", "wound", "damage", "save"):
-        sit = Situation(reroll_one=kind if kind != "save" else "none")
-        t = replace(DAMAGED, reroll_one="save" if kind == "save" else "none")
-        one = GenericScenario(sc.weapons, t, sc.rules, situation=sit)
-        got = simulate(one, trials=200_000, seed=2822)
-        rng = random.Random(12)
-        rows = [mixed_trial(rng, one) for _ in range(5_000)]
-        for stat in ("hits", "wounds", "unsaved", "damage", "damage_dealt"):
-            v = np.array([r[stat] for r in rows], dtype=float)
-            assert abs(v.mean() - got.mean(stat)) < 5 * v.std() / np.sqrt(len(v)), (kind, stat)
+        p = chisquare_pmf(fast[stat], pmf)
+        assert p > P_MIN, f"the fast reference's {stat} against the exact PMF, p = {p:.2e}"
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(("attacker", "defender"), [("hit", "save"), ("wound", "none"),
+                                                    ("damage", "save")])  # fmt: skip
+def test_damaged_one_off_matches_the_references(attacker, defender):
+    """Every one-off re-roll against damaged models (no exact form; the defender's save with
+    two of the attacker's three): the kernel (1e6 trials) against the fast reference
+    (``N_FAST`` trials) on every statistic's whole distribution, a 0.5 pp error in hits,
+    wounds, unsaved, damage or damage dealt would fail (checked); both against the naive
+    reference (2,000 trials: the cascade's slow reference; it ran 5,000 for each of the four
+    re-rolls alone when it was the only reference here)."""
+    sc = _damaged(attacker, defender)
+    what = f"damaged models, one-off {attacker} / {defender}"
+    got = simulate(sc, trials=1_000_000, seed=2822)
+    rng = random.Random(12)
+    stats = ("hits", "wounds", "unsaved", "damage", "damage_dealt")
+    naive = per_trial_counts([{k: r[k] for k in stats} for r in
+                              (mixed_trial(rng, sc) for _ in range(2_000))])  # fmt: skip
+    assert_agree(got.counts, naive, f"{what}: kernel vs naive")
+    _against_fast(sc, got.counts, naive, {}, stats, what, 2824)
 
 
 #: small mixed units where the chain carries unsaved / damage / mortal wounds (every transition
@@ -317,13 +369,17 @@ COUNTED = {
 @pytest.mark.parametrize("rule", list(COUNTED))
 def test_counted_statistics_match_the_kernel(rule):
     """wounds (one toughness), unsaved, damage, mortal_wounds of a mixed unit from the chain:
-    chi-square p > 1e-4 against the kernel at 1e6 trials."""
+    chi-square p > 1e-4 against the kernel at 1e6 trials, a 0.5 pp error would fail (checked)."""
     sc = COUNTED[rule]
     ex = sc.exact_pmfs()
     want = {"wounds", "unsaved", "damage"} | ({"mortal_wounds"} if rule == "legacy" else set())
     assert want <= set(ex)
     out = simulate(sc, trials=1_000_000, seed=2830)
-    for stat in want:
-        assert abs(ex[stat].sum() - 1) < 1e-9
-        p = chisquare_pmf(out.counts[stat], ex[stat])
-        assert p > P_MIN, f"{rule}: {stat} chi-square p = {p:.2e}"
+    assert_exact(out.counts, ex, rule, sorted(want))
+
+
+def test_fast_reference_refuses_what_it_does_not_model():
+    """tests/fast_generic.py names the keys it does not model instead of ignoring them."""
+    sc = GenericScenario((Weapon(lethal_hits=True),), Target(models=2, cover=True))
+    with pytest.raises(NotImplementedError, match="lethal.*target save keys|target save"):
+        fast_generic.simulate(sc, 10, 1)

@@ -5,13 +5,16 @@ and the naive reference, 2D6 against a brute-force enumeration and the exact eng
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from generic_power import assert_exact
 from naive import generic_trial
 from stats import P_MIN, chisquare_pmf
+from switches import counts_of
 
 from oddslab import GenericScenario, Rules, ScenarioError, Target, Weapon, from_dict, simulate
 from oddslab.exact import exact
@@ -60,38 +63,56 @@ CASES = {
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_one_off_reroll_hand_worked(name):
-    """Kernel (300,000 trials) against the hand-worked PMF by chi-square, and the naive
-    reference's mean (20,000 trials) within 5 SE."""
+    """Kernel (500,000 trials) against the hand-worked PMF by chi-square (a 0.5 pp error would
+    fail: checked), and the naive reference's whole distribution (20,000 trials)."""
     sc, stat, want = CASES[name]
     pmf = pmf_of(want)
-    out = simulate(sc, trials=300_000, seed=2801)
-    assert chisquare_pmf(out.counts[stat], pmf) > P_MIN
+    out = simulate(sc, trials=500_000, seed=2801)
+    assert_exact(out.counts, {stat: pmf}, name)
     rng = random.Random(5)
-    v = np.array([generic_trial(rng, sc)[stat] for _ in range(20_000)], dtype=float)
-    mu = float(np.dot(np.arange(len(pmf)), pmf))
-    assert abs(v.mean() - mu) < 5 * v.std() / np.sqrt(len(v))
+    naive = counts_of([generic_trial(rng, sc)[stat] for _ in range(20_000)])
+    assert chisquare_pmf(naive, pmf) > P_MIN
+
+
+def _binomial(n: int, p: F) -> dict[int, F]:
+    return {k: math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+def _plus(a: dict[int, F], b: dict[int, F]) -> dict[int, F]:
+    """PMF of the sum of two independent counts."""
+    out: dict[int, F] = {}
+    for (i, p), (j, q) in itertools.product(a.items(), b.items()):
+        out[i + j] = out.get(i + j, F(0)) + p * q
+    return out
+
+
+def _one_off(n: int) -> dict[int, F]:
+    """Hits of ``n`` rolls at 1/2 with one re-roll of the first failure: X + [X < n] B(1/2)."""
+    out: dict[int, F] = {}
+    for k, p in _binomial(n, F(1, 2)).items():
+        for extra, q in ((0, F(1)),) if k == n else ((0, F(1, 2)), (1, F(1, 2))):
+            out[k + extra] = out.get(k + extra, F(0)) + p * q
+    return out
 
 
 def test_one_off_reroll_is_spent_once_and_skips_rerolled_dice():
-    """Two weapons: the one-off goes to the first failure only (5 attacks each, hits 1/2: mean
-    5 + 5 + P(any failure among 10) / 2). A weapon re-rolling its own failed hits does not
-    use it (a die is re-rolled at most once): the second weapon gets it."""
+    """Two weapons: the one-off goes to the first failure only (5 attacks each, hits 1/2: 10
+    rolls, X + [X < 10] B(1/2)). A weapon re-rolling its own failed hits does not use it (a die
+    is re-rolled at most once): the second weapon gets it, Bin(5, 3/4) + (Y + [Y < 5] B(1/2)).
+    Whole distributions: the kernel (500,000 trials, a 0.5 pp error would fail: checked) and
+    the naive reference (20,000 trials) against these PMFs."""
     w = Weapon(models=5, attacks=1, skill=4)
     sc = GenericScenario((w, w), Target(models=10), situation=Situation(reroll_one="hit"))
-    out = simulate(sc, trials=300_000, seed=2802)
-    mean = 5 + (1 - 0.5**10) / 2
-    c = out.counts["hits"]
-    k = np.arange(len(c))
-    se = np.sqrt((np.dot(k * k, c) / c.sum() - out.mean("hits") ** 2) / c.sum())
-    assert abs(out.mean("hits") - mean) < 5 * se
+    out = simulate(sc, trials=500_000, seed=2802)
+    assert_exact(out.counts, {"hits": pmf_of(_one_off(10))}, "one-off, two weapons")
     first = Weapon(models=5, attacks=1, skill=4, reroll_hits="failed")
     sc = GenericScenario((first, w), Target(models=10), situation=Situation(reroll_one="hit"))
-    mean = 5 * 0.75 + 5 * 0.5 + (1 - 0.5**5) / 2
+    want = pmf_of(_plus(_binomial(5, F(3, 4)), _one_off(5)))
     rng = random.Random(9)
-    v = np.array([generic_trial(rng, sc)["hits"] for _ in range(20_000)], dtype=float)
-    assert abs(v.mean() - mean) < 5 * v.std() / np.sqrt(len(v))
-    out = simulate(sc, trials=300_000, seed=2803)
-    assert abs(out.mean("hits") - mean) < 5 * v.std() / np.sqrt(300_000)
+    naive = counts_of([generic_trial(rng, sc)["hits"] for _ in range(20_000)])
+    assert chisquare_pmf(naive, want) > P_MIN
+    out = simulate(sc, trials=500_000, seed=2803)
+    assert_exact(out.counts, {"hits": want}, "one-off kept past a re-rolling weapon")
 
 
 def test_one_off_has_no_exact_form():
@@ -124,7 +145,8 @@ def test_reroll_damage_ones_2d6_enumerated():
 @pytest.mark.statistical
 def test_reroll_damage_ones_2d6_kernel_matches_exact():
     """2D6 damage re-rolling ones (and a D6+1 weapon) against 3 six-wound models with FNP 6+:
-    every exact statistic, chi-square p > 1e-4 at 1e6 trials."""
+    every exact statistic, chi-square p > 1e-4 at 1e6 trials (a 0.5 pp error would fail:
+    checked)."""
     sc = GenericScenario(
         (
             Weapon(models=3, attacks=2, skill=3, strength=8, ap=2, damage="2D6",
@@ -136,8 +158,7 @@ def test_reroll_damage_ones_2d6_kernel_matches_exact():
     ex = sc.exact_pmfs()
     assert {"damage", "models_slain"} <= set(ex)
     out = simulate(sc, trials=1_000_000, seed=2804)
-    for stat, pmf in ex.items():
-        assert chisquare_pmf(out.counts[stat], pmf) > P_MIN, stat
+    assert_exact(out.counts, ex, "2D6 re-rolling ones")
 
 
 def test_one_off_keys_are_read_and_checked():
