@@ -38,50 +38,51 @@ def _faces(target: np.ndarray, rules) -> np.ndarray:
 
 
 def _penalty(rules, suppressed: np.ndarray, shock: np.ndarray) -> np.ndarray:
-    """The action test's -1 (0, 1 or 2) under ``rules.action_penalty``."""
+    """The action test's -1 (0, 1 or 2) under ``rules.action_penalty``: "-1 ... if any unit
+    in the formation is suppressed" (the sentence), "Any Shock Points -1" (the table), one -1
+    for either, or -1 for each."""
+    reading = rules.action_penalty
     sup = suppressed.astype(np.int64)
+    if reading == "suppressed":
+        return sup + np.zeros_like(shock)
     sh = (shock > 0).astype(np.int64)
-    return {
-        "suppressed": sup,
-        "shock": sh,
-        "either": np.maximum(sup, sh),
-        "both": sup + sh,
-    }[rules.action_penalty]
+    if reading == "shock":
+        return sh
+    return np.maximum(sup, sh) if reading == "either" else sup + sh
 
 
 class _Game:
-    """The state of ``n`` games: one row per game, one column per formation (both armies)."""
+    """The state of ``n`` games: one row per formation (both armies, army 0's first), one
+    column per game (``shock[formation, game]``: a formation's row is contiguous)."""
 
     def __init__(self, sc: FormationActionsScenario, n: int, rng: np.random.Generator):
         self.sc, self.rules, self.n, self.rng = sc, sc.rules, n, rng
         specs = [(a, f) for a, army in enumerate(sc.armies) for f in army.formations]
         self.specs = specs
-        col = np.array
-        self.army = col([a for a, _ in specs])
+        F = len(specs)
+
+        def col(values, dtype=np.int64):  # per formation, broadcasting over the games
+            return np.array(values, dtype=dtype)[:, None]
+
         self.command = col([f.command for _, f in specs])
         self.units = col([f.units for _, f in specs])
         self.thresh = col([f.threshold for _, f in specs])
-        self.suppressed = col([f.suppressed > 0 for _, f in specs])
+        self.suppressed = col([f.suppressed > 0 for _, f in specs], bool)
         self.near = col([int(f.enemy_within_8) for _, f in specs])
         sizes = [len(army.formations) for army in sc.armies]
         self.slices = [(0, sizes[0]), (sizes[0], sizes[0] + sizes[1])]
-        F = len(specs)
-        self.shock = np.tile(col([f.shock for _, f in specs], dtype=np.int64), (n, 1))
-        self.broken = np.tile(col([f.broken or f.shock >= f.threshold for _, f in specs]), (n, 1))
+        self.shock = np.repeat(col([f.shock for _, f in specs]), n, axis=1)
+        starts_broken = [f.broken or f.shock >= f.threshold for _, f in specs]
+        self.broken = np.repeat(col(starts_broken, bool), n, axis=1)
         self.ever = self.broken.copy()
-        self.gone = np.zeros((n, F), dtype=bool)
+        self.gone = np.zeros((F, n), dtype=bool)
         self._cap()
-        z = lambda: np.zeros((n, F), dtype=np.int64)  # noqa: E731
         self.actions, self.holds, self.rallied, self.unbroken, self.withdrawals = (
-            z(),
-            z(),
-            z(),
-            z(),
-            z(),
+            np.zeros((F, n), dtype=np.int64) for _ in range(5)
         )
-        self.retain_attempts = np.zeros((n, 2), dtype=np.int64)
-        self.retained = np.zeros((n, 2), dtype=np.int64)
-        self.won = np.zeros((n, 2), dtype=np.int64)
+        self.retain_attempts = np.zeros((2, n), dtype=np.int64)
+        self.retained = np.zeros((2, n), dtype=np.int64)
+        self.won = np.zeros((2, n), dtype=np.int64)
         self.stats: dict[str, np.ndarray] = {}
 
     # -- Shock ---------------------------------------------------------------------------------
@@ -92,7 +93,7 @@ class _Game:
             np.minimum(self.shock, self.units, out=self.shock, where=self.broken)
 
     def _gain(self, k: np.ndarray) -> None:
-        """Shock ``k[game, formation]``; with ``break_check = "immediate"`` a formation breaks
+        """Shock ``k[formation, game]``; with ``break_check = "immediate"`` a formation breaks
         when its Shock rises to its threshold."""
         self.shock += k
         if self.rules.break_check == "immediate":
@@ -104,19 +105,20 @@ class _Game:
     def _outside(self) -> np.ndarray:
         """Each formation's outside Shock this turn (0 for one out of play)."""
         n, rng = self.n, self.rng
-        k = np.zeros((n, len(self.specs)), dtype=np.int64)
+        k = np.zeros((len(self.specs), n), dtype=np.int64)
         for j, (_a, f) in enumerate(self.specs):
             o = f.outside_shock
             if o.dice is not None:
                 d = o.dice
-                roll = rng.integers(1, d.sides + 1, size=(n, d.n)).sum(axis=1) if d.n else 0
-                k[:, j] = np.maximum(0, roll + d.add)
+                roll = rng.integers(1, d.sides + 1, size=(d.n, n)).sum(axis=0) if d.n else 0
+                k[j] = np.maximum(0, roll + d.add)
             elif o.table is not None:
                 cum = np.cumsum(o.table)
-                k[:, j] = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), o.max)
+                k[j] = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), o.max)
             else:
-                k[:, j] = o.fixed
-        return np.where(self.gone, 0, k)
+                k[j] = o.fixed
+        k[self.gone] = 0
+        return k
 
     # -- the strategy phase ----------------------------------------------------------------
 
@@ -143,40 +145,47 @@ class _Game:
 
     # -- the action phase ------------------------------------------------------------------
 
-    def _faces_at(self, cols: np.ndarray, rows: np.ndarray, retaining: np.ndarray) -> np.ndarray:
-        """Passing faces of the test formation ``cols[i]`` of game ``rows[i]`` takes now (with
-        the retaining -1 where ``retaining``): broadcasts over a column axis too."""
-        pen = _penalty(self.rules, self.suppressed[cols], self.shock[rows, cols])
-        return _faces(self.command[cols] - pen - retaining, self.rules)
+    def _faces_at(self, j: np.ndarray, retaining: np.ndarray) -> np.ndarray:
+        """Passing faces of the test formation ``j[g]`` of game ``g`` takes now (with the
+        retaining -1 where ``retaining``)."""
+        shock = self.shock.reshape(-1)[j * self.n + np.arange(self.n)]
+        pen = _penalty(self.rules, self.suppressed[j, 0], shock)
+        return _faces(self.command[j, 0] - pen - retaining, self.rules)
 
     def _pick(self, side: np.ndarray, retaining: np.ndarray, free: np.ndarray) -> np.ndarray:
         """The formation each game's acting army activates next: its ``order`` among its
         unbroken formations in play that have not acted (``free``), ranked by the chance of
         the test each is about to take (ties: listed order)."""
-        rows = np.arange(self.n)
         pick = np.zeros(self.n, dtype=np.int64)
         for a, (s, e) in enumerate(self.slices):
-            sub = free[:, s:e]
+            sub = free[s:e]
             pol = _POLICY[self.sc.armies[a].order]
-            if pol == 0:
-                j = sub.argmax(axis=1)  # the first listed
+            if pol == 0:  # the first listed
+                score = sub
             else:
-                cols = np.arange(s, e)[None, :]
-                faces = self._faces_at(cols, rows[:, None], retaining[:, None].astype(np.int64))
-                score = (16 if pol == 1 else -16) * faces - np.arange(e - s)[None, :]
-                j = np.where(sub, score, -(10**6)).argmax(axis=1)
+                pen = _penalty(self.rules, self.suppressed[s:e], self.shock[s:e])
+                faces = _faces(self.command[s:e] - pen - retaining, self.rules)
+                score = np.where(sub, faces if pol == 1 else 6 - faces, -1)
+            # the first row with the highest score (a loop over the few rows: numpy's
+            # argmax along the first axis is slow)
+            j = np.zeros(self.n, dtype=np.int64)
+            top = score[0]
+            for r in range(1, e - s):
+                better = score[r] > top
+                j[better] = r
+                top = np.maximum(top, score[r])
             pick = np.where(side == a, s + j, pick)
         return pick
 
     def action_phase(self, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Alternate activations; returns (passed, held) flags ``[game, formation]``."""
+        """Alternate activations; returns (passed, held) flags ``[formation, game]``."""
         n, rules, rng = self.n, self.rules, self.rng
-        rows = np.arange(n)
+        games = np.arange(n)
         F = len(self.specs)
         free = ~self.broken & ~self.gone  # "Only unbroken formations act, each once"
-        passed = np.zeros((n, F), dtype=bool)
-        held = np.zeros((n, F), dtype=bool)
-        # flat views ([game * F + formation]) for the one formation each game activates
+        passed = np.zeros((F, n), dtype=bool)
+        held = np.zeros((F, n), dtype=bool)
+        # flat views ([formation * n + game]) for the one formation each game activates
         free_, passed_, held_ = free.reshape(-1), passed.reshape(-1), held.reshape(-1)
         shock_, broken_, ever_ = (x.reshape(-1) for x in (self.shock, self.broken, self.ever))
         tried = [np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)]  # once-per-turn
@@ -189,7 +198,7 @@ class _Game:
         immediate = rules.break_check == "immediate"
         cap = rules.broken_shock == "cap"
         # per army: how many unbroken formations in play have not acted, per game
-        count = [free[:, s:e].sum(axis=1) for s, e in self.slices]
+        count = [free[s:e].sum(axis=0) for s, e in self.slices]
         for _ in range(F):
             left0, left1 = count[0] > 0, count[1] > 0
             live = left0 | left1
@@ -200,27 +209,27 @@ class _Game:
             side = np.where(live & out, 1 - side, side)
             retaining &= ~out
             j = self._pick(side, retaining, free)
-            faces = self._faces_at(j, rows, retaining.astype(np.int64))
+            faces = self._faces_at(j, retaining)
             ok = rng.integers(1, 7, n) <= faces
             pas = live & ok
             hold = live & ~ok
-            flat = rows * F + j
+            flat = j * n + games
             free_[flat[live]] = False
             passed_[flat[pas]] = True
             fh = flat[hold]
             held_[fh] = True
             for a in (0, 1):
-                self.retained[:, a] += pas & retaining & (side == a)
+                self.retained[a] += pas & retaining & (side == a)
             # a Hold: "the formation gains a point of Shock" (it has acted: breaking now or
             # later in the turn changes nothing in this action phase)
             jh = j[hold]
             s = shock_[fh] + 1
             if immediate:
-                new = ~broken_[fh] & (s >= self.thresh[jh])
+                new = ~broken_[fh] & (s >= self.thresh[jh, 0])
                 broken_[fh[new]] = True
                 ever_[fh[new]] = True
                 if cap:
-                    s = np.where(new, np.minimum(s, self.units[jh]), s)
+                    s = np.where(new, np.minimum(s, self.units[jh, 0]), s)
             shock_[fh] = s
             # who acts next: after a retaining test the initiative passes to the opponent;
             # after a passed test the army may retain (its policy, the limit, both sides
@@ -240,11 +249,11 @@ class _Game:
                     go &= ~(here & tried[a])
                 if not always[a]:
                     ones = np.ones(n, dtype=np.int64)
-                    f2 = self._faces_at(self._pick(side, ones, free), rows, ones)
+                    f2 = self._faces_at(self._pick(side, ones, free), ones)
                     go &= ~here | (f2 >= need[a])
             for a in (0, 1):
                 mark = go & (side == a)
-                self.retain_attempts[:, a] += mark
+                self.retain_attempts[a] += mark
                 tried[a] |= mark
             side = np.where(go | ~other, side, 1 - side)
             retaining = go
@@ -265,15 +274,15 @@ class _Game:
             self._cap()
         # rallying: every formation in play with Shock or broken; the order changes nothing
         rally = ~self.gone & ((self.shock > 0) | self.broken)
-        target = self.command[None, :] - 2 * self.broken - self.near[None, :]
+        target = self.command - 2 * self.broken - self.near
         if rules.rally_action_penalty:
-            target = target - _penalty(rules, self.suppressed[None, :], self.shock)
+            target = target - _penalty(rules, self.suppressed, self.shock)
         roll = rng.integers(1, 7, size=self.shock.shape)
         ok = rally & (roll <= _faces(target, rules))
         fail = rally & ~ok
         # "A broken formation that rallies ... counts as having as many Shock points as
         # units, half of which will be removed"; remove half, rounding down, at least 1
-        s = np.where(self.broken, self.units[None, :], self.shock)
+        s = np.where(self.broken, self.units, self.shock)
         s = s - np.maximum(1, s // 2)
         self.shock = np.where(ok, s, self.shock)
         self.rallied += ok & self.broken
@@ -293,6 +302,7 @@ class _Game:
         names = [f"{keys[a]}_{f.key}" for a, f in self.specs]
         st = self.stats
         last = np.zeros(n, dtype=np.int64)
+        goes_first = np.array([a.choose == "first" for a in sc.armies])
         for t in range(sc.turns):
             T = t + 1
             if rules.outside_timing == "start-of-turn":
@@ -300,37 +310,33 @@ class _Game:
             win = self.strategy(t, last)
             last = win
             for a in (0, 1):
-                st[f"{keys[a]}_won_strategy_turn_{T}"] = (win == a).astype(np.int64)
-                self.won[:, a] += win == a
-            goes_first = np.array([a.choose == "first" for a in sc.armies])
-            first = np.where(goes_first[win], win, 1 - win)
-            # an army with nothing to activate hands the phase to the other at once
-            passed, held = self.action_phase(first)
+                st[f"{keys[a]}_won_strategy_turn_{T}"] = win == a
+                self.won[a] += win == a
+            passed, held = self.action_phase(np.where(goes_first[win], win, 1 - win))
             self.end_phase()
+            out = self.broken | self.gone
             for j, nm in enumerate(names):
-                st[f"{nm}_action_turn_{T}"] = passed[:, j] + 2 * held[:, j]
-                st[f"{nm}_shock_after_turn_{T}"] = self.shock[:, j].copy()
-                st[f"{nm}_broken_by_turn_{T}"] = self.ever[:, j].astype(np.int64)
-            for a in (0, 1):
-                cols = self.army == a
-                st[f"{keys[a]}_actions_turn_{T}"] = passed[:, cols].sum(axis=1)
-                st[f"{keys[a]}_holds_turn_{T}"] = held[:, cols].sum(axis=1)
-                out = (self.broken | self.gone)[:, cols]
-                st[f"{keys[a]}_broken_after_turn_{T}"] = out.sum(axis=1)
+                st[f"{nm}_action_turn_{T}"] = passed[j] + 2 * held[j]
+                st[f"{nm}_shock_after_turn_{T}"] = self.shock[j].copy()
+                st[f"{nm}_broken_by_turn_{T}"] = self.ever[j].copy()
+            for a, (s, e) in enumerate(self.slices):
+                st[f"{keys[a]}_actions_turn_{T}"] = passed[s:e].sum(axis=0)
+                st[f"{keys[a]}_holds_turn_{T}"] = held[s:e].sum(axis=0)
+                st[f"{keys[a]}_broken_after_turn_{T}"] = out[s:e].sum(axis=0)
+        out = self.broken | self.gone
         for j, nm in enumerate(names):
-            st[f"{nm}_actions"] = self.actions[:, j]
-            st[f"{nm}_holds"] = self.holds[:, j]
-            st[f"{nm}_rallied"] = self.rallied[:, j]
-            st[f"{nm}_rallied_unbroken"] = self.unbroken[:, j]
-            st[f"{nm}_withdrawals"] = self.withdrawals[:, j]
-            st[f"{nm}_broken_at_end"] = (self.broken | self.gone)[:, j].astype(np.int64)
-            st[f"{nm}_out_of_play"] = self.gone[:, j].astype(np.int64)
-        for a in (0, 1):
-            cols = self.army == a
-            st[f"{keys[a]}_won_strategy"] = self.won[:, a]
-            st[f"{keys[a]}_withdrawals"] = self.withdrawals[:, cols].sum(axis=1)
-            st[f"{keys[a]}_retain_attempts"] = self.retain_attempts[:, a]
-            st[f"{keys[a]}_retained"] = self.retained[:, a]
+            st[f"{nm}_actions"] = self.actions[j]
+            st[f"{nm}_holds"] = self.holds[j]
+            st[f"{nm}_rallied"] = self.rallied[j]
+            st[f"{nm}_rallied_unbroken"] = self.unbroken[j]
+            st[f"{nm}_withdrawals"] = self.withdrawals[j]
+            st[f"{nm}_broken_at_end"] = out[j]
+            st[f"{nm}_out_of_play"] = self.gone[j]
+        for a, (s, e) in enumerate(self.slices):
+            st[f"{keys[a]}_won_strategy"] = self.won[a]
+            st[f"{keys[a]}_withdrawals"] = self.withdrawals[s:e].sum(axis=0)
+            st[f"{keys[a]}_retain_attempts"] = self.retain_attempts[a]
+            st[f"{keys[a]}_retained"] = self.retained[a]
         return st
 
 
