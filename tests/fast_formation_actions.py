@@ -21,7 +21,7 @@ from switches import SHIFT_PP, planted_shift
 
 from oddslab.rulesets.formation_actions import FormationActionsScenario
 
-__all__ = ["simulate", "assert_exact"]
+__all__ = ["simulate", "assert_exact", "assert_exact_power", "shifted_on_support"]
 
 _POLICY = {"listed": 0, "best-first": 1, "worst-first": 2}
 
@@ -360,6 +360,33 @@ def simulate(sc: FormationActionsScenario, games: int, seed: int) -> dict[str, n
     return total
 
 
+def shifted_on_support(counts: np.ndarray, pmf: np.ndarray, pp: float = SHIFT_PP) -> tuple:
+    """``(counts, pmf)`` restricted to the outcomes the PMF can produce (a joint table
+    flattened), with ``pp`` of the trials moved from the most likely of them to its more
+    likely neighbour among them (``switches.planted_shift``): an error the comparison must
+    see, not mass on an impossible outcome, which any comparison sees."""
+    c = np.zeros(max(len(counts), len(pmf)), dtype=np.int64)
+    c[: len(counts)] = counts
+    p = np.zeros(len(c))
+    p[: len(pmf)] = pmf
+    on = p > 0
+    c, p = c[on], p[on]
+    shifted = planted_shift(c, pp)
+    assert shifted[-1] == 0, "the planted error left the support"
+    return shifted[:-1], p
+
+
+def assert_exact_power(counts: np.ndarray, pmf: np.ndarray, what: str, k: int = 1) -> None:
+    """Had 0.5 pp of ``counts`` (a statistic or a flattened joint table) moved between two
+    neighbouring possible outcomes, ``chisquare_pmf`` against ``pmf`` (times ``k``, a
+    Bonferroni correction) would have fallen below ``P_MIN``."""
+    p = chisquare_pmf(*shifted_on_support(counts, pmf)) * k
+    assert p < P_MIN, (
+        f"{what}: a {100 * SHIFT_PP:g} pp error would pass (Bonferroni p {p:.1e} >= "
+        f"{P_MIN:g}): too few trials, {int(np.sum(counts))}"
+    )
+
+
 def assert_exact(
     counts: dict[str, np.ndarray],
     pmfs: dict[str, np.ndarray],
@@ -370,7 +397,7 @@ def assert_exact(
     outcomes tested alone, tests/stats.py; Bonferroni over the statistics compared: the
     smallest p times their number must exceed ``P_MIN``), and had the simulation moved 0.5
     percentage points of any ``headline`` statistic between its most likely outcome and a
-    neighbour (``switches.planted_shift``) the same comparison would have failed."""
+    neighbour (:func:`shifted_on_support`) the same comparison would have failed."""
     common = sorted(set(counts) & set(pmfs))
     assert common, f"{what}: no statistic has an exact PMF"
     assert set(headline) <= set(common), f"{what}: {sorted(set(headline) - set(common))}"
@@ -381,12 +408,5 @@ def assert_exact(
         f"{what}: {worst} differs from its exact PMF (p = {ps[worst]:.2e}, {k} statistics)\n"
         f"counts {counts[worst]}\npmf    {pmfs[worst]}"
     )
-    weak = {}
     for name in headline:
-        p = chisquare_pmf(planted_shift(counts[name], SHIFT_PP), pmfs[name]) * k
-        if p >= P_MIN:
-            weak[name] = p
-    assert not weak, (
-        f"{what}: a {100 * SHIFT_PP:g} pp error in {sorted(weak)} would pass (Bonferroni p "
-        f"{min(weak.values()):.1e} >= {P_MIN:g}): too few trials, {int(sum(counts[common[0]]))}"
-    )
+        assert_exact_power(counts[name], pmfs[name], f"{what}: {name}", k)
