@@ -112,8 +112,12 @@ def _naive(rules):
     return cached_run("formation-actions", mixed(rules), N_NAIVE, SEED, run)
 
 
+#: the case's name in the session caches of tests/switches.py (shared by every ruleset)
+CASE = "formation-actions mixed"
+
+
 def _key(rules: dict) -> tuple:
-    return ("mixed", tuple(sorted(rules.items())))
+    return (CASE, tuple(sorted(rules.items())))
 
 
 START = {"outside_timing": "start-of-turn"}
@@ -172,7 +176,7 @@ def test_switch_value_matches_exact_and_references(field, value, default, extra)
     picking = sc.rules.action_penalty != "suppressed" or sc.rules.natural_one_passes
     want = KB.run_formation_actions_picking if picking else KB.run_formation_actions_block
     assert engine._as_job(sc)[0].kernel is want
-    check_switch(field, value, default, "mixed", _kernel, _naive, extra_rules=extra)
+    check_switch(field, value, default, CASE, _kernel, _naive, extra_rules=extra)
     kernel = kernel_once(_key(rules), lambda: _kernel(rules))
     assert_exact(kernel, sc.exact_pmfs(), f"mixed with {rules}", HEADLINE[field])
     if field == "retain_limit":
