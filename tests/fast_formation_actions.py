@@ -2,15 +2,16 @@
 
 Written from the rule text (/work/shared/rules/formation-actions.txt, "Battle Phases") and the
 readings of docs/formation-actions.md, not from the kernels, the compiled tables or the naive
-reference: every game is a row of arrays (``shock[game, formation]`` and flags), every step of
-the rules one array operation over the games, with masks for the branches; the loops run over
-turns, activations and formations only. Dice come from an explicitly seeded numpy Generator.
-About 2-4 us a game for the switch tests' scenarios (noisy: shared machine), against 300-400 us
-for the pure-Python reference, so the comparisons that need 10^5 reference games to see a
-0.5 percentage-point error (tests/switches.py ``assert_power``) cost about a second.
+reference: the games of a block are the columns of arrays (``shock[formation, game]`` and
+flags), every step of the rules is a few array operations over the games, with masks for the
+branches; the loops run over turns, activations and formations only. Dice come from an
+explicitly seeded numpy Generator (block ``i`` from ``default_rng([seed, i])``). About 3-8 us
+a game for the tests' scenarios against 300-550 us for the pure-Python reference (noisy: a
+shared machine at load 10), so the 300,000-400,000 reference games a 0.5 percentage-point
+error needs (tests/switches.py ``assert_power``) cost one to three CPU-seconds.
 
-Also here: :func:`assert_exact`, the kernel against exact PMFs with its power to see a 0.5 pp
-error checked on the same run (``switches.planted_shift``).
+Also here: :func:`assert_exact`, simulated histograms against exact PMFs with the power to see
+a 0.5 pp error checked on the same run (:func:`assert_exact_power`).
 """
 
 from __future__ import annotations
