@@ -161,6 +161,22 @@ class _Game:
         for a, (s, e) in enumerate(self.slices):
             sub = free[s:e]
             pol = _POLICY[self.sc.armies[a].order]
+            if self.rules.action_penalty == "suppressed":
+                # the chances do not change in the game: two fixed rankings, without and with
+                # the retaining -1; the first free formation in the ranking
+                ranked = []
+                for m in (0, 1):
+                    faces = _faces(self.command[s:e, 0] - self.suppressed[s:e, 0] - m, self.rules)
+                    key = [
+                        (0 if pol == 0 else -f if pol == 1 else f, i) for i, f in enumerate(faces)
+                    ]
+                    j = np.zeros(self.n, dtype=np.int64)
+                    for _k, i in sorted(key, reverse=True):
+                        j = np.where(sub[i], i, j)
+                    ranked.append(j)
+                j = np.where(retaining != 0, ranked[1], ranked[0])
+                pick = np.where(side == a, s + j, pick)
+                continue
             if pol == 0:  # the first listed
                 score = sub
             else:
