@@ -1,9 +1,12 @@
 """Formation actions: hand-worked games die by die (policies, retaining, breaking, rallying,
 the strategy tie rule), every test's chance through the kernel, the simulation against the
-exact PMFs (chi-square) and against the pure-Python reference (|z| < 5), determinism.
+exact PMFs and, where both armies retain, against the fast numpy reference and the
+pure-Python reference, determinism.
 
-Tolerances: chi-square p > 1e-4 (tests/stats.py); naive comparison |z| < 5 for the
-difference of two independent estimates.
+Tolerances: chi-square p > 1e-4 after a Bonferroni correction over the statistics compared
+(tests/stats.py, tests/switches.py); every comparison with an exact or reference answer also
+checks, on the same run, that a 0.5 percentage-point error in its headline statistics would
+have failed it (``switches.planted_shift``).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from oddslab.rulesets.formation_actions import (
 )
 from oddslab.scenario import from_dict
 from tests import naive_formation_actions as naive
+from tests.fast_formation_actions import assert_exact
+from tests.fast_formation_actions import simulate as fast_simulate
 from tests.naive_cache import cached_run
-from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_two
-from tests.switches import assert_agree, counts_of
+from tests.switches import assert_agree, assert_power, counts_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -322,6 +326,15 @@ def _three_formation_scenario(rules: Rules, turns: int = 4) -> FormationActionsS
     )
 
 
+#: the statistics of the three-formation game a 0.5 pp error in must fail the comparison
+EXACT_HEADLINE = (
+    "blue_inf_shock_after_turn_4",
+    "blue_arm_broken_by_turn_4",
+    "blue_actions_turn_4",
+    "red_x_holds",
+)
+
+
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "rules",
@@ -345,7 +358,7 @@ def test_simulation_matches_exact_pmfs(rules):
     out = oddslab.simulate(sc, trials=1_000_000, seed=20261122)
     for name, pmf in ex.items():
         assert abs(pmf.sum() - 1) < 1e-12, name
-        assert chisquare_pmf(out.counts[name], pmf) > P_MIN, name
+    assert_exact(dict(out.counts), ex, str(rules), EXACT_HEADLINE)
 
 
 @pytest.mark.statistical
@@ -358,20 +371,38 @@ def test_broken_shock_simulation_matches_exact_pmfs(broken_shock):
     sc = _three_formation_scenario(Rules(broken_shock=broken_shock), turns=6)
     ex = sc.exact_pmfs()
     out = oddslab.simulate(sc, trials=1_000_000, seed=30)
-    for name, pmf in ex.items():
-        assert chisquare_pmf(out.counts[name], pmf) > P_MIN, name
+    assert_exact(dict(out.counts), ex, broken_shock, ("red_x_shock_after_turn_6",))
     top = ex["red_x_shock_after_turn_6"]
     beyond = top[3:].sum()  # Shock above x's 2 units: only a broken x accumulating gets there
     assert (beyond == 0) if broken_shock == "cap" else (beyond > 0.05)
 
 
+#: kernel games, fast-reference games and naive games of the retaining comparison: the fast
+#: reference sees a 0.5 pp error in the headline statistics (``assert_power``), the naive
+#: reference (the slow reference of the cascade, 6,000 games before the fast reference took
+#: over the strong check) checks the fast one and the kernel
+N_RETAIN = (4_000_000, 400_000, 2_000)
+RETAIN_HEADLINE = (
+    "blue_retain_attempts",
+    "red_retain_attempts",
+    "blue_retained",
+    "red_x_shock_after_turn_3",
+)
+
+
 @pytest.mark.statistical
 @pytest.mark.rule_switch("formation-actions", "broken_shock")
+@pytest.mark.rule_switch("formation-actions", "retain_limit")
 @pytest.mark.parametrize(
     "reading, broken_shock",
     [("either", "cap"), ("suppressed", "cap"), ("suppressed", "accumulate")],
 )
-def test_simulation_matches_naive_reference_with_retaining(reading, broken_shock):
+def test_simulation_matches_the_references_with_retaining(reading, broken_shock):
+    """Both armies retain (blue when the chance is good, ordering best-first; red always,
+    worst-first, going second; ``retain_limit`` at its default, "in-a-row"): no exact answer,
+    so the kernel against the fast numpy reference (tests/fast_formation_actions.py) on every
+    statistic's whole distribution, with the power to see a 0.5 pp error in the headline
+    statistics; both against the pure-Python reference."""
     blue = (
         Formation("a", command=4, units=3),
         Formation("b", command=3, units=2, suppressed=1),
@@ -392,21 +423,18 @@ def test_simulation_matches_naive_reference_with_retaining(reading, broken_shock
         # "suppressed": fixed orders; "either": chances change
         Rules(action_penalty=reading, broken_shock=broken_shock),
     )
-    games = 6_000
+    n_kernel, n_fast, games = N_RETAIN
     run = lambda sc, n, seed: {k: counts_of(v) for k, v in naive.simulate(sc, n, seed).items()}  # noqa: E731
     ref = cached_run("formation-actions", sc, games, 7, run)
-    out = oddslab.simulate(sc, trials=1_000_000, seed=8)
-    # whole distributions (mass the kernel puts where the reference has none included) ...
-    assert_agree({s.name: out.counts[s.name] for s in sc.stats()}, ref, f"{reading}/{broken_shock}")
-    for s in sc.stats():  # ... and P(stat >= k) for every k either run saw, within 5 SE
-        c = np.pad(ref[s.name], (0, max(0, len(out.counts[s.name]) - len(ref[s.name]))))
-        for k in range(1, len(c)):
-            p_ref = float(c[k:].sum() / games)
-            p_sim = out.prob(s.name, k)
-            if p_ref in (0.0, 1.0) and p_sim in (0.0, 1.0):
-                assert p_ref == p_sim, (s.name, k)
-                continue
-            assert abs(z_two(p_sim, out.trials, p_ref, games)) < Z_MAX, (s.name, k, p_sim, p_ref)
+    out = oddslab.simulate(sc, trials=n_kernel, seed=8)
+    kernel = {s.name: out.counts[s.name] for s in sc.stats()}
+    fast = fast_simulate(sc, n_fast, 9)
+    what = f"{reading}/{broken_shock}"
+    assert_agree(kernel, fast, f"{what}: kernel v fast")
+    headline = {k: kernel[k] for k in RETAIN_HEADLINE}
+    assert_power(headline, fast, f"{what}: kernel v fast", k=len(kernel))
+    assert_agree(kernel, ref, f"{what}: kernel v naive")
+    assert_agree(fast, ref, f"{what}: fast v naive")
 
 
 # -- determinism ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 import oddslab
 from oddslab.rulesets.formation_actions import Army, Formation, FormationActionsScenario, Rules
+from tests.fast_formation_actions import assert_exact_power
 from tests.stats import P_MIN, chisquare_pmf
 
 
@@ -98,3 +99,4 @@ def test_simulated_joint_end_state_against_the_exact_chain(withdrawal):
         dense = np.zeros(exact.shape, dtype=np.int64)
         dense[tuple(table.values.T)] = table.counts
         assert chisquare_pmf(dense.ravel(), exact.ravel()) > P_MIN
+        assert_exact_power(dense.ravel(), exact.ravel(), str(names))

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from fast_formation_actions import assert_exact_power
 from stats import chisquare_pmf
 
 from oddslab._seeding import chunk_seeds
@@ -233,6 +234,7 @@ def test_the_exact_joint_matches_the_simulated_records():
         assert got.sum() == 16 * CHUNK_TRIALS
         p = chisquare_pmf(got.ravel(), sc.exact_joint(names).ravel())
         assert p > 1e-4, (names, p)
+        assert_exact_power(got.ravel(), sc.exact_joint(names).ravel(), str(names))
         # the test has the power to tell a joint from its marginals: it rejects their product
         # (but for the table of independent parts, which is that product)
         product = np.ones(())
