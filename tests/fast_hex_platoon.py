@@ -32,7 +32,7 @@ from oddslab.rulesets.hex_platoon import layout as K
 
 CONCEALING = ("wood", "city", "rough", "cultivated", "wreck")
 NREC = 16
-BLOCK = 250_000  # trials per vectorised block (memory stays flat in the trial count)
+BLOCK = 100_000  # trials per vectorised block (memory stays flat in the trial count)
 
 
 def expected_hits(dice: int, aug: int, th: int) -> float:
@@ -91,10 +91,11 @@ class Trials:
         self.ix = {u.name: i for i, u in enumerate(self.units)}
         self.hex_of = {u.name: h.name for h in sc.hexes for u in h.units}
         nu = len(self.units)
-        z = np.zeros((nu, n), dtype=np.int64)
+        z = np.zeros((nu, n), dtype=np.int8)  # small states: cheap copies
 
         def col(f):
-            return np.repeat(np.array([f(u) for u in self.units], dtype=np.int64)[:, None], n, 1)
+            v = np.array([f(u) for u in self.units], dtype=np.int8)[:, None]
+            return np.broadcast_to(v, (nu, n)).copy()
 
         self.side = col(lambda u: 1 if u.reduced else 0)  # 0 full, 1 reduced, 2 eliminated
         self.dis = col(lambda u: int(u.disrupted))
@@ -108,7 +109,7 @@ class Trials:
         self.moving = np.full(n, -1)  # hex index of the stack that moved and is not marked
         self.going = np.full(n, -1)  # hex index of the stack whose movement goes on
         self.hexes = [h.name for h in sc.hexes]
-        self.rec = np.zeros((len(sc.steps), NREC, n), dtype=np.int64)
+        self.rec = np.zeros((len(sc.steps), NREC, n), dtype=np.int16)
 
     # -- the rules' vocabulary ------------------------------------------------------------------
     def _conceal(self, u) -> bool:
@@ -121,7 +122,7 @@ class Trials:
         return bool((terrain or hx.improved_position) and not u.adjacent_enemy and not u.spotted)
 
     def d6(self, k: int = 1) -> np.ndarray:
-        return self.rng.integers(1, 7, size=(k, self.n))
+        return self.rng.integers(1, 7, size=(k, self.n), dtype=np.int8)
 
     def alive(self, i):
         return self.side[i] < 2
@@ -181,7 +182,8 @@ class Trials:
     # -- hits ----------------------------------------------------------------------------------
     def begin_attack(self):
         self.side0, self.dis0 = self.side.copy(), self.dis.copy()
-        self.got = np.zeros_like(self.side)
+        if self.r.hit_ladder == "one-step-per-attack":
+            self.got = np.zeros(self.side.shape, dtype=np.int64)
 
     def hit(self, i, h, protect=False) -> np.ndarray:
         """``h`` hits on unit ``i`` (arrays); returns the hits beyond its elimination."""
@@ -224,7 +226,7 @@ class Trials:
             q = np.where(nl > 0, h // np.maximum(nl, 1), 0)
             odd = np.where(nl > 0, h % np.maximum(nl, 1), 0)
             key = np.where(living, self.rng.random(living.shape), 2.0)
-            rank = key.argsort(0).argsort(0)
+            rank = sum((key[j] < key).astype(np.int64) for j in range(len(names)))
             g = (q + (rank < odd)) * living  # hits given to each unit, (units, n)
             if ign_hard and first:
                 hard = np.array([self.units[i].hard for i in names])[:, None] & (g > 0)
@@ -655,3 +657,51 @@ def simulate(sc, trials: int, seed: int) -> dict[str, np.ndarray]:
         done += n
     _ = names
     return counts
+
+
+# -- comparing the kernel with this reference (the tests' helpers) ------------------------------
+
+#: fast trials tried, the first with the power wins (see :func:`fast_trials`)
+N_FAST = tuple(range(200_000, 2_000_001, 100_000))
+_RUNS: dict = {}
+
+
+def fast_trials(head: dict[str, np.ndarray]) -> int:
+    """The fewest of ``N_FAST`` fast trials with which, at the expected counts, a 0.5 pp error
+    in each headline statistic (kernel histograms ``head``) fails with a factor 10^6 of margin
+    on the p-value (about 2.5 standard errors, so a run's own noise does not hide it);
+    deterministic, since the kernel's histograms are for a seed. ``switches.assert_power``
+    then checks the power on the actual runs."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from stats import P_MIN
+    from switches import homogeneity_p, planted_shift
+
+    for n in N_FAST:
+        ok = True
+        for c in head.values():
+            p = homogeneity_p(planted_shift(c), c / c.sum() * n) * len(head)
+            ok &= p < P_MIN * 1e-6
+        if ok:
+            return n
+    return N_FAST[-1]
+
+
+def check_kernel(sc, kernel: dict[str, np.ndarray], headline, seed: int, what: str) -> None:
+    """The kernel's histograms of ``sc`` against this reference: every statistic's whole
+    distribution agrees, and the ``headline`` statistics with the power to see a 0.5 pp error
+    (the reference runs as many trials as :func:`fast_trials` asks; one run per scenario and
+    seed in a session)."""
+    from switches import assert_agree, assert_power
+
+    head = {n: np.asarray(kernel[n]) for n in headline}
+    key = (repr(sc), seed)
+    if key not in _RUNS:
+        _RUNS[key] = simulate(sc, fast_trials(head), seed)
+    fast = _RUNS[key]
+    assert_agree(kernel, fast, f"{what} (fast reference)")
+    if head:
+        assert_agree(head, fast, f"{what} (fast reference, headline)")
+        assert_power(head, fast, f"{what} (fast reference, headline)")
