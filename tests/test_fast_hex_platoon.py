@@ -17,8 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import air_case, assault_case, sequence_case  # noqa: E402
-from stats import P_MIN, chisquare_pmf  # noqa: E402
-from switches import assert_agree, planted_shift  # noqa: E402
+from switches import assert_agree  # noqa: E402
 from test_hex_platoon_kernel import STATIC  # noqa: E402
 
 from oddslab.scenario import from_dict  # noqa: E402
@@ -33,12 +32,7 @@ def test_fast_reference_matches_exact(case):
     exact = sc.exact_pmfs()
     assert exact
     fast = F.simulate(sc, MORE.get(case, N_FAST), 2027)
-    k = len(exact)
-    for name, pmf in exact.items():
-        p = chisquare_pmf(fast[name], pmf) * k
-        assert p > P_MIN, f"{case}: {name} p = {p:.2e}\nfast  {fast[name]}\nexact {pmf}"
-        moved = chisquare_pmf(planted_shift(fast[name]), pmf) * k
-        assert moved < P_MIN, f"{case}: a 0.5 pp error in {name} would pass (p = {moved:.1e})"
+    F.check_exact(fast, exact, f"{case} (fast reference)")
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from hex_platoon_cases import (  # noqa: E402
     sequence_case,
     unit,
 )
-from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
+from stats import P_MIN, chisquare_pmf  # noqa: E402
 from switches import assert_agree  # noqa: E402
 
 from oddslab import engine  # noqa: E402
@@ -193,13 +193,11 @@ def test_fair_distribution_hand_worked_in_the_kernel():
         [{"kind": "mortar", "firer": "mortar", "target": "x"}],
         rules={"artillery_extra_die": False},
     )
-    out = engine.simulate(from_dict(d), trials=200_000, seed=8)
+    out = engine.simulate(from_dict(d), trials=1_000_000, seed=8)
     assert out.prob("x_units_reduced_or_eliminated", 2) == 1.0
     assert out.prob("x_units_reduced_or_eliminated", 3) == 0.0
     assert out.prob("x_units_disrupted_or_worse", 3) == 1.0
-    for u in "abc":
-        p = out.prob(f"{u}_state", 2)
-        assert abs(p - 2 / 3) < Z_MAX * np.sqrt(2 / 9 / 200_000)
+    F.check_exact(out.counts, {f"{u}_state": np.array([0, 1, 2, 0]) / 3 for u in "abc"}, "fair")
 
 
 #: pure-Python reference trials of the dynamic comparisons: a whole-distribution check of
@@ -337,11 +335,14 @@ def test_air_strike_hits_on_the_target_hex_and_astray():
         {"name": "field", "units": [unit("r2", type="infantry", he=1)]},
     ]
     step = {"kind": "air-strike", "aircraft": "stuka", "target": "farm", "adjacent": "field"}
-    out = engine.simulate(from_dict(scenario(hexes, [step])), trials=200_000, seed=29)
+    out = engine.simulate(from_dict(scenario(hexes, [step])), trials=1_000_000, seed=29)
     on = out.counts["unsaved_hits_by_aircraft_on_farm"]
     astray = out.counts["unsaved_hits_by_aircraft_on_field"]
-    assert chisquare_pmf(on, np.array([1, 0, 1, 4]) / 6) > P_MIN
-    assert chisquare_pmf(astray, np.array([5, 0, 0, 1]) / 6) > P_MIN
+    want = {
+        "unsaved_hits_by_aircraft_on_farm": np.array([1, 0, 1, 4]) / 6,
+        "unsaved_hits_by_aircraft_on_field": np.array([5, 0, 0, 1]) / 6,
+    }
+    F.check_exact(out.counts, want, "air strike on target and astray")
     assert on[0] == astray[3]  # every trial's strike lands on one hex or the other
 
 

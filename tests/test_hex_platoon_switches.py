@@ -30,11 +30,9 @@ import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import HQ, MG, RIFLES, TANK, scenario, unit  # noqa: E402
 from naive_cache import cached_run  # noqa: E402
-from stats import P_MIN, chisquare_pmf  # noqa: E402
 from switches import (  # noqa: E402
     check_switch,
     kernel_once,
-    planted_shift,
     switch_params,
 )
 
@@ -390,11 +388,7 @@ def check_strong(case, rules: dict) -> None:
     k = kernel_once(key, lambda: _kernel(case)(rules))
     what = f"{case.__name__} with {rules}"
     exact = sc.exact_pmfs()
-    for name, pmf in exact.items():
-        p = chisquare_pmf(k[name], pmf) * len(exact)
-        assert p > P_MIN, f"{what}: {name} against the exact PMF, p = {p:.2e}"
-        moved = chisquare_pmf(planted_shift(k[name]), pmf) * len(exact)
-        assert moved < P_MIN, f"{what}: a 0.5 pp error in {name} would pass the exact check"
+    F.check_exact(k, exact, what)
     assert set(HEADLINE[case.__name__]) <= set(k), sorted(k)
     head = [n for n in HEADLINE[case.__name__] if n not in exact]
     F.check_kernel(sc, k, head, SEED, what)
