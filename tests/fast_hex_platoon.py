@@ -160,8 +160,11 @@ class Trials:
         if mode == "added":
             return dice + lead, aug
         if mode == "augmented-by-rating":
-            return dice, aug + lead
-        return dice, aug + (lead > 0)
+            aug = aug + lead
+        else:
+            aug = aug + (lead > 0)
+        # augment = "once": the counter's +, a + weapon and the (s)HQ give one die in all
+        return dice, (np.minimum(aug, 1) if self.r.augment == "once" else aug)
 
     def roll(self, dice, aug, th) -> np.ndarray:
         """Hits: successes of ``dice + aug`` d6 at ``th``+, the ``aug`` lowest dice ignored
@@ -308,8 +311,6 @@ class Trials:
         dice, aug, th = fire_numbers(firer, target.hard, s.band, s.distance, self.r)
         lead = self.lead(self.ix[s.hq]) if s.hq else 0
         dice, aug = self.with_lead(dice, aug, lead)
-        if s.hq and self.r.augment == "once" and self.r.hq_bonus != "added":
-            aug = np.minimum(aug, 1)
         hits = self.roll(dice, aug, th) * go
         self.ops[f] |= go
         hx = self.sc.hex(self.hex_of[target.name])

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
-from hex_platoon_cases import HQ, RIFLES, orders_case, scenario, unit  # noqa: E402
+from hex_platoon_cases import HQ, MG, RIFLES, orders_case, scenario, unit  # noqa: E402
 from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
 from switches import assert_agree  # noqa: E402
 
@@ -480,3 +480,43 @@ def test_no_opportunity_fire_after_the_stacks_assault():
     from_dict(scenario(hexes, [move, opp, assault]))
     with pytest.raises(ValueError, match="not the assault one|assault hex"):
         from_dict(scenario(hexes, [move, assault, opp]))
+
+
+# -- "firepower/Assault followed by a + is an augmented firepower"; the (s)HQ leadership
+# "treated as an augmented firepower bonus" (Additional Rule); switch augment = "once" ------
+
+
+@pytest.mark.parametrize("hq_bonus", ["augmented-by-rating", "augmented-one-die", "added"])
+@pytest.mark.parametrize("two_steps", [False, True], ids=["fast-path", "general"])
+def test_augment_once_counts_the_hq_among_the_augmentations(hq_bonus, two_steps):
+    """docs: "Several augmentations (the counter's +, a + support weapon, an HQ) stack (switch
+    augment = "once": at most one)". An MG (HE 2+, To Hit 4) fires with an HQ of leadership 2
+    at rifles in the open: with `augment = "once"` it rolls 2 dice + 1 augmentation die in all
+    (hits 0, 1, 2 with P 1/8, 3/8, 1/2), unless the leadership is added to the firepower
+    (4 dice + 1: the counter's + alone). Enumerated here from the dice, both on the
+    single-fire fast path and on the general kernel (the same fire twice)."""
+    from itertools import product
+
+    dice, aug = (4, 1) if hq_bonus == "added" else (2, 1)
+    want = np.zeros(dice + 1)
+    for faces in product(range(1, 7), repeat=dice + aug):
+        want[min(sum(f >= 4 for f in faces), dice)] += 1
+    want /= want.sum()
+    target = {"name": "open", "units": [unit("target", **RIFLES)]}
+    hq = {**HQ, "leadership": 2, "leadership_reduced": 2}
+    hexes = [{"name": "ridge", "units": [unit("mg", **MG), unit("coy hq", **hq)]}, target]
+    step = {"kind": "fire", "firer": "mg", "target": "target", "hq": "coy hq"}
+    steps = [step]
+    if two_steps:
+        hexes.append({"name": "ridge2", "units": [unit("mg2", **MG)]})
+        steps.append({"kind": "fire", "firer": "mg2", "target": "target"})
+    rules = {"augment": "once", "hq_bonus": hq_bonus}
+    sc = from_dict(scenario(hexes, steps, rules))
+    name = "hits_on_target_step1" if two_steps else "hits_on_target"
+    exact = sc.exact_pmfs()[name]
+    want = np.pad(want, (0, len(exact) - len(want)))  # the statistic's bins (up to HE + lead)
+    assert np.allclose(exact, want)
+    out = engine.simulate(sc, trials=1_000_000, seed=31)
+    F.check_exact(out.counts, {name: want}, f"augment once, {hq_bonus}")
+    ref = N.simulate(sc, 20_000, 31)[name]
+    assert chisquare_pmf(ref, want) > P_MIN
