@@ -159,7 +159,7 @@ def test_only_infantry_and_engineers_of_a_stack_clear_mines():
     sc = from_dict(scenario(hexes, [{"kind": "clear-mines", "stack": "lane"}]))
     assert sc.step_units(0) == ("inf",)
     assert np.allclose(sc.exact_pmfs()["minefield_cleared"], [0.5, 0.5])
-    n = 200_000
+    n = 1_000_000  # 5 standard errors under 0.5 pp
     out = engine.simulate(sc, trials=n, seed=6)
     assert _near(out.prob("minefield_cleared", 1), 0.5, n)
 
@@ -185,7 +185,7 @@ def test_mines_stop_movement_switch():
     with mines_stop_movement = false only opportunity fire stops it."""
     hexes = [{"name": "road", "units": [unit("r", **RIFLES)]}]
     steps = [{"kind": "move", "stack": "road", "mines": True}, {"kind": "move", "stack": "road"}]
-    n = 200_000
+    n = 1_000_000  # 5 standard errors under 0.5 pp
     out = _run(scenario(hexes, steps), n=n)
     assert _near(out.prob("road_entered_hex_step2", 1), 4 / 9, n)
     out = _run(scenario(hexes, steps, {"mines_stop_movement": False}), n=n)
@@ -234,7 +234,7 @@ def test_calling_is_the_first_action_and_gives_no_ops_complete():
     assert out.prob("recon_called_mission_step2", 1) == 0.0
     sc = from_dict(scenario(hexes, [call, shoot]))
     assert "recon_fired_step2" not in [st.name for st in sc.stats()]  # nothing can stop it
-    n = 200_000
+    n = 1_000_000  # 5 standard errors under 0.5 pp
     out = engine.simulate(sc, trials=n, seed=8)
     assert _near(out.prob("hits_on_inf_step2", 1), 1 / 3, n)  # 1 die on 5+
 
