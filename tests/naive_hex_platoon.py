@@ -27,8 +27,10 @@ def roll_hits(rng, dice, aug, th, lead=0, mode=1):
             dice += lead
         elif mode == 1:
             aug += lead
-        else:
+        elif mode == 2:
             aug += 1
+        else:  # augment = "once": one augmentation die in all
+            aug = 1
     rolls = sorted((d6(rng) for _ in range(dice + aug)), reverse=True)[:dice]
     return sum(1 for r in rolls if r >= th)
 
@@ -66,7 +68,8 @@ class Trial:
     def mode(self, assault=False):
         if assault and self.r.hq_assault_bonus == "added":
             return 0
-        return {"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}[self.r.hq_bonus]
+        m = {"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}[self.r.hq_bonus]
+        return 3 if (m and self.r.augment == "once") else m
 
     def stack(self, h):
         return [x.name for x in self.sc.stack(h)]

@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import HQ, MG, RIFLES, TANK, fire_case, scenario, unit  # noqa: E402
 from stats import P_MIN, chisquare_pmf  # noqa: E402
@@ -338,11 +339,13 @@ def test_mixed_hex_saves_one_extra_die_per_soft_target(reading):
         "restatement": [0, 1 / 3, 2 / 3],
     }[reading]
     assert np.allclose(sc.exact_pmfs()["unsaved_hits_on_field"], want)
-    n = 100_000
-    out = engine.simulate(sc, trials=n, seed=9)
-    assert chisquare_pmf(out.counts["unsaved_hits_on_field"], want) > P_MIN
-    ref = N.simulate(sc, 20_000, seed=9)["unsaved_hits_on_field"]
+    out = engine.simulate(sc, trials=1_000_000, seed=9)
+    F.check_exact(out.counts, {"unsaved_hits_on_field": np.array(want)}, reading)
+    # the references: the naive one (a few thousand trials) and the fast one (0.5 pp power)
+    ref = N.simulate(sc, 5_000, seed=9)["unsaved_hits_on_field"]
     assert chisquare_pmf(ref, want) > P_MIN
+    fast = F.simulate(sc, 400_000, 9)
+    F.check_exact(fast, {"unsaved_hits_on_field": np.array(want)}, f"{reading} (fast reference)")
 
 
 # -- issue 29: a reduced unit's state says whether it is disrupted ------------------------------
@@ -362,8 +365,8 @@ def test_state_detail_tells_reduced_from_reduced_and_disrupted():
     ex = sc.exact_pmfs()
     assert np.allclose(ex["p_state"], [0, 0, 1, 0])
     assert np.allclose(ex["p_state_detail"], [0, 0, 30 / 36, 6 / 36, 0])
-    out = engine.simulate(sc, trials=100_000, seed=29)
-    assert chisquare_pmf(out.counts["p_state_detail"], ex["p_state_detail"]) > P_MIN
+    out = engine.simulate(sc, trials=1_000_000, seed=29)
+    F.check_exact(out.counts, {"p_state_detail": ex["p_state_detail"]}, "rally")
     at = dict(type="infantry", ap=4, ap_plus=True, range=4, to_hit=4)
     sc = from_dict(fire_case(target_kw={**TANK, "type": "afv"}, firer_kw=at))
     assert np.allclose(sc.exact_pmfs()["target_state"], [0.321, 0.265, 0.241, 0.173], atol=5e-4)
@@ -375,7 +378,7 @@ def test_state_detail_tells_reduced_from_reduced_and_disrupted():
     assert np.allclose(ex["target_state_detail"], want)
     assert np.allclose(ex["target_state"], [0, 0, uns[0] + uns[1], uns[2:].sum()])
     assert sc.compile().params[-1][0] == 1  # F_ON: the single-fire fast path
-    out = engine.simulate(sc, trials=200_000, seed=29)
-    assert chisquare_pmf(out.counts["target_state_detail"], want) > P_MIN
+    out = engine.simulate(sc, trials=1_000_000, seed=29)
+    F.check_exact(out.counts, {"target_state_detail": np.array(want)}, "reduced tank")
     ref = N.simulate(sc, 20_000, seed=29)["target_state_detail"]
     assert chisquare_pmf(ref, want) > P_MIN

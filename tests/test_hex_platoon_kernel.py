@@ -1,5 +1,6 @@
 """Hex platoon kernel: every static part against its exact PMF (chi-square, 1e6 trials),
-the dynamic parts against the naive reference (|z| < 5), determinism at 1 and 2 threads."""
+the dynamic parts against the naive reference and the fast one (whole distributions, 0.5 pp
+power on the headline statistics), determinism at 1 and 2 threads."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import (  # noqa: E402
     HQ,
@@ -26,7 +28,8 @@ from hex_platoon_cases import (  # noqa: E402
     sequence_case,
     unit,
 )
-from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
+from stats import P_MIN, chisquare_pmf  # noqa: E402
+from switches import assert_agree  # noqa: E402
 
 from oddslab import engine  # noqa: E402
 from oddslab.scenario import from_dict  # noqa: E402
@@ -190,47 +193,44 @@ def test_fair_distribution_hand_worked_in_the_kernel():
         [{"kind": "mortar", "firer": "mortar", "target": "x"}],
         rules={"artillery_extra_die": False},
     )
-    out = engine.simulate(from_dict(d), trials=200_000, seed=8)
+    out = engine.simulate(from_dict(d), trials=1_000_000, seed=8)
     assert out.prob("x_units_reduced_or_eliminated", 2) == 1.0
     assert out.prob("x_units_reduced_or_eliminated", 3) == 0.0
     assert out.prob("x_units_disrupted_or_worse", 3) == 1.0
-    for u in "abc":
-        p = out.prob(f"{u}_state", 2)
-        assert abs(p - 2 / 3) < Z_MAX * np.sqrt(2 / 9 / 200_000)
+    F.check_exact(out.counts, {f"{u}_state": np.array([0, 1, 2, 0]) / 3 for u in "abc"}, "fair")
 
 
-def _z_compare(d, n_naive=20_000, seed=11):
+#: pure-Python reference trials of the dynamic comparisons: a whole-distribution check of
+#: the slow reference; the 0.5 pp power comes from the fast reference (tests/fast_hex_platoon.py)
+N_NAIVE = 4_000
+
+
+def _compare(d, extra=(), seed=11):
+    """The kernel (10^6 trials) against the naive reference (``N_NAIVE`` trials) and the fast
+    one, every statistic's whole distribution (two-sample chi-square, Bonferroni), with the
+    power to see a 0.5 pp error in the headline statistics (the primary and ``extra``)."""
     sc = from_dict(d)
-    naive = N.simulate(sc, n_naive, seed)
     out = engine.simulate(sc, trials=1_000_000, seed=seed)
-    n_k = out.trials
-    worst = (0.0, "")
-    for name, c in naive.items():
-        pk = out.counts[name] / n_k
-        pn = c / n_naive
-        for v in range(len(c)):
-            pool = (out.counts[name][v] + c[v]) / (n_k + n_naive)
-            se = np.sqrt(max(pool * (1 - pool), 1e-12) * (1 / n_k + 1 / n_naive))
-            z = (pn[v] - pk[v]) / se
-            if abs(z) > abs(worst[0]):
-                worst = (z, f"{name}={v}")
-    assert abs(worst[0]) < Z_MAX, worst
+    kernel = {name: np.asarray(c) for name, c in out.counts.items()}
+    assert_agree(kernel, N.simulate(sc, N_NAIVE, seed), f"{sc.name} (naive reference)")
+    F.check_kernel(sc, kernel, [out.primary_stat(), *extra], seed, sc.name)
     return sc, out
 
 
 @pytest.mark.statistical
 def test_assault_with_hqs_matches_naive():
-    sc, out = _z_compare(assault_case())
+    sc, out = _compare(assault_case(), ["attacker_took_hex"])
     assert 0 < out.prob("attacker_took_hex", 1) < 1
 
 
 @pytest.mark.statistical
 def test_assault_switches_match_naive():
-    _z_compare(
+    _compare(
         assault_case(
             rules={"assault_result": "literal", "hq_bonus": "added", "excess_hits": "passed-on"},
             can_retreat=False,
-        )
+        ),
+        ["attacker_took_hex"],
     )
 
 
@@ -238,7 +238,7 @@ def test_assault_switches_match_naive():
 @pytest.mark.parametrize("mode", ["per-hard-target", "per-attack"])
 def test_artillery_on_hard_targets_matches_naive(mode):
     steps = [{"kind": "artillery", "hexes": ["park"], "firepower": 5, "to_hit": 3}]
-    _z_compare(scenario(_PARK, steps, rules={"artillery_hard_ignore": mode}))
+    _compare(scenario(_PARK, steps, rules={"artillery_hard_ignore": mode}))
 
 
 @pytest.mark.statistical
@@ -265,7 +265,7 @@ def test_ops_complete_markers_match_naive(rules):
         {"kind": "move", "stack": "lane"},
         {"kind": "assault", "attacker": "lane", "defender": "wood"},
     ]
-    _z_compare(scenario(hexes, steps, rules))
+    _compare(scenario(hexes, steps, rules), ["def_state"])
 
 
 @pytest.mark.statistical
@@ -302,18 +302,18 @@ def test_soft_target_extra_defence_after_fire_matches_naive(rules):
         {"kind": "fire", "firer": "shooter", "target": "rifles2", "band": "normal"},
         {"kind": "mortar", "firer": "mortar", "target": "field", "band": "normal"},
     ]
-    _z_compare(scenario(hexes, steps, rules))
+    _compare(scenario(hexes, steps, rules), ["unsaved_hits_on_field_step2"])
 
 
 @pytest.mark.statistical
 def test_air_strike_into_aa_matches_naive():
-    sc, out = _z_compare(air_case())
+    sc, out = _compare(air_case(), ["aircraft_fate"])
     assert out.prob("aircraft_fate", 4) > 0  # shot down sometimes
 
 
 @pytest.mark.statistical
 def test_air_strike_switches_match_naive():
-    _z_compare(
+    _compare(
         air_case(
             {
                 "disrupted_aircraft_strikes": True,
@@ -335,17 +335,20 @@ def test_air_strike_hits_on_the_target_hex_and_astray():
         {"name": "field", "units": [unit("r2", type="infantry", he=1)]},
     ]
     step = {"kind": "air-strike", "aircraft": "stuka", "target": "farm", "adjacent": "field"}
-    out = engine.simulate(from_dict(scenario(hexes, [step])), trials=200_000, seed=29)
+    out = engine.simulate(from_dict(scenario(hexes, [step])), trials=1_000_000, seed=29)
     on = out.counts["unsaved_hits_by_aircraft_on_farm"]
     astray = out.counts["unsaved_hits_by_aircraft_on_field"]
-    assert chisquare_pmf(on, np.array([1, 0, 1, 4]) / 6) > P_MIN
-    assert chisquare_pmf(astray, np.array([5, 0, 0, 1]) / 6) > P_MIN
+    want = {
+        "unsaved_hits_by_aircraft_on_farm": np.array([1, 0, 1, 4]) / 6,
+        "unsaved_hits_by_aircraft_on_field": np.array([5, 0, 0, 1]) / 6,
+    }
+    F.check_exact(out.counts, want, "air strike on target and astray")
     assert on[0] == astray[3]  # every trial's strike lands on one hex or the other
 
 
 @pytest.mark.statistical
 def test_sequence_mines_opportunity_assault_overrun_matches_naive():
-    sc, out = _z_compare(sequence_case())
+    sc, out = _compare(sequence_case(), ["def_state"])
     assert out.prob("road_entered_hex_step3", 1) < 1  # mines and opportunity fire stop the stack
 
 

@@ -17,9 +17,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
-from hex_platoon_cases import HQ, RIFLES, orders_case, scenario, unit  # noqa: E402
+from hex_platoon_cases import HQ, MG, RIFLES, orders_case, scenario, unit  # noqa: E402
 from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
+from switches import assert_agree  # noqa: E402
 
 from oddslab import engine  # noqa: E402
 from oddslab.scenario import from_dict  # noqa: E402
@@ -157,7 +159,7 @@ def test_only_infantry_and_engineers_of_a_stack_clear_mines():
     sc = from_dict(scenario(hexes, [{"kind": "clear-mines", "stack": "lane"}]))
     assert sc.step_units(0) == ("inf",)
     assert np.allclose(sc.exact_pmfs()["minefield_cleared"], [0.5, 0.5])
-    n = 200_000
+    n = 1_000_000  # 5 standard errors under 0.5 pp
     out = engine.simulate(sc, trials=n, seed=6)
     assert _near(out.prob("minefield_cleared", 1), 0.5, n)
 
@@ -183,7 +185,7 @@ def test_mines_stop_movement_switch():
     with mines_stop_movement = false only opportunity fire stops it."""
     hexes = [{"name": "road", "units": [unit("r", **RIFLES)]}]
     steps = [{"kind": "move", "stack": "road", "mines": True}, {"kind": "move", "stack": "road"}]
-    n = 200_000
+    n = 1_000_000  # 5 standard errors under 0.5 pp
     out = _run(scenario(hexes, steps), n=n)
     assert _near(out.prob("road_entered_hex_step2", 1), 4 / 9, n)
     out = _run(scenario(hexes, steps, {"mines_stop_movement": False}), n=n)
@@ -232,7 +234,7 @@ def test_calling_is_the_first_action_and_gives_no_ops_complete():
     assert out.prob("recon_called_mission_step2", 1) == 0.0
     sc = from_dict(scenario(hexes, [call, shoot]))
     assert "recon_fired_step2" not in [st.name for st in sc.stats()]  # nothing can stop it
-    n = 200_000
+    n = 1_000_000  # 5 standard errors under 0.5 pp
     out = engine.simulate(sc, trials=n, seed=8)
     assert _near(out.prob("hits_on_inf_step2", 1), 1 / 3, n)  # 1 die on 5+
 
@@ -342,17 +344,14 @@ def test_hit_ladder(ladder, state):
     ids=["defaults", "switches"],
 )
 def test_orders_sequence_matches_naive(rules):
+    """The kernel (10^6 trials) against the naive reference (4,000 trials) and the fast one,
+    every statistic's whole distribution, with 0.5 pp power on the stacks' fates."""
     sc = from_dict(orders_case(rules))
-    n_naive, n_k = 20_000, 1_000_000
-    naive = N.simulate(sc, n_naive, 13)
-    out = engine.simulate(sc, trials=n_k, seed=13)
-    for name, c in naive.items():
-        for v in range(len(c)):
-            k = out.counts[name][v]
-            pool = (k + c[v]) / (n_k + n_naive)
-            se = np.sqrt(max(pool * (1 - pool), 1e-12) * (1 / n_k + 1 / n_naive))
-            z = (c[v] / n_naive - k / n_k) / se
-            assert abs(z) < Z_MAX, (name, v, z)
+    out = engine.simulate(sc, trials=1_000_000, seed=13)
+    kernel = {name: np.asarray(c) for name, c in out.counts.items()}
+    assert_agree(kernel, N.simulate(sc, 4_000, 13), "orders sequence (naive reference)")
+    head = ["farm_units_disrupted_or_worse", "grens_state"]
+    F.check_kernel(sc, kernel, head, 13, "orders sequence")
     # the sequence reaches every branch: out of command or not, called or not, stopped or not
     for name in ("recon_called_mission_step2", "wood_entered_hex_step4", "assault_made_step6"):
         assert 0 < out.prob(name, 1) < 1, name
@@ -448,9 +447,9 @@ def test_eliminated_afv_is_not_forced_back():
     sc = from_dict(scenario(hexes, [{"kind": "overrun", "attacker": "road", "defender": "field"}]))
     back = np.array([49, 32]) / 81
     state = np.array([1, 8, 24, 48]) / 81
-    out = engine.simulate(sc, trials=200_000, seed=30)
-    assert chisquare_pmf(out.counts["attacker_afvs_forced_back"], back) > P_MIN
-    assert chisquare_pmf(out.counts["tank_state"], state) > P_MIN
+    out = engine.simulate(sc, trials=1_000_000, seed=30)
+    want = {"attacker_afvs_forced_back": back, "tank_state": state}
+    F.check_exact(out.counts, want, "light tank overrun")
     ref = N.simulate(sc, 20_000, seed=30)
     assert chisquare_pmf(ref["attacker_afvs_forced_back"], back) > P_MIN
     assert chisquare_pmf(ref["tank_state"], state) > P_MIN
@@ -481,3 +480,43 @@ def test_no_opportunity_fire_after_the_stacks_assault():
     from_dict(scenario(hexes, [move, opp, assault]))
     with pytest.raises(ValueError, match="not the assault one|assault hex"):
         from_dict(scenario(hexes, [move, assault, opp]))
+
+
+# -- "firepower/Assault followed by a + is an augmented firepower"; the (s)HQ leadership
+# "treated as an augmented firepower bonus" (Additional Rule); switch augment = "once" ------
+
+
+@pytest.mark.parametrize("hq_bonus", ["augmented-by-rating", "augmented-one-die", "added"])
+@pytest.mark.parametrize("two_steps", [False, True], ids=["fast-path", "general"])
+def test_augment_once_counts_the_hq_among_the_augmentations(hq_bonus, two_steps):
+    """docs: "Several augmentations (the counter's +, a + support weapon, an HQ) stack (switch
+    augment = "once": at most one)". An MG (HE 2+, To Hit 4) fires with an HQ of leadership 2
+    at rifles in the open: with `augment = "once"` it rolls 2 dice + 1 augmentation die in all
+    (hits 0, 1, 2 with P 1/8, 3/8, 1/2), unless the leadership is added to the firepower
+    (4 dice + 1: the counter's + alone). Enumerated here from the dice, both on the
+    single-fire fast path and on the general kernel (the same fire twice)."""
+    from itertools import product
+
+    dice, aug = (4, 1) if hq_bonus == "added" else (2, 1)
+    want = np.zeros(dice + 1)
+    for faces in product(range(1, 7), repeat=dice + aug):
+        want[min(sum(f >= 4 for f in faces), dice)] += 1
+    want /= want.sum()
+    target = {"name": "open", "units": [unit("target", **RIFLES)]}
+    hq = {**HQ, "leadership": 2, "leadership_reduced": 2}
+    hexes = [{"name": "ridge", "units": [unit("mg", **MG), unit("coy hq", **hq)]}, target]
+    step = {"kind": "fire", "firer": "mg", "target": "target", "hq": "coy hq"}
+    steps = [step]
+    if two_steps:
+        hexes.append({"name": "ridge2", "units": [unit("mg2", **MG)]})
+        steps.append({"kind": "fire", "firer": "mg2", "target": "target"})
+    rules = {"augment": "once", "hq_bonus": hq_bonus}
+    sc = from_dict(scenario(hexes, steps, rules))
+    name = "hits_on_target_step1" if two_steps else "hits_on_target"
+    exact = sc.exact_pmfs()[name]
+    want = np.pad(want, (0, len(exact) - len(want)))  # the statistic's bins (up to HE + lead)
+    assert np.allclose(exact, want)
+    out = engine.simulate(sc, trials=1_000_000, seed=31)
+    F.check_exact(out.counts, {name: want}, f"augment once, {hq_bonus}")
+    ref = N.simulate(sc, 20_000, 31)[name]
+    assert chisquare_pmf(ref, want) > P_MIN

@@ -1,11 +1,20 @@
-"""Every hex platoon rule switch, each value, against the naive reference on the general kernel.
+"""Every hex platoon rule switch, each value, against independent answers on the general kernel.
 
-Each case has at least two steps, so it runs on the general kernel (``kernel_run``), not the
-single-fire fast path: the issue's example is ``concealment_in_cap = false`` in a two-step fire
-at a concealed AFV, which the fast path alone never tested. For every value the kernel's whole
-distribution of every statistic agrees with ``tests/naive_hex_platoon.py`` (two-sample
-chi-square, naive run once per session) and, for a value other than the default, differs from
-the kernel's answer at the default (tests/switches.py).
+Each case runs on the general kernel (``kernel_run``), not the single-fire fast path: the
+issue's example is ``concealment_in_cap = false`` in a two-step fire at a concealed AFV, which
+the fast path alone never tested. For every value, with ``N_KERNEL`` kernel trials:
+
+- the kernel's whole distribution of every statistic agrees with the pure-Python reference
+  ``tests/naive_hex_platoon.py`` (two-sample chi-square, ``N_NAIVE`` trials run once per
+  session) and, for a value other than the default, differs from the kernel's answer at the
+  default (tests/switches.py);
+- every statistic the exact engine answers (the first, static step's, or all of them) matches
+  its exact PMF (chi-square), and would not with 0.5 pp of the kernel's histogram moved
+  between two neighbouring outcomes (``switches.planted_shift``), checked on every run;
+- every statistic agrees with the fast numpy reference ``tests/fast_hex_platoon.py`` (as
+  many trials as ``fast_hex_platoon.fast_trials`` asks), and the case's headline statistics
+  (``HEADLINE``, those its switches move) with the power to see a 0.5 pp error
+  (``switches.assert_power``).
 """
 
 from __future__ import annotations
@@ -17,16 +26,21 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import HQ, MG, RIFLES, TANK, scenario, unit  # noqa: E402
 from naive_cache import cached_run  # noqa: E402
-from switches import check_switch, switch_params  # noqa: E402
+from switches import (  # noqa: E402
+    check_switch,
+    kernel_once,
+    switch_params,
+)
 
 from oddslab import engine  # noqa: E402
 from oddslab.rulesets.hex_platoon.model import Rules  # noqa: E402
 from oddslab.scenario import ScenarioError, from_dict  # noqa: E402
 
-N_KERNEL = 200_000
+N_KERNEL = 1_000_000
 N_NAIVE = 2_000
 SEED = 27
 
@@ -339,10 +353,60 @@ CASES = [
 ]
 
 
+#: per case, the statistics a 0.5 pp error in must fail (those its switches move); the
+#: exact ones are checked against the exact engine, the others against the fast reference
+HEADLINE = {
+    "extended": ("target_state",),
+    "with_hq": ("target_state",),
+    "augmented": ("target_state",),
+    "concealed_rifles": ("target_state", "unsaved_hits_on_target_step2"),
+    "mortar": ("a_state", "units_rallied_woods_step2"),
+    "concealed_afv": ("target_state", "unsaved_hits_on_target_step2"),
+    "artillery": ("park_units_disrupted_or_worse", "t1_state"),
+    "barrage": ("r2_state", "field_units_eliminated"),
+    "assault": ("hits_on_defender_step2", "attacker_took_hex_step2"),
+    "mines": ("lane_units_disrupted_or_worse", "minefield_cleared_step2"),
+    "air": ("unsaved_hits_by_aircraft_step2", "aircraft_fate_step2"),
+    "air_disrupted": ("unsaved_hits_by_aircraft_step2", "aircraft_fate_step2"),
+    "reduced_hq": ("hq_state", "units_rallied_park_step2"),
+    "entering_wood": ("mover_state",),
+    "ops": ("def_state", "road_units_disrupted_or_worse"),
+    "moving": ("grens_state", "assault_made_step3"),
+    "overrun": ("hits_on_defender_step2", "s2_state"),
+    "aa_at_tank": ("target_state",),
+    "improved": ("target_state", "town_units_disrupted_or_worse"),
+    "armour_in_the_open": ("def_state", "tank_state"),
+}
+
+
+def check_strong(case, rules: dict) -> None:
+    """The kernel (``N_KERNEL`` trials, the run ``check_switch`` shares) against the exact
+    engine where it answers and the fast reference elsewhere, with 0.5 pp power on the
+    case's headline statistics."""
+    key = (case.__name__, tuple(sorted(rules.items())))
+    sc = from_dict(case(rules))
+    k = kernel_once(key, lambda: _kernel(case)(rules))
+    what = f"{case.__name__} with {rules}"
+    exact = sc.exact_pmfs()
+    F.check_exact(k, exact, what)
+    assert set(HEADLINE[case.__name__]) <= set(k), sorted(k)
+    head = [n for n in HEADLINE[case.__name__] if n not in exact]
+    F.check_kernel(sc, k, head, SEED, what)
+
+
+_RUNS: dict = {}
+
+
 def _kernel(case):
+    """Kernel histograms of ``case`` with rule overrides, one run per distinct scenario (the
+    default of a case is shared by all its switches)."""
+
     def run(rules):
-        out = engine.simulate(from_dict(case(rules)), trials=N_KERNEL, seed=SEED)
-        return out.counts
+        sc = from_dict(case(rules))
+        key = ("kernel", repr(sc))
+        if key not in _RUNS:
+            _RUNS[key] = engine.simulate(sc, trials=N_KERNEL, seed=SEED).counts
+        return _RUNS[key]
 
     return run
 
@@ -365,11 +429,13 @@ EQUIVALENT = [
 @pytest.mark.parametrize("field, value, default, case", list(switch_params(CASES, Rules())))
 def test_switch_value_matches_naive(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case))
+    check_strong(case, {field: value})
 
 
 @pytest.mark.parametrize("field, value, default, case", list(switch_params(EQUIVALENT, Rules())))
 def test_equivalent_switch_changes_nothing(field, value, default, case):
     check_switch(field, value, default, case.__name__, _kernel(case), _naive(case), equivalent=True)
+    check_strong(case, {field: value})
 
 
 @pytest.mark.rule_switch("hex-platoon", "infantry_assault_armour_adjacent")
@@ -382,3 +448,4 @@ def test_infantry_assault_on_armour_in_the_open():
     case = armour_in_the_open
     field = "infantry_assault_armour_adjacent"
     check_switch(field, False, False, case.__name__, _kernel(case), _naive(case))
+    check_strong(case, {field: False})

@@ -418,6 +418,9 @@ class HexPlatoonScenario(DictForm):
         a[K.R_HQ_AGAIN_STAYS] = r.hq_reduced_again == "stays-reduced"
         a[K.R_IP_AFTER_SAVES] = r.improved_position == "after-saves"
         a[K.R_HQ_MODE] = {"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}[r.hq_bonus]
+        if r.augment == "once" and a[K.R_HQ_MODE] != 0:
+            # the leadership is an augmentation too: one augmentation die in all
+            a[K.R_HQ_MODE] = 3
         a[K.R_HQ_ASSAULT_MODE] = a[K.R_HQ_MODE] if r.hq_assault_bonus == "as-fire" else 0
         a[K.R_MORTAR_MISSION_ROLL] = r.mortar_mission_roll
         a[K.R_HIT_PER_ATTACK] = r.hit_ladder == "one-step-per-attack"

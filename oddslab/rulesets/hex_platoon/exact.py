@@ -68,6 +68,8 @@ def lead_dice(dice: int, aug: int, lead: int, mode: int) -> tuple[int, int]:
         return dice, aug
     if mode == 0:
         return dice + lead, aug
+    if mode == 3:  # augment = "once": one augmentation die in all
+        return dice, 1
     return (dice, aug + lead) if mode == 1 else (dice, aug + 1)
 
 

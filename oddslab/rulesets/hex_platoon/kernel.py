@@ -101,8 +101,10 @@ def _attack_dice(st, dice, aug, th, lead, hq_mode):
             n += lead
         elif hq_mode == 1:
             e += lead
-        else:
+        elif hq_mode == 2:
             e += 1
+        else:  # augment = "once": the leadership is the one augmentation die
+            e = 1
     succ = _count(st, n + e, th)
     return succ if succ < n else n
 

@@ -90,7 +90,9 @@ R_DIS_AIR_STRIKES = 13  # a disrupted aircraft still makes its strike
 R_AIR_CONC_ANY = 14  # strike save +1 if any unit in the hex is concealed (else all)
 R_HQ_AGAIN_STAYS = 15  # a reduced (s)HQ reduced again stays reduced (else eliminated)
 R_IP_AFTER_SAVES = 16  # improved position nullifies the first unsaved hit
-R_HQ_MODE = 17  # 0 leadership added to firepower, 1 augmented by the rating, 2 by one die
+# 0 leadership added to firepower, 1 augmented by the rating, 2 by one die, 3 one augmentation
+# die in all (augment = "once": the counter's +, a + weapon and the leadership together)
+R_HQ_MODE = 17
 R_MORTAR_MISSION_ROLL = 18  # observed mortar fire rolls the mission failure 1D6
 R_HQ_ASSAULT_MODE = 19  # as R_HQ_MODE, for the Assault factor
 R_HIT_PER_ATTACK = 20  # one step down per attack beyond the disruption (else one per hit)
