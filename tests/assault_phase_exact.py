@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 from stats import P_MIN, chisquare_pmf
-from switches import SHIFT_PP, note_power, planted_shift
+from switches import SHIFT_PP, assert_exact_power, shifted_on_support
 
 from oddslab import engine
 
@@ -48,7 +48,7 @@ def trials_for(pmf: PMF, pp: float = SHIFT_PP) -> int:
         return STEP  # one possible outcome: every trial is checked exactly
     for n in range(STEP, CAP + 1, STEP):
         expected = np.round(exact * n).astype(np.int64)
-        if chisquare_pmf(planted_shift(expected, pp), exact) < P_MIN / MARGIN:
+        if chisquare_pmf(*shifted_on_support(expected, exact, pp)) < P_MIN / MARGIN:
             return n
     raise AssertionError(f"no trial count up to {CAP:,} sees a {pp:g} error in {exact}")
 
@@ -64,13 +64,7 @@ def assert_exact(
     assert p > P_MIN, f"{what}: p = {p:.2e}\nkernel {counts}\nexact  {exact.round(5)}"
     if not power:
         return
-    shifted = planted_shift(counts, pp)
-    p_shift = chisquare_pmf(shifted, exact)
-    assert p_shift < P_MIN, (
-        f"{what}: a {100 * pp:g} pp error would pass (p = {p_shift:.2e}, "
-        f"{int(counts.sum()):,} trials): too few trials"
-    )
-    note_power()
+    assert_exact_power(counts, exact, what, pp=pp)
 
 
 def kernel_counts(sc, trials: int, seed: int) -> Mapping[str, np.ndarray]:

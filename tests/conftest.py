@@ -72,12 +72,11 @@ def _rule_switch_power(request):
     if request.node.get_closest_marker("rule_switch") is None:
         yield
         return
-    import switches
-
-    switches.POWER["checked"] = False
+    flag = "ODDSLAB_TEST_POWER_CHECKED"  # tests/switches.py's POWER_FLAG
+    os.environ.pop(flag, None)
     yield
     call = getattr(request.node, "rep_call", None)
-    if call is not None and call.passed and not switches.POWER["checked"]:
+    if call is not None and call.passed and os.environ.pop(flag, None) != "1":
         pytest.fail(
             "marked rule_switch but no comparison in it checked that a 0.5 pp error would "
             "fail (switches.assert_power, or note_power after an exact comparison's check)"

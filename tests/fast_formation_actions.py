@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 from stats import P_MIN, chisquare_pmf
-from switches import SHIFT_PP, planted_shift
+from switches import assert_exact_power
 
 from oddslab.rulesets.formation_actions import FormationActionsScenario
 
-__all__ = ["simulate", "assert_exact", "assert_exact_power", "shifted_on_support"]
+__all__ = ["simulate", "assert_exact"]
 
 _POLICY = {"listed": 0, "best-first": 1, "worst-first": 2}
 
@@ -375,36 +375,6 @@ def simulate(sc: FormationActionsScenario, games: int, seed: int) -> dict[str, n
             size = max(len(t), len(h))
             total[k] = np.pad(t, (0, size - len(t))) + np.pad(h, (0, size - len(h)))
     return total
-
-
-def shifted_on_support(counts: np.ndarray, pmf: np.ndarray, pp: float = SHIFT_PP) -> tuple:
-    """``(counts, pmf)`` restricted to the outcomes the PMF can produce (a joint table
-    flattened), with ``pp`` of the trials moved from the most likely of them to its more
-    likely neighbour among them (``switches.planted_shift``): an error the comparison must
-    see, not mass on an impossible outcome, which any comparison sees."""
-    c = np.zeros(max(len(counts), len(pmf)), dtype=np.int64)
-    c[: len(counts)] = counts
-    p = np.zeros(len(c))
-    p[: len(pmf)] = pmf
-    on = p > 0
-    c, p = c[on], p[on]
-    shifted = planted_shift(c, pp)
-    assert shifted[-1] == 0, "the planted error left the support"
-    return shifted[:-1], p
-
-
-def assert_exact_power(counts: np.ndarray, pmf: np.ndarray, what: str, k: int = 1) -> None:
-    """Had 0.5 pp of ``counts`` (a statistic or a flattened joint table) moved between two
-    neighbouring possible outcomes, ``chisquare_pmf`` against ``pmf`` (times ``k``, a
-    Bonferroni correction) would have fallen below ``P_MIN``. A PMF with one possible
-    outcome is an exact check (any count elsewhere fails it): nothing to show."""
-    if np.count_nonzero(np.asarray(pmf) > 0) == 1:
-        return
-    p = chisquare_pmf(*shifted_on_support(counts, pmf)) * k
-    assert p < P_MIN, (
-        f"{what}: a {100 * SHIFT_PP:g} pp error would pass (Bonferroni p {p:.1e} >= "
-        f"{P_MIN:g}): too few trials, {int(np.sum(counts))}"
-    )
 
 
 def assert_exact(

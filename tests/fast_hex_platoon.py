@@ -346,13 +346,12 @@ def check_kernel(sc, kernel: dict[str, np.ndarray], headline, seed: int, what: s
 def check_exact(counts: dict[str, np.ndarray], exact: dict[str, np.ndarray], what: str) -> None:
     """Kernel histograms against exact PMFs (chi-square, Bonferroni over the statistics), and
     the power check: with 0.5 pp of a histogram moved between two neighbouring outcomes
-    (``switches.planted_shift``) the same comparison fails."""
+    among the possible outcomes (``switches.assert_exact_power``) the same comparison fails."""
     from stats import P_MIN, chisquare_pmf
-    from switches import planted_shift
+    from switches import assert_exact_power
 
     k = len(exact)
     for name, pmf in exact.items():
         p = chisquare_pmf(counts[name], pmf) * k
         assert p > P_MIN, f"{what}: {name} against the exact PMF, p = {p:.2e}"
-        moved = chisquare_pmf(planted_shift(counts[name]), pmf) * k
-        assert moved < P_MIN, f"{what}: a 0.5 pp error in {name} would pass (p = {moved:.1e})"
+        assert_exact_power(counts[name], pmf, f"{what}: {name}", k)

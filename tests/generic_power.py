@@ -20,22 +20,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 from stats import P_MIN, chisquare_pmf
-from switches import SHIFT_PP, planted_shift
-
-
-def planted(counts: np.ndarray, pmf: np.ndarray, pp: float = SHIFT_PP) -> np.ndarray:
-    """``counts`` with a fraction ``pp`` of the trials moved from the most likely outcome to
-    the more likely of its nearest possible neighbours (PMF > 0 either side): the shared
-    ``switches.planted_shift`` on the possible outcomes alone; onto the value above the
-    largest possible one when the PMF has a single possible outcome."""
-    pmf = np.asarray(pmf, dtype=float)
-    size = max(len(counts), len(pmf)) + 1
-    c = np.pad(np.asarray(counts, dtype=np.int64), (0, size - len(counts)))
-    possible = np.flatnonzero(np.pad(pmf, (0, size - len(pmf))) > 0)
-    squeezed = planted_shift(c[possible], pp)  # one more slot: room above
-    c[possible] = squeezed[:-1]
-    c[possible[-1] + 1] += squeezed[-1]
-    return c
+from switches import assert_exact_power
 
 
 def assert_exact(
@@ -62,11 +47,7 @@ def assert_exact(
         c = np.asarray(counts[name], dtype=np.int64)
         p = chisquare_pmf(c, pmfs[name])
         assert p > P_MIN, f"{what}: {name} against the exact PMF, chi-square p = {p:.2e}"
-        shifted = chisquare_pmf(planted(c, pmfs[name]), pmfs[name])
-        assert shifted < P_MIN, (
-            f"{what}: a {100 * SHIFT_PP:g} pp error in {name} would pass against the exact PMF "
-            f"(p = {shifted:.1e}): too few trials ({int(c.sum())})"
-        )
+        assert_exact_power(c, pmfs[name], f"{what}: {name}")
 
 
 def assert_table(counts: np.ndarray, table: np.ndarray, what: str) -> None:

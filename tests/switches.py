@@ -16,6 +16,7 @@ session and keeps the counts, so the default's naive run is shared by every swit
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -151,15 +152,16 @@ def planted_shift(counts: np.ndarray, pp: float = SHIFT_PP) -> np.ndarray:
     return c
 
 
-#: whether the running test made a comparison that a 0.5 pp error fails: set by
-#: :func:`assert_power` and by exact comparisons that check their power (:func:`note_power`),
-#: reset and read around every ``rule_switch`` test by tests/conftest.py
-POWER = {"checked": False}
+#: set (to "1") in this process's environment when the running test made a comparison that a
+#: 0.5 pp error fails: by :func:`assert_power` and :func:`assert_exact_power`; reset and read
+#: around every ``rule_switch`` test by tests/conftest.py. An environment variable, not a
+#: module global, so ``switches`` and ``tests.switches`` (both import paths occur) agree.
+POWER_FLAG = "ODDSLAB_TEST_POWER_CHECKED"
 
 
 def note_power() -> None:
     """Record that the running test checked its comparison's power (0.5 pp would fail)."""
-    POWER["checked"] = True
+    os.environ[POWER_FLAG] = "1"
 
 
 def assert_power(
@@ -184,6 +186,48 @@ def assert_power(
         f"{min(weak.values()):.1e} >= {P_MIN:g}): too few trials, "
         f"{int(sum(next(iter(naive.values()))))} naive"
     )
+    note_power()
+
+
+def shifted_on_support(
+    counts: np.ndarray, pmf: np.ndarray, pp: float = SHIFT_PP
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, pmf)`` restricted to the outcomes the PMF can produce (a joint table
+    flattened), with ``pp`` of the trials moved from the most likely of them to its more
+    likely neighbour among them (as :func:`planted_shift`; a tie in the counts goes to the
+    neighbour the PMF makes likelier): an error the comparison must see, not mass on an
+    impossible outcome, which any comparison sees."""
+    c = np.zeros(max(len(counts), len(pmf)), dtype=np.int64)
+    c[: len(counts)] = counts
+    p = np.zeros(len(c))
+    p[: len(pmf)] = pmf
+    on = p > 0
+    c, p = c[on], p[on]
+    assert len(c) >= 2, "one possible outcome: nothing to move between"
+    top = int(np.argmax(c))
+    to = max((i for i in (top - 1, top + 1) if 0 <= i < len(c)), key=lambda i: (c[i], p[i]))
+    moved = int(round(pp * c.sum()))
+    c[top] -= min(moved, c[top])
+    c[to] += moved
+    return c, p
+
+
+def assert_exact_power(
+    counts: np.ndarray, pmf: np.ndarray, what: str, k: int = 1, pp: float = SHIFT_PP
+) -> None:
+    """Had ``pp`` (0.5 pp) of ``counts`` (a statistic, or a joint table flattened) moved between
+    two neighbouring possible outcomes, ``stats.chisquare_pmf`` against the exact ``pmf``
+    (times ``k``, a Bonferroni correction) would have fallen below ``P_MIN``: the comparison
+    of these counts with the PMF can see a 0.5 pp error. A PMF with one possible outcome is
+    an exact check (any count elsewhere fails the comparison)."""
+    from stats import chisquare_pmf
+
+    if np.count_nonzero(np.asarray(pmf) > 0) > 1:
+        p = chisquare_pmf(*shifted_on_support(counts, pmf, pp)) * k
+        assert p < P_MIN, (
+            f"{what}: a {100 * pp:g} pp error would pass against the exact PMF (Bonferroni "
+            f"p {p:.1e} >= {P_MIN:g}): too few trials, {int(np.sum(counts))}"
+        )
     note_power()
 
 

@@ -11,8 +11,8 @@ import pytest
 
 import oddslab
 from oddslab.rulesets.formation_actions import Army, Formation, FormationActionsScenario, Rules
-from tests.fast_formation_actions import assert_exact_power
 from tests.stats import P_MIN, chisquare_pmf
+from tests.switches import assert_exact_power
 
 
 def _one(withdrawal: str, turns: int = 1) -> FormationActionsScenario:

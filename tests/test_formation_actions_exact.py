@@ -10,8 +10,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from fast_formation_actions import assert_exact_power
 from stats import chisquare_pmf
+from switches import assert_exact_power
 
 from oddslab._seeding import chunk_seeds
 from oddslab.dice import DiceExpr

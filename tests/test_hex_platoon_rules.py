@@ -21,7 +21,7 @@ import fast_hex_platoon as F  # noqa: E402
 import naive_hex_platoon as N  # noqa: E402
 from hex_platoon_cases import HQ, MG, RIFLES, orders_case, scenario, unit  # noqa: E402
 from stats import P_MIN, Z_MAX, chisquare_pmf  # noqa: E402
-from switches import assert_agree  # noqa: E402
+from switches import assert_agree, note_power  # noqa: E402
 
 from oddslab import engine  # noqa: E402
 from oddslab.scenario import from_dict  # noqa: E402
@@ -387,6 +387,7 @@ def test_city_assault_bonus(reading):
     assert out.prob("hits_on_defender_step1", vs_inf + 1) == 0.0
     assert out.prob("hits_on_defender_step2", 3) == 1.0
     assert out.prob("hits_on_defender_step2", 4) == 0.0
+    note_power()  # a sure outcome checked in every trial: any error fails it
 
 
 def test_attacker_without_assault_factor_stays_behind():
