@@ -74,7 +74,7 @@ def test_halving_floor_in_the_kernel_exact(floor, dice):
 @pytest.mark.rule_switch("vom-kriege", "halving_floor")
 @pytest.mark.parametrize("floor", ["always", "positive"])
 def test_halving_floor_kernel_matches_reference(floor):
-    _compare(_halving_probe(halving_floor=floor), trials_k=100_000, trials_n=10_000)
+    _compare(_halving_probe(halving_floor=floor))
 
 
 # -- "Artillery target is skirmish at 3"-6" range" ------------------------------------------
@@ -115,7 +115,7 @@ def test_skirmish_range_in_the_kernel_exact(rng, reading, dice):
 @pytest.mark.rule_switch("vom-kriege", "skirmish_range")
 @pytest.mark.parametrize("reading", ["up_to_6", "over_3"])
 def test_skirmish_range_kernel_matches_reference(reading):
-    _compare(_guns_at_skirmishers(3, skirmish_range=reading), trials_k=100_000, trials_n=10_000)
+    _compare(_guns_at_skirmishers(3, skirmish_range=reading))
 
 
 # -- rows joined by "or" ---------------------------------------------------------------------
@@ -189,4 +189,4 @@ def _battle_back_in_woods(**rules):
 @pytest.mark.rule_switch("vom-kriege", "or_rows")
 @pytest.mark.parametrize("reading", ["largest", "stack", "each"])
 def test_or_rows_kernel_matches_reference(reading):
-    _compare(_battle_back_in_woods(or_rows=reading), trials_k=100_000, trials_n=10_000)
+    _compare(_battle_back_in_woods(or_rows=reading))

@@ -191,7 +191,13 @@ def _leaders_everywhere(**rules):
 @pytest.mark.rule_switch("vom-kriege", "leader_with_unit")
 @pytest.mark.parametrize("reading", ["rolled", "retires"])
 def test_leaders_kernel_matches_reference(reading):
-    _compare(_leaders_everywhere(leader_with_unit=reading), trials_k=200_000, trials_n=20_000)
+    # too many rolls to enumerate: against sampled reference trials
+    _compare(
+        _leaders_everywhere(leader_with_unit=reading),
+        trials_k=200_000,
+        trials_n=20_000,
+        exact=False,
+    )
 
 
 @pytest.mark.parametrize(
@@ -203,7 +209,7 @@ def test_leaders_kernel_matches_reference(reading):
 )
 def test_leader_alone_kernel_matches_reference(rules):
     sc = _ride_down(**rules)
-    _compare(sc, trials_k=200_000, trials_n=20_000)
+    _compare(sc)
 
 
 # -- reading, checks and show ----------------------------------------------------------------

@@ -1,0 +1,283 @@
+"""Exact distributions of the pure-Python Vom Kriege reference, branching on whole rolls.
+
+``naive_vom_kriege.enumerate_outcomes`` branches on every die (faces ** dice sequences: a few
+dozen dice of two or three faces at most). Here the reference's :class:`naive_vom_kriege.Trial`
+is played with every random event branching on its *outcome* instead:
+
+- a battle roll of ``n`` dice (``Trial.roll``) on its (hits, flags) count, with the multinomial
+  probability of that count (each face scored by the reference's own ``roll`` on that face);
+- a form-square test (any ``infantry`` among ``k`` command dice) and a leader's contact roll
+  (one die at a time, only ``saber`` counts) on whether each die shows that symbol.
+
+Every branch is replayed from the start (the reference is not resumable), so the cost is the
+number of roll outcomes along the paths times the cost of a trial: a melee with its defensive
+fire, battle back and a follow-up is some thousands of leaves, a second or less. The answer is
+the reference's exact distribution, so a kernel histogram of 10^5-10^6 trials against it sees a
+0.5 percentage-point error without any sampling on the reference side.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Mapping
+
+import naive_vom_kriege as naive
+import numpy as np
+from stats import P_MIN, chisquare_pmf
+from switches import SHIFT_PP, planted_shift
+
+#: the symbol the reference compares each die with, by the function rolling it one at a time
+_ONE_SYMBOL = {"melee": "infantry", "contact_leader": "saber"}
+
+
+class _Branch(Exception):
+    def __init__(self, options: int):
+        self.options = options
+
+
+class _Script:
+    """Replays the chosen outcome of each random event in turn; raises :class:`_Branch` (with
+    the number of outcomes) at the first event past the script."""
+
+    def __init__(self, script: tuple[int, ...]):
+        self.script = script
+        self.i = 0
+        self.p = 1.0
+
+    def pick(self, options: list[tuple[float, object]]) -> object:
+        if self.i == len(self.script):
+            raise _Branch(len(options))
+        p, value = options[self.script[self.i]]
+        self.i += 1
+        self.p *= p
+        return value
+
+    def choice(self, faces):
+        """One die of a form-square test or a leader contact: the symbol or not."""
+        symbol = _ONE_SYMBOL[sys._getframe(2).f_code.co_name]
+        q = faces.count(symbol) / len(faces)
+        options = [(q, symbol), (1.0 - q, "<other>")]
+        return self.pick([o for o in options if o[0] > 0])
+
+
+def _face_effect(trial: naive.Trial, face: str, side: str, target: str, mode: str):
+    """(hits, flags) the reference's ``roll`` scores for one die showing ``face``."""
+    saved = trial.rng, trial.u[target]["hits_rolled"], trial.u[target]["flags_rolled"]
+    trial.rng = _Fixed(face)
+    try:
+        return naive.Trial.roll(trial, 1, side, target, mode)
+    finally:
+        trial.rng = saved[0]
+        trial.u[target]["hits_rolled"], trial.u[target]["flags_rolled"] = saved[1:]
+        trial.dice[side] -= 1
+
+
+class _Fixed:
+    def __init__(self, face: str):
+        self.face = face
+
+    def choice(self, faces):
+        return self.face
+
+
+def _roll_pmf(effects: dict[tuple[int, int], float], n: int) -> list[tuple[float, tuple]]:
+    """Multinomial distribution of the summed (hits, flags) of ``n`` dice."""
+    dist = {(0, 0): 1.0}
+    for _ in range(n):
+        nxt: dict[tuple[int, int], float] = {}
+        for (h, f), p in dist.items():
+            for (dh, df), q in effects.items():
+                key = (h + dh, f + df)
+                nxt[key] = nxt.get(key, 0.0) + p * q
+        dist = nxt
+    return [(p, hf) for hf, p in sorted(dist.items()) if p > 0]
+
+
+class _Trial(naive.Trial):
+    """The reference trial with whole-roll outcomes scripted; ``stats`` waits for the end."""
+
+    final = False
+
+    def stats(self):
+        return super().stats() if self.final else None
+
+    #: the (hits, flags) distribution of a roll, by (faces, sabers, target troop, mode, dice)
+    PMFS: dict[tuple, list[tuple[float, tuple]]] = {}
+
+    def roll(self, n, side, target, mode):
+        key = (tuple(self.faces), self.rules.sabers, self.u[target]["spec"].troop, mode, n)
+        if key not in self.PMFS:
+            effects: dict[tuple[int, int], float] = {}
+            for face in set(self.faces):
+                e = _face_effect(self, face, side, target, mode)
+                effects[e] = effects.get(e, 0.0) + self.faces.count(face) / len(self.faces)
+            self.PMFS[key] = _roll_pmf(effects, n)
+        h, f = self.rng.pick(self.PMFS[key])
+        self.dice[side] += n
+        self.u[target]["hits_rolled"] += h
+        self.u[target]["flags_rolled"] += f
+        return h, f
+
+
+class _OneAction:
+    """The scenario as the reference's ``run`` sees it, with one action only (its index ``i``
+    in the whole sequence decides whether it is the follow-up the statistics report)."""
+
+    def __init__(self, sc, i: int):
+        self._sc = sc
+        self.actions = (sc.actions[i],)
+        self._fu = 0 if sc._fu_action() == i else -1
+
+    def _fu_action(self) -> int:
+        return self._fu
+
+    def __getattr__(self, name):
+        return getattr(self._sc, name)
+
+
+def _snapshot(t: naive.Trial) -> tuple:
+    return (
+        {k: dict(v) for k, v in t.u.items()},
+        {k: dict(v) for k, v in t.ldr.items()},
+        Counter(t.dice),
+        t.followed,
+    )
+
+
+#: what the reference's units keep only for the statistics (``Trial.stats`` reads them for the
+#: focus attacker, the focus defender and the follow-up's second target; no rule reads them)
+_STATS_ONLY = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits", "squared", "fellback", "meleed")
+
+
+def _forget(sc, state: tuple) -> tuple:
+    """``state`` with the statistics-only fields of every unit the statistics never look at
+    set to 0, so that states differing only there merge."""
+    seen = set(sc._focus)
+    fa = sc._fu_action()
+    if fa >= 0:
+        seen.add(sc.actions[fa].follow_up)
+    for name, d in state[0].items():
+        if name not in seen:
+            for f in _STATS_ONLY:
+                d[f] = 0
+    return state
+
+
+def _key(state: tuple) -> tuple:
+    u, ldr, dice, followed = state
+    return (
+        tuple((n, tuple((k, v) for k, v in d.items() if k != "spec")) for n, d in u.items()),
+        tuple((n, tuple((k, v) for k, v in d.items() if k != "spec")) for n, d in ldr.items()),
+        tuple(sorted(dice.items())),
+        followed,
+    )
+
+
+def _restore(t: naive.Trial, state: tuple) -> None:
+    u, ldr, dice, followed = state
+    t.u = {k: dict(v) for k, v in u.items()}
+    t.ldr = {k: dict(v) for k, v in ldr.items()}
+    t.dice = Counter(dice)
+    t.followed = followed
+
+
+def _after(sc, state: tuple, budget: list[int]) -> list[tuple[float, tuple]]:
+    """Every outcome of playing ``sc`` (one action, see :class:`_OneAction`) from ``state``;
+    each scripted trial played takes one from ``budget[0]``."""
+    out = []
+    todo: list[tuple[int, ...]] = [()]
+    while todo:
+        script = todo.pop()
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise RuntimeError("too many rolls to enumerate (scripted trials over the limit)")
+        rng = _Script(script)
+        t = _Trial(sc, rng)
+        _restore(t, state)
+        try:
+            t.run()
+        except _Branch as b:
+            todo.extend(script + (k,) for k in range(b.options - 1, -1, -1))
+            continue
+        out.append((rng.p, _snapshot(t)))
+    return out
+
+
+def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
+    """Exact ``[(probability, statistics)]`` of the reference trial of ``sc``, one action at a
+    time: the trial states after each action (identical states merged) are the starting
+    states of the next. ``limit``: scripted trials in all (each one action long)."""
+    budget = [limit]
+    states = {None: (1.0, _snapshot(_Trial(sc, _Script(()))))}
+    for i in range(len(sc.actions)):
+        one = _OneAction(sc, i)
+        nxt: dict[tuple, tuple[float, tuple]] = {}
+        for p, state in states.values():
+            for q, after in _after(one, state, budget):
+                after = _forget(sc, after)
+                k = _key(after)
+                nxt[k] = (nxt[k][0] + p * q, after) if k in nxt else (p * q, after)
+        states = nxt
+    out = []
+    for p, state in states.values():
+        t = _Trial(sc, _Script(()))
+        _restore(t, state)
+        t.final = True
+        out.append((p, t.stats()))
+    return out
+
+
+def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
+    """Exact marginal PMF (index = value) of every statistic the reference reports."""
+    acc: dict[str, Counter] = {}
+    for p, stats in outcomes(sc, limit):
+        for k, v in stats.items():
+            acc.setdefault(k, Counter())[v] += p
+    out = {}
+    for k, c in acc.items():
+        a = np.zeros(max(c) + 1)
+        for v, p in c.items():
+            a[v] = p
+        out[k] = a
+    return out
+
+
+_PMFS: dict[str, dict[str, np.ndarray]] = {}
+
+
+def exact_pmfs(sc, limit: int = 20_000) -> dict[str, np.ndarray]:
+    """:func:`pmfs` of ``sc``, once per test session (keyed by the scenario's repr)."""
+    key = repr(sc)
+    if key not in _PMFS:
+        _PMFS[key] = pmfs(sc, limit)
+    return _PMFS[key]
+
+
+def assert_exact(
+    counts: Mapping[str, np.ndarray], exact: Mapping[str, np.ndarray], what: str
+) -> None:
+    """Every statistic the kernel reports (``counts``, histograms) against the reference's
+    exact PMF (chi-square with rare outcomes tested alone, ``stats.chisquare_pmf``;
+    Bonferroni over the statistics, p > ``P_MIN``), and the power check on these very runs:
+    0.5 pp of any one statistic's histogram moved from its most likely outcome to the more
+    likely neighbour (``switches.planted_shift``) fails the same comparison."""
+    missing = sorted(set(counts) - set(exact))
+    assert not missing, f"{what}: the reference does not report {missing}"
+    k = len(counts)
+    ps = {name: chisquare_pmf(c, exact[name]) * k for name, c in counts.items()}
+    worst = min(ps, key=ps.get)
+    assert ps[worst] > P_MIN, (
+        f"{what}: the kernel differs from the reference's exact distribution of {worst} "
+        f"(Bonferroni p = {ps[worst]:.2e}, {k} statistics)\nkernel {counts[worst]}\n"
+        f"exact  {np.round(exact[worst] * sum(counts[worst]), 1)}"
+    )
+    weak = {
+        name: p
+        for name, c in counts.items()
+        if (p := chisquare_pmf(planted_shift(c, SHIFT_PP), exact[name]) * k) >= P_MIN
+    }
+    assert not weak, (
+        f"{what}: a {100 * SHIFT_PP:g} pp error in {sorted(weak)} would pass (Bonferroni p "
+        f"{min(weak.values()):.1e}): too few kernel trials ({int(sum(next(iter(counts.values()))))})"
+    )
