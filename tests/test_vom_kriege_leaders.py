@@ -200,6 +200,14 @@ def test_leaders_kernel_matches_reference(reading):
     )
 
 
+@pytest.mark.rule_switch("vom-kriege", "leader_with_unit")
+@pytest.mark.parametrize("reading", ["rolled", "retires"])
+def test_leader_with_the_target_kernel_matches_the_exact_reference(reading):
+    """A line charges a line its leader stands with (:func:`_with_unit`), under both
+    readings: the kernel against the reference's exact distribution (0.5 pp power)."""
+    _compare(_with_unit(leader_with_unit=reading))
+
+
 @pytest.mark.parametrize(
     "rules",
     [
