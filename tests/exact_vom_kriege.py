@@ -18,9 +18,11 @@ the reference's exact distribution, so a kernel histogram of 10^5-10^6 trials ag
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections import Counter
 from collections.abc import Mapping
+from itertools import islice
 
 import naive_vom_kriege as naive
 import numpy as np
@@ -165,10 +167,12 @@ def _forget(sc, state: tuple) -> tuple:
 
 
 def _key(state: tuple) -> tuple:
+    """A hashable key of ``state``: every field but ``spec`` (the first, checked in
+    :func:`outcomes`; the same object in every state)."""
     u, ldr, dice, followed = state
     return (
-        tuple((n, tuple((k, v) for k, v in d.items() if k != "spec")) for n, d in u.items()),
-        tuple((n, tuple((k, v) for k, v in d.items() if k != "spec")) for n, d in ldr.items()),
+        tuple(tuple(islice(d.values(), 1, None)) for d in u.values()),
+        tuple(tuple(islice(d.values(), 1, None)) for d in ldr.values()),
         tuple(sorted(dice.items())),
         followed,
     )
@@ -187,13 +191,15 @@ def _after(sc, state: tuple, budget: list[int]) -> list[tuple[float, tuple]]:
     each scripted trial played takes one from ``budget[0]``."""
     out = []
     todo: list[tuple[int, ...]] = [()]
+    template = _Trial(sc, None)
     while todo:
         script = todo.pop()
         budget[0] -= 1
         if budget[0] < 0:
             raise RuntimeError("too many rolls to enumerate (scripted trials over the limit)")
         rng = _Script(script)
-        t = _Trial(sc, rng)
+        t = copy.copy(template)  # the reference's own set-up, its state replaced below
+        t.rng = rng
         _restore(t, state)
         try:
             t.run()
@@ -209,7 +215,10 @@ def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
     time: the trial states after each action (identical states merged) are the starting
     states of the next. ``limit``: scripted trials in all (each one action long)."""
     budget = [limit]
-    states = {None: (1.0, _snapshot(_Trial(sc, _Script(()))))}
+    start = _Trial(sc, _Script(()))
+    for d in (*start.u.values(), *start.ldr.values()):
+        assert next(iter(d)) == "spec", "the reference's unit and leader dicts changed shape"
+    states = {None: (1.0, _snapshot(start))}
     for i in range(len(sc.actions)):
         one = _OneAction(sc, i)
         nxt: dict[tuple, tuple[float, tuple]] = {}

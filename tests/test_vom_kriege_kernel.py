@@ -1,7 +1,8 @@
 """Vom Kriege kernel: hits/flags against the exact multinomial (chi-square, 1e6 trials), the
 form-square test, hits-then-retreats and the leader cascade by hand-worked cases, the whole
-sequence against the pure-Python reference (tests/naive_vom_kriege.py, |z| < 5), and
-bit-identical results at 1 and 2 threads."""
+sequence against the pure-Python reference (tests/naive_vom_kriege.py: its exact distribution,
+tests/exact_vom_kriege.py, where its rolls can be enumerated, else sampled), and bit-identical
+results at 1 and 2 threads."""
 
 from __future__ import annotations
 
