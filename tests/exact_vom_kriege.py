@@ -147,9 +147,12 @@ def _snapshot(t: naive.Trial) -> tuple:
     )
 
 
-#: what the reference's units keep only for the statistics (``Trial.stats`` reads them for the
-#: focus attacker, the focus defender and the follow-up's second target; no rule reads them)
-_STATS_ONLY = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits", "squared", "fellback", "meleed")
+#: what the reference keeps only for the statistics (``Trial.stats`` reads them, for the focus
+#: attacker, the focus defender and the follow-up's second target; no rule reads them): counts
+#: a trial only adds to, and marks it only sets
+_ADDED = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits")
+_SET = ("squared", "fellback", "meleed")
+_LEADER_ADDED = ("rolled",)
 
 
 def _forget(sc, state: tuple) -> tuple:
@@ -161,9 +164,41 @@ def _forget(sc, state: tuple) -> tuple:
         seen.add(sc.actions[fa].follow_up)
     for name, d in state[0].items():
         if name not in seen:
-            for f in _STATS_ONLY:
+            for f in _ADDED + _SET:
                 d[f] = 0
     return state
+
+
+def _rules_part(state: tuple) -> tuple:
+    """``state`` with every statistics-only field at 0 (dice counts included): what the rules
+    of the next action see. Its outcomes, played from here, are combined with each state's
+    own counts by :func:`_combine`."""
+    u, ldr, _, _ = state
+    u0 = {n: {**d, **dict.fromkeys(_ADDED + _SET, 0)} for n, d in u.items()}
+    l0 = {n: {**d, **dict.fromkeys(_LEADER_ADDED, 0)} for n, d in ldr.items()}
+    return (u0, l0, Counter(), False)
+
+
+def _combine(state: tuple, after: tuple) -> tuple:
+    """The outcome ``after`` (played from ``_rules_part(state)``) with ``state``'s counts
+    added and its marks kept."""
+    u, ldr, dice, followed = state
+    ua, la, da, fa = after
+    u2 = {}
+    for n, d in ua.items():
+        d = dict(d)
+        for f in _ADDED:
+            d[f] += u[n][f]
+        for f in _SET:
+            d[f] = d[f] or u[n][f]
+        u2[n] = d
+    l2 = {}
+    for n, d in la.items():
+        d = dict(d)
+        for f in _LEADER_ADDED:
+            d[f] += ldr[n][f]
+        l2[n] = d
+    return (u2, l2, dice + da, followed or fa)
 
 
 def _key(state: tuple) -> tuple:
@@ -173,7 +208,7 @@ def _key(state: tuple) -> tuple:
     return (
         tuple(tuple(islice(d.values(), 1, None)) for d in u.values()),
         tuple(tuple(islice(d.values(), 1, None)) for d in ldr.values()),
-        tuple(sorted(dice.items())),
+        tuple(sorted((k, v) for k, v in dice.items() if v)),
         followed,
     )
 
@@ -213,7 +248,8 @@ def _after(sc, state: tuple, budget: list[int]) -> list[tuple[float, tuple]]:
 def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
     """Exact ``[(probability, statistics)]`` of the reference trial of ``sc``, one action at a
     time: the trial states after each action (identical states merged) are the starting
-    states of the next. ``limit``: scripted trials in all (each one action long)."""
+    states of the next, and each action is played once per distinct state of what its rules
+    read (the statistics' counts left out and added back). ``limit``: scripted trials in all (each one action long)."""
     budget = [limit]
     start = _Trial(sc, _Script(()))
     for d in (*start.u.values(), *start.ldr.values()):
@@ -222,9 +258,14 @@ def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
     for i in range(len(sc.actions)):
         one = _OneAction(sc, i)
         nxt: dict[tuple, tuple[float, tuple]] = {}
+        played: dict[tuple, list[tuple[float, tuple]]] = {}
         for p, state in states.values():
-            for q, after in _after(one, state, budget):
-                after = _forget(sc, after)
+            rules_part = _rules_part(state)
+            rk = _key(rules_part)
+            if rk not in played:
+                played[rk] = _after(one, rules_part, budget)
+            for q, after in played[rk]:
+                after = _forget(sc, _combine(state, after))
                 k = _key(after)
                 nxt[k] = (nxt[k][0] + p * q, after) if k in nxt else (p * q, after)
         states = nxt
@@ -255,7 +296,7 @@ def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
 _PMFS: dict[str, dict[str, np.ndarray]] = {}
 
 
-def exact_pmfs(sc, limit: int = 20_000) -> dict[str, np.ndarray]:
+def exact_pmfs(sc, limit: int = 100_000) -> dict[str, np.ndarray]:
     """:func:`pmfs` of ``sc``, once per test session (keyed by the scenario's repr)."""
     key = repr(sc)
     if key not in _PMFS:

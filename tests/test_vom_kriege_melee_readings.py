@@ -385,7 +385,7 @@ CASES = {
 
 
 #: too many rolls to enumerate: against sampled reference trials
-SAMPLED = ("retires", "retires-switched", "squares-and-woods", "squares-half")
+SAMPLED = ("retires", "retires-switched")
 
 
 @pytest.mark.statistical
