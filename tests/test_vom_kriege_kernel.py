@@ -52,9 +52,7 @@ def test_single_shot_matches_exact_pmfs():
     exact = sc.exact_pmfs()
     assert exact["attacker_dice_rolled"][7] == 1.0  # 5 + order bonus + column
     assert set(exact) >= {"hits_on_defender", "flags_on_defender", "defender_removed"}
-    for stat, pmf in exact.items():
-        counts = out.counts[stat]
-        assert chisquare_pmf(counts, pmf) > P_MIN, stat
+    assert_exact({k: out.counts[k] for k in exact}, exact, "single shot")  # 0.5 pp power
 
 
 @pytest.mark.statistical
@@ -69,8 +67,8 @@ def test_hits_flags_multinomial_each_target(target):
     p_hit = {"infantry": 3 / 6, "cavalry": 2 / 6, "artillery": 2 / 6}[target]
     h = np.array([math.comb(n, k) * p_hit**k * (1 - p_hit) ** (n - k) for k in range(n + 1)])
     f = np.array([math.comb(n, k) * (1 / 6) ** k * (5 / 6) ** (n - k) for k in range(n + 1)])
-    assert chisquare_pmf(out.counts["hits_on_defender"], h) > P_MIN
-    assert chisquare_pmf(out.counts["flags_on_defender"], f) > P_MIN
+    names = ("hits_on_defender", "flags_on_defender")
+    assert_exact({k: out.counts[k] for k in names}, dict(zip(names, (h, f), strict=True)), target)
 
 
 @pytest.mark.statistical
@@ -86,7 +84,8 @@ def test_form_square_probability_in_kernel(hits, diso, n):
     trials = 1_000_000
     out = oddslab.simulate(sc, trials=trials, seed=3)
     p = 1 - (4 / 6) ** n
-    assert abs(z_prob(out.prob("defender_formed_square"), p, trials)) < Z_MAX
+    sq = "defender_formed_square"
+    assert_exact({sq: out.counts[sq]}, {sq: np.array([1 - p, p])}, sq)  # 0.5 pp power
 
 
 # -- hand-worked cases: hits, then retreats; removal; the leader cascade ---------------------
