@@ -9,11 +9,19 @@ is played with every random event branching on its *outcome* instead:
 - a form-square test (any ``infantry`` among ``k`` command dice) and a leader's contact roll
   (one die at a time, only ``saber`` counts) on whether each die shows that symbol.
 
-Every branch is replayed from the start (the reference is not resumable), so the cost is the
-number of roll outcomes along the paths times the cost of a trial: a melee with its defensive
-fire, battle back and a follow-up is some thousands of leaves, a second or less. The answer is
-the reference's exact distribution, so a kernel histogram of 10^5-10^6 trials against it sees a
-0.5 percentage-point error without any sampling on the reference side.
+The trial is played one action at a time (the reference's own ``run`` on a scenario holding
+that action only): the distinct trial states after an action are the starting states of the
+next, and an action is played once per distinct state of what its rules read (the counts kept
+only for the statistics are added back afterwards). Within an action every branch is replayed
+from that action's start (the reference is not resumable), so the cost is the number of roll
+outcomes along its paths times the cost of an action: a melee with defensive fire, battle
+back and a follow-up is some thousands, a second or so; one with a battery, a retire and a
+follow-up that fires and battles back is too many (``limit``). The answer is the reference's
+exact distribution, so a kernel histogram of 10^6 trials against it sees a 0.5
+percentage-point error without any sampling on the reference side (:func:`assert_exact`).
+
+The roll-level outcomes are checked against every face sequence
+(``naive_vom_kriege.enumerate_outcomes``) in tests/test_vom_kriege_exact.py.
 """
 
 from __future__ import annotations
@@ -56,7 +64,9 @@ class _Script:
         return value
 
     def choice(self, faces):
-        """One die of a form-square test or a leader contact: the symbol or not."""
+        """One die of a form-square test or a leader contact: the symbol or not (which symbol
+        the caller compares with is told by the function whose generator expression rolls
+        the die: ``Trial.melee`` for the square test, ``Trial.contact_leader``)."""
         symbol = _ONE_SYMBOL[sys._getframe(2).f_code.co_name]
         q = faces.count(symbol) / len(faces)
         options = [(q, symbol), (1.0 - q, "<other>")]
