@@ -41,6 +41,11 @@ from switches import SHIFT_PP, planted_shift
 _ONE_SYMBOL = {"melee": "infantry", "contact_leader": "saber"}
 
 
+class _FollowUp(Exception):
+    """The trial reached its follow-up melee: paused there, so the states that reach it are
+    merged before it is played."""
+
+
 class _Branch(Exception):
     def __init__(self, options: int):
         self.options = options
@@ -110,9 +115,23 @@ class _Trial(naive.Trial):
     """The reference trial with whole-roll outcomes scripted; ``stats`` waits for the end."""
 
     final = False
+    pause = False
 
     def stats(self):
         return super().stats() if self.final else None
+
+    def melee(self, act, att, dfd, follow):
+        if follow and self.pause:
+            raise _FollowUp
+        return super().melee(act, att, dfd, follow)
+
+    def resume(self, act) -> None:
+        """What the reference's ``run`` does from its follow-up on, for action ``act``: the
+        second melee, then step 7's disorder of the cavalry attacker (``Trial.run``'s last
+        two steps of a melee action)."""
+        self.melee(act, act.actor, act.follow_up, True)
+        if self.u[act.actor]["spec"].troop == "cavalry":
+            self.disorder(act.actor)
 
     #: the (hits, flags) distribution of a roll, by (faces, sabers, target troop, mode, dice)
     PMFS: dict[tuple, list[tuple[float, tuple]]] = {}
@@ -231,9 +250,11 @@ def _restore(t: naive.Trial, state: tuple) -> None:
     t.followed = followed
 
 
-def _after(sc, state: tuple, budget: list[int]) -> list[tuple[float, tuple]]:
-    """Every outcome of playing ``sc`` (one action, see :class:`_OneAction`) from ``state``;
-    each scripted trial played takes one from ``budget[0]``."""
+def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float, tuple, bool]]:
+    """Every outcome ``(probability, state, paused)`` of playing ``sc`` (one action, see
+    :class:`_OneAction`) from ``state``, up to its follow-up melee (``paused``: reached it);
+    with ``resume`` (that action) the follow-up and what comes after it instead. Each scripted
+    trial played takes one from ``budget[0]``."""
     out = []
     todo: list[tuple[int, ...]] = [()]
     template = _Trial(sc, None)
@@ -246,20 +267,48 @@ def _after(sc, state: tuple, budget: list[int]) -> list[tuple[float, tuple]]:
         t = copy.copy(template)  # the reference's own set-up, its state replaced below
         t.rng = rng
         _restore(t, state)
+        paused = False
         try:
-            t.run()
+            if resume is None:
+                t.pause = True
+                t.run()
+            else:
+                t.resume(resume)
         except _Branch as b:
             todo.extend(script + (k,) for k in range(b.options - 1, -1, -1))
             continue
-        out.append((rng.p, _snapshot(t)))
+        except _FollowUp:
+            paused = True
+        out.append((rng.p, _snapshot(t), paused))
     return out
+
+
+def _play(sc, one, states: dict, budget: list[int], resume=None) -> tuple[dict, dict]:
+    """The states after playing ``one`` from each of ``states`` (identical ones merged),
+    and those paused at the follow-up."""
+    done: dict[tuple, tuple[float, tuple]] = {}
+    paused: dict[tuple, tuple[float, tuple]] = {}
+    played: dict[tuple, list[tuple[float, tuple, bool]]] = {}
+    for p, state in states.values():
+        rules_part = _rules_part(state)
+        rk = _key(rules_part)
+        if rk not in played:
+            played[rk] = _after(one, rules_part, budget, resume)
+        for q, after, stop in played[rk]:
+            after = _forget(sc, _combine(state, after))
+            k = _key(after)
+            into = paused if stop else done
+            into[k] = (into[k][0] + p * q, after) if k in into else (p * q, after)
+    return done, paused
 
 
 def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
     """Exact ``[(probability, statistics)]`` of the reference trial of ``sc``, one action at a
     time: the trial states after each action (identical states merged) are the starting
     states of the next, and each action is played once per distinct state of what its rules
-    read (the statistics' counts left out and added back). ``limit``: scripted trials in all (each one action long)."""
+    read (the statistics' counts left out and added back); a melee's follow-up is played
+    from the merged states that reach it. ``limit``: scripted trials in all (each one action
+    or follow-up long)."""
     budget = [limit]
     start = _Trial(sc, _Script(()))
     for d in (*start.u.values(), *start.ldr.values()):
@@ -267,18 +316,12 @@ def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
     states = {None: (1.0, _snapshot(start))}
     for i in range(len(sc.actions)):
         one = _OneAction(sc, i)
-        nxt: dict[tuple, tuple[float, tuple]] = {}
-        played: dict[tuple, list[tuple[float, tuple]]] = {}
-        for p, state in states.values():
-            rules_part = _rules_part(state)
-            rk = _key(rules_part)
-            if rk not in played:
-                played[rk] = _after(one, rules_part, budget)
-            for q, after in played[rk]:
-                after = _forget(sc, _combine(state, after))
-                k = _key(after)
-                nxt[k] = (nxt[k][0] + p * q, after) if k in nxt else (p * q, after)
-        states = nxt
+        states, paused = _play(sc, one, states, budget)
+        if paused:
+            done, again = _play(sc, one, paused, budget, resume=sc.actions[i])
+            assert not again, "a second follow-up in one action"
+            for k, (p, state) in done.items():
+                states[k] = (states[k][0] + p, state) if k in states else (p, state)
     out = []
     for p, state in states.values():
         t = _Trial(sc, _Script(()))
