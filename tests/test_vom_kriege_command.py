@@ -8,6 +8,7 @@ from collections import Counter
 
 import icepool
 import pytest
+from exact_vom_kriege import assert_exact
 
 import oddslab
 from oddslab.rulesets.vom_kriege.command import (
@@ -21,7 +22,6 @@ from oddslab.rulesets.vom_kriege.command import (
 from oddslab.rulesets.vom_kriege.layout import SYMBOLS
 from oddslab.rulesets.vom_kriege.model import Dice
 from oddslab.rulesets.vom_kriege.orders import SABER_READINGS
-from tests.stats import P_MIN, chisquare_pmf
 
 FACES = Dice().faces
 
@@ -251,8 +251,8 @@ def test_monte_carlo_under_policy_matches_exact(reroll, policy):
         policy=policy,
     )
     out = oddslab.simulate(sc, trials=1_000_000, seed=17)
-    for stat, pmf in sc.exact_pmfs().items():
-        assert chisquare_pmf(out.counts[stat], pmf) > P_MIN, stat
+    exact = sc.exact_pmfs()
+    assert_exact({k: out.counts[k] for k in exact}, exact, f"{reroll}/{policy}")
 
 
 @pytest.mark.parametrize(("cp", "rr", "orders"), SMALL)
@@ -289,9 +289,9 @@ def test_kernel_honours_pair_substitution(pairs):
     CP, an L2 leader)."""
     orders = (Order("assault", double=True), Order("cavalry", double=True))
     sc = CommandScenario(cp=5, rerolls=2, orders=orders, pair_substitution=pairs)
-    out = oddslab.simulate(sc, trials=300_000, seed=23)
-    for stat, pmf in sc.exact_pmfs().items():
-        assert chisquare_pmf(out.counts[stat], pmf) > P_MIN, stat
+    out = oddslab.simulate(sc, trials=1_000_000, seed=23)
+    exact = sc.exact_pmfs()
+    assert_exact({k: out.counts[k] for k in exact}, exact, f"pair_substitution={pairs}")
     other = CommandScenario(cp=5, rerolls=2, orders=orders, pair_substitution=not pairs)
     assert abs(sc.probability() - other.probability()) > 0.05
 

@@ -23,6 +23,7 @@ from oddslab.rulesets.vom_kriege.model import Action, Dice, Leader, Rules, Unit
 from oddslab.rulesets.vom_kriege.orders import feasible, requirements
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import exact_vom_kriege as exact  # noqa: E402
 import naive_vom_kriege as naive  # noqa: E402
 from records_check import run_with_records  # noqa: E402
 from stats import P_MIN, chisquare_pmf  # noqa: E402
@@ -270,3 +271,45 @@ def test_melee_records_joint_against_the_enumerated_reference(faces):
         ref = _reference_joint(outcomes, names, counts.shape)
         assert ref.sum() == pytest.approx(1.0, abs=1e-12)
         assert chisquare_pmf(counts.ravel(), ref.ravel()) > P_MIN, names
+
+
+def _square_and_leader(faces) -> VomKriegeScenario:
+    """Cavalry of strength 2 charges a line of strength 2 in the open (it tests to form
+    square: 4 command dice), then another rides down a leader standing alone (only sabers
+    hit him) and follows up at the line."""
+    return VomKriegeScenario(
+        units=(
+            Unit("hus", "attacker", "cavalry", strength=2),
+            Unit("uhl", "attacker", "cavalry", strength=2),
+            Unit("line", "defender", "infantry", strength=2, leader="d"),
+        ),
+        leaders=(Leader("d", "defender", hits=1),),
+        actions=(
+            Action("melee", "hus", "line"),
+            Action("melee", "uhl", "d", follow_up="line"),
+        ),
+        dice=Dice(faces),
+    )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [_melee(("infantry", "blank", "flag")), _square_and_leader(("infantry", "saber"))],
+    ids=["melee", "square-and-leader"],
+)
+def test_whole_roll_enumeration_equals_every_face_sequence(case):
+    """tests/exact_vom_kriege.py (each roll branching on its (hits, flags), one die at a time
+    for the square test and a leader's contact, states merged between actions) gives the
+    reference's distribution exactly as every face sequence played through it does."""
+    got = exact.pmfs(case)
+    want: dict[str, dict[int, float]] = {}
+    for p, stats in naive.enumerate_outcomes(case):
+        for k, v in stats.items():
+            want.setdefault(k, {}).setdefault(v, 0.0)
+            want[k][v] += p
+    assert set(got) == set(want)
+    for k, pmf in want.items():
+        ref = np.zeros(len(got[k]))
+        for v, p in pmf.items():
+            ref[v] = p
+        np.testing.assert_allclose(got[k], ref, rtol=0, atol=1e-10, err_msg=k)

@@ -9,14 +9,14 @@ import math
 
 import numpy as np
 import pytest
+from exact_vom_kriege import assert_exact
 from test_vom_kriege_kernel import _compare
 
 import oddslab
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Rules, Unit
-from tests.stats import P_MIN, chisquare_pmf
 
-N = 200_000
+N = 400_000  # a 0.5 pp error in a binomial of up to 11 dice fails
 
 
 def _binom(n: int, p: float) -> np.ndarray:
@@ -25,10 +25,11 @@ def _binom(n: int, p: float) -> np.ndarray:
 
 def _exact_dice_and_hits(sc, dice: int, p_hit: float, seed: int = 3) -> None:
     """Every trial rolls ``dice`` attacker dice in all, and the hits rolled on the target
-    are Bin(dice, p_hit) (chi-square)."""
+    are Bin(dice, p_hit) (chi-square; a 0.5 pp error in it would fail)."""
     out = oddslab.simulate(sc, trials=N, seed=seed)
     assert out.counts["attacker_dice_rolled"][dice] == N
-    assert chisquare_pmf(out.counts["hits_on_defender"], _binom(dice, p_hit)) > P_MIN
+    hits = "hits_on_defender"
+    assert_exact({hits: out.counts[hits]}, {hits: _binom(dice, p_hit)}, hits)
 
 
 # -- halving "no less than 1" ------------------------------------------------------------------
@@ -74,7 +75,7 @@ def test_halving_floor_in_the_kernel_exact(floor, dice):
 @pytest.mark.rule_switch("vom-kriege", "halving_floor")
 @pytest.mark.parametrize("floor", ["always", "positive"])
 def test_halving_floor_kernel_matches_reference(floor):
-    _compare(_halving_probe(halving_floor=floor), trials_k=100_000, trials_n=10_000)
+    _compare(_halving_probe(halving_floor=floor))
 
 
 # -- "Artillery target is skirmish at 3"-6" range" ------------------------------------------
@@ -115,7 +116,7 @@ def test_skirmish_range_in_the_kernel_exact(rng, reading, dice):
 @pytest.mark.rule_switch("vom-kriege", "skirmish_range")
 @pytest.mark.parametrize("reading", ["up_to_6", "over_3"])
 def test_skirmish_range_kernel_matches_reference(reading):
-    _compare(_guns_at_skirmishers(3, skirmish_range=reading), trials_k=100_000, trials_n=10_000)
+    _compare(_guns_at_skirmishers(3, skirmish_range=reading))
 
 
 # -- rows joined by "or" ---------------------------------------------------------------------
@@ -157,7 +158,8 @@ def test_or_rows_in_the_kernel_exact(reading, dice, on_col2):
     """Attacker dice in all, and the hits rolled on ``col2`` (the focus), Bin(n, 1/2)."""
     out = oddslab.simulate(_or_rows(or_rows=reading), trials=N, seed=5)
     assert out.counts["attacker_dice_rolled"][dice] == N
-    assert chisquare_pmf(out.counts["hits_on_defender"], _binom(on_col2, 0.5)) > P_MIN
+    hits = "hits_on_defender"
+    assert_exact({hits: out.counts[hits]}, {hits: _binom(on_col2, 0.5)}, hits)
 
 
 def _battle_back_in_woods(**rules):
@@ -189,4 +191,4 @@ def _battle_back_in_woods(**rules):
 @pytest.mark.rule_switch("vom-kriege", "or_rows")
 @pytest.mark.parametrize("reading", ["largest", "stack", "each"])
 def test_or_rows_kernel_matches_reference(reading):
-    _compare(_battle_back_in_woods(or_rows=reading), trials_k=100_000, trials_n=10_000)
+    _compare(_battle_back_in_woods(or_rows=reading))

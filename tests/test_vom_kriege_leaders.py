@@ -191,7 +191,21 @@ def _leaders_everywhere(**rules):
 @pytest.mark.rule_switch("vom-kriege", "leader_with_unit")
 @pytest.mark.parametrize("reading", ["rolled", "retires"])
 def test_leaders_kernel_matches_reference(reading):
-    _compare(_leaders_everywhere(leader_with_unit=reading), trials_k=200_000, trials_n=20_000)
+    # too many rolls to enumerate: against sampled reference trials
+    _compare(
+        _leaders_everywhere(leader_with_unit=reading),
+        trials_k=200_000,
+        trials_n=20_000,
+        exact=False,
+    )
+
+
+@pytest.mark.rule_switch("vom-kriege", "leader_with_unit")
+@pytest.mark.parametrize("reading", ["rolled", "retires"])
+def test_leader_with_the_target_kernel_matches_the_exact_reference(reading):
+    """A line charges a line its leader stands with (:func:`_with_unit`), under both
+    readings: the kernel against the reference's exact distribution (0.5 pp power)."""
+    _compare(_with_unit(leader_with_unit=reading))
 
 
 @pytest.mark.parametrize(
@@ -203,7 +217,7 @@ def test_leaders_kernel_matches_reference(reading):
 )
 def test_leader_alone_kernel_matches_reference(rules):
     sc = _ride_down(**rules)
-    _compare(sc, trials_k=200_000, trials_n=20_000)
+    _compare(sc)
 
 
 # -- reading, checks and show ----------------------------------------------------------------
