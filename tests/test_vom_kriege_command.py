@@ -9,6 +9,7 @@ from collections import Counter
 import icepool
 import pytest
 from exact_vom_kriege import assert_exact
+from switches import note_power
 
 import oddslab
 from oddslab.rulesets.vom_kriege.command import (
@@ -208,6 +209,7 @@ SMALL = [
 def test_dp_together_matches_brute_force(cp, rr, orders, wild):
     sc = CommandScenario(cp=cp, rerolls=rr, orders=orders, saber_wild=wild)
     assert sc.probability() == pytest.approx(_brute_together(sc), abs=1e-12)
+    note_power()  # exact against exact: any error fails it
 
 
 @pytest.mark.parametrize(("cp", "rr", "orders"), SMALL[:4])
