@@ -16,6 +16,10 @@ Run from the repository root::
     python tools/mutants.py --list           # the mutants and their tests
     python tools/mutants.py --only generic   # one ruleset (or mutant ids, comma-separated)
     python tools/mutants.py --report-only    # rewrite MUTATION.md from the saved results
+
+An id two rulesets share is run for both unless written ``id@ruleset``. ``--only`` merges:
+the mutants it runs replace their rows in ``benchmarks/mutation-results.json``, every other
+row is kept, and the report is written from all of them.
 """
 
 from __future__ import annotations
@@ -261,6 +265,79 @@ MUTANTS = [
            "v = through(t.feel_no_pain, a + 1) * through(t.feel_no_pain_mortal, b + 1)",
            "v = max(through(t.feel_no_pain, a + 1), through(t.feel_no_pain_mortal, b + 1))",
            ORACLE_FNP, "feel-no-pain table: stacked, a point gets through if either die fails"),
+    # -- fourth batch: small errors (0.5-1 pp) the 0.5 pp power checks of issue 27 should see --
+    # planted by hand while those tests were written: the old, weaker comparisons passed them
+    Mutant("generic", "dev-legacy-follows-spill", "oddslab/rulesets/generic/kernel.py",
+           "grp, ng, dev, w, K_DEV, dmg_n, dmg_sides, dmg_add, thr, _ONE, _ONE, dmg_avg",
+           "grp, ng, dev, w, K_DEV, dmg_n, dmg_sides, dmg_add, thr, _ONE, spill_i, dmg_avg",
+           _sw("generic", "devastating_wounds"),
+           "legacy devastating wounds follow `rules.spill` instead of always spilling"),
+    Mutant("generic", "fnp-mortal-pair-entry", GC,
+           "        fill(1, best)\n", "        fill(1, best)\n        fnp[1, 0] -= 1\n",
+           _sw("generic", "stack_feel_no_pain"),
+           "mortal-wound feel-no-pain table: one entry of the two-point half wrong (two 1s let "
+           "1 point through, not 2; the one-point half the exact engine reads is right)"),
+    Mutant("generic", "oneoff-damage-kept", "oddslab/rulesets/generic/kernel_mixed_rules.py",
+           "        one = False\n    return d, one", "        one = d < avg\n    return d, one",
+           ("tests/test_generic_mixed.py", "-k", "one_off"),
+           "mixed kernel: the one-off damage re-roll not spent when the re-roll is also below "
+           "average"),
+    Mutant("armoured-clash", "nostatus-card8-passes", "oddslab/rulesets/armoured_clash/casualties.py",
+           "    if card <= disc:\n        return 0",
+           "    if card <= disc or (R[R_NOSTATUS] != 0 and card == 8 and W[u, S_M] > 1):\n"
+           "        return 0",
+           _sw("armoured-clash", "cannot_be_suppressed"),
+           "suppression test under cannot_be_suppressed = \"no_status\": a card of 8 passes "
+           "when the unit has more than one model"),
+    Mutant("armoured-clash", "deck-defender-5-as-6", "oddslab/rulesets/armoured_clash/compile.py",
+           "        deck[j, : len(d)] = d\n", "        deck[j, : len(d)] = d\n    deck[1, 8] = 6\n",
+           ("tests/test_armoured_clash_reference.py", "tests/test_armoured_clash_switches.py"),
+           "compiled deck: one of the defender's 5s read as a 6 (`deck[1, 8] = 6`)"),
+    Mutant("assault-phase", "wound-s8t4-3plus", "oddslab/rulesets/assault_phase/model.py",
+           "                )\n        return tab",
+           "                )\n        tab[8, 4] = 3\n        return tab",
+           ("tests/test_assault_phase.py", "-k", "full_combat and benchmark"),
+           "compiled to-wound chart: S8 v T4 on 3+, not 2+ (the power fists of the benchmark "
+           "combat)"),
+    Mutant("assault-phase", "hit-ws1ws2-5plus", "oddslab/rulesets/assault_phase/model.py",
+           "else to_hit(a, d)\n        return tab", "else to_hit(a, d)\n        tab[1, 2] = 5\n"
+           "        return tab",
+           ("tests/test_assault_phase.py", "-k", "full_combat and ws-tie"),
+           "compiled to-hit chart: WS1 v WS2 on 5+, not 4+ (the grot of the ws-tie combat)"),
+    Mutant("assault-phase", "below-half-plus-one", "oddslab/rulesets/assault_phase/kernel.py",
+           "                            ) < _unit_start(gi, u):",
+           "                            ) + 1 < _unit_start(gi, u):",
+           _sw("assault-phase", "below_half"), "kernel: below half tested as 2*alive + 1 < start"),
+    Mutant("assault-phase", "below-half-le", "oddslab/rulesets/assault_phase/kernel.py",
+           "                            ) < _unit_start(gi, u):",
+           "                            ) <= _unit_start(gi, u):",
+           _sw("assault-phase", "below_half"), "kernel: exactly half counted as below half"),
+    Mutant("formation-actions", "os-cdf-first-entry", "oddslab/rulesets/formation_actions/compile.py",
+           "                cdf[i, len(c) - 1 :] = 1.0\n",
+           "                cdf[i, len(c) - 1 :] = 1.0\n                cdf[i, 0] += 0.005\n",
+           _sw("formation-actions", "outside_timing"),
+           "outside-Shock table: the CDF's first entry 0.005 too high (0.5 pp moved to its "
+           "first value)"),
+    Mutant("formation-actions", "nat6-broken-only", "oddslab/rulesets/formation_actions/block_end.py",
+           "ok &= (1 - (nat6 & np.int64(r == 6))) & a",
+           "ok &= (1 - (nat6 & bk & np.int64(r == 6))) & a",
+           _sw("formation-actions", "natural_six_fails"),
+           "block kernel's rally: natural_six_fails applied only to broken formations"),
+    Mutant("formation-actions", "rally-shock-ge2", "oddslab/rulesets/formation_actions/block_end.py",
+           "target = base - dsh * np.int64(s0 > 0) - 2 * bk",
+           "target = base - dsh * np.int64(s0 > 1) - 2 * bk",
+           _sw("formation-actions", "rally_action_penalty"),
+           "block kernel's rally: the -1 for Shock taken only at Shock >= 2"),
+    Mutant("hex-platoon", "conc-lost-1hit-2saves", HK,
+           "    if rules[R_CONC_LOST]:\n        ws[W_CLOST, t] = 1",
+           "    if rules[R_CONC_LOST] and not (hits == 1 and saves == 2):\n"
+           "        ws[W_CLOST, t] = 1",
+           _sw("hex-platoon", "concealment_lost"),
+           "general fire kernel: concealment not lost after a fire of 1 hit and 2 saves"),
+    Mutant("hex-platoon", "city-always-disrupted", HC,
+           "dis_dice = base + (1 if (u.infantry and city and always) else 0)", "dis_dice = base",
+           _sw("hex-platoon", "city_assault_bonus"),
+           "melee table: city_assault_bonus = \"always\" gives disrupted defenders no +1"),
 ]  # fmt: skip
 
 
@@ -275,10 +352,9 @@ class Result:
 
 
 def scratch_copy() -> Path:
-    """One copy of the repository for every mutant (its numba cache survives between them)."""
-    dst = Path(tempfile.gettempdir()) / f"oddslab-mutants-{os.getuid()}"
-    if dst.exists():
-        shutil.rmtree(dst)
+    """One copy of the repository for every mutant (its numba cache survives between them);
+    a fresh directory per run, so two runs at once (two worktrees) do not share one."""
+    dst = Path(tempfile.mkdtemp(prefix="oddslab-mutants-")) / "repo"
     shutil.copytree(
         ROOT, dst, ignore=lambda d, names: [n for n in names if n in SKIP or n == "__pycache__"]
     )
@@ -323,7 +399,8 @@ def report(results: dict[str, Result]) -> str:
     ]
     rulesets = sorted({m.ruleset for m in MUTANTS})
     for rs in rulesets:
-        rows = [r for k, r in results.items() if r.ruleset == rs]
+        # rows of mutants since removed from MUTANTS are not counted
+        rows = [r for k, r in results.items() if r.ruleset == rs and k in by_id]
         eq = [r for r in rows if by_id[r.id + "@" + rs].equivalent]
         live = [r for r in rows if not by_id[r.id + "@" + rs].equivalent]
         killed = sum(r.outcome in ("killed", "timeout") for r in live)
@@ -357,10 +434,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true", help="rewrite the report only")
     args = ap.parse_args(argv)
     only = {x.strip() for x in args.only.split(",") if x.strip()}
-    todo = [m for m in MUTANTS if not only or m.ruleset in only or m.id in only]
+    todo = [
+        m
+        for m in MUTANTS
+        if not only or m.ruleset in only or m.id in only or f"{m.id}@{m.ruleset}" in only
+    ]
+    known = {x for m in MUTANTS for x in (m.ruleset, m.id, f"{m.id}@{m.ruleset}")}
+    if only - known:
+        ap.error(f"--only: no ruleset or mutant {', '.join(sorted(only - known))}")
     if args.list:
-        for m in todo:
-            print(f"{m.ruleset:18} {m.id:24} {' '.join(m.tests)}")
+        for m in todo:  # and whether its 'old' text is still found exactly once
+            found = (ROOT / m.path).read_text(encoding="utf-8").count(m.old)
+            flag = "" if found == 1 else f"  ('old' found {found}x)"
+            print(f"{m.ruleset:18} {m.id:26} {' '.join(m.tests)}{flag}")
         return 0
     saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results = {k: Result(**v) for k, v in saved.items()}
@@ -371,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
             results[m.id + "@" + m.ruleset] = r
             print(f"{m.ruleset:18} {m.id:24} {r.outcome:8} {r.seconds:6.0f} s", flush=True)
             RESULTS.write_text(json.dumps({k: asdict(v) for k, v in results.items()}, indent=1))
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work.parent, ignore_errors=True)
     REPORT.write_text(report(results), encoding="utf-8")
     print(f"wrote {REPORT.relative_to(ROOT)}")
     return 0
