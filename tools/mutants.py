@@ -326,8 +326,11 @@ MUTANTS = [
     Mutant("formation-actions", "rally-shock-ge2", "oddslab/rulesets/formation_actions/block_end.py",
            "target = base - dsh * np.int64(s0 > 0) - 2 * bk",
            "target = base - dsh * np.int64(s0 > 1) - 2 * bk",
-           _sw("formation-actions", "rally_action_penalty"),
-           "block kernel's rally: the -1 for Shock taken only at Shock >= 2"),
+           ("tests/test_formation_actions_switches.py", "-k",
+            "rally_action_penalty or every_switch_at_once"),
+           "block kernel's rally: the -1 for Shock taken only at Shock >= 2 (under a Shock "
+           "reading of the -1 only: the rally_action_penalty case keeps the default "
+           "\"suppressed\" reading, so every_switch_at_once, with \"both\", is the test)"),
     Mutant("hex-platoon", "conc-lost-1hit-2saves", HK,
            "    if rules[R_CONC_LOST]:\n        ws[W_CLOST, t] = 1",
            "    if rules[R_CONC_LOST] and not (hits == 1 and saves == 2):\n"
@@ -368,6 +371,7 @@ def run_one(m: Mutant, work: Path, timeout: float) -> Result:
         return Result(m.id, m.ruleset, "error", 0.0, -1, [f"'old' found {original.count(m.old)}x"])
     path.write_text(original.replace(m.old, m.new), encoding="utf-8")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(work / ".numba_cache"), "MPLBACKEND": "Agg"}
+    env["COLUMNS"] = "400"  # the summary's FAILED line keeps the start of the failure's message
     env.pop("PYTHONPATH", None)
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p", "no:cacheprovider", "-o",
            "addopts=", *m.tests]  # fmt: skip
