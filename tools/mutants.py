@@ -388,6 +388,12 @@ def run_one(m: Mutant, work: Path, timeout: float) -> Result:
     return Result(m.id, m.ruleset, outcome, time.perf_counter() - t0, rc, failed[:1] + out[-1:])
 
 
+def _killer(r: Result | None) -> str:
+    """The test that failed first on the mutant (its node id, from pytest's FAILED line)."""
+    failed = [t for t in (r.tail if r else []) if t.startswith("FAILED ")]
+    return f"`{failed[0].removeprefix('FAILED ').split(' - ')[0]}`" if failed else ""
+
+
 def report(results: dict[str, Result]) -> str:
     by_id = {m.id + "@" + m.ruleset: m for m in MUTANTS}
     lines = [
@@ -414,8 +420,8 @@ def report(results: dict[str, Result]) -> str:
         )
     lines += [
         "",
-        "| ruleset | mutant | change | tests | outcome | s |",
-        "|---|---|---|---|---|---|",
+        "| ruleset | mutant | change | tests | outcome | killed by | s |",
+        "|---|---|---|---|---|---|---|",
     ]
     for m in MUTANTS:
         r = results.get(m.id + "@" + m.ruleset)
@@ -425,7 +431,7 @@ def report(results: dict[str, Result]) -> str:
         secs = "" if r is None else f"{r.seconds:.0f}"
         lines.append(
             f"| {m.ruleset} | `{m.id}` | {m.what} (`{m.path}`) | `{' '.join(m.tests)}` | "
-            f"{outcome} | {secs} |"
+            f"{outcome} | {_killer(r)} | {secs} |"
         )
     return "\n".join(lines) + "\n"
 
