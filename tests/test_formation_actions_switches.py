@@ -133,6 +133,13 @@ CASES = [
     (pytest.mark.rule_switch("formation-actions", "natural_one_passes"), [True], None),
     (pytest.mark.rule_switch("formation-actions", "natural_six_fails"), [True], None),
     (pytest.mark.rule_switch("formation-actions", "rally_action_penalty"), [True], None),
+    # the rally's -1 under a Shock reading: "either" gives a suppressed formation with Shock -1
+    # (the default reading, "suppressed", never looks at Shock; every_switch_at_once has "both")
+    (
+        pytest.mark.rule_switch("formation-actions", "rally_action_penalty"),
+        [True],
+        {"action_penalty": "either"},
+    ),
     (pytest.mark.rule_switch("formation-actions", "retain_limit"), ["once-per-turn"], None),
     (pytest.mark.rule_switch("formation-actions", "withdrawal"), ["removed"], None),
     # red f rallies from broken to Shock 2, its threshold: only an end-phase check breaks it

@@ -349,10 +349,22 @@ MUTANTS = [
            "target = base - dsh * np.int64(s0 > 1) - 2 * bk",
            ("tests/test_formation_actions_switches.py", "-k",
             "rally_action_penalty or every_switch_at_once"),
-           "block kernel's rally: the -1 for Shock taken only at Shock >= 2 (under a Shock "
-           "reading of the -1 only: the rally_action_penalty case keeps the default "
-           "\"suppressed\" reading, so every_switch_at_once, with \"both\", is the test)",
-           size="16.62 pp, red_b_shock_after_turn_1 = 2"),
+           "block kernel's rally: the -1 for Shock taken only at Shock >= 2. Not small, but "
+           "unreached: the rally_action_penalty case kept the default \"suppressed\" reading "
+           "of the -1, which never looks at Shock, and passed it; every_switch_at_once (\"both\")"
+           " and the case with \"either\" added for it fail it",
+           size="15.73 pp, red_e_rallied_unbroken = 0 (the \"either\" case)"),
+    Mutant("formation-actions", "rally-either-as-both",
+           "oddslab/rulesets/formation_actions/block_end.py",
+           "p1 = sup if mode == 0 else (1 if mode == 1 or mode == 2 else sup + 1)",
+           "p1 = sup if mode == 0 else (1 if mode == 1 else sup + 1)",
+           ("tests/test_formation_actions_switches.py", "-k",
+            "rally_action_penalty or every_switch_at_once"),
+           "block kernel's rally under action_penalty = \"either\": a suppressed formation with "
+           "Shock takes -2, not -1 (a probe added while checking rally-shock-ge2: it survived "
+           "every formation-actions test until the rally_action_penalty case with \"either\" "
+           "was added)",
+           size="23.13 pp, blue_x_rallied_unbroken = 0"),
     Mutant("hex-platoon", "conc-lost-1hit-2saves", HK,
            "    if rules[R_CONC_LOST]:\n        ws[W_CLOST, t] = 1",
            "    if rules[R_CONC_LOST] and not (hits == 1 and saves == 2):\n"
