@@ -365,6 +365,19 @@ MUTANTS = [
            "every formation-actions test until the rally_action_penalty case with \"either\" "
            "was added)",
            size="23.13 pp, blue_x_rallied_unbroken = 0"),
+    Mutant("formation-actions", "rally-shock-reading-sup",
+           "oddslab/rulesets/formation_actions/block_end.py",
+           "p0 = sup if mode == 0 or mode == 2 or mode == 3 else 0",
+           "p0 = sup if mode == 0 or mode == 2 or mode == 3 else sup",
+           ("tests/test_formation_actions_switches.py",
+            "tests/test_formation_actions_kernel_block.py", "-k",
+            "rally_action_penalty or rally_penalty_at_no_shock or every_switch_at_once"),
+           "block kernel's rally under action_penalty = \"shock\": a suppressed formation "
+           "at Shock 0 takes -1 (a probe: it survived every formation-actions test, the "
+           "per-game kernel's bit-identity included, since no test rallied a suppressed "
+           "formation at Shock 0 under \"shock\"; test_rally_penalty_at_no_shock was added "
+           "for it)",
+           size="25.02 pp, red_p_rallied = 0 (that test's scenario)"),
     Mutant("hex-platoon", "conc-lost-1hit-2saves", HK,
            "    if rules[R_CONC_LOST]:\n        ws[W_CLOST, t] = 1",
            "    if rules[R_CONC_LOST] and not (hits == 1 and saves == 2):\n"
