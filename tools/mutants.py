@@ -54,7 +54,7 @@ class Mutant:
     what: str
     equivalent: str = ""  # why the mutant changes no number (expected to survive)
     #: its measured size: the largest |change in P| (pp) over every outcome of every statistic
-    #: on the scenario of the test that should kill it, and where (the fourth batch's comment)
+    #: on the scenario of the test that should kill it, and where (``tools/mutant_sizes.py``)
     size: str = ""
 
 
@@ -273,8 +273,8 @@ MUTANTS = [
     # formation-actions rally cases were added for them), planted by hand while those tests
     # were written: the old, weaker comparisons passed them.
     # size: the kernel at 10^6 trials on the killing test's scenario, mutated against not, same
-    # seed (most of the two runs' noise cancels); the chi-squares see a change of 0.1 pp in a
-    # rare outcome as a large relative error
+    # seed (`N=1000000 python tools/mutant_sizes.py`); the chi-squares see a change of 0.1 pp
+    # in a rare outcome as a large relative error
     Mutant("generic", "dev-legacy-follows-spill", "oddslab/rulesets/generic/kernel.py",
            "grp, ng, dev, w, K_DEV, dmg_n, dmg_sides, dmg_add, thr, _ONE, _ONE, dmg_avg",
            "grp, ng, dev, w, K_DEV, dmg_n, dmg_sides, dmg_add, thr, _ONE, spill_i, dmg_avg",
