@@ -22,6 +22,10 @@ at the start and one breaking above its units. For every value:
   shows the switch reached and followed, not the last half point) on every statistic, and a
   value other than the default moves the kernel's answer (``switches.check_switch``).
 
+``rally_action_penalty`` is also checked under the Shock readings of the -1: in the mixed game
+with ``action_penalty = "either"``, and (``test_rally_penalty_at_no_shock``) for a suppressed
+formation rallying at Shock 0 under "shock" and "either", against its exact PMFs.
+
 ``test_every_switch_at_once`` runs all the non-default values together (the picking kernel
 with the naturals, the rally -1, removal, accumulating Shock, the end-phase break check
 with outside Shock before the rally) against the exact PMFs, the fast reference and the naive
@@ -133,6 +137,13 @@ CASES = [
     (pytest.mark.rule_switch("formation-actions", "natural_one_passes"), [True], None),
     (pytest.mark.rule_switch("formation-actions", "natural_six_fails"), [True], None),
     (pytest.mark.rule_switch("formation-actions", "rally_action_penalty"), [True], None),
+    # the rally's -1 under a Shock reading: "either" gives a suppressed formation with Shock -1
+    # (the default reading, "suppressed", never looks at Shock; every_switch_at_once has "both")
+    (
+        pytest.mark.rule_switch("formation-actions", "rally_action_penalty"),
+        [True],
+        {"action_penalty": "either"},
+    ),
     (pytest.mark.rule_switch("formation-actions", "retain_limit"), ["once-per-turn"], None),
     (pytest.mark.rule_switch("formation-actions", "withdrawal"), ["removed"], None),
     # red f rallies from broken to Shock 2, its threshold: only an end-phase check breaks it
@@ -218,3 +229,28 @@ def test_every_switch_at_once():
     assert_exact(fast, exact, "every switch: fast", ("red_holds_turn_2", "red_f_withdrawals"))
     assert_agree(fast, _naive(EVERYTHING), "every switch: fast v naive")
     assert_agree(kernel, _naive(EVERYTHING), "every switch: kernel v naive")
+
+
+def broken_without_shock(penalty: str) -> FormationActionsScenario:
+    """Red p starts broken and suppressed with no Shock and no outside Shock, so its first
+    rally is taken at Shock 0 (the mixed game's broken formations have Shock by then)."""
+    red = (
+        Formation("p", command=4, units=3, suppressed=1, broken=True),
+        Formation("r", command=4, units=2),
+    )
+    armies = (Army("blue", (Formation("q", command=4, units=2),), strategy=3),
+              Army("red", red, strategy=3))  # fmt: skip
+    return FormationActionsScenario(
+        armies, 2, Rules(action_penalty=penalty, rally_action_penalty=True)
+    )
+
+
+@pytest.mark.rule_switch("formation-actions", "rally_action_penalty")
+@pytest.mark.parametrize("penalty", ["shock", "either"])
+def test_rally_penalty_at_no_shock(penalty):
+    """The rally's -1 at Shock 0 under the Shock readings of the action test's -1: none under
+    "shock", the suppressed -1 under "either" (the kernel against the exact PMFs, with the
+    power to see 0.5 pp in red p's rallies)."""
+    sc = broken_without_shock(penalty)
+    kernel = simulate(sc, trials=N_KERNEL, seed=SEED).counts
+    assert_exact(kernel, sc.exact_pmfs(), f"broken without Shock, {penalty}", ("red_p_rallied",))

@@ -16,6 +16,10 @@ Run from the repository root::
     python tools/mutants.py --list           # the mutants and their tests
     python tools/mutants.py --only generic   # one ruleset (or mutant ids, comma-separated)
     python tools/mutants.py --report-only    # rewrite MUTATION.md from the saved results
+
+An id two rulesets share is run for both unless written ``id@ruleset``. ``--only`` merges:
+the mutants it runs replace their rows in ``benchmarks/mutation-results.json``, every other
+row is kept, and the report is written from all of them.
 """
 
 from __future__ import annotations
@@ -31,237 +35,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from mutant_list import MUTANTS, Mutant  # tools/ is on the path when run as a script
+
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "benchmarks" / "MUTATION.md"
 RESULTS = ROOT / "benchmarks" / "mutation-results.json"  # raw results behind the report
 SKIP = {".git", ".numba_cache", ".hypothesis", ".pytest_cache", ".ruff_cache", "out", ".venv-ci"}
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """Replace ``old`` (found exactly once in ``path``) by ``new``; ``tests`` should fail."""
-
-    ruleset: str
-    id: str
-    path: str
-    old: str
-    new: str
-    tests: tuple[str, ...]
-    what: str
-    equivalent: str = ""  # why the mutant changes no number (expected to survive)
-
-
-def _sw(ruleset: str, field_: str) -> tuple[str, ...]:
-    """The switch tests of one Rules field (tests/test_<ruleset>_switches.py, -k field)."""
-    return (f"tests/test_{ruleset.replace('-', '_')}_switches.py", "-k", field_)
-
-
-GC = "oddslab/rulesets/generic/compile.py"
-HK = "oddslab/rulesets/hex_platoon/kernel.py"
-HC = "oddslab/rulesets/hex_platoon/compile.py"
-ORACLE_DAMAGE = ("tests/test_table_oracles.py", "-k", "damage_maps")
-ORACLE_FNP = ("tests/test_table_oracles.py", "-k", "feel_no_pain")
-MUTANTS = [
-    # -- generic ---------------------------------------------------------------------------------
-    Mutant("generic", "save-ge-to-gt", GC,
-           "out[d] = d + modifier >= need and", "out[d] = d + modifier > need and",
-           ("tests/test_table_oracles.py",), "save table: >= turned > (the issue's planted bug)"),
-    Mutant("generic", "roll-ge-to-gt", GC,
-           "            out[d] = 1 if d + mod >= need else 0",
-           "            out[d] = 1 if d + mod > need else 0",
-           ("tests/test_table_oracles.py",), "hit/wound table: >= turned >"),
-    Mutant("generic", "cap-2", GC, "max(-1, min(1, mod))", "max(-2, min(2, mod))",
-           ("tests/test_table_oracles.py",), "modifier cap +-1 widened to +-2"),
-    Mutant("generic", "nat6-dropped", GC,
-           "out[d] = 2 if (r.natural_six_succeeds or d + mod >= need) else 0",
-           "out[d] = 2 if (d + mod >= need) else 0",
-           _sw("generic", "natural_six"), "natural_six_succeeds branch dropped for criticals"),
-    Mutant("generic", "wound-2x", "oddslab/rulesets/generic/model.py",
-           "    if strength >= 2 * toughness:", "    if strength > 2 * toughness:",
-           ("tests/test_table_oracles.py",), "S v T: 'at least double' read as 'more than'"),
-    Mutant("generic", "cover-limit-dropped", "oddslab/rulesets/generic/scenario.py",
-           "if self.has_cover(weapon) and not (r.cover_limit and t.save <= 3 and ap == 0):",
-           "if self.has_cover(weapon) and not (t.save <= 3 and ap == 0):",
-           _sw("generic", "cover_limit"), "cover_limit switch ignored"),
-    # -- hex platoon -----------------------------------------------------------------------------
-    Mutant("hex-platoon", "conceal-cap-branch", HK,
-           "        if rules[R_CONC_OUTSIDE_CAP]:\n            bonus = (db if db < 2 else 2) + conc",
-           "        if False:\n            bonus = (db if db < 2 else 2) + conc",
-           _sw("hex-platoon", "concealment_in_cap"),
-           "concealment_in_cap = false branch dropped in the general fire kernel (the issue's)"),
-    Mutant("hex-platoon", "aug-cap", HK, "    return succ if succ < n else n", "    return succ",
-           ("tests/test_hex_platoon_switches.py", "-k", "hq_bonus or augment"),
-           "augmentation dice count as hits (the lowest not ignored)"),
-    Mutant("hex-platoon", "mines-stop-dropped", HC,
-           "a[K.R_MINES_NO_STOP] = not r.mines_stop_movement", "a[K.R_MINES_NO_STOP] = False",
-           _sw("hex-platoon", "mines_stop_movement"), "mines_stop_movement switch dropped"),
-    Mutant("hex-platoon", "hq-mode-swap", HC,
-           '{"added": 0, "augmented-by-rating": 1, "augmented-one-die": 2}',
-           '{"added": 0, "augmented-by-rating": 2, "augmented-one-die": 1}',
-           _sw("hex-platoon", "hq_bonus"), "HQ bonus readings swapped"),
-    Mutant("hex-platoon", "ip-after-dropped", HC,
-           'a[K.R_IP_AFTER_SAVES] = r.improved_position == "after-saves"',
-           "a[K.R_IP_AFTER_SAVES] = False",
-           _sw("hex-platoon", "improved_position"), "improved_position switch dropped",
-           equivalent="saves are a count taken off the hits: max(h-1-s, 0) = max(max(h-s, 0)-1, 0)"),
-    # -- formation actions -----------------------------------------------------------------------
-    Mutant("formation-actions", "pass-le-to-lt", "oddslab/rulesets/formation_actions/model.py",
-           "        elif d <= target:", "        elif d < target:",
-           ("tests/test_formation_actions.py", "tests/test_formation_actions_switches.py"),
-           "action test 'equal to or under' read as 'under'"),
-    Mutant("formation-actions", "nat6-dropped", "oddslab/rulesets/formation_actions/compile.py",
-           "G[L.R_NAT6] = r.natural_six_fails", "G[L.R_NAT6] = False",
-           _sw("formation-actions", "natural_six_fails"), "natural_six_fails switch dropped"),
-    Mutant("formation-actions", "retain-limit-dropped",
-           "oddslab/rulesets/formation_actions/compile.py",
-           "G[L.R_RETAIN_LIMIT] = RETAIN_LIMITS.index(r.retain_limit)", "G[L.R_RETAIN_LIMIT] = 0",
-           _sw("formation-actions", "retain_limit"), "retain_limit switch dropped"),
-    Mutant("formation-actions", "withdrawal-dropped",
-           "oddslab/rulesets/formation_actions/compile.py",
-           "G[L.R_WITHDRAW] = WITHDRAWALS.index(r.withdrawal)", "G[L.R_WITHDRAW] = 0",
-           _sw("formation-actions", "withdrawal"), "withdrawal switch dropped"),
-    # -- armoured clash --------------------------------------------------------------------------
-    Mutant("armoured-clash", "expiry-dropped", "oddslab/rulesets/armoured_clash/compile.py",
-           'R[K.R_EXPIRE_ALL] = sc.rules.status_expiry == "all"', "R[K.R_EXPIRE_ALL] = False",
-           _sw("armoured-clash", "status_expiry"), "status_expiry switch dropped"),
-    Mutant("armoured-clash", "embarked-dropped", "oddslab/rulesets/armoured_clash/casualties.py",
-           "if c >= 0 and (R[R_EMB_ALWAYS] != 0 or failed != 0):", "if c >= 0 and failed != 0:",
-           _sw("armoured-clash", "embarked_tests"), "embarked unit tests only on a failure"),
-    Mutant("armoured-clash", "garrison-dropped", "oddslab/rulesets/armoured_clash/kernel.py",
-           "if W[att, S_GARR] != 0 and R[R_GARR_CHARGED] == 0:", "if W[att, S_GARR] != 0:",
-           _sw("armoured-clash", "garrison_exit"), "garrison_exit switch dropped in the kernel"),
-    Mutant("armoured-clash", "sec-after-dropped", "oddslab/rulesets/armoured_clash/compile.py",
-           'R[K.R_SEC_AFTER] = sc.rules.secondaries_with_advantage == "after_charger"',
-           "R[K.R_SEC_AFTER] = False",
-           _sw("armoured-clash", "secondaries_with_advantage"),
-           "secondaries_with_advantage switch dropped"),
-    # -- assault phase ---------------------------------------------------------------------------
-    Mutant("assault-phase", "to-hit-2x", "oddslab/rulesets/assault_phase/model.py",
-           "    if target_ws > 2 * ws:", "    if target_ws >= 2 * ws:",
-           ("tests/test_assault_phase_hand.py", "tests/test_assault_phase.py"),
-           "to-hit chart: 'more than twice' read as 'at least twice'"),
-    Mutant("assault-phase", "double-one-dropped", "oddslab/rulesets/assault_phase/fight.py",
-           "return a + b <= ld or (double_one and a == 1 and b == 1)", "return a + b <= ld",
-           _sw("assault-phase", "double_one"), "double_one_passes branch dropped"),
-    Mutant("assault-phase", "sweep-support-dropped", "oddslab/rulesets/assault_phase/model.py",
-           'r[K.R_SWEEP_SUPPORT] = self.sweep_support == "profile"',
-           "r[K.R_SWEEP_SUPPORT] = True",
-           _sw("assault-phase", "sweep_support"), "sweep_support switch dropped"),
-    Mutant("assault-phase", "fist-last-dropped", "oddslab/rulesets/assault_phase/model.py",
-           "r[K.R_FIST_LAST] = self.fist_strikes_last", "r[K.R_FIST_LAST] = True",
-           _sw("assault-phase", "fist_strikes_last"), "fist_strikes_last switch dropped"),
-    Mutant("assault-phase", "below-half-dropped", "oddslab/rulesets/assault_phase/model.py",
-           "r[K.R_HALF_PENALTY] = self.below_half_penalty", "r[K.R_HALF_PENALTY] = False",
-           _sw("assault-phase", "below_half"), "below_half_penalty switch dropped"),
-    # -- Vom Kriege ------------------------------------------------------------------------------
-    Mutant("vom-kriege", "melee-sabers", "oddslab/rulesets/vom_kriege/tables.py",
-           "hit[1, troop, f] = int(s == troop or saber)", "hit[1, troop, f] = int(s == troop)",
-           ("tests/test_vom_kriege_tables.py", "tests/test_vom_kriege_switches.py", "-k", "sabers"),
-           "face table: sabers do not hit in melee"),
-    Mutant("vom-kriege", "halving-dropped", "oddslab/rulesets/vom_kriege/compile.py",
-           'R[L.R_HALVE_BEFORE] = int(r.halving == "before")', "R[L.R_HALVE_BEFORE] = 0",
-           _sw("vom-kriege", "halving"), "halving switch dropped"),
-    Mutant("vom-kriege", "skirmish-one-dropped", "oddslab/rulesets/vom_kriege/compile.py",
-           'R[L.R_SK_ONE] = int(r.skirmish_dice == "one")', "R[L.R_SK_ONE] = 0",
-           _sw("vom-kriege", "skirmish_dice"), "skirmish_dice switch dropped"),
-    Mutant("vom-kriege", "bb-supports-dropped", "oddslab/rulesets/vom_kriege/compile.py",
-           "R[L.R_BB_BONUS] = int(r.battle_back_supports)", "R[L.R_BB_BONUS] = 0",
-           _sw("vom-kriege", "battle_back_supports"), "battle_back_supports switch dropped"),
-    Mutant("vom-kriege", "diso-follow-dropped", "oddslab/rulesets/vom_kriege/kernel.py",
-           "and (W[actor, L.S_DISO] == 0 or T[0, L.R_DISO_FOLLOW] == 1)",
-           "and (W[actor, L.S_DISO] == 0)",
-           _sw("vom-kriege", "disordered_follow_up"), "disordered_follow_up branch dropped"),
-    # -- second batch: more tables and switches ---------------------------------------------------
-    Mutant("generic", "fnp-stack-dropped", GC,
-           "if both and r.stack_feel_no_pain:", "if both and False:",
-           _sw("generic", "stack_feel_no_pain"), "stack_feel_no_pain switch dropped"),
-    Mutant("hex-platoon", "conc-lost-dropped", HC,
-           "a[K.R_CONC_LOST] = r.concealment_lost_after_fire", "a[K.R_CONC_LOST] = False",
-           _sw("hex-platoon", "concealment_lost"), "concealment_lost_after_fire switch dropped"),
-    Mutant("hex-platoon", "aa-blue-dropped", "oddslab/rulesets/hex_platoon/firepower.py",
-           'blue = rules.aa_vs_hard == "blue" or not unit.ap', "blue = not unit.ap",
-           _sw("hex-platoon", "aa_vs_hard"), "aa_vs_hard switch dropped (compiled fire numbers)"),
-    Mutant("formation-actions", "nat1-dropped", "oddslab/rulesets/formation_actions/compile.py",
-           "G[L.R_NAT1] = r.natural_one_passes", "G[L.R_NAT1] = False",
-           _sw("formation-actions", "natural_one"), "natural_one_passes switch dropped"),
-    Mutant("armoured-clash", "reroll-tier", "oddslab/rulesets/armoured_clash/model.py",
-           "        if rating >= 2:", "        if rating > 2:",
-           ("tests/test_table_oracles.py", "-k", "armoured"),
-           "re-roll tier: improved no longer re-rolls misses (off by one)"),
-    Mutant("armoured-clash", "glancing-scores", "oddslab/rulesets/armoured_clash/model.py",
-           "np.array([2, 1, 0, 0, 0], dtype=np.int64)", "np.array([2, 1, 1, 0, 0], dtype=np.int64)",
-           ("tests/test_table_oracles.py", "-k", "armoured"), "face scores: a glancing strike hits"),
-    Mutant("assault-phase", "wound-chart", "oddslab/rulesets/assault_phase/model.py",
-           "    if diff >= 2:", "    if diff > 2:",
-           ("tests/test_table_oracles.py", "-k", "assault"), "S v T chart: 2+ only from T+3"),
-    Mutant("assault-phase", "reach-dropped", "oddslab/rulesets/assault_phase/model.py",
-           "r[K.R_REACH] = REACH_MODES.index(self.reach)", "r[K.R_REACH] = 0",
-           _sw("assault-phase", "reach"), "reach switch dropped"),
-    Mutant("vom-kriege", "shoot-sabers", "oddslab/rulesets/vom_kriege/tables.py",
-           'hit[0, troop, f] = int(s == troop or (saber and rules.sabers == "both"))',
-           "hit[0, troop, f] = int(s == troop or saber)",
-           ("tests/test_table_oracles.py", "-k", "vom"), "face table: sabers switch dropped"),
-    Mutant("vom-kriege", "or-rows-dropped", "oddslab/rulesets/vom_kriege/compile.py",
-           "R[L.R_OR_ROWS] = L.OR_ROWS_READINGS.index(r.or_rows)", "R[L.R_OR_ROWS] = 0",
-           _sw("vom-kriege", "or_rows"), "or_rows switch dropped"),
-    # -- third batch: blind mutants, not aimed at the new tests (the existing files decide) -------
-    Mutant("generic", "allocate-ge-to-gt", "oddslab/rulesets/generic/rolls.py",
-           "        if dmg >= cur:  # excess damage", "        if dmg > cur:  # excess damage",
-           ("tests/test_generic.py", "tests/test_generic_options.py"),
-           "kernel allocation: a packet equal to the wounds left does not slay"),
-    Mutant("generic", "packets-off-by-one", "oddslab/rulesets/generic/rolls.py",
-           "first = (cur + dmg - 1) // dmg", "first = (cur + dmg) // dmg",
-           ("tests/test_generic.py", "tests/test_generic_options.py"),
-           "kernel closed-form allocation: packets to slay off by one"),
-    Mutant("armoured-clash", "half-lost", "oddslab/rulesets/armoured_clash/casualties.py",
-           "    if 2 * (start - W[u, S_M]) >= start:", "    if 2 * (start - W[u, S_M]) > start:",
-           ("tests/test_armoured_clash_rules.py", "tests/test_armoured_clash_text.py",
-            "tests/test_armoured_clash.py"),
-           "suppression test: 'at least half destroyed' read as 'more than half'"),
-    Mutant("armoured-clash", "card-le-to-lt", "oddslab/rulesets/armoured_clash/casualties.py",
-           "    if card <= disc:\n        return 0", "    if card < disc:\n        return 0",
-           ("tests/test_armoured_clash_rules.py", "tests/test_armoured_clash_text.py",
-            "tests/test_armoured_clash.py"),
-           "suppression test passes on card < DISCIPLINE, not <="),
-    Mutant("formation-actions", "rally-min-one", "oddslab/rulesets/formation_actions/chain.py",
-           "[s - max(1, s // 2) if s > 0 else 0 for s in range(S)]",
-           "[s - s // 2 if s > 0 else 0 for s in range(S)]",
-           ("tests/test_formation_actions_chain.py", "tests/test_formation_actions.py"),
-           "exact chain: a rally removes half the Shock without the minimum of 1"),
-    Mutant("hex-platoon", "assault-ip", "oddslab/rulesets/hex_platoon/kernel_melee.py",
-           "if hx[d, H_IP] != 0 and att_eff > 0:", "if hx[d, H_IP] != 0 and att_eff > 1:",
-           ("tests/test_hex_platoon_rules.py", "tests/test_hex_platoon_kernel.py",
-            "tests/test_hex_platoon_actions.py"),
-           "assault: an improved position does not nullify a lone hit"),
-    Mutant("vom-kriege", "disorder-at-max", "oddslab/rulesets/vom_kriege/kernel_fate.py",
-           "    if W[u, L.S_HITS] >= T[1 + u, L.U_STR]:\n        remove_unit(T, W, u)",
-           "    if W[u, L.S_HITS] > T[1 + u, L.U_STR]:\n        remove_unit(T, W, u)",
-           ("tests/test_vom_kriege_kernel.py", "tests/test_vom_kriege_melee_readings.py"),
-           "a unit at maximum hits newly disordered is not removed"),
-    # -- generic damage_maps and feel-no-pain tables (their oracles in test_table_oracles.py) --
-    Mutant("generic", "halve-round-down", GC, "halved = (v + 1) // 2 if", "halved = v // 2 if",
-           ORACLE_DAMAGE, "damage map: halving rounds down, not up"),
-    Mutant("generic", "reduction-min-0", GC, "np.maximum(1, x - t.damage_reduction)",
-           "np.maximum(0, x - t.damage_reduction)", ORACLE_DAMAGE,
-           "damage map: damage reduction without the minimum of 1"),
-    Mutant("generic", "crit-extra-after-reduction", GC,
-           "out[K.D_CRIT] = reduce(halved + w.critical_wound_damage)",
-           "out[K.D_CRIT] = reduce(halved) + w.critical_wound_damage", ORACLE_DAMAGE,
-           "damage map: critical extra damage added after the reduction"),
-    Mutant("generic", "dev-modifiers-inverted", GC,
-           "    if sc.rules.damage_modifiers_on_devastating:",
-           "    if not sc.rules.damage_modifiers_on_devastating:", ORACLE_DAMAGE,
-           "damage map: damage_modifiers_on_devastating read backwards"),
-    Mutant("generic", "fnp-lt-to-le", GC, "return int(thr is None or d < thr)",
-           "return int(thr is None or d <= thr)", ORACLE_FNP,
-           "feel-no-pain table: a point ignored only above N, not on N+"),
-    Mutant("generic", "fnp-worse-of-two", GC, "best = min(x for x in", "best = max(x for x in",
-           ORACLE_FNP, "feel-no-pain table: the worse of the two feel-no-pains vs mortal wounds"),
-    Mutant("generic", "fnp-stack-either", GC,
-           "v = through(t.feel_no_pain, a + 1) * through(t.feel_no_pain_mortal, b + 1)",
-           "v = max(through(t.feel_no_pain, a + 1), through(t.feel_no_pain_mortal, b + 1))",
-           ORACLE_FNP, "feel-no-pain table: stacked, a point gets through if either die fails"),
-]  # fmt: skip
 
 
 @dataclass
@@ -275,10 +54,9 @@ class Result:
 
 
 def scratch_copy() -> Path:
-    """One copy of the repository for every mutant (its numba cache survives between them)."""
-    dst = Path(tempfile.gettempdir()) / f"oddslab-mutants-{os.getuid()}"
-    if dst.exists():
-        shutil.rmtree(dst)
+    """One copy of the repository for every mutant (its numba cache survives between them);
+    a fresh directory per run, so two runs at once (two worktrees) do not share one."""
+    dst = Path(tempfile.mkdtemp(prefix="oddslab-mutants-")) / "repo"
     shutil.copytree(
         ROOT, dst, ignore=lambda d, names: [n for n in names if n in SKIP or n == "__pycache__"]
     )
@@ -292,6 +70,7 @@ def run_one(m: Mutant, work: Path, timeout: float) -> Result:
         return Result(m.id, m.ruleset, "error", 0.0, -1, [f"'old' found {original.count(m.old)}x"])
     path.write_text(original.replace(m.old, m.new), encoding="utf-8")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(work / ".numba_cache"), "MPLBACKEND": "Agg"}
+    env["COLUMNS"] = "400"  # the summary's FAILED line keeps the start of the failure's message
     env.pop("PYTHONPATH", None)
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p", "no:cacheprovider", "-o",
            "addopts=", *m.tests]  # fmt: skip
@@ -308,6 +87,12 @@ def run_one(m: Mutant, work: Path, timeout: float) -> Result:
     return Result(m.id, m.ruleset, outcome, time.perf_counter() - t0, rc, failed[:1] + out[-1:])
 
 
+def _killer(r: Result | None) -> str:
+    """The test that failed first on the mutant (its node id, from pytest's FAILED line)."""
+    failed = [t for t in (r.tail if r else []) if t.startswith("FAILED ")]
+    return f"`{failed[0].removeprefix('FAILED ').split(' - ')[0]}`" if failed else ""
+
+
 def report(results: dict[str, Result]) -> str:
     by_id = {m.id + "@" + m.ruleset: m for m in MUTANTS}
     lines = [
@@ -317,13 +102,16 @@ def report(results: dict[str, Result]) -> str:
         "to a kernel, a compiled table or the rule code; it is *killed* when the listed tests",
         "fail on it. Equivalent mutants change no number (the reason is given) and are left",
         "out of the score. Timings are wall seconds on a shared 2-core machine (noisy).",
+        "A mutant's *size* is the largest change it makes to any outcome's probability in the",
+        "scenario of the test that kills it (the kernel at 10^6 trials, mutated against not).",
         "",
         "| ruleset | mutants run | killed | survived | equivalent | score |",
         "|---|---|---|---|---|---|",
     ]
     rulesets = sorted({m.ruleset for m in MUTANTS})
     for rs in rulesets:
-        rows = [r for k, r in results.items() if r.ruleset == rs]
+        # rows of mutants since removed from MUTANTS are not counted
+        rows = [r for k, r in results.items() if r.ruleset == rs and k in by_id]
         eq = [r for r in rows if by_id[r.id + "@" + rs].equivalent]
         live = [r for r in rows if not by_id[r.id + "@" + rs].equivalent]
         killed = sum(r.outcome in ("killed", "timeout") for r in live)
@@ -333,18 +121,19 @@ def report(results: dict[str, Result]) -> str:
         )
     lines += [
         "",
-        "| ruleset | mutant | change | tests | outcome | s |",
-        "|---|---|---|---|---|---|",
+        "| ruleset | mutant | change | tests | outcome | killed by | s |",
+        "|---|---|---|---|---|---|---|",
     ]
     for m in MUTANTS:
         r = results.get(m.id + "@" + m.ruleset)
         outcome = "not run" if r is None else r.outcome
         if m.equivalent:
             outcome += f" (equivalent: {m.equivalent})"
+        what = m.what + (f" [size: {m.size}]" if m.size else "")
         secs = "" if r is None else f"{r.seconds:.0f}"
         lines.append(
-            f"| {m.ruleset} | `{m.id}` | {m.what} (`{m.path}`) | `{' '.join(m.tests)}` | "
-            f"{outcome} | {secs} |"
+            f"| {m.ruleset} | `{m.id}` | {what} (`{m.path}`) | `{' '.join(m.tests)}` | "
+            f"{outcome} | {_killer(r)} | {secs} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -357,10 +146,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true", help="rewrite the report only")
     args = ap.parse_args(argv)
     only = {x.strip() for x in args.only.split(",") if x.strip()}
-    todo = [m for m in MUTANTS if not only or m.ruleset in only or m.id in only]
+    todo = [
+        m
+        for m in MUTANTS
+        if not only or m.ruleset in only or m.id in only or f"{m.id}@{m.ruleset}" in only
+    ]
+    known = {x for m in MUTANTS for x in (m.ruleset, m.id, f"{m.id}@{m.ruleset}")}
+    if only - known:
+        ap.error(f"--only: no ruleset or mutant {', '.join(sorted(only - known))}")
     if args.list:
-        for m in todo:
-            print(f"{m.ruleset:18} {m.id:24} {' '.join(m.tests)}")
+        for m in todo:  # and whether its 'old' text is still found exactly once
+            found = (ROOT / m.path).read_text(encoding="utf-8").count(m.old)
+            flag = "" if found == 1 else f"  ('old' found {found}x)"
+            print(f"{m.ruleset:18} {m.id:26} {' '.join(m.tests)}{flag}")
         return 0
     saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results = {k: Result(**v) for k, v in saved.items()}
@@ -371,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             results[m.id + "@" + m.ruleset] = r
             print(f"{m.ruleset:18} {m.id:24} {r.outcome:8} {r.seconds:6.0f} s", flush=True)
             RESULTS.write_text(json.dumps({k: asdict(v) for k, v in results.items()}, indent=1))
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work.parent, ignore_errors=True)
     REPORT.write_text(report(results), encoding="utf-8")
     print(f"wrote {REPORT.relative_to(ROOT)}")
     return 0
