@@ -56,6 +56,9 @@ def test_whole_library_pairs_the_entries_that_fit_each_slot():
     assert per.loc["Line troopers (10 rifles)", "Conscripts"] == pytest.approx(
         grid.loc["Line troopers (10 rifles)", "Conscripts"] * 100 / 60
     )
+    # a table the caller already has gives the same matrices (the CLI reads the store once)
+    pd.testing.assert_frame_equal(res.matrix(per_points=True, table=res.table()), per)
+    pd.testing.assert_frame_equal(res.matrix(se=True, table=res.table()), res.matrix(se=True))
 
 
 def test_named_entries_must_fit():

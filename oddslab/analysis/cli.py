@@ -206,8 +206,8 @@ def matchup_cmd(
 
             from oddslab._format import format_estimate
 
-            grid = res.matrix(per_points=per_points)
-            se = res.matrix(per_points=per_points, se=True)
+            grid = res.matrix(per_points=per_points, table=tab)
+            se = res.matrix(per_points=per_points, se=True, table=tab)
             exact = bool(tab["exact"].all())
             # formatted over flat arrays (a 1,000 x 1,000 matchup is 10^6 cells), NaN: not run
             # or not reported (--long gives the note)

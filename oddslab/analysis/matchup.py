@@ -233,10 +233,18 @@ class MatchupResult:
             yield cols
 
     def matrix(
-        self, metric: str | None = None, *, per_points: bool = False, se: bool = False
+        self,
+        metric: str | None = None,
+        *,
+        per_points: bool = False,
+        se: bool = False,
+        table: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
-        """Attackers (rows) × targets (columns) of the metric (or its SE with ``se=True``)."""
-        tab = self.table(metric)
+        """Attackers (rows) × targets (columns) of the metric (or its SE with ``se=True``).
+
+        ``table``: this matchup's :meth:`table` for ``metric`` when the caller already has it
+        (a big matchup's table is read off its store: once, not once per matrix)."""
+        tab = self.table(metric) if table is None else table
         col = ("per_100_points" if per_points else "value") + ("_se" if se and per_points else "")
         if se and not per_points:
             col = "se"
