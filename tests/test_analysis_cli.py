@@ -55,8 +55,8 @@ def test_matchup_points_and_library(tmp_path):
     assert "per 100 points" in res.stdout and "Conscripts" in res.stdout
     assert "left out" in res.output
     assert len(pd.read_csv(tmp_path / "m.csv")) == 10
-    # above the streaming threshold the CLI writes --out a chunk of pairs at a time: the same
-    # file, byte for byte
+    # above the streaming threshold (results read back from the store): the same file, byte
+    # for byte
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(importlib.import_module("oddslab.analysis.matchup"), "KEEP_VALIDATED", 4)
         _ok(["matchup", GENERIC, f"{GENERIC}:conscripts,battle_tank", "-n", "2000",

@@ -222,10 +222,7 @@ def matchup_cmd(
             per = " per 100 points" if per_points else ""
             how = ", exact" if exact else ""
             _print_frame(shown, f"{res.metric}{per}{how} (rows: attackers, columns: targets)", fmt)
-        if out is not None and out.suffix != ".parquet" and sort is None:
-            res.to_csv(out)  # a streamed matchup writes it a chunk of pairs at a time
-            typer.echo(f"table written to {out}", err=True)
-        elif out is not None:
+        if out is not None:
             _write_table(tab, out)
         if plot is not None:
             _matplotlib()
