@@ -11,6 +11,7 @@ import time
 from _common_analysis import SCENARIO
 from _common_analysis import analysis_row as _row
 from _common_analysis import numba_threads as _threads
+from _plain_pair import plain_pair
 
 __all__ = ["dask_scaling", "dask_cpu", "dask_overhead"]
 
@@ -131,9 +132,11 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     from oddslab.scenario import read_toml
 
     rows = []
-    configs = [(8, 100_000)] if quick else [(200, 100_000), (60, 1_000_000)]
+    configs = [(8, 100_000)] if quick else [(200, 100_000), (1_000, 100_000), (60, 1_000_000)]
     for cells, trials in configs:
         vary = {"target.models": list(range(1, cells + 1))}
+        # the ceiling first: two plain single-threaded processes, no Dask, on the same cells
+        pair, pair_kernels = plain_pair(vary["target.models"], trials)
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
@@ -166,6 +169,18 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                     )
         finally:
             cluster.close()
+        pair_eff = single / (2 * pair)
+        pair_k = pair_kernels / sum(r.elapsed for r in a.results)
+        rows.append(
+            _row(
+                f"{cells} cells × {trials:,} trials, two plain processes at 1 thread (no Dask)",
+                cells / pair,
+                f"the ceiling of 2 single-threaded workers on this machine: per-process "
+                f"efficiency {pair_eff:.2f} (1-thread in-process {single:.1f} s / (2 × "
+                f"{pair:.1f} s)); their kernels {pair_k:.2f}× in-process",
+                1,
+            )
+        )
         for plan, b, wall, here, main, workers_cpu in runs:
             eff_wall = single / (2 * wall)
             eff_cpu = single_cpu / (workers_cpu + here)
@@ -183,6 +198,7 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                     f"(in-process {single_cpu:.2f} CPU s / cluster {workers_cpu:.2f} s in workers "
                     f"+ {here:.2f} s scheduler and client, of which {main:.2f} s the study's own "
                     f"thread: cells, packing, results; the rest Dask's scheduler and comms); "
+                    f"{pair / wall:.2f} of the two plain processes' rate (Dask's own share); "
                     f"{1e3 * extra:.2f} ms CPU per cell beyond in-process; workers' kernel time "
                     f"{kernels:.2f}× in-process; identical: {_counts(a) == _counts(b)}; 1-min "
                     f"load {load0:.1f} at the start",
