@@ -9,11 +9,18 @@ total), a test without power (fewer than two bins with expected count >= 5 and n
 to check) is an error rather than a pass, and every outcome rarer than ``RARE`` is checked on
 its own with an exact binomial test, because merging it into a neighbouring bin hides a rare
 outcome produced 1,000 times too often.
+
+``assert_prob`` (and ``assert_z`` for other estimates) is the single-probability test of a
+hand-worked case: ``|z| < Z_MAX``, and the same test with the expected value moved by 0.5
+percentage points (``SHIFT``) must fail at the observed estimate, so a test that has too few
+trials to see a 0.5 pp error fails (saying how many it needs) instead of passing quietly.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable
 
 import numpy as np
 from scipy import stats as sps
@@ -22,6 +29,15 @@ P_MIN = 1e-4
 Z_MAX = 5.0
 RARE = 1e-3
 PMF_SUM_TOL = 1e-9
+#: the error every comparison must see: 0.5 percentage points (``switches.SHIFT_PP``)
+SHIFT = 0.005
+
+#: set (to "1") in this process's environment when the running test made a comparison that a
+#: 0.5 pp error fails: by ``assert_prob``/``assert_z`` here and ``switches.assert_power``/
+#: ``assert_exact_power``; reset and read around every ``rule_switch`` test by
+#: tests/conftest.py. An environment variable, not a module global, so ``stats`` and
+#: ``tests.stats`` (both import paths occur) agree.
+POWER_FLAG = "ODDSLAB_TEST_POWER_CHECKED"
 
 
 class NoPowerError(AssertionError):
@@ -117,3 +133,100 @@ def z_two(p1: float, n1: int, p2: float, n2: int) -> float:
     p = (p1 * n1 + p2 * n2) / (n1 + n2)
     se = math.sqrt(max(p * (1 - p), 1e-300) * (1 / n1 + 1 / n2))
     return (p1 - p2) / se
+
+
+def note_power() -> None:
+    """Record that the running test checked its comparison's power (0.5 pp would fail)."""
+    os.environ[POWER_FLAG] = "1"
+
+
+def assert_z(
+    estimate: float,
+    expected: float,
+    n: int,
+    sd: float | Callable[[float], float],
+    *,
+    shift: float = SHIFT,
+    z_max: float = Z_MAX,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    what: str = "",
+) -> None:
+    """A ``k * SE`` test of an estimate from ``n`` trials against a worked value, with its power.
+
+    Asserts ``|estimate - expected| < z_max * SE`` (``SE = sd / sqrt(n)``), and that the same
+    test against ``expected - shift`` and against ``expected + shift`` would fail at this very
+    ``estimate``: the test can see an error of ``shift``. A moved value is clipped to
+    ``[lo, hi]`` (the values the estimate can take); a direction the clipping leaves at
+    ``expected`` (a worked value at a bound) is not checked, the other one is.
+
+    ``sd`` is the per-trial standard deviation, or a function of the expected value giving it
+    (a probability's SE depends on the value tested, see :func:`assert_prob`).
+
+    The shift, the rule: a probability is moved by 0.5 percentage points (``SHIFT``). A mean
+    of an integer statistic is moved by 0.005 of its unit by default, the change in the mean
+    when 0.5 pp of the probability moves to a neighbouring value (the error
+    ``switches.planted_shift`` plants in distributions); pass the sample's standard deviation
+    as ``sd``. A test that means another size (a mean in other units, a wide statistic for
+    which a whole-distribution comparison is not at hand) states its ``shift`` and says why.
+
+    Raises
+    ------
+    AssertionError
+        The estimate disagrees with ``expected``; ``NoPowerError`` when a moved value would
+        pass too, with the number of trials the test needs. On success the running test is
+        marked as having checked its power (:func:`note_power`, read for ``rule_switch``
+        tests by tests/conftest.py).
+    """
+    sd_at = sd if callable(sd) else (lambda _m: sd)
+    where = f"{what}: " if what else ""
+
+    def z_at(m: float) -> float:
+        return (estimate - m) / math.sqrt(max(sd_at(m) ** 2, 1e-300) / n)
+
+    z = z_at(expected)
+    assert abs(z) < z_max, (
+        f"{where}{estimate:.6g} in {n:,} trials against the worked {expected:.6g}: "
+        f"z = {z:+.2f}, |z| must be < {z_max:g}"
+    )
+    moved = [m for m in (max(expected - shift, lo), min(expected + shift, hi)) if m != expected]
+    assert moved, f"{where}nothing to move {expected!r} to within [{lo}, {hi}]"
+    weak = [m for m in moved if abs(z_at(m)) < z_max]
+    if weak:
+        # the moved test fails once shift >= (z_max * sd(m) + |z| sd(expected)) / sqrt(n)
+        sigma = max(sd_at(m) for m in (expected, *moved))
+        need = math.ceil(((z_max + abs(z)) * sigma / shift) ** 2)
+        room = math.ceil(((z_max + 2) * sigma / shift) ** 2)
+        raise NoPowerError(
+            f"{where}no power to see an error of {shift:g}: against {weak[0]:.6g} (the worked "
+            f"{expected:.6g} moved) the test passes too (z = {z_at(weak[0]):+.2f}); "
+            f"{n:,} trials are too few: this run needs about {need:,}, and {room:,} leave "
+            f"room for |z| up to 2"
+        )
+    note_power()
+
+
+def assert_prob(
+    p_hat: float,
+    p: float,
+    n: int,
+    *,
+    shift: float = SHIFT,
+    z_max: float = Z_MAX,
+    what: str = "",
+) -> None:
+    """``|z_prob(p_hat, p, n)| < z_max``, and a worked ``p`` 0.5 pp off (``shift``, clipped to
+    [0, 1]) would fail the same test: :func:`assert_z` with the binomial standard deviation
+    ``sqrt(q (1 - q))`` at each value ``q`` tested."""
+    assert 0.0 <= p <= 1.0, f"{what}: {p!r} is not a probability"
+    assert_z(
+        p_hat,
+        p,
+        n,
+        lambda q: math.sqrt(q * (1.0 - q)),
+        shift=shift,
+        z_max=z_max,
+        lo=0.0,
+        hi=1.0,
+        what=what,
+    )

@@ -16,14 +16,13 @@ session and keeps the counts, so the default's naive run is shared by every swit
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import pytest
 from scipy import stats as sps
-from stats import P_MIN
+from stats import P_MIN, POWER_FLAG, SHIFT, note_power  # noqa: F401 (re-exported)
 
 #: a switch's value must move the kernel's answer at least this clearly
 P_DIFFER = 1e-9
@@ -136,7 +135,7 @@ def assert_agree(kernel: dict[str, np.ndarray], naive: dict[str, np.ndarray], wh
 
 #: the error a strong naive comparison must catch: this much probability (0.5 percentage
 #: points) moved from one outcome to a neighbouring one
-SHIFT_PP = 0.005
+SHIFT_PP = SHIFT
 
 
 def planted_shift(counts: np.ndarray, pp: float = SHIFT_PP) -> np.ndarray:
@@ -150,18 +149,6 @@ def planted_shift(counts: np.ndarray, pp: float = SHIFT_PP) -> np.ndarray:
     c[top] -= min(moved, c[top])
     c[to] += moved
     return c
-
-
-#: set (to "1") in this process's environment when the running test made a comparison that a
-#: 0.5 pp error fails: by :func:`assert_power` and :func:`assert_exact_power`; reset and read
-#: around every ``rule_switch`` test by tests/conftest.py. An environment variable, not a
-#: module global, so ``switches`` and ``tests.switches`` (both import paths occur) agree.
-POWER_FLAG = "ODDSLAB_TEST_POWER_CHECKED"
-
-
-def note_power() -> None:
-    """Record that the running test checked its comparison's power (0.5 pp would fail)."""
-    os.environ[POWER_FLAG] = "1"
 
 
 def assert_power(

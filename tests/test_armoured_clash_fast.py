@@ -24,7 +24,7 @@ import pytest
 from fast_armoured_clash import BLOCK, merge, simulate
 from fast_armoured_clash_pool import TIER_BITS, die_pmf, pool_pmf
 from scipy.stats import hypergeom
-from stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
+from stats import P_MIN, Z_MAX, assert_prob, chisquare_pmf, z_prob
 from switches import planted_shift
 
 from oddslab.rulesets.armoured_clash import (
@@ -105,11 +105,11 @@ def _three_tests(deck=None):
 def test_deck_is_drawn_without_replacement():
     """Three tests at DISCIPLINE 7 from one 20-card deck (6 cards fail): it falls back when
     two of the three cards fail, hypergeometric (0.2018), not binomial (0.216)."""
-    n = 100_000
+    n = 500_000
     out = simulate(_three_tests(), n, seed=5)
     fails = hypergeom(20, 6, 3)
-    assert abs(z_prob(out["defender_fell_back"][1] / n, fails.sf(1), n)) < Z_MAX
-    assert abs(z_prob(out["defender_suppressed"][1] / n, fails.sf(0), n)) < Z_MAX
+    assert_prob(out["defender_fell_back"][1] / n, fails.sf(1), n)
+    assert_prob(out["defender_suppressed"][1] / n, fails.sf(0), n)
     binom = 1 - 0.7**3 - 3 * 0.3 * 0.7**2
     assert abs(z_prob(out["defender_fell_back"][1] / n, binom, n)) > Z_MAX
 
@@ -118,9 +118,9 @@ def test_empty_deck_is_reshuffled():
     """A two-card deck (1 and 10; DISCIPLINE 7, so the 10 fails): the first two tests draw
     both cards, exactly one fails (suppressed); the third comes from the reshuffled deck and
     fails half the time (falls back). Without the reshuffle it could not be drawn."""
-    n = 100_000
+    n = 500_000
     out = simulate(_three_tests(deck=(1, 10)), n, seed=6)
-    assert abs(z_prob(out["defender_fell_back"][1] / n, 0.5, n)) < Z_MAX
+    assert_prob(out["defender_fell_back"][1] / n, 0.5, n)
     # still suppressed; the rally test after the sequence draws the reshuffled deck's other
     # card: the 10 (it fails) exactly when the third test drew the 1 (no fall back)
     assert out["defender_suppressed"][1] == n

@@ -11,10 +11,8 @@ Tolerances: |z| < 5 (tests/stats.py) against exact probabilities.
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from stats import Z_MAX
+from stats import assert_prob, z_prob
 
 from oddslab._schema import ScenarioError
 from oddslab.engine import simulate
@@ -54,10 +52,6 @@ def _statics(sc: ArmouredClashScenario) -> tuple[int, int]:
 def _hit(rating: str) -> float:
     """P(one attack die scores at least one hit) at ``rating``."""
     return 1.0 - float(attack_pool_pmf(1, rating)[0])
-
-
-def _z(p_hat: float, p: float, n: int) -> float:
-    return abs(p_hat - p) / math.sqrt(p * (1 - p) / n)
 
 
 # -- 1. the charger's supported / threatened are the retaliation's threatened / supported ------
@@ -132,7 +126,7 @@ def test_close_quarters_duel_with_a_flag_matches_the_exact_odds(flag):
     Before the fix the retaliation stayed neutral (supported: 0.194 / 0.138 instead of 1/6)."""
     r_c, r_t = ("improved", "weakened") if flag == "supported" else ("weakened", "improved")
     p_c, p_t = _hit(r_c), _hit(r_t)
-    n = 400_000
+    n = 500_000
     out = simulate(_duel(**{flag: True}), trials=n, seed=61)
     want = {
         "attacker_won_close_quarters": p_c,
@@ -140,10 +134,10 @@ def test_close_quarters_duel_with_a_flag_matches_the_exact_odds(flag):
         "close_quarters_stalemate": (1 - p_c) * (1 - p_t),
     }
     for name, p in want.items():
-        assert _z(out.prob(name), p, n) < Z_MAX, (name, out.prob(name), p)
+        assert_prob(out.prob(name), p, n, what=name)
     # the old reading (retaliation neutral) is far outside the tolerance
     old = (1 - p_c) * _hit("neutral")
-    assert _z(out.prob("defender_won_close_quarters"), old, n) > 20
+    assert abs(z_prob(out.prob("defender_won_close_quarters"), old, n)) > 20
 
 
 # -- 5. prioritising exposed models needs some, but not all, exposed -----------------------------

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from stats import Z_MAX, chisquare_pmf, z_prob
+from stats import assert_prob, chisquare_pmf
 
 from oddslab.engine import simulate
 from oddslab.rulesets.armoured_clash import (
@@ -305,7 +305,7 @@ def test_retaliation_counts_its_own_rating():
         ("defender_won_close_quarters", 1 / 6),
         ("close_quarters_stalemate", 1 / 6),
     ):
-        assert abs(z_prob(out.prob(stat), p, n)) < Z_MAX, stat
+        assert_prob(out.prob(stat), p, n, what=stat)
 
 
 def test_defensive_advantage_reverses_the_order():

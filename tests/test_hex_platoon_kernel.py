@@ -28,7 +28,7 @@ from hex_platoon_cases import (  # noqa: E402
     sequence_case,
     unit,
 )
-from stats import P_MIN, chisquare_pmf  # noqa: E402
+from stats import P_MIN, assert_prob, chisquare_pmf  # noqa: E402
 from switches import assert_agree  # noqa: E402
 
 from oddslab import engine  # noqa: E402
@@ -450,8 +450,7 @@ def test_certain_outcomes_follow_the_rules():
         {"kind": "fire", "firer": "shooter", "target": "target"},
     ]
     out = _run(scenario(hexes, steps), n=200_000)
-    fired = out.prob("shooter_fired_step2", 1)
-    assert abs(fired - 1 / 36) < 5 * np.sqrt(35 / 36**2 / 200_000)
+    assert_prob(out.prob("shooter_fired_step2", 1), 1 / 36, 200_000)
     # AA that always hits twice (no armor): the aircraft is always shot down, never strikes
     aa = dict(type="aa", aa=2, range=4, to_hit=1)
     hexes = [

@@ -1,10 +1,21 @@
-"""The test helpers in tests/stats.py can fail: rare outcomes, PMFs off 1, tests without power."""
+"""The test helpers in tests/stats.py can fail: rare outcomes, PMFs off 1, tests without power,
+single probabilities that could not see 0.5 pp."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
-from stats import P_MIN, NoPowerError, binomial_tail, chisquare_pmf
+from stats import (
+    P_MIN,
+    POWER_FLAG,
+    NoPowerError,
+    assert_prob,
+    assert_z,
+    binomial_tail,
+    chisquare_pmf,
+)
 
 
 def test_rare_outcome_produced_1000_times_too_often_fails():
@@ -59,3 +70,35 @@ def test_binomial_tail_edges():
     assert binomial_tail(1, 10, 0.0) == 0.0
     assert binomial_tail(10, 10, 1.0) == 1.0
     assert binomial_tail(5, 10, 0.5) == pytest.approx(1.0)
+
+
+def test_assert_prob_passes_with_power_and_marks_it(monkeypatch):
+    monkeypatch.delenv(POWER_FLAG, raising=False)
+    assert_prob(0.4702, 0.47, 600_000)  # 0.5 pp is 7.8 standard errors here
+    assert os.environ[POWER_FLAG] == "1"
+
+
+def test_assert_prob_without_power_says_how_many_trials():
+    # 200,000 trials at p = 0.47: 0.5 pp is 4.5 standard errors, a shifted worked value passes
+    with pytest.raises(NoPowerError, match=r"200,000 trials are too few: this run needs about"):
+        assert_prob(0.47, 0.47, 200_000)
+
+
+def test_assert_prob_fails_a_wrong_value_first():
+    with pytest.raises(AssertionError, match=r"z = \+8\.96") as e:
+        assert_prob(0.48, 0.47, 200_000)
+    assert not isinstance(e.value, NoPowerError)
+
+
+def test_assert_prob_at_a_bound_moves_the_possible_way():
+    assert_prob(1.0, 1.0, 10_000)  # only 0.995 is tested, and fails: 7 standard errors
+    with pytest.raises(NoPowerError):
+        assert_prob(1.0, 1.0, 1_000)  # 0.995 is 2.2 standard errors away: passes
+    assert_prob(0.0, 0.0, 10_000)
+
+
+def test_assert_z_for_a_mean_moves_it_by_its_shift():
+    assert_z(2.0003, 2.0, 1_000_000, 0.5)  # SE 0.0005: 0.005 is 10 SE
+    with pytest.raises(NoPowerError):
+        assert_z(2.0003, 2.0, 100_000, 0.5)  # SE 0.0016: 0.005 is 3.2 SE
+    assert_z(2.001, 2.0, 100_000, 0.5, shift=0.05)  # a shift the test states

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import naive_vom_kriege as naive  # noqa: E402
 from exact_vom_kriege import assert_exact, exact_pmfs  # noqa: E402
 from naive_cache import cached_run  # noqa: E402
-from stats import P_MIN, Z_MAX, chisquare_pmf, z_prob  # noqa: E402
+from stats import P_MIN, Z_MAX, assert_prob, chisquare_pmf  # noqa: E402
 from switches import assert_agree, counter_counts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -401,7 +401,8 @@ def test_defensive_fire_flags_reading_moves_reaching_melee():
         ),
         actions=(Action("melee", "cuirassiers", "line", reaction="defensive_fire"),),
     )
-    p_retreat = oddslab.simulate(VomKriegeScenario(**base), 200_000, seed=1).prob(
+    n = 500_000
+    p_retreat = oddslab.simulate(VomKriegeScenario(**base), n, seed=1).prob(
         "attacker_reached_melee"
     )
     p_ignore = oddslab.simulate(
@@ -409,9 +410,9 @@ def test_defensive_fire_flags_reading_moves_reaching_melee():
     ).prob("attacker_reached_melee")
     # 4 dice of defensive fire must show no flag and fewer than 4 hits (4 hits = maximum:
     # the charger retreats a full move): (5/6)^4 - (2/6)^4 = 0.4700 (the issue's ~0.47)
-    assert abs(z_prob(p_retreat, (5 / 6) ** 4 - (2 / 6) ** 4, 200_000)) < Z_MAX
+    assert_prob(p_retreat, (5 / 6) ** 4 - (2 / 6) ** 4, n)
     # flags ignored: only 4 hits (maximum) stop it: 1 - (2/6)^4 = 0.9877 (the issue's ~0.99)
-    assert abs(z_prob(p_ignore, 1 - (2 / 6) ** 4, 200_000)) < Z_MAX
+    assert_prob(p_ignore, 1 - (2 / 6) ** 4, 200_000)
 
 
 # -- determinism -----------------------------------------------------------------------------

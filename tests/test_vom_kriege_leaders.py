@@ -18,7 +18,8 @@ from oddslab.rulesets.vom_kriege import WARMUP
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Leader, Rules, Unit
 from oddslab.scenario import ScenarioError, from_dict
-from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
+from tests.stats import P_MIN, assert_prob, chisquare_pmf
+from tests.switches import assert_exact_power
 
 N = 2_000  # deterministic answers
 NS = 400_000  # statistical ones
@@ -84,10 +85,12 @@ def test_riding_down_a_leader_exact():
     """5 dice, a saber 1/6 each: the hits on the leader are Bin(5, 1/6); with 2 hits already
     one saber removes it: P = 1 - (5/6)^5 = 0.5981, and then the army leader's hit and the
     command's 6 units; otherwise it retires and the hussars follow up."""
-    out = oddslab.simulate(_ride_down(), trials=NS, seed=7)
+    n = 500_000
+    out = oddslab.simulate(_ride_down(), trials=n, seed=7)
     p = 1 - (5 / 6) ** 5
     assert chisquare_pmf(out.counts["hits_on_defender_leader"], _binom(5, 1 / 6)) > P_MIN
-    assert abs(z_prob(out.prob("defender_leader_removed"), p, NS)) < Z_MAX
+    assert_exact_power(out.counts["hits_on_defender_leader"], _binom(5, 1 / 6), "ride down")
+    assert_prob(out.prob("defender_leader_removed"), p, n)
     assert (
         out.counts["defender_command_units_removed"][6] == out.counts["defender_leader_removed"][1]
     )
@@ -137,7 +140,7 @@ def test_leader_with_the_target_retires_first():
     0.1319; otherwise it retires and the melee with the line goes on."""
     out = oddslab.simulate(_with_unit(), trials=NS, seed=5)
     p = _at_least(4, 1 / 6, 2)
-    assert abs(z_prob(out.prob("defender_leader_removed"), p, NS)) < Z_MAX
+    assert_prob(out.prob("defender_leader_removed"), p, NS)
     assert out.prob("defender_leader_retired") == pytest.approx(
         1 - out.prob("defender_leader_removed")
     )
@@ -297,8 +300,8 @@ def test_the_example_gives_its_hand_worked_answer(examples_dir):
     from oddslab.scenario import load
 
     sc = load(examples_dir / "vom-kriege-hussars-ride-down-a-general.toml")
-    out = oddslab.simulate(sc, trials=200_000, seed=3)
+    out = oddslab.simulate(sc, trials=500_000, seed=3)
     p = 1 - (5 / 6) ** 5
-    assert abs(z_prob(out.prob("defender_leader_removed"), p, 200_000)) < Z_MAX
+    assert_prob(out.prob("defender_leader_removed"), p, 500_000)
     assert out.prob("attacker_followed_up") == 1.0
     assert out.counts["defender_army_leader_hits"][2] == out.counts["defender_leader_removed"][1]

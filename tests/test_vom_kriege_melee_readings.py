@@ -18,7 +18,7 @@ from oddslab.rulesets.vom_kriege import layout as L
 from oddslab.rulesets.vom_kriege.compile import VomKriegeScenario
 from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Rules, Unit
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
-from tests.stats import P_MIN, Z_MAX, chisquare_pmf, z_prob
+from tests.stats import P_MIN, assert_prob, chisquare_pmf
 
 N = 20_000  # deterministic answers: any trial count shows them
 NS = 1_000_000  # statistical ones
@@ -62,9 +62,9 @@ def test_batteries_fire_at_a_charger_whose_target_retires():
     sc = _infantry_at_cavalry(batteries=(Battery("bat", 6),))
     out = _run(sc, NS)
     p = (5 / 6) ** 4 - (1 / 2) ** 4
-    assert abs(z_prob(out.prob("defender_retired"), p, NS)) < Z_MAX
+    assert_prob(out.prob("defender_retired"), p, NS)
     # stopped: a flag, or a fourth hit (maximum: a full move back); never removed here
-    assert abs(z_prob(out.prob("attacker_retreated"), 1 - p, NS)) < Z_MAX
+    assert_prob(out.prob("attacker_retreated"), 1 - p, NS)
     assert out.prob("attacker_reached_melee") == 0.0  # a retire is no exchange of melee dice
 
 
@@ -88,7 +88,7 @@ def test_retiring_cavalry_is_disordered():
     reaching maximum hits: four sabers, (1/6)^4."""
     assert _run(_infantry_at_cavalry()).prob("defender_disordered") == 1.0
     out = _run(_infantry_at_cavalry(retiring_cavalry_disordered=False), NS)
-    assert abs(z_prob(out.prob("defender_disordered"), (1 / 6) ** 4, NS)) < Z_MAX
+    assert_prob(out.prob("defender_disordered"), (1 / 6) ** 4, NS)
 
 
 # -- a square's battle back against cavalry --------------------------------------------------
@@ -147,7 +147,7 @@ def test_a_flag_rolled_by_cavalry_is_a_hit_on_a_square():
     # the text's die: saber or flag, 1/3; flags ignored, saber only, 1/6
     for reading, p in (("hit", 1 / 3), ("ignore", 1 / 6)):
         out = _run(_cavalry_at_square(cavalry_square_flags=reading), NS)
-        assert abs(z_prob(out.prob("defender_hits"), p, NS)) < Z_MAX
+        assert_prob(out.prob("defender_hits"), p, NS, what=reading)
 
 
 # -- a square that attacks cavalry -----------------------------------------------------------
