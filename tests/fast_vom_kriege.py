@@ -10,7 +10,7 @@ which statistics a scenario reports (``statistics.reported``).
 Every trial is a column: each unit's state is an array over the trials, each action acts on
 all trials at once with masks for its branches (a reaction, a retire, a battle back, a
 follow-up), and the loops run only over actions, batteries and the few sub-steps of a melee.
-A battle roll of ``k`` dice is one multinomial draw of the symbol counts. Not modelled (the
+A battle roll draws one face per die (a ``dice x trials`` array) and counts the symbols. Not modelled (the
 scenarios checked with it do not reach them; :class:`Trials` refuses them): counter-charges.
 """
 
@@ -58,6 +58,7 @@ class Trials(Melee):
         self.lix = {ld.name: i for i, ld in enumerate(self.Ld)}
         faces = sc.dice.faces
         self.p = np.array([faces.count(s) / len(faces) for s in SYMBOLS])
+        self.face_symbol = np.array([SYMBOLS.index(x) for x in faces], dtype=np.int8)
         nu, nl = len(self.U), len(self.Ld)
 
         def col(vals, k=nu):
@@ -189,24 +190,33 @@ class Trials(Melee):
         idx = np.flatnonzero(k)
         if len(idx) == 0:
             return h, f
-        c = self.rng.multinomial(k[idx], self.p).astype(np.int16)
+        kk = k[idx]
+        top = int(kk.max())
+        # one face per die (a row per die, a column per trial), -1 past the trial's dice
+        faces = self.face_symbol[self.rng.integers(0, len(self.face_symbol), (top, len(idx)))]
+        faces[np.arange(top)[:, None] >= kk] = -1
+
+        def count(symbol):
+            return (faces == symbol).sum(axis=0, dtype=np.int16)
+
         self.dice[side] += k.astype(np.int16)
+        sabers, flags = count(SABER), count(FLAG)
         if leader or mode == "retire":  # only a saber hits; the flags are rolled, and do nothing
-            h[idx] = c[:, SABER]
+            h[idx] = sabers
             if leader:
                 self.rolled[t] += h
             else:
                 self.hr[t] += h
-                self.fr[t][idx] += c[:, FLAG]
+                self.fr[t][idx] += flags
             return h, f
         T = self.U[t]
-        sab = c[:, SABER] if (mode == "melee" or self.r.sabers == "both") else 0
-        hh = c[:, TROOP[T.troop]] + sab
-        ff = c[:, FLAG]
+        sab = sabers if (mode == "melee" or self.r.sabers == "both") else 0
+        hh = count(TROOP[T.troop]) + sab
+        ff = flags
         if attacker is not None and self.U[attacker].troop == "cavalry" and T.troop == "infantry":
             # "Cavalry v Infantry in square only hit with a saber"; its flags per the switch
             sq = self.square[t][idx]
-            hh = np.where(sq, c[:, SABER], hh)
+            hh = np.where(sq, sabers, hh)
             h[idx] = hh
             self.fr[t][idx] += ff  # rolled, whatever they do
             if self.r.cavalry_square_flags == "ignore":
@@ -391,14 +401,14 @@ _RUNS: dict = {}
 def fast_trials(kernel: dict[str, np.ndarray], k: int) -> int:
     """The fewest fast trials (a multiple of ``FAST_STEP``) with which, at the expected counts,
     a 0.5 pp error in any statistic of ``kernel`` (histograms) would fail the comparison with
-    a factor 100 of margin on the Bonferroni p-value (``k`` statistics), so that a run's own
-    noise rarely takes the power away (``check_kernel`` then adds blocks until it holds)."""
+    a factor 10 of margin on the Bonferroni p-value (``k`` statistics); a run's own noise may
+    still take the power away, so :func:`fast_counts` then adds blocks until it holds."""
     from stats import P_MIN
     from switches import homogeneity_p, planted_shift
 
     for n in range(FAST_STEP, FAST_MAX + 1, FAST_STEP):
         if all(
-            homogeneity_p(planted_shift(c), c / c.sum() * n) * k < P_MIN / 100
+            homogeneity_p(planted_shift(c), c / c.sum() * n) * k < P_MIN / 10
             for c in kernel.values()
         ):
             return n

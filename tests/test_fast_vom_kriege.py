@@ -49,13 +49,11 @@ EXACT = {
         }
     ),
     "fire-halving-before": lambda: TS.fire_line({"halving": "before"}),
-    "supported-defence": lambda: TS.supported_defence({"battle_back_supports": True}),
     # retires (from cavalry too), batteries limbering, the follow-ups after them
     "assault-retire": lambda: TS.assault_retire({"retire_vs_cavalry": True}),
     "retires-switched": lambda: TS.retires(
         {"retiring_cavalry_disordered": False, "dice_state": "before_melee"}
     ),
-    "battery-driven-back": TK.CASES["battery-driven-back"],
     "disordered-follow-up": lambda: TS.rough_follow_up({"disordered_follow_up": True}),
     # leaders: alone, with the charged unit (both readings)
     "ride-down": lambda: TL._ride_down(),
@@ -72,7 +70,7 @@ SAMPLED = {
     "leaders-rolled": lambda: TL._leaders_everywhere(leader_with_unit="rolled"),
     "leaders-retires": lambda: TL._leaders_everywhere(leader_with_unit="retires"),
 }
-N_FAST_VS_NAIVE = 200_000
+N_FAST_VS_NAIVE = 60_000  # ten times the naive trials: the naive run's noise dominates
 
 
 @pytest.mark.parametrize("case", sorted(EXACT))
@@ -93,14 +91,15 @@ def test_fast_reference_matches_naive(case):
     assert_agree(fast, ref, f"{case}: fast and naive references")
 
 
-def test_fast_reference_is_deterministic_and_nested():
+def test_fast_reference_is_deterministic_and_nested(monkeypatch):
     """The same seed gives the same histograms; block ``b`` of a run is drawn from ``(seed,
     b)``, so a longer run extends a shorter one."""
+    monkeypatch.setattr(F, "BLOCK", 10_000)
     sc = SAMPLED["retires"]()
-    a, b = F.simulate(sc, 150_000, 3), F.simulate(sc, 150_000, 3)
+    a, b = F.simulate(sc, 25_000, 3), F.simulate(sc, 25_000, 3)
     assert all(np.array_equal(a[k], b[k]) for k in a)
-    first = F.simulate(sc, 100_000, 3)
-    rest = F.simulate(sc, 50_000, 3, first_block=1)
+    first = F.simulate(sc, 10_000, 3)
+    rest = F.simulate(sc, 15_000, 3, first_block=1)
     for k in a:
         np.testing.assert_array_equal(a[k], F._add(first[k], rest[k]), err_msg=k)
 
