@@ -49,11 +49,16 @@ EXACT = {
         }
     ),
     "fire-halving-before": lambda: TS.fire_line({"halving": "before"}),
+    "supported-defence": lambda: TS.supported_defence({"battle_back_supports": True}),
+    # squares attacked and attacking, woods, a rough charge stopped, skirmish targets
+    "squares-and-woods-switched": TM.CASES["squares-and-woods-switched"],
+    "squares-attack": TM.CASES["squares-attack"],
     # retires (from cavalry too), batteries limbering, the follow-ups after them
     "assault-retire": lambda: TS.assault_retire({"retire_vs_cavalry": True}),
     "retires-switched": lambda: TS.retires(
         {"retiring_cavalry_disordered": False, "dice_state": "before_melee"}
     ),
+    "battery-driven-back": TK.CASES["battery-driven-back"],
     "disordered-follow-up": lambda: TS.rough_follow_up({"disordered_follow_up": True}),
     # leaders: alone, with the charged unit (both readings)
     "ride-down": lambda: TL._ride_down(),
