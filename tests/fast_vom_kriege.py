@@ -4,14 +4,19 @@ Written from the rule text (/work/shared/rules/vom-kriege.txt) and the readings 
 docs/vom-kriege.md, not from the kernel, the compiled tables or the pure-Python reference: it
 works out every roll itself (fire points by range band, the shooting and melee adjustment
 rows, squares, the form-square test, leaders' contact rolls) from the scenario objects' fields.
-From the package it reads only the scenario objects, ``range_band`` (the bands' limits) and
-which statistics a scenario reports (``statistics.reported``).
+From the package it reads only the scenario objects, ``range_band`` (the bands' limits), which
+statistics a scenario reports (``statistics.reported``) and whose fate they follow (the
+scenario's ``_focus`` and ``_fu_action``). The statistics mean what the pure-Python
+reference's ``Trial.stats`` makes them mean (``attacker_followed_up``: the focus attacker's
+follow-up; ``hits_on_*``/``flags_on_*``: every symbol rolled at the unit, a retire's flags
+and cavalry's flags at a square included, whatever they then do).
 
 Every trial is a column: each unit's state is an array over the trials, each action acts on
 all trials at once with masks for its branches (a reaction, a retire, a battle back, a
 follow-up), and the loops run only over actions, batteries and the few sub-steps of a melee.
-A battle roll draws one face per die (a ``dice x trials`` array) and counts the symbols. Not modelled (the
-scenarios checked with it do not reach them; :class:`Trials` refuses them): counter-charges.
+A battle roll draws one face per die (a ``dice x trials`` array) and counts the symbols:
+about 1 us a trial. Not modelled (no scenario compared with it reaches them; :class:`Trials`
+refuses them): counter-charges. The melee steps are in tests/fast_vom_kriege_melee.py.
 """
 
 from __future__ import annotations
