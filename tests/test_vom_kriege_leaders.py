@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from test_vom_kriege_kernel import _compare
+from test_vom_kriege_kernel import NAIVE_TRIALS, _compare
 
 import oddslab
 from oddslab.rulesets.vom_kriege import WARMUP
@@ -191,15 +191,17 @@ def _leaders_everywhere(**rules):
     )
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("reading", ["rolled", "retires"])
 def test_leaders_kernel_matches_reference(reading):
-    # too many rolls to enumerate: against sampled reference trials (a weak check: 20,000
-    # reference trials; the switch's 0.5 pp check is the exact one below)
+    # too many rolls to enumerate: against the fast reference (tests/fast_vom_kriege.py) with
+    # the 0.5 pp power on every statistic, and sampled pure-Python reference trials
+    # (NAIVE_TRIALS; 20,000 before, against 200,000 kernel trials)
     _compare(
         _leaders_everywhere(leader_with_unit=reading),
-        trials_k=200_000,
-        trials_n=20_000,
+        trials_n=NAIVE_TRIALS,
         exact=False,
+        fast=True,
     )
 
 
