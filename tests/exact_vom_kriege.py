@@ -10,15 +10,18 @@ is played with every random event branching on its *outcome* instead:
   (one die at a time, only ``saber`` counts) on whether each die shows that symbol.
 
 The trial is played one action at a time (the reference's own ``run`` on a scenario holding
-that action only): the distinct trial states after an action are the starting states of the
-next, and an action is played once per distinct state of what its rules read (the counts kept
-only for the statistics are added back afterwards). Within an action every branch is replayed
-from that action's start (the reference is not resumable), so the cost is the number of roll
-outcomes along its paths times the cost of an action: a melee with defensive fire, battle
-back and a follow-up is some thousands, a second or so; one with a battery, a retire and a
-follow-up that fires and battles back is too many (``limit``). The answer is the reference's
-exact distribution, so a kernel histogram of 10^6 trials against it sees a 0.5
-percentage-point error without any sampling on the reference side (:func:`assert_exact`).
+that action only). What is carried from one action to the next is the distribution of the
+*rules state* (every field a rule reads) and, beside each rules state, the distribution of each
+statistics-only count or mark (hits rolled on a unit, dice rolled by a side, a retreat, a
+square formed, ...) jointly with it: the statistics are marginals, each reads the rules state
+and at most one such count, and what happens next depends on the rules state alone, so the
+joint of all counts is never needed. Each distinct rules state is played once per action,
+its outcomes grouped by the rules state they reach with each count's increment beside it.
+Within an action every branch is replayed from that action's start (the reference is not
+resumable), so an action costs the number of roll outcomes along its paths times the cost of
+playing it. The answer is the reference's exact distribution, so a kernel histogram of 10^6
+trials against it sees a 0.5 percentage-point error without any sampling on the reference
+side (:func:`assert_exact`).
 
 The roll-level outcomes are checked against every face sequence
 (``naive_vom_kriege.enumerate_outcomes``) in tests/test_vom_kriege_exact.py.
@@ -176,63 +179,60 @@ def _snapshot(t: naive.Trial) -> tuple:
     )
 
 
-#: what the reference keeps only for the statistics (``Trial.stats`` reads them, for the focus
-#: attacker, the focus defender and the follow-up's second target; no rule reads them): counts
-#: a trial only adds to, and marks it only sets
-_ADDED = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits")
+#: what the reference keeps only for the statistics (``Trial.stats`` reads them; no rule
+#: does: the retreats a melee counts are compared with their count at its start only):
+#: counts a trial only adds to, and marks it only sets
+_ADDED = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits", "hm", "retreats")
 _SET = ("squared", "fellback", "meleed")
 _LEADER_ADDED = ("rolled",)
 
 
-def _forget(sc, state: tuple) -> tuple:
-    """``state`` with the statistics-only fields of every unit the statistics never look at
-    set to 0, so that states differing only there merge."""
-    seen = set(sc._focus)
-    fa = sc._fu_action()
-    if fa >= 0:
-        seen.add(sc.actions[fa].follow_up)
-    for name, d in state[0].items():
-        if name not in seen:
-            for f in _ADDED + _SET:
-                d[f] = 0
+def _counters(state: tuple) -> list[tuple]:
+    """Every statistics-only count or mark of ``state``, by id: ``("u", unit, field)``,
+    ``("l", leader, field)``, ``("dice", side)``, ``("followed",)``."""
+    u, ldr, _, _ = state
+    out = [("u", n, f) for n in u for f in _ADDED + _SET]
+    out += [("l", n, f) for n in ldr for f in _LEADER_ADDED]
+    return [*out, ("dice", "attacker"), ("dice", "defender"), ("followed",)]
+
+
+def _get(state: tuple, c: tuple):
+    if c[0] == "u":
+        return state[0][c[1]][c[2]]
+    if c[0] == "l":
+        return state[1][c[1]][c[2]]
+    return state[2][c[1]] if c[0] == "dice" else state[3]
+
+
+def _set(state: tuple, c: tuple, v) -> tuple:
+    """``state`` with count or mark ``c`` at ``v`` (its dicts changed in place)."""
+    if c[0] == "u":
+        state[0][c[1]][c[2]] = v
+    elif c[0] == "l":
+        state[1][c[1]][c[2]] = v
+    elif c[0] == "dice":
+        state[2][c[1]] = v
+    else:
+        state = (*state[:3], v)
     return state
+
+
+def _is_mark(c: tuple) -> bool:
+    return c[0] == "followed" or c[-1] in _SET
 
 
 def _rules_part(state: tuple) -> tuple:
     """``state`` with every statistics-only field at 0 (dice counts included): what the rules
-    of the next action see. Its outcomes, played from here, are combined with each state's
-    own counts by :func:`_combine`."""
+    of the next action see."""
     u, ldr, _, _ = state
     u0 = {n: {**d, **dict.fromkeys(_ADDED + _SET, 0)} for n, d in u.items()}
     l0 = {n: {**d, **dict.fromkeys(_LEADER_ADDED, 0)} for n, d in ldr.items()}
     return (u0, l0, Counter(), False)
 
 
-def _combine(state: tuple, after: tuple) -> tuple:
-    """The outcome ``after`` (played from ``_rules_part(state)``) with ``state``'s counts
-    added and its marks kept."""
-    u, ldr, dice, followed = state
-    ua, la, da, fa = after
-    u2 = {}
-    for n, d in ua.items():
-        d = dict(d)
-        for f in _ADDED:
-            d[f] += u[n][f]
-        for f in _SET:
-            d[f] = d[f] or u[n][f]
-        u2[n] = d
-    l2 = {}
-    for n, d in la.items():
-        d = dict(d)
-        for f in _LEADER_ADDED:
-            d[f] += ldr[n][f]
-        l2[n] = d
-    return (u2, l2, dice + da, followed or fa)
-
-
 def _key(state: tuple) -> tuple:
     """A hashable key of ``state``: every field but ``spec`` (the first, checked in
-    :func:`outcomes`; the same object in every state)."""
+    :func:`_distribution`; the same object in every state)."""
     u, ldr, dice, followed = state
     return (
         tuple(tuple(islice(d.values(), 1, None)) for d in u.values()),
@@ -283,65 +283,123 @@ def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float
     return out
 
 
-def _play(sc, one, states: dict, budget: list[int], resume=None) -> tuple[dict, dict]:
-    """The states after playing ``one`` from each of ``states`` (identical ones merged),
-    and those paused at the follow-up."""
-    done: dict[tuple, tuple[float, tuple]] = {}
-    paused: dict[tuple, tuple[float, tuple]] = {}
-    played: dict[tuple, list[tuple[float, tuple, bool]]] = {}
-    for p, state in states.values():
-        rules_part = _rules_part(state)
-        rk = _key(rules_part)
-        if rk not in played:
-            played[rk] = _after(one, rules_part, budget, resume)
-        for q, after, stop in played[rk]:
-            after = _forget(sc, _combine(state, after))
-            k = _key(after)
+def _add(acc: dict, k, p: float) -> None:
+    acc[k] = acc.get(k, 0.0) + p
+
+
+def _play(one, dist: dict, tracked: tuple, budget: list[int], resume=None) -> tuple[dict, dict]:
+    """The distributions (see :func:`_distribution`) after playing ``one`` from ``dist``,
+    and of those paused at the follow-up. Each rules state is played once; its outcomes are
+    grouped by the rules state they reach, with each count's increment (or mark) beside it,
+    and the increments added to (marks or-ed with) the counts each state arrived with: the
+    count's distribution jointly with the rules state is all the statistics need, as what
+    happens next depends on the rules state alone."""
+    done: dict[tuple, list] = {}
+    paused: dict[tuple, list] = {}
+    for p, rules, counts in dist.values():
+        steps: dict[tuple, list] = {}  # (stop, key) -> [q, rules, {counter: {step: q}}]
+        for q, after, stop in _after(one, rules, budget, resume):
+            r2 = _rules_part(after)
+            k = (stop, _key(r2))
+            if k not in steps:
+                steps[k] = [0.0, r2, {c: {} for c in tracked}]
+            e = steps[k]
+            e[0] += q
+            for c in tracked:
+                _add(e[2][c], _get(after, c), q)
+        for (stop, k), (q, r2, deltas) in steps.items():
             into = paused if stop else done
-            into[k] = (into[k][0] + p * q, after) if k in into else (p * q, after)
+            if k not in into:
+                into[k] = [0.0, r2, {c: {} for c in tracked}]
+            e = into[k]
+            e[0] += p * q
+            for c in tracked:
+                acc, mark = e[2][c], _is_mark(c)
+                for v, pv in counts[c].items():
+                    for dv, qd in deltas[c].items():
+                        _add(acc, (v or dv) if mark else v + dv, pv * qd)
     return done, paused
 
 
-def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
-    """Exact ``[(probability, statistics)]`` of the reference trial of ``sc``, one action at a
-    time: the trial states after each action (identical states merged) are the starting
-    states of the next, and each action is played once per distinct state of what its rules
-    read (the statistics' counts left out and added back); a melee's follow-up is played
-    from the merged states that reach it. ``limit``: scripted trials in all (each one action
-    or follow-up long)."""
+def _owners(sc, state: tuple) -> dict[tuple, list[str]]:
+    """The statistics each count or mark of ``state`` decides (each statistic but those of
+    the rules state read from at most one), found by setting each one in turn."""
+    t = _Trial(sc, _Script(()))
+    t.final = True
+    _restore(t, state)
+    base = t.stats()
+    owners: dict[tuple, list[str]] = {}
+    for c in _counters(state):
+        _restore(t, _set(_snapshot(t), c, True if _is_mark(c) else 1000))
+        changed = [k for k, v in t.stats().items() if v != base[k]]
+        if changed:
+            owners[c] = changed
+        _restore(t, state)
+    owned = [k for names in owners.values() for k in names]
+    assert len(owned) == len(set(owned)), "a statistic reads two statistics-only counts"
+    return owners
+
+
+def _distribution(sc, limit: int) -> tuple[dict, dict]:
+    """The distribution at the end of ``sc``: ``{key: [p, rules state, {counter: {value: p}}]}``
+    (each statistics-only count or mark that a statistic reads, jointly with the rules
+    state), and the statistics each counter decides (:func:`_owners`)."""
     budget = [limit]
     start = _Trial(sc, _Script(()))
     for d in (*start.u.values(), *start.ldr.values()):
         assert next(iter(d)) == "spec", "the reference's unit and leader dicts changed shape"
-    states = {None: (1.0, _snapshot(start))}
+    state = _snapshot(start)
+    assert all(not _get(state, c) for c in _counters(state)), "a count starts above 0"
+    owners = _owners(sc, state)
+    tracked = tuple(owners)
+    dist = {None: [1.0, _rules_part(state), {c: {0: 1.0} for c in tracked}]}
     for i in range(len(sc.actions)):
         one = _OneAction(sc, i)
-        states, paused = _play(sc, one, states, budget)
+        dist, paused = _play(one, dist, tracked, budget)
         if paused:
-            done, again = _play(sc, one, paused, budget, resume=sc.actions[i])
+            done, again = _play(one, paused, tracked, budget, resume=sc.actions[i])
             assert not again, "a second follow-up in one action"
-            for k, (p, state) in done.items():
-                states[k] = (states[k][0] + p, state) if k in states else (p, state)
-    out = []
-    for p, state in states.values():
-        t = _Trial(sc, _Script(()))
-        _restore(t, state)
-        t.final = True
-        out.append((p, t.stats()))
-    return out
+            for k, (p, rules, counts) in done.items():
+                if k not in dist:
+                    dist[k] = [0.0, rules, {c: {} for c in tracked}]
+                e = dist[k]
+                e[0] += p
+                for c in tracked:
+                    for v, pv in counts[c].items():
+                        _add(e[2][c], v, pv)
+    return dist, owners
 
 
 def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
-    """Exact marginal PMF (index = value) of every statistic the reference reports."""
+    """Exact marginal PMF (index = value) of every statistic the reference reports, one
+    action at a time: the rules states after each action (identical ones merged, the
+    statistics-only counts kept beside each as their distributions) are the starting states
+    of the next, each played once; a melee's follow-up is played from the merged states that
+    reach it. ``limit``: scripted trials in all (each one action or follow-up long)."""
+    dist, owners = _distribution(sc, limit)
+    owned = {k for names in owners.values() for k in names}
     acc: dict[str, Counter] = {}
-    for p, stats in outcomes(sc, limit):
-        for k, v in stats.items():
-            acc.setdefault(k, Counter())[v] += p
+    t = _Trial(sc, _Script(()))
+    t.final = True
+    for p, rules, counts in dist.values():
+        _restore(t, rules)
+        for k, v in t.stats().items():
+            if k not in owned:
+                acc.setdefault(k, Counter())[v] += p
+        for c, names in owners.items():
+            assert abs(sum(counts[c].values()) - p) < 1e-12
+            for v, pv in counts[c].items():
+                state = _set(_snapshot(t), c, v)
+                _restore(t, state)
+                stats = t.stats()
+                for k in names:
+                    acc.setdefault(k, Counter())[stats[k]] += pv
+            _restore(t, rules)
     out = {}
     for k, c in acc.items():
         a = np.zeros(max(c) + 1)
         for v, p in c.items():
-            a[v] = p
+            a[v] += p
         out[k] = a
     return out
 
