@@ -15,13 +15,19 @@ that action only). What is carried from one action to the next is the distributi
 statistics-only count or mark (hits rolled on a unit, dice rolled by a side, a retreat, a
 square formed, ...) jointly with it: the statistics are marginals, each reads the rules state
 and at most one such count, and what happens next depends on the rules state alone, so the
-joint of all counts is never needed. Each distinct rules state is played once per action,
-its outcomes grouped by the rules state they reach with each count's increment beside it.
-Within an action every branch is replayed from that action's start (the reference is not
-resumable), so an action costs the number of roll outcomes along its paths times the cost of
-playing it. The answer is the reference's exact distribution, so a kernel histogram of 10^6
-trials against it sees a 0.5 percentage-point error without any sampling on the reference
-side (:func:`assert_exact`).
+joint of all counts is never needed. A rules state is played through an action with its
+unit and leader dicts noting every field read and written (:class:`_Seen`): the reference is
+deterministic given what it reads, so another state that agrees on every field those paths
+read plays the same way, and reuses the outcomes, each kept as the fields its path wrote
+(:class:`_Action`). The outcomes are grouped by what they write, with each count's increment
+beside it; at the end the states are merged on what ``Trial.stats`` reads
+(:func:`_read_by_stats`). Within an action every branch is replayed from that action's start
+(the reference is not resumable), so an action costs the number of roll outcomes along its
+paths times the cost of playing it, once per distinct part of the state it reads (the five
+largest scenarios of the tests, a melee with a battery, defensive fire, a retire and a
+follow-up that fires and battles back among them, take 0.5-2 s). The answer is the
+reference's exact distribution, so a kernel histogram of 10^6 trials against it sees a 0.5
+percentage-point error without any sampling on the reference side (:func:`assert_exact`).
 
 The roll-level outcomes are checked against every face sequence
 (``naive_vom_kriege.enumerate_outcomes``) in tests/test_vom_kriege_exact.py.
@@ -170,15 +176,6 @@ class _OneAction:
         return getattr(self._sc, name)
 
 
-def _snapshot(t: naive.Trial) -> tuple:
-    return (
-        {k: dict(v) for k, v in t.u.items()},
-        {k: dict(v) for k, v in t.ldr.items()},
-        Counter(t.dice),
-        t.followed,
-    )
-
-
 #: what the reference keeps only for the statistics (``Trial.stats`` reads them; no rule
 #: does: the retreats a melee counts are compared with their count at its start only):
 #: counts a trial only adds to, and marks it only sets
@@ -187,77 +184,115 @@ _SET = ("squared", "fellback", "meleed")
 _LEADER_ADDED = ("rolled",)
 
 
-def _counters(state: tuple) -> list[tuple]:
-    """Every statistics-only count or mark of ``state``, by id: ``("u", unit, field)``,
-    ``("l", leader, field)``, ``("dice", side)``, ``("followed",)``."""
-    u, ldr, _, _ = state
-    out = [("u", n, f) for n in u for f in _ADDED + _SET]
-    out += [("l", n, f) for n in ldr for f in _LEADER_ADDED]
-    return [*out, ("dice", "attacker"), ("dice", "defender"), ("followed",)]
+class _Log:
+    """The fields (``(kind, name, field)``, ``kind`` "u" for a unit, "l" for a leader) read
+    and written while a trial is played."""
+
+    def __init__(self):
+        self.reads: set[tuple] = set()
+        self.writes: set[tuple] = set()
 
 
-def _get(state: tuple, c: tuple):
-    if c[0] == "u":
-        return state[0][c[1]][c[2]]
-    if c[0] == "l":
-        return state[1][c[1]][c[2]]
-    return state[2][c[1]] if c[0] == "dice" else state[3]
+class _Seen(dict):
+    """A unit's or leader's dict that notes in ``log`` every field read (but its ``spec``, the
+    same in every state) and written."""
+
+    __slots__ = ("log", "at")
+
+    def __getitem__(self, k):
+        if k != "spec":
+            self.log.reads.add((*self.at, k))
+        return dict.__getitem__(self, k)
+
+    def __setitem__(self, k, v):
+        self.log.writes.add((*self.at, k))
+        dict.__setitem__(self, k, v)
 
 
-def _set(state: tuple, c: tuple, v) -> tuple:
-    """``state`` with count or mark ``c`` at ``v`` (its dicts changed in place)."""
-    if c[0] == "u":
-        state[0][c[1]][c[2]] = v
-    elif c[0] == "l":
-        state[1][c[1]][c[2]] = v
-    elif c[0] == "dice":
-        state[2][c[1]] = v
-    else:
-        state = (*state[:3], v)
-    return state
+class _Layout:
+    """Where the reference's trial state goes: the *rules state*, a tuple of every field a
+    rule reads (``rules``: its slots, ``(kind, name, field)``), and the statistics-only
+    counts and marks (``counts``: their slots; ``("dice", side, None)`` and ``("followed",
+    None, None)`` too), all 0 at the start of an action in a rules state."""
+
+    def __init__(self, start: naive.Trial):
+        self.specs = {("u", n): d["spec"] for n, d in start.u.items()}
+        self.specs |= {("l", n): d["spec"] for n, d in start.ldr.items()}
+        self.fields: dict[tuple, list[tuple[str, int | None]]] = {}
+        self.rules: list[tuple] = []
+        self.counts: list[tuple] = []
+        for kind, dicts, added in (("u", start.u, _ADDED + _SET), ("l", start.ldr, _LEADER_ADDED)):
+            for n, d in dicts.items():
+                assert next(iter(d)) == "spec", "the reference's unit and leader dicts changed"
+                slots = []
+                for f in islice(d, 1, None):
+                    if f in added:
+                        assert not d[f], "a statistics-only count starts above 0"
+                        self.counts.append((kind, n, f))
+                        slots.append((f, None))
+                    else:
+                        slots.append((f, len(self.rules)))
+                        self.rules.append((kind, n, f))
+                self.fields[(kind, n)] = slots
+        self.counts += [("dice", "attacker", None), ("dice", "defender", None)]
+        self.counts.append(("followed", None, None))
+        self.slot = {s: i for i, s in enumerate(self.rules)}
+        self.start = self.rules_of(start)
+
+    def rules_of(self, t: naive.Trial) -> tuple:
+        return tuple(dict.__getitem__(self._dict(t, k, n), f) for k, n, f in self.rules)
+
+    @staticmethod
+    def _dict(t: naive.Trial, kind: str, name: str) -> dict:
+        return (t.u if kind == "u" else t.ldr)[name]
+
+    def load(self, t: naive.Trial, rules: tuple, log: _Log | None = None) -> None:
+        """Put the rules state ``rules`` (counts at 0) into trial ``t``; with ``log``, in
+        dicts that note what is read and written."""
+        dicts = {}
+        for (kind, n), slots in self.fields.items():
+            d = _Seen() if log else {}
+            if log:
+                d.log, d.at = log, (kind, n)
+            dict.__setitem__(d, "spec", self.specs[(kind, n)])
+            for f, i in slots:
+                dict.__setitem__(d, f, 0 if i is None else rules[i])
+            dicts.setdefault(kind, {})[n] = d
+        t.u, t.ldr = dicts.get("u", {}), dicts.get("l", {})
+        t.dice = Counter()
+        t.followed = False
+
+    def count(self, t: naive.Trial, c: tuple):
+        kind, n, f = c
+        if kind == "dice":
+            return t.dice[n]
+        if kind == "followed":
+            return t.followed
+        return dict.__getitem__(self._dict(t, kind, n), f)
+
+    def set_count(self, t: naive.Trial, c: tuple, v) -> None:
+        kind, n, f = c
+        if kind == "dice":
+            t.dice[n] = v
+        elif kind == "followed":
+            t.followed = v
+        else:
+            dict.__setitem__(self._dict(t, kind, n), f, v)
 
 
 def _is_mark(c: tuple) -> bool:
-    return c[0] == "followed" or c[-1] in _SET
+    return c[0] == "followed" or c[2] in _SET
 
 
-def _rules_part(state: tuple) -> tuple:
-    """``state`` with every statistics-only field at 0 (dice counts included): what the rules
-    of the next action see."""
-    u, ldr, _, _ = state
-    u0 = {n: {**d, **dict.fromkeys(_ADDED + _SET, 0)} for n, d in u.items()}
-    l0 = {n: {**d, **dict.fromkeys(_LEADER_ADDED, 0)} for n, d in ldr.items()}
-    return (u0, l0, Counter(), False)
-
-
-def _key(state: tuple) -> tuple:
-    """A hashable key of ``state``: every field but ``spec`` (the first, checked in
-    :func:`_distribution`; the same object in every state)."""
-    u, ldr, dice, followed = state
-    return (
-        tuple(tuple(islice(d.values(), 1, None)) for d in u.values()),
-        tuple(tuple(islice(d.values(), 1, None)) for d in ldr.values()),
-        tuple(sorted((k, v) for k, v in dice.items() if v)),
-        followed,
-    )
-
-
-def _restore(t: naive.Trial, state: tuple) -> None:
-    u, ldr, dice, followed = state
-    t.u = {k: dict(v) for k, v in u.items()}
-    t.ldr = {k: dict(v) for k, v in ldr.items()}
-    t.dice = Counter(dice)
-    t.followed = followed
-
-
-def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float, tuple, bool]]:
-    """Every outcome ``(probability, state, paused)`` of playing ``sc`` (one action, see
-    :class:`_OneAction`) from ``state``, up to its follow-up melee (``paused``: reached it);
-    with ``resume`` (that action) the follow-up and what comes after it instead. Each scripted
-    trial played takes one from ``budget[0]``."""
-    out = []
+def _leaves(sc, lay: _Layout, rules: tuple, budget: list[int], resume, log: _Log | None):
+    """Every outcome of playing ``sc`` (one action, see :class:`_OneAction`) from the rules
+    state ``rules``, up to its follow-up melee (``paused``: reached it); with ``resume``
+    (that action) the follow-up and what comes after it instead: ``(probability, trial,
+    paused, written)``, ``written`` the rules slots the path wrote (with ``log``; else
+    every slot). Each scripted trial played takes one from ``budget[0]``."""
     todo: list[tuple[int, ...]] = [()]
     template = _Trial(sc, None)
+    everything = range(len(lay.rules))
     while todo:
         script = todo.pop()
         budget[0] -= 1
@@ -266,7 +301,9 @@ def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float
         rng = _Script(script)
         t = copy.copy(template)  # the reference's own set-up, its state replaced below
         t.rng = rng
-        _restore(t, state)
+        lay.load(t, rules, log)
+        if log:
+            log.writes = set()
         paused = False
         try:
             if resume is None:
@@ -279,122 +316,192 @@ def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float
             continue
         except _FollowUp:
             paused = True
-        out.append((rng.p, _snapshot(t), paused))
-    return out
+        if log:
+            written = sorted(lay.slot[w] for w in log.writes if w in lay.slot)
+        else:
+            written = everything
+        yield rng.p, t, paused, written
 
 
 def _add(acc: dict, k, p: float) -> None:
     acc[k] = acc.get(k, 0.0) + p
 
 
-def _play(one, dist: dict, tracked: tuple, budget: list[int], resume=None) -> tuple[dict, dict]:
-    """The distributions (see :func:`_distribution`) after playing ``one`` from ``dist``,
-    and of those paused at the follow-up. Each rules state is played once; its outcomes are
-    grouped by the rules state they reach, with each count's increment (or mark) beside it,
-    and the increments added to (marks or-ed with) the counts each state arrived with: the
-    count's distribution jointly with the rules state is all the statistics need, as what
-    happens next depends on the rules state alone."""
-    done: dict[tuple, list] = {}
-    paused: dict[tuple, list] = {}
-    for p, rules, counts in dist.values():
-        steps: dict[tuple, list] = {}  # (stop, key) -> [q, rules, {counter: {step: q}}]
-        for q, after, stop in _after(one, rules, budget, resume):
-            r2 = _rules_part(after)
-            k = (stop, _key(r2))
-            if k not in steps:
-                steps[k] = [0.0, r2, {c: {} for c in tracked}]
-            e = steps[k]
-            e[0] += q
-            for c in tracked:
-                _add(e[2][c], _get(after, c), q)
-        for (stop, k), (q, r2, deltas) in steps.items():
-            into = paused if stop else done
-            if k not in into:
-                into[k] = [0.0, r2, {c: {} for c in tracked}]
-            e = into[k]
-            e[0] += p * q
-            for c in tracked:
-                acc, mark = e[2][c], _is_mark(c)
-                for v, pv in counts[c].items():
-                    for dv, qd in deltas[c].items():
-                        _add(acc, (v or dv) if mark else v + dv, pv * qd)
-    return done, paused
+class _Action:
+    """One action (or its follow-up, ``resume``) played from rules states, each outcome kept
+    as what the path wrote: a start state that agrees with one already played on every
+    field that one's paths read plays the same way (the reference is deterministic given
+    what it reads), so its outcomes are the cached ones (``memo``: per set of fields read,
+    the outcomes by their values)."""
+
+    def __init__(self, sc, i: int, lay: _Layout, tracked: tuple, resume=None):
+        self.one = _OneAction(sc, i)
+        self.lay, self.tracked, self.resume = lay, tracked, resume
+        self.memo: list[tuple[tuple[int, ...], dict]] = []
+
+    def steps(self, rules: tuple, budget: list[int], watch: bool) -> list:
+        """``[(paused, patch, q, {counter: {increment: q}})]``: the outcomes from ``rules``
+        grouped by (paused, the rules slots written and their values)."""
+        for read, table in self.memo:
+            hit = table.get(tuple(rules[i] for i in read))
+            if hit is not None:
+                return hit
+        log = _Log() if watch else None
+        groups: dict[tuple, list] = {}
+        for q, t, paused, written in _leaves(self.one, self.lay, rules, budget, self.resume, log):
+            after = self.lay.rules_of(t)
+            k = (paused, tuple((i, after[i]) for i in written))
+            if k not in groups:
+                groups[k] = [0.0, {c: {} for c in self.tracked}]
+            g = groups[k]
+            g[0] += q
+            for c in self.tracked:
+                _add(g[1][c], self.lay.count(t, c), q)
+        out = [(paused, patch, q, d) for (paused, patch), (q, d) in groups.items()]
+        if log:
+            read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
+            tables = [table for r, table in self.memo if r == read]
+            if not tables:
+                tables.append({})
+                self.memo.append((read, tables[0]))
+            tables[0][tuple(rules[i] for i in read)] = out
+        return out
+
+    def play(self, dist: dict, budget: list[int]) -> tuple[dict, dict]:
+        """The distributions (see :func:`_distribution`) after this action from ``dist``, and
+        of those paused at the follow-up: each count's increment (or mark) on the way is
+        added to (or-ed with) the count each state arrived with, as what happens next depends
+        on the rules state alone."""
+        done: dict[tuple, list] = {}
+        paused: dict[tuple, list] = {}
+        watch = len(dist) > 1  # a single start state: nothing to reuse
+        for rules, (p, counts) in dist.items():
+            for stop, patch, q, deltas in self.steps(rules, budget, watch):
+                after = list(rules)
+                for i, v in patch:
+                    after[i] = v
+                after = tuple(after)
+                into = paused if stop else done
+                if after not in into:
+                    into[after] = [0.0, {c: {} for c in self.tracked}]
+                e = into[after]
+                e[0] += p * q
+                for c in self.tracked:
+                    acc, mark = e[1][c], _is_mark(c)
+                    for v, pv in counts[c].items():
+                        for dv, qd in deltas[c].items():
+                            _add(acc, (v or dv) if mark else v + dv, pv * qd)
+        return done, paused
 
 
-def _owners(sc, state: tuple) -> dict[tuple, list[str]]:
-    """The statistics each count or mark of ``state`` decides (each statistic but those of
-    the rules state read from at most one), found by setting each one in turn."""
+def _owners(sc, lay: _Layout) -> dict[tuple, list[str]]:
+    """The statistics each count or mark decides (every statistic reads the rules state and
+    at most one of them), found by setting each one in turn at the start."""
     t = _Trial(sc, _Script(()))
     t.final = True
-    _restore(t, state)
+    lay.load(t, lay.start)
     base = t.stats()
     owners: dict[tuple, list[str]] = {}
-    for c in _counters(state):
-        _restore(t, _set(_snapshot(t), c, True if _is_mark(c) else 1000))
+    for c in lay.counts:
+        lay.set_count(t, c, True if _is_mark(c) else 1000)
         changed = [k for k, v in t.stats().items() if v != base[k]]
         if changed:
             owners[c] = changed
-        _restore(t, state)
+        lay.set_count(t, c, 0)
     owned = [k for names in owners.values() for k in names]
     assert len(owned) == len(set(owned)), "a statistic reads two statistics-only counts"
     return owners
 
 
-def _distribution(sc, limit: int) -> tuple[dict, dict]:
-    """The distribution at the end of ``sc``: ``{key: [p, rules state, {counter: {value: p}}]}``
+def _distribution(sc, limit: int) -> tuple[_Layout, dict, dict]:
+    """The distribution at the end of ``sc``: ``{rules state: [p, {counter: {value: p}}]}``
     (each statistics-only count or mark that a statistic reads, jointly with the rules
     state), and the statistics each counter decides (:func:`_owners`)."""
     budget = [limit]
-    start = _Trial(sc, _Script(()))
-    for d in (*start.u.values(), *start.ldr.values()):
-        assert next(iter(d)) == "spec", "the reference's unit and leader dicts changed shape"
-    state = _snapshot(start)
-    assert all(not _get(state, c) for c in _counters(state)), "a count starts above 0"
-    owners = _owners(sc, state)
+    lay = _Layout(_Trial(sc, _Script(())))
+    owners = _owners(sc, lay)
     tracked = tuple(owners)
-    dist = {None: [1.0, _rules_part(state), {c: {0: 1.0} for c in tracked}]}
+    dist = {lay.start: [1.0, {c: {0: 1.0} for c in tracked}]}
     for i in range(len(sc.actions)):
-        one = _OneAction(sc, i)
-        dist, paused = _play(one, dist, tracked, budget)
+        dist, paused = _Action(sc, i, lay, tracked).play(dist, budget)
         if paused:
-            done, again = _play(one, paused, tracked, budget, resume=sc.actions[i])
+            follow = _Action(sc, i, lay, tracked, resume=sc.actions[i])
+            done, again = follow.play(paused, budget)
             assert not again, "a second follow-up in one action"
-            for k, (p, rules, counts) in done.items():
+            for k, (p, counts) in done.items():
                 if k not in dist:
-                    dist[k] = [0.0, rules, {c: {} for c in tracked}]
+                    dist[k] = [0.0, {c: {} for c in tracked}]
                 e = dist[k]
                 e[0] += p
                 for c in tracked:
                     for v, pv in counts[c].items():
-                        _add(e[2][c], v, pv)
-    return dist, owners
+                        _add(e[1][c], v, pv)
+    return lay, dist, owners
+
+
+def _read_by_stats(sc, lay: _Layout, dist: dict) -> list[tuple[tuple, tuple, list]]:
+    """``dist`` merged on what ``Trial.stats`` reads: ``[(slots read, a rules state,
+    [p, counts])]``, the states that agree on the rules slots the statistics read of one
+    of them (which then read the same) merged, their counts' distributions added."""
+    t = _Trial(sc, _Script(()))
+    t.final = True
+    memo: list[tuple[tuple[int, ...], dict]] = []
+    out = []
+    for rules, (p, counts) in dist.items():
+        for read, table in memo:
+            e = table.get(tuple(rules[i] for i in read))
+            if e is not None:
+                e[0] += p
+                for c, vs in counts.items():
+                    for v, pv in vs.items():
+                        _add(e[1][c], v, pv)
+                break
+        else:
+            log = _Log()
+            lay.load(t, rules, log)
+            t.stats()
+            read = tuple(sorted(lay.slot[r] for r in log.reads if r in lay.slot))
+            tables = [table for r, table in memo if r == read]
+            if not tables:
+                tables.append({})
+                memo.append((read, tables[0]))
+            e = [p, {c: dict(vs) for c, vs in counts.items()}]
+            tables[0][tuple(rules[i] for i in read)] = e
+            out.append((read, rules, e))
+    return out
 
 
 def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
     """Exact marginal PMF (index = value) of every statistic the reference reports, one
     action at a time: the rules states after each action (identical ones merged, the
     statistics-only counts kept beside each as their distributions) are the starting states
-    of the next, each played once; a melee's follow-up is played from the merged states that
-    reach it. ``limit``: scripted trials in all (each one action or follow-up long)."""
-    dist, owners = _distribution(sc, limit)
+    of the next; a melee's follow-up is played from the merged states that reach it.
+    ``limit``: scripted trials in all (each one action or follow-up long)."""
+    lay, dist, owners = _distribution(sc, limit)
     owned = {k for names in owners.values() for k in names}
     acc: dict[str, Counter] = {}
     t = _Trial(sc, _Script(()))
     t.final = True
-    for p, rules, counts in dist.values():
-        _restore(t, rules)
+    for read, rules, (p, counts) in _read_by_stats(sc, lay, dist):
+        log = _Log()
+        lay.load(t, rules, log)
         for k, v in t.stats().items():
             if k not in owned:
                 acc.setdefault(k, Counter())[v] += p
-        for c, names in owners.items():
-            assert abs(sum(counts[c].values()) - p) < 1e-12
-            for v, pv in counts[c].items():
-                state = _set(_snapshot(t), c, v)
-                _restore(t, state)
-                stats = t.stats()
-                for k in names:
-                    acc.setdefault(k, Counter())[stats[k]] += pv
-            _restore(t, rules)
+        # each statistic reads one count at most: the j-th value of every count at once
+        values = {c: list(counts[c].items()) for c in owners}
+        for vs in values.values():
+            assert abs(sum(pv for _, pv in vs) - p) < 1e-12 * max(1, len(vs))
+        for j in range(max(map(len, values.values()), default=0)):
+            now = [c for c, vs in values.items() if j < len(vs)]
+            for c in now:
+                lay.set_count(t, c, values[c][j][0])
+            stats = t.stats()
+            for c in now:
+                for k in owners[c]:
+                    acc.setdefault(k, Counter())[stats[k]] += values[c][j][1]
+        seen = {lay.slot[r] for r in log.reads if r in lay.slot}
+        assert seen <= set(read), "the statistics read other fields at other counts"
     out = {}
     for k, c in acc.items():
         a = np.zeros(max(c) + 1)
