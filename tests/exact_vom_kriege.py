@@ -39,7 +39,8 @@ import copy
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from itertools import islice
+from itertools import chain, islice
+from operator import itemgetter
 
 import naive_vom_kriege as naive
 import numpy as np
@@ -237,10 +238,28 @@ class _Layout:
         self.counts += [("dice", "attacker", None), ("dice", "defender", None)]
         self.counts.append(("followed", None, None))
         self.slot = {s: i for i, s in enumerate(self.rules)}
+        # the values of every dict, one after another (units, then leaders), as ``flat``
+        # gives them: where each rules slot and each count sits there, and how ``load``
+        # builds each dict from the rules state (index len(rules): a count's 0)
+        at: dict[tuple, int] = {}
+        self.build: list[tuple] = []
+        for (kind, n), slots in self.fields.items():
+            base = len(at) + len(self.build)
+            for j, (f, _) in enumerate(slots):
+                at[(kind, n, f)] = base + 1 + j
+            src = itemgetter(*(len(self.rules) if i is None else i for _, i in slots))
+            self.build.append((kind, n, ("spec", *(f for f, _ in slots)), src))
+        self._rules_at = itemgetter(*(at[s] for s in self.rules))
+        self.count_at = {c: at[c] for c in self.counts if c in at}
         self.start = self.rules_of(start)
 
-    def rules_of(self, t: naive.Trial) -> tuple:
-        return tuple(dict.__getitem__(self._dict(t, k, n), f) for k, n, f in self.rules)
+    @staticmethod
+    def flat(t: naive.Trial) -> tuple:
+        """Every value of every unit and leader dict of ``t`` (read unnoted)."""
+        return tuple(chain.from_iterable(map(dict.values, chain(t.u.values(), t.ldr.values()))))
+
+    def rules_of(self, t: naive.Trial, flat: tuple | None = None) -> tuple:
+        return self._rules_at(self.flat(t) if flat is None else flat)
 
     @staticmethod
     def _dict(t: naive.Trial, kind: str, name: str) -> dict:
@@ -249,16 +268,16 @@ class _Layout:
     def load(self, t: naive.Trial, rules: tuple, log: _Log | None = None) -> None:
         """Put the rules state ``rules`` (counts at 0) into trial ``t``; with ``log``, in
         dicts that note what is read and written."""
-        dicts = {}
-        for (kind, n), slots in self.fields.items():
-            d = _Seen() if log else {}
+        ext = (*rules, 0)
+        t.u, t.ldr = {}, {}
+        for kind, n, keys, src in self.build:
+            values = zip(keys, (self.specs[(kind, n)], *src(ext)), strict=True)
             if log:
+                d = _Seen(values)  # filled by dict's own update: nothing noted
                 d.log, d.at = log, (kind, n)
-            dict.__setitem__(d, "spec", self.specs[(kind, n)])
-            for f, i in slots:
-                dict.__setitem__(d, f, 0 if i is None else rules[i])
-            dicts.setdefault(kind, {})[n] = d
-        t.u, t.ldr = dicts.get("u", {}), dicts.get("l", {})
+            else:
+                d = dict(values)
+            (t.u if kind == "u" else t.ldr)[n] = d
         t.dice = Counter()
         t.followed = False
 
@@ -349,14 +368,16 @@ class _Action:
         log = _Log() if watch else None
         groups: dict[tuple, list] = {}
         for q, t, paused, written in _leaves(self.one, self.lay, rules, budget, self.resume, log):
-            after = self.lay.rules_of(t)
+            flat = self.lay.flat(t)
+            after = self.lay.rules_of(t, flat)
             k = (paused, tuple((i, after[i]) for i in written))
             if k not in groups:
                 groups[k] = [0.0, {c: {} for c in self.tracked}]
             g = groups[k]
             g[0] += q
             for c in self.tracked:
-                _add(g[1][c], self.lay.count(t, c), q)
+                i = self.lay.count_at.get(c)
+                _add(g[1][c], self.lay.count(t, c) if i is None else flat[i], q)
         out = [(paused, patch, q, d) for (paused, patch), (q, d) in groups.items()]
         if log:
             read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
@@ -375,6 +396,7 @@ class _Action:
         done: dict[tuple, list] = {}
         paused: dict[tuple, list] = {}
         watch = len(dist) > 1  # a single start state: nothing to reuse
+        marks = [_is_mark(c) for c in self.tracked]
         for rules, (p, counts) in dist.items():
             for stop, patch, q, deltas in self.steps(rules, budget, watch):
                 after = list(rules)
@@ -382,16 +404,38 @@ class _Action:
                     after[i] = v
                 after = tuple(after)
                 into = paused if stop else done
-                if after not in into:
-                    into[after] = [0.0, {c: {} for c in self.tracked}]
-                e = into[after]
+                moved = [
+                    _step(counts[c], deltas[c], mark)
+                    for c, mark in zip(self.tracked, marks, strict=True)
+                ]
+                e = into.get(after)
+                if e is None:
+                    into[after] = [p * q, dict(zip(self.tracked, moved, strict=True))]
+                    continue
                 e[0] += p * q
-                for c in self.tracked:
-                    acc, mark = e[1][c], _is_mark(c)
-                    for v, pv in counts[c].items():
-                        for dv, qd in deltas[c].items():
-                            _add(acc, (v or dv) if mark else v + dv, pv * qd)
+                for c, m in zip(self.tracked, moved, strict=True):
+                    acc = e[1][c]
+                    for v, pv in m.items():
+                        acc[v] = acc.get(v, 0.0) + pv
         return done, paused
+
+
+def _step(counts: dict, deltas: dict, mark: bool) -> dict:
+    """The distribution of a count (``counts``, jointly with a rules state) after an action
+    that adds ``deltas`` to it (its distribution, jointly with the state reached), or of a
+    mark or-ed with ``deltas``."""
+    if len(deltas) == 1:  # most counts: nothing, or one value, added
+        ((dv, qd),) = deltas.items()
+        if mark and dv:
+            return {dv: sum(counts.values()) * qd}
+        if mark or dv == 0:
+            return {v: pv * qd for v, pv in counts.items()}
+        return {v + dv: pv * qd for v, pv in counts.items()}
+    out: dict = {}
+    for v, pv in counts.items():
+        for dv, qd in deltas.items():
+            _add(out, (v or dv) if mark else v + dv, pv * qd)
+    return out
 
 
 def _owners(sc, lay: _Layout) -> dict[tuple, list[str]]:
