@@ -21,7 +21,7 @@ deterministic given what it reads, so another state that agrees on every field t
 read plays the same way, and reuses the outcomes, each kept as the fields its path wrote
 (:class:`_Action`). The outcomes are grouped by what they write, with each count's increment
 beside it; at the end the states are merged on what ``Trial.stats`` reads
-(:func:`_read_by_stats`). Within an action every branch is replayed from that action's start
+(:class:`_ByStats`). Within an action every branch is replayed from that action's start
 (the reference is not resumable), so an action costs the number of roll outcomes along its
 paths times the cost of playing it, once per distinct part of the state it reads (the five
 largest scenarios of the tests, a melee with a battery, defensive fire, a retire and a
@@ -388,16 +388,17 @@ class _Action:
             tables[0][tuple(rules[i] for i in read)] = out
         return out
 
-    def play(self, dist: dict, budget: list[int]) -> tuple[dict, dict]:
+    def play(self, dist: dict, budget: list[int], merge=None) -> tuple[dict, dict]:
         """The distributions (see :func:`_distribution`) after this action from ``dist``, and
         of those paused at the follow-up: each count's increment (or mark) on the way is
         added to (or-ed with) the count each state arrived with, as what happens next depends
-        on the rules state alone."""
+        on the rules state alone. ``merge``: the key finished states merge on (default: the
+        rules state)."""
         done: dict[tuple, list] = {}
         paused: dict[tuple, list] = {}
         watch = len(dist) > 1  # a single start state: nothing to reuse
         marks = [_is_mark(c) for c in self.tracked]
-        for rules, (p, counts) in dist.items():
+        for p, counts, rules in dist.values():
             for stop, patch, q, deltas in self.steps(rules, budget, watch):
                 after = list(rules)
                 for i, v in patch:
@@ -408,16 +409,23 @@ class _Action:
                     _step(counts[c], deltas[c], mark)
                     for c, mark in zip(self.tracked, marks, strict=True)
                 ]
-                e = into.get(after)
-                if e is None:
-                    into[after] = [p * q, dict(zip(self.tracked, moved, strict=True))]
-                    continue
-                e[0] += p * q
-                for c, m in zip(self.tracked, moved, strict=True):
-                    acc = e[1][c]
-                    for v, pv in m.items():
-                        acc[v] = acc.get(v, 0.0) + pv
+                _merge_into(into, after if stop or merge is None else merge(after), after, p * q,
+                            dict(zip(self.tracked, moved, strict=True)))  # fmt: skip
         return done, paused
+
+
+def _merge_into(into: dict, key, rules: tuple, p: float, counts: dict) -> None:
+    """Add the state ``rules`` (probability ``p``, its counts' distributions ``counts``) to
+    ``into`` at ``key`` (the first state there stands for them all)."""
+    e = into.get(key)
+    if e is None:
+        into[key] = [p, counts, rules]
+        return
+    e[0] += p
+    for c, m in counts.items():
+        acc = e[1][c]
+        for v, pv in m.items():
+            acc[v] = acc.get(v, 0.0) + pv
 
 
 def _step(counts: dict, deltas: dict, mark: bool) -> dict:
@@ -457,62 +465,57 @@ def _owners(sc, lay: _Layout) -> dict[tuple, list[str]]:
     return owners
 
 
-def _distribution(sc, limit: int) -> tuple[_Layout, dict, dict]:
-    """The distribution at the end of ``sc``: ``{rules state: [p, {counter: {value: p}}]}``
-    (each statistics-only count or mark that a statistic reads, jointly with the rules
-    state), and the statistics each counter decides (:func:`_owners`)."""
+class _ByStats:
+    """The key rules states merge on at the end: what ``Trial.stats`` reads (the rules slots
+    it read from one state, and their values; a state that agrees there reads the same and
+    reports the same). ``memo``: per set of slots read, the values seen."""
+
+    def __init__(self, sc, lay: _Layout):
+        self.lay = lay
+        self.t = _Trial(sc, _Script(()))
+        self.t.final = True
+        self.memo: list[tuple[tuple[int, ...], set]] = []
+
+    def __call__(self, rules: tuple) -> tuple:
+        for n, (read, seen) in enumerate(self.memo):
+            k = tuple(rules[i] for i in read)
+            if k in seen:
+                return n, k
+        log = _Log()
+        self.lay.load(self.t, rules, log)
+        self.t.stats()
+        read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
+        k = tuple(rules[i] for i in read)
+        for n, (r, seen) in enumerate(self.memo):
+            if r == read:
+                seen.add(k)
+                return n, k
+        self.memo.append((read, {k}))
+        return len(self.memo) - 1, k
+
+
+def _distribution(sc, limit: int) -> tuple[_Layout, dict, dict, _ByStats]:
+    """The distribution at the end of ``sc``: ``{key: [p, {counter: {value: p}}, rules
+    state]}`` (each statistics-only count or mark that a statistic reads, jointly with the
+    rules state; the states after the last action merged on what the statistics read,
+    :class:`_ByStats`, one standing for them all), and the statistics each counter decides
+    (:func:`_owners`)."""
     budget = [limit]
     lay = _Layout(_Trial(sc, _Script(())))
     owners = _owners(sc, lay)
     tracked = tuple(owners)
-    dist = {lay.start: [1.0, {c: {0: 1.0} for c in tracked}]}
+    by_stats = _ByStats(sc, lay)
+    dist = {lay.start: [1.0, {c: {0: 1.0} for c in tracked}, lay.start]}
     for i in range(len(sc.actions)):
-        dist, paused = _Action(sc, i, lay, tracked).play(dist, budget)
+        merge = by_stats if i == len(sc.actions) - 1 else None
+        dist, paused = _Action(sc, i, lay, tracked).play(dist, budget, merge)
         if paused:
             follow = _Action(sc, i, lay, tracked, resume=sc.actions[i])
-            done, again = follow.play(paused, budget)
+            done, again = follow.play(paused, budget, merge)
             assert not again, "a second follow-up in one action"
-            for k, (p, counts) in done.items():
-                if k not in dist:
-                    dist[k] = [0.0, {c: {} for c in tracked}]
-                e = dist[k]
-                e[0] += p
-                for c in tracked:
-                    for v, pv in counts[c].items():
-                        _add(e[1][c], v, pv)
-    return lay, dist, owners
-
-
-def _read_by_stats(sc, lay: _Layout, dist: dict) -> list[tuple[tuple, tuple, list]]:
-    """``dist`` merged on what ``Trial.stats`` reads: ``[(slots read, a rules state,
-    [p, counts])]``, the states that agree on the rules slots the statistics read of one
-    of them (which then read the same) merged, their counts' distributions added."""
-    t = _Trial(sc, _Script(()))
-    t.final = True
-    memo: list[tuple[tuple[int, ...], dict]] = []
-    out = []
-    for rules, (p, counts) in dist.items():
-        for read, table in memo:
-            e = table.get(tuple(rules[i] for i in read))
-            if e is not None:
-                e[0] += p
-                for c, vs in counts.items():
-                    for v, pv in vs.items():
-                        _add(e[1][c], v, pv)
-                break
-        else:
-            log = _Log()
-            lay.load(t, rules, log)
-            t.stats()
-            read = tuple(sorted(lay.slot[r] for r in log.reads if r in lay.slot))
-            tables = [table for r, table in memo if r == read]
-            if not tables:
-                tables.append({})
-                memo.append((read, tables[0]))
-            e = [p, {c: dict(vs) for c, vs in counts.items()}]
-            tables[0][tuple(rules[i] for i in read)] = e
-            out.append((read, rules, e))
-    return out
+            for k, (p, counts, rules) in done.items():
+                _merge_into(dist, k, rules, p, counts)
+    return lay, dist, owners, by_stats
 
 
 def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
@@ -521,12 +524,13 @@ def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
     statistics-only counts kept beside each as their distributions) are the starting states
     of the next; a melee's follow-up is played from the merged states that reach it.
     ``limit``: scripted trials in all (each one action or follow-up long)."""
-    lay, dist, owners = _distribution(sc, limit)
+    lay, dist, owners, by_stats = _distribution(sc, limit)
     owned = {k for names in owners.values() for k in names}
     acc: dict[str, Counter] = {}
     t = _Trial(sc, _Script(()))
     t.final = True
-    for read, rules, (p, counts) in _read_by_stats(sc, lay, dist):
+    for p, counts, rules in dist.values():
+        read = by_stats.memo[by_stats(rules)[0]][0]
         log = _Log()
         lay.load(t, rules, log)
         for k, v in t.stats().items():
