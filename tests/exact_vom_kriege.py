@@ -209,6 +209,13 @@ class _Seen(dict):
         self.log.writes.add((*self.at, k))
         dict.__setitem__(self, k, v)
 
+    def _unnoted(self, *args, **kwargs):
+        raise TypeError("a unit or leader dict read other than by d[field]: not noted")
+
+    # the reference reads its dicts by subscript only; any other way would go unnoted
+    get = __contains__ = __iter__ = keys = values = items = copy = _unnoted
+    pop = popitem = setdefault = update = __delitem__ = _unnoted
+
 
 class _Layout:
     """Where the reference's trial state goes: the *rules state*, a tuple of every field a
