@@ -15,19 +15,19 @@ that action only). What is carried from one action to the next is the distributi
 statistics-only count or mark (hits rolled on a unit, dice rolled by a side, a retreat, a
 square formed, ...) jointly with it: the statistics are marginals, each reads the rules state
 and at most one such count, and what happens next depends on the rules state alone, so the
-joint of all counts is never needed. A rules state is played through an action with its
-unit and leader dicts noting every field read and written (:class:`_Seen`): the reference is
-deterministic given what it reads, so another state that agrees on every field those paths
-read plays the same way, and reuses the outcomes, each kept as the fields its path wrote
-(:class:`_Action`). The outcomes are grouped by what they write, with each count's increment
-beside it; at the end the states are merged on what ``Trial.stats`` reads
-(:class:`_ByStats`). Within an action every branch is replayed from that action's start
-(the reference is not resumable), so an action costs the number of roll outcomes along its
-paths times the cost of playing it, once per distinct part of the state it reads (the five
-largest scenarios of the tests, a melee with a battery, defensive fire, a retire and a
-follow-up that fires and battles back among them, take 0.5-2 s). The answer is the
-reference's exact distribution, so a kernel histogram of 10^6 trials against it sees a 0.5
-percentage-point error without any sampling on the reference side (:func:`assert_exact`).
+joint of all counts is never needed. A rules state is played through an action with its unit
+and leader dicts noting every field read and written (``exact_vom_kriege_state.Seen``): the
+reference is deterministic given what it reads, so another state that agrees on every field
+those paths read plays the same way, and reuses the outcomes, each kept as the fields its path
+wrote (:class:`_Action`). The outcomes are grouped by what they write, with each count's
+increment beside it; at the end the states are merged on what ``Trial.stats`` reads
+(:class:`_ByStats`). Within an action every branch is replayed from that action's start (the
+reference is not resumable), so an action costs the number of roll outcomes along its paths
+times the cost of playing it, once per distinct part of the state it reads (the five largest
+scenarios of the tests, a melee with a battery, defensive fire, a retire and a follow-up that
+fires and battles back among them, take 0.4-1.7 s of CPU). The answer is the reference's exact
+distribution, so a kernel histogram of 10^6 trials against it sees a 0.5 percentage-point error
+without any sampling on the reference side (:func:`assert_exact`).
 
 The roll-level outcomes are checked against every face sequence
 (``naive_vom_kriege.enumerate_outcomes``) in tests/test_vom_kriege_exact.py.
@@ -39,11 +39,10 @@ import copy
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from itertools import chain, islice
-from operator import itemgetter
 
 import naive_vom_kriege as naive
 import numpy as np
+from exact_vom_kriege_state import Layout, Log, add, is_mark, merge_into, step
 from stats import P_MIN, chisquare_pmf
 from switches import assert_exact_power
 
@@ -177,140 +176,7 @@ class _OneAction:
         return getattr(self._sc, name)
 
 
-#: what the reference keeps only for the statistics (``Trial.stats`` reads them; no rule
-#: does: the retreats a melee counts are compared with their count at its start only):
-#: counts a trial only adds to, and marks it only sets
-_ADDED = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits", "hm", "retreats")
-_SET = ("squared", "fellback", "meleed")
-_LEADER_ADDED = ("rolled",)
-
-
-class _Log:
-    """The fields (``(kind, name, field)``, ``kind`` "u" for a unit, "l" for a leader) read
-    and written while a trial is played."""
-
-    def __init__(self):
-        self.reads: set[tuple] = set()
-        self.writes: set[tuple] = set()
-
-
-class _Seen(dict):
-    """A unit's or leader's dict that notes in ``log`` every field read (but its ``spec``, the
-    same in every state) and written."""
-
-    __slots__ = ("log", "at")
-
-    def __getitem__(self, k):
-        if k != "spec":
-            self.log.reads.add((*self.at, k))
-        return dict.__getitem__(self, k)
-
-    def __setitem__(self, k, v):
-        self.log.writes.add((*self.at, k))
-        dict.__setitem__(self, k, v)
-
-    def _unnoted(self, *args, **kwargs):
-        raise TypeError("a unit or leader dict read other than by d[field]: not noted")
-
-    # the reference reads its dicts by subscript only; any other way would go unnoted
-    get = __contains__ = __iter__ = keys = values = items = copy = _unnoted
-    pop = popitem = setdefault = update = __delitem__ = _unnoted
-
-
-class _Layout:
-    """Where the reference's trial state goes: the *rules state*, a tuple of every field a
-    rule reads (``rules``: its slots, ``(kind, name, field)``), and the statistics-only
-    counts and marks (``counts``: their slots; ``("dice", side, None)`` and ``("followed",
-    None, None)`` too), all 0 at the start of an action in a rules state."""
-
-    def __init__(self, start: naive.Trial):
-        self.specs = {("u", n): d["spec"] for n, d in start.u.items()}
-        self.specs |= {("l", n): d["spec"] for n, d in start.ldr.items()}
-        self.fields: dict[tuple, list[tuple[str, int | None]]] = {}
-        self.rules: list[tuple] = []
-        self.counts: list[tuple] = []
-        for kind, dicts, added in (("u", start.u, _ADDED + _SET), ("l", start.ldr, _LEADER_ADDED)):
-            for n, d in dicts.items():
-                assert next(iter(d)) == "spec", "the reference's unit and leader dicts changed"
-                slots = []
-                for f in islice(d, 1, None):
-                    if f in added:
-                        assert not d[f], "a statistics-only count starts above 0"
-                        self.counts.append((kind, n, f))
-                        slots.append((f, None))
-                    else:
-                        slots.append((f, len(self.rules)))
-                        self.rules.append((kind, n, f))
-                self.fields[(kind, n)] = slots
-        self.counts += [("dice", "attacker", None), ("dice", "defender", None)]
-        self.counts.append(("followed", None, None))
-        self.slot = {s: i for i, s in enumerate(self.rules)}
-        # the values of every dict, one after another (units, then leaders), as ``flat``
-        # gives them: where each rules slot and each count sits there, and how ``load``
-        # builds each dict from the rules state (index len(rules): a count's 0)
-        at: dict[tuple, int] = {}
-        self.build: list[tuple] = []
-        for (kind, n), slots in self.fields.items():
-            base = len(at) + len(self.build)
-            for j, (f, _) in enumerate(slots):
-                at[(kind, n, f)] = base + 1 + j
-            src = itemgetter(*(len(self.rules) if i is None else i for _, i in slots))
-            self.build.append((kind, n, ("spec", *(f for f, _ in slots)), src))
-        self._rules_at = itemgetter(*(at[s] for s in self.rules))
-        self.count_at = {c: at[c] for c in self.counts if c in at}
-        self.start = self.rules_of(start)
-
-    @staticmethod
-    def flat(t: naive.Trial) -> tuple:
-        """Every value of every unit and leader dict of ``t`` (read unnoted)."""
-        return tuple(chain.from_iterable(map(dict.values, chain(t.u.values(), t.ldr.values()))))
-
-    def rules_of(self, t: naive.Trial, flat: tuple | None = None) -> tuple:
-        return self._rules_at(self.flat(t) if flat is None else flat)
-
-    @staticmethod
-    def _dict(t: naive.Trial, kind: str, name: str) -> dict:
-        return (t.u if kind == "u" else t.ldr)[name]
-
-    def load(self, t: naive.Trial, rules: tuple, log: _Log | None = None) -> None:
-        """Put the rules state ``rules`` (counts at 0) into trial ``t``; with ``log``, in
-        dicts that note what is read and written."""
-        ext = (*rules, 0)
-        t.u, t.ldr = {}, {}
-        for kind, n, keys, src in self.build:
-            values = zip(keys, (self.specs[(kind, n)], *src(ext)), strict=True)
-            if log:
-                d = _Seen(values)  # filled by dict's own update: nothing noted
-                d.log, d.at = log, (kind, n)
-            else:
-                d = dict(values)
-            (t.u if kind == "u" else t.ldr)[n] = d
-        t.dice = Counter()
-        t.followed = False
-
-    def count(self, t: naive.Trial, c: tuple):
-        kind, n, f = c
-        if kind == "dice":
-            return t.dice[n]
-        if kind == "followed":
-            return t.followed
-        return dict.__getitem__(self._dict(t, kind, n), f)
-
-    def set_count(self, t: naive.Trial, c: tuple, v) -> None:
-        kind, n, f = c
-        if kind == "dice":
-            t.dice[n] = v
-        elif kind == "followed":
-            t.followed = v
-        else:
-            dict.__setitem__(self._dict(t, kind, n), f, v)
-
-
-def _is_mark(c: tuple) -> bool:
-    return c[0] == "followed" or c[2] in _SET
-
-
-def _leaves(sc, lay: _Layout, rules: tuple, budget: list[int], resume, log: _Log | None):
+def _leaves(sc, lay: Layout, rules: tuple, budget: list[int], resume, log: Log | None):
     """Every outcome of playing ``sc`` (one action, see :class:`_OneAction`) from the rules
     state ``rules``, up to its follow-up melee (``paused``: reached it); with ``resume``
     (that action) the follow-up and what comes after it instead: ``(probability, trial,
@@ -349,10 +215,6 @@ def _leaves(sc, lay: _Layout, rules: tuple, budget: list[int], resume, log: _Log
         yield rng.p, t, paused, written
 
 
-def _add(acc: dict, k, p: float) -> None:
-    acc[k] = acc.get(k, 0.0) + p
-
-
 class _Action:
     """One action (or its follow-up, ``resume``) played from rules states, each outcome kept
     as what the path wrote: a start state that agrees with one already played on every
@@ -360,7 +222,7 @@ class _Action:
     what it reads), so its outcomes are the cached ones (``memo``: per set of fields read,
     the outcomes by their values)."""
 
-    def __init__(self, sc, i: int, lay: _Layout, tracked: tuple, resume=None):
+    def __init__(self, sc, i: int, lay: Layout, tracked: tuple, resume=None):
         self.one = _OneAction(sc, i)
         self.lay, self.tracked, self.resume = lay, tracked, resume
         self.memo: list[tuple[tuple[int, ...], dict]] = []
@@ -372,7 +234,7 @@ class _Action:
             hit = table.get(tuple(rules[i] for i in read))
             if hit is not None:
                 return hit
-        log = _Log() if watch else None
+        log = Log() if watch else None
         groups: dict[tuple, list] = {}
         for q, t, paused, written in _leaves(self.one, self.lay, rules, budget, self.resume, log):
             flat = self.lay.flat(t)
@@ -384,7 +246,7 @@ class _Action:
             g[0] += q
             for c in self.tracked:
                 i = self.lay.count_at.get(c)
-                _add(g[1][c], self.lay.count(t, c) if i is None else flat[i], q)
+                add(g[1][c], self.lay.count(t, c) if i is None else flat[i], q)
         out = [(paused, patch, q, d) for (paused, patch), (q, d) in groups.items()]
         if log:
             read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
@@ -404,7 +266,7 @@ class _Action:
         done: dict[tuple, list] = {}
         paused: dict[tuple, list] = {}
         watch = len(dist) > 1  # a single start state: nothing to reuse
-        marks = [_is_mark(c) for c in self.tracked]
+        marks = [is_mark(c) for c in self.tracked]
         for p, counts, rules in dist.values():
             for stop, patch, q, deltas in self.steps(rules, budget, watch):
                 after = list(rules)
@@ -413,47 +275,15 @@ class _Action:
                 after = tuple(after)
                 into = paused if stop else done
                 moved = [
-                    _step(counts[c], deltas[c], mark)
+                    step(counts[c], deltas[c], mark)
                     for c, mark in zip(self.tracked, marks, strict=True)
                 ]
-                _merge_into(into, after if stop or merge is None else merge(after), after, p * q,
+                merge_into(into, after if stop or merge is None else merge(after), after, p * q,
                             dict(zip(self.tracked, moved, strict=True)))  # fmt: skip
         return done, paused
 
 
-def _merge_into(into: dict, key, rules: tuple, p: float, counts: dict) -> None:
-    """Add the state ``rules`` (probability ``p``, its counts' distributions ``counts``) to
-    ``into`` at ``key`` (the first state there stands for them all)."""
-    e = into.get(key)
-    if e is None:
-        into[key] = [p, counts, rules]
-        return
-    e[0] += p
-    for c, m in counts.items():
-        acc = e[1][c]
-        for v, pv in m.items():
-            acc[v] = acc.get(v, 0.0) + pv
-
-
-def _step(counts: dict, deltas: dict, mark: bool) -> dict:
-    """The distribution of a count (``counts``, jointly with a rules state) after an action
-    that adds ``deltas`` to it (its distribution, jointly with the state reached), or of a
-    mark or-ed with ``deltas``."""
-    if len(deltas) == 1:  # most counts: nothing, or one value, added
-        ((dv, qd),) = deltas.items()
-        if mark and dv:
-            return {dv: sum(counts.values()) * qd}
-        if mark or dv == 0:
-            return {v: pv * qd for v, pv in counts.items()}
-        return {v + dv: pv * qd for v, pv in counts.items()}
-    out: dict = {}
-    for v, pv in counts.items():
-        for dv, qd in deltas.items():
-            _add(out, (v or dv) if mark else v + dv, pv * qd)
-    return out
-
-
-def _owners(sc, lay: _Layout) -> dict[tuple, list[str]]:
+def _owners(sc, lay: Layout) -> dict[tuple, list[str]]:
     """The statistics each count or mark decides (every statistic reads the rules state and
     at most one of them), found by setting each one in turn at the start."""
     t = _Trial(sc, _Script(()))
@@ -462,7 +292,7 @@ def _owners(sc, lay: _Layout) -> dict[tuple, list[str]]:
     base = t.stats()
     owners: dict[tuple, list[str]] = {}
     for c in lay.counts:
-        lay.set_count(t, c, True if _is_mark(c) else 1000)
+        lay.set_count(t, c, True if is_mark(c) else 1000)
         changed = [k for k, v in t.stats().items() if v != base[k]]
         if changed:
             owners[c] = changed
@@ -477,7 +307,7 @@ class _ByStats:
     it read from one state, and their values; a state that agrees there reads the same and
     reports the same). ``memo``: per set of slots read, the values seen."""
 
-    def __init__(self, sc, lay: _Layout):
+    def __init__(self, sc, lay: Layout):
         self.lay = lay
         self.t = _Trial(sc, _Script(()))
         self.t.final = True
@@ -488,7 +318,7 @@ class _ByStats:
             k = tuple(rules[i] for i in read)
             if k in seen:
                 return n, k
-        log = _Log()
+        log = Log()
         self.lay.load(self.t, rules, log)
         self.t.stats()
         read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
@@ -501,14 +331,14 @@ class _ByStats:
         return len(self.memo) - 1, k
 
 
-def _distribution(sc, limit: int) -> tuple[_Layout, dict, dict, _ByStats]:
+def _distribution(sc, limit: int) -> tuple[Layout, dict, dict, _ByStats]:
     """The distribution at the end of ``sc``: ``{key: [p, {counter: {value: p}}, rules
     state]}`` (each statistics-only count or mark that a statistic reads, jointly with the
     rules state; the states after the last action merged on what the statistics read,
     :class:`_ByStats`, one standing for them all), and the statistics each counter decides
     (:func:`_owners`)."""
     budget = [limit]
-    lay = _Layout(_Trial(sc, _Script(())))
+    lay = Layout(_Trial(sc, _Script(())))
     owners = _owners(sc, lay)
     tracked = tuple(owners)
     by_stats = _ByStats(sc, lay)
@@ -521,7 +351,7 @@ def _distribution(sc, limit: int) -> tuple[_Layout, dict, dict, _ByStats]:
             done, again = follow.play(paused, budget, merge)
             assert not again, "a second follow-up in one action"
             for k, (p, counts, rules) in done.items():
-                _merge_into(dist, k, rules, p, counts)
+                merge_into(dist, k, rules, p, counts)
     return lay, dist, owners, by_stats
 
 
@@ -538,7 +368,7 @@ def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
     t.final = True
     for p, counts, rules in dist.values():
         read = by_stats.memo[by_stats(rules)[0]][0]
-        log = _Log()
+        log = Log()
         lay.load(t, rules, log)
         for k, v in t.stats().items():
             if k not in owned:
