@@ -380,17 +380,12 @@ CASES = {
 }
 
 
-#: too many rolls to enumerate (a melee with defensive fire, batteries, battle back and a
-#: follow-up after two shots and another melee): against sampled reference trials
-SAMPLED = ("charge-switches", "assault-switches")
-
-
 #: "assault" is compared with 110,000 reference trials, with the 0.5 pp power checked, in
 #: tests/test_naive_power.py: not again here with 30,000
 @pytest.mark.statistical
 @pytest.mark.parametrize("case", [c for c in CASES if c != "assault"])
 def test_kernel_matches_naive_reference(case):
-    _compare(CASES[case](), exact=case not in SAMPLED)
+    _compare(CASES[case]())
 
 
 def test_defensive_fire_flags_reading_moves_reaching_melee():
