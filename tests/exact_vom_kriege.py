@@ -10,15 +10,24 @@ is played with every random event branching on its *outcome* instead:
   (one die at a time, only ``saber`` counts) on whether each die shows that symbol.
 
 The trial is played one action at a time (the reference's own ``run`` on a scenario holding
-that action only): the distinct trial states after an action are the starting states of the
-next, and an action is played once per distinct state of what its rules read (the counts kept
-only for the statistics are added back afterwards). Within an action every branch is replayed
-from that action's start (the reference is not resumable), so the cost is the number of roll
-outcomes along its paths times the cost of an action: a melee with defensive fire, battle
-back and a follow-up is some thousands, a second or so; one with a battery, a retire and a
-follow-up that fires and battles back is too many (``limit``). The answer is the reference's
-exact distribution, so a kernel histogram of 10^6 trials against it sees a 0.5
-percentage-point error without any sampling on the reference side (:func:`assert_exact`).
+that action only). What is carried from one action to the next is the distribution of the
+*rules state* (every field a rule reads) and, beside each rules state, the distribution of each
+statistics-only count or mark (hits rolled on a unit, dice rolled by a side, a retreat, a
+square formed, ...) jointly with it: the statistics are marginals, each reads the rules state
+and at most one such count, and what happens next depends on the rules state alone, so the
+joint of all counts is never needed. A rules state is played through an action with its unit
+and leader dicts noting every field read and written (``exact_vom_kriege_state.Seen``): the
+reference is deterministic given what it reads, so another state that agrees on every field
+those paths read plays the same way, and reuses the outcomes, each kept as the fields its path
+wrote (:class:`_Action`). The outcomes are grouped by what they write, with each count's
+increment beside it; at the end the states are merged on what ``Trial.stats`` reads
+(:class:`_ByStats`). Within an action every branch is replayed from that action's start (the
+reference is not resumable), so an action costs the number of roll outcomes along its paths
+times the cost of playing it, once per distinct part of the state it reads (the five largest
+scenarios of the tests, a melee with a battery, defensive fire, a retire and a follow-up that
+fires and battles back among them, take 0.4-1.7 s of CPU). The answer is the reference's exact
+distribution, so a kernel histogram of 10^6 trials against it sees a 0.5 percentage-point error
+without any sampling on the reference side (:func:`assert_exact`).
 
 The roll-level outcomes are checked against every face sequence
 (``naive_vom_kriege.enumerate_outcomes``) in tests/test_vom_kriege_exact.py.
@@ -30,10 +39,10 @@ import copy
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from itertools import islice
 
 import naive_vom_kriege as naive
 import numpy as np
+from exact_vom_kriege_state import Layout, Log, add, is_mark, merge_into, step
 from stats import P_MIN, chisquare_pmf
 from switches import assert_exact_power
 
@@ -167,97 +176,15 @@ class _OneAction:
         return getattr(self._sc, name)
 
 
-def _snapshot(t: naive.Trial) -> tuple:
-    return (
-        {k: dict(v) for k, v in t.u.items()},
-        {k: dict(v) for k, v in t.ldr.items()},
-        Counter(t.dice),
-        t.followed,
-    )
-
-
-#: what the reference keeps only for the statistics (``Trial.stats`` reads them, for the focus
-#: attacker, the focus defender and the follow-up's second target; no rule reads them): counts
-#: a trial only adds to, and marks it only sets
-_ADDED = ("hits_rolled", "flags_rolled", "bb_hits", "df_hits")
-_SET = ("squared", "fellback", "meleed")
-_LEADER_ADDED = ("rolled",)
-
-
-def _forget(sc, state: tuple) -> tuple:
-    """``state`` with the statistics-only fields of every unit the statistics never look at
-    set to 0, so that states differing only there merge."""
-    seen = set(sc._focus)
-    fa = sc._fu_action()
-    if fa >= 0:
-        seen.add(sc.actions[fa].follow_up)
-    for name, d in state[0].items():
-        if name not in seen:
-            for f in _ADDED + _SET:
-                d[f] = 0
-    return state
-
-
-def _rules_part(state: tuple) -> tuple:
-    """``state`` with every statistics-only field at 0 (dice counts included): what the rules
-    of the next action see. Its outcomes, played from here, are combined with each state's
-    own counts by :func:`_combine`."""
-    u, ldr, _, _ = state
-    u0 = {n: {**d, **dict.fromkeys(_ADDED + _SET, 0)} for n, d in u.items()}
-    l0 = {n: {**d, **dict.fromkeys(_LEADER_ADDED, 0)} for n, d in ldr.items()}
-    return (u0, l0, Counter(), False)
-
-
-def _combine(state: tuple, after: tuple) -> tuple:
-    """The outcome ``after`` (played from ``_rules_part(state)``) with ``state``'s counts
-    added and its marks kept."""
-    u, ldr, dice, followed = state
-    ua, la, da, fa = after
-    u2 = {}
-    for n, d in ua.items():
-        d = dict(d)
-        for f in _ADDED:
-            d[f] += u[n][f]
-        for f in _SET:
-            d[f] = d[f] or u[n][f]
-        u2[n] = d
-    l2 = {}
-    for n, d in la.items():
-        d = dict(d)
-        for f in _LEADER_ADDED:
-            d[f] += ldr[n][f]
-        l2[n] = d
-    return (u2, l2, dice + da, followed or fa)
-
-
-def _key(state: tuple) -> tuple:
-    """A hashable key of ``state``: every field but ``spec`` (the first, checked in
-    :func:`outcomes`; the same object in every state)."""
-    u, ldr, dice, followed = state
-    return (
-        tuple(tuple(islice(d.values(), 1, None)) for d in u.values()),
-        tuple(tuple(islice(d.values(), 1, None)) for d in ldr.values()),
-        tuple(sorted((k, v) for k, v in dice.items() if v)),
-        followed,
-    )
-
-
-def _restore(t: naive.Trial, state: tuple) -> None:
-    u, ldr, dice, followed = state
-    t.u = {k: dict(v) for k, v in u.items()}
-    t.ldr = {k: dict(v) for k, v in ldr.items()}
-    t.dice = Counter(dice)
-    t.followed = followed
-
-
-def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float, tuple, bool]]:
-    """Every outcome ``(probability, state, paused)`` of playing ``sc`` (one action, see
-    :class:`_OneAction`) from ``state``, up to its follow-up melee (``paused``: reached it);
-    with ``resume`` (that action) the follow-up and what comes after it instead. Each scripted
-    trial played takes one from ``budget[0]``."""
-    out = []
+def _leaves(sc, lay: Layout, rules: tuple, budget: list[int], resume, log: Log | None):
+    """Every outcome of playing ``sc`` (one action, see :class:`_OneAction`) from the rules
+    state ``rules``, up to its follow-up melee (``paused``: reached it); with ``resume``
+    (that action) the follow-up and what comes after it instead: ``(probability, trial,
+    paused, written)``, ``written`` the rules slots the path wrote (with ``log``; else
+    every slot). Each scripted trial played takes one from ``budget[0]``."""
     todo: list[tuple[int, ...]] = [()]
     template = _Trial(sc, None)
+    everything = range(len(lay.rules))
     while todo:
         script = todo.pop()
         budget[0] -= 1
@@ -266,7 +193,9 @@ def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float
         rng = _Script(script)
         t = copy.copy(template)  # the reference's own set-up, its state replaced below
         t.rng = rng
-        _restore(t, state)
+        lay.load(t, rules, log)
+        if log:
+            log.writes = set()
         paused = False
         try:
             if resume is None:
@@ -279,69 +208,190 @@ def _after(sc, state: tuple, budget: list[int], resume=None) -> list[tuple[float
             continue
         except _FollowUp:
             paused = True
-        out.append((rng.p, _snapshot(t), paused))
-    return out
+        if log:
+            written = sorted(lay.slot[w] for w in log.writes if w in lay.slot)
+        else:
+            written = everything
+        yield rng.p, t, paused, written
 
 
-def _play(sc, one, states: dict, budget: list[int], resume=None) -> tuple[dict, dict]:
-    """The states after playing ``one`` from each of ``states`` (identical ones merged),
-    and those paused at the follow-up."""
-    done: dict[tuple, tuple[float, tuple]] = {}
-    paused: dict[tuple, tuple[float, tuple]] = {}
-    played: dict[tuple, list[tuple[float, tuple, bool]]] = {}
-    for p, state in states.values():
-        rules_part = _rules_part(state)
-        rk = _key(rules_part)
-        if rk not in played:
-            played[rk] = _after(one, rules_part, budget, resume)
-        for q, after, stop in played[rk]:
-            after = _forget(sc, _combine(state, after))
-            k = _key(after)
-            into = paused if stop else done
-            into[k] = (into[k][0] + p * q, after) if k in into else (p * q, after)
-    return done, paused
+class _Action:
+    """One action (or its follow-up, ``resume``) played from rules states, each outcome kept
+    as what the path wrote: a start state that agrees with one already played on every
+    field that one's paths read plays the same way (the reference is deterministic given
+    what it reads), so its outcomes are the cached ones (``memo``: per set of fields read,
+    the outcomes by their values)."""
+
+    def __init__(self, sc, i: int, lay: Layout, tracked: tuple, resume=None):
+        self.one = _OneAction(sc, i)
+        self.lay, self.tracked, self.resume = lay, tracked, resume
+        self.memo: list[tuple[tuple[int, ...], dict]] = []
+
+    def steps(self, rules: tuple, budget: list[int], watch: bool) -> list:
+        """``[(paused, patch, q, {counter: {increment: q}})]``: the outcomes from ``rules``
+        grouped by (paused, the rules slots written and their values)."""
+        for read, table in self.memo:
+            hit = table.get(tuple(rules[i] for i in read))
+            if hit is not None:
+                return hit
+        log = Log() if watch else None
+        groups: dict[tuple, list] = {}
+        for q, t, paused, written in _leaves(self.one, self.lay, rules, budget, self.resume, log):
+            flat = self.lay.flat(t)
+            after = self.lay.rules_of(t, flat)
+            k = (paused, tuple((i, after[i]) for i in written))
+            if k not in groups:
+                groups[k] = [0.0, {c: {} for c in self.tracked}]
+            g = groups[k]
+            g[0] += q
+            for c in self.tracked:
+                i = self.lay.count_at.get(c)
+                add(g[1][c], self.lay.count(t, c) if i is None else flat[i], q)
+        out = [(paused, patch, q, d) for (paused, patch), (q, d) in groups.items()]
+        if log:
+            read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
+            tables = [table for r, table in self.memo if r == read]
+            if not tables:
+                tables.append({})
+                self.memo.append((read, tables[0]))
+            tables[0][tuple(rules[i] for i in read)] = out
+        return out
+
+    def play(self, dist: dict, budget: list[int], merge=None) -> tuple[dict, dict]:
+        """The distributions (see :func:`_distribution`) after this action from ``dist``, and
+        of those paused at the follow-up: each count's increment (or mark) on the way is
+        added to (or-ed with) the count each state arrived with, as what happens next depends
+        on the rules state alone. ``merge``: the key finished states merge on (default: the
+        rules state)."""
+        done: dict[tuple, list] = {}
+        paused: dict[tuple, list] = {}
+        watch = len(dist) > 1  # a single start state: nothing to reuse
+        marks = [is_mark(c) for c in self.tracked]
+        for p, counts, rules in dist.values():
+            for stop, patch, q, deltas in self.steps(rules, budget, watch):
+                after = list(rules)
+                for i, v in patch:
+                    after[i] = v
+                after = tuple(after)
+                into = paused if stop else done
+                moved = [
+                    step(counts[c], deltas[c], mark)
+                    for c, mark in zip(self.tracked, marks, strict=True)
+                ]
+                merge_into(into, after if stop or merge is None else merge(after), after, p * q,
+                            dict(zip(self.tracked, moved, strict=True)))  # fmt: skip
+        return done, paused
 
 
-def outcomes(sc, limit: int = 200_000) -> list[tuple[float, dict[str, int]]]:
-    """Exact ``[(probability, statistics)]`` of the reference trial of ``sc``, one action at a
-    time: the trial states after each action (identical states merged) are the starting
-    states of the next, and each action is played once per distinct state of what its rules
-    read (the statistics' counts left out and added back); a melee's follow-up is played
-    from the merged states that reach it. ``limit``: scripted trials in all (each one action
-    or follow-up long)."""
+def _owners(sc, lay: Layout) -> dict[tuple, list[str]]:
+    """The statistics each count or mark decides (every statistic reads the rules state and
+    at most one of them), found by setting each one in turn at the start."""
+    t = _Trial(sc, _Script(()))
+    t.final = True
+    lay.load(t, lay.start)
+    base = t.stats()
+    owners: dict[tuple, list[str]] = {}
+    for c in lay.counts:
+        lay.set_count(t, c, True if is_mark(c) else 1000)
+        changed = [k for k, v in t.stats().items() if v != base[k]]
+        if changed:
+            owners[c] = changed
+        lay.set_count(t, c, 0)
+    owned = [k for names in owners.values() for k in names]
+    assert len(owned) == len(set(owned)), "a statistic reads two statistics-only counts"
+    return owners
+
+
+class _ByStats:
+    """The key rules states merge on at the end: what ``Trial.stats`` reads (the rules slots
+    it read from one state, and their values; a state that agrees there reads the same and
+    reports the same). ``memo``: per set of slots read, the values seen."""
+
+    def __init__(self, sc, lay: Layout):
+        self.lay = lay
+        self.t = _Trial(sc, _Script(()))
+        self.t.final = True
+        self.memo: list[tuple[tuple[int, ...], set]] = []
+
+    def __call__(self, rules: tuple) -> tuple:
+        for n, (read, seen) in enumerate(self.memo):
+            k = tuple(rules[i] for i in read)
+            if k in seen:
+                return n, k
+        log = Log()
+        self.lay.load(self.t, rules, log)
+        self.t.stats()
+        read = tuple(sorted(self.lay.slot[r] for r in log.reads if r in self.lay.slot))
+        k = tuple(rules[i] for i in read)
+        for n, (r, seen) in enumerate(self.memo):
+            if r == read:
+                seen.add(k)
+                return n, k
+        self.memo.append((read, {k}))
+        return len(self.memo) - 1, k
+
+
+def _distribution(sc, limit: int) -> tuple[Layout, dict, dict, _ByStats]:
+    """The distribution at the end of ``sc``: ``{key: [p, {counter: {value: p}}, rules
+    state]}`` (each statistics-only count or mark that a statistic reads, jointly with the
+    rules state; the states after the last action merged on what the statistics read,
+    :class:`_ByStats`, one standing for them all), and the statistics each counter decides
+    (:func:`_owners`)."""
     budget = [limit]
-    start = _Trial(sc, _Script(()))
-    for d in (*start.u.values(), *start.ldr.values()):
-        assert next(iter(d)) == "spec", "the reference's unit and leader dicts changed shape"
-    states = {None: (1.0, _snapshot(start))}
+    lay = Layout(_Trial(sc, _Script(())))
+    owners = _owners(sc, lay)
+    tracked = tuple(owners)
+    by_stats = _ByStats(sc, lay)
+    dist = {lay.start: [1.0, {c: {0: 1.0} for c in tracked}, lay.start]}
     for i in range(len(sc.actions)):
-        one = _OneAction(sc, i)
-        states, paused = _play(sc, one, states, budget)
+        merge = by_stats if i == len(sc.actions) - 1 else None
+        dist, paused = _Action(sc, i, lay, tracked).play(dist, budget, merge)
         if paused:
-            done, again = _play(sc, one, paused, budget, resume=sc.actions[i])
+            follow = _Action(sc, i, lay, tracked, resume=sc.actions[i])
+            done, again = follow.play(paused, budget, merge)
             assert not again, "a second follow-up in one action"
-            for k, (p, state) in done.items():
-                states[k] = (states[k][0] + p, state) if k in states else (p, state)
-    out = []
-    for p, state in states.values():
-        t = _Trial(sc, _Script(()))
-        _restore(t, state)
-        t.final = True
-        out.append((p, t.stats()))
-    return out
+            for k, (p, counts, rules) in done.items():
+                merge_into(dist, k, rules, p, counts)
+    return lay, dist, owners, by_stats
 
 
 def pmfs(sc, limit: int = 200_000) -> dict[str, np.ndarray]:
-    """Exact marginal PMF (index = value) of every statistic the reference reports."""
+    """Exact marginal PMF (index = value) of every statistic the reference reports, one
+    action at a time: the rules states after each action (identical ones merged, the
+    statistics-only counts kept beside each as their distributions) are the starting states
+    of the next; a melee's follow-up is played from the merged states that reach it.
+    ``limit``: scripted trials in all (each one action or follow-up long)."""
+    lay, dist, owners, by_stats = _distribution(sc, limit)
+    owned = {k for names in owners.values() for k in names}
     acc: dict[str, Counter] = {}
-    for p, stats in outcomes(sc, limit):
-        for k, v in stats.items():
-            acc.setdefault(k, Counter())[v] += p
+    t = _Trial(sc, _Script(()))
+    t.final = True
+    for p, counts, rules in dist.values():
+        read = by_stats.memo[by_stats(rules)[0]][0]
+        log = Log()
+        lay.load(t, rules, log)
+        for k, v in t.stats().items():
+            if k not in owned:
+                acc.setdefault(k, Counter())[v] += p
+        # each statistic reads one count at most: the j-th value of every count at once
+        values = {c: list(counts[c].items()) for c in owners}
+        for vs in values.values():
+            assert abs(sum(pv for _, pv in vs) - p) < 1e-12 * max(1, len(vs))
+        for j in range(max(map(len, values.values()), default=0)):
+            now = [c for c, vs in values.items() if j < len(vs)]
+            for c in now:
+                lay.set_count(t, c, values[c][j][0])
+            stats = t.stats()
+            for c in now:
+                for k in owners[c]:
+                    acc.setdefault(k, Counter())[stats[k]] += values[c][j][1]
+        seen = {lay.slot[r] for r in log.reads if r in lay.slot}
+        assert seen <= set(read), "the statistics read other fields at other counts"
     out = {}
     for k, c in acc.items():
         a = np.zeros(max(c) + 1)
         for v, p in c.items():
-            a[v] = p
+            a[v] += p
         out[k] = a
     return out
 

@@ -396,75 +396,15 @@ def simulate(sc, trials: int, seed: int, first_block: int = 0) -> dict[str, np.n
     return counts
 
 
-# -- comparing the kernel with this reference (the tests' helpers) ------------------------------
+# -- checking this reference against exact answers (the tests' helper) -------------------------
 
 FAST_STEP = 100_000  # fast trials are added a block at a time
 FAST_MAX = 3_000_000
-_RUNS: dict = {}
-
-
-def fast_trials(kernel: dict[str, np.ndarray], k: int) -> int:
-    """The fewest fast trials (a multiple of ``FAST_STEP``) with which, at the expected counts,
-    a 0.5 pp error in any statistic of ``kernel`` (histograms) would fail the comparison with
-    a factor 10 of margin on the Bonferroni p-value (``k`` statistics); a run's own noise may
-    still take the power away, so :func:`fast_counts` then adds blocks until it holds."""
-    from stats import P_MIN
-    from switches import homogeneity_p, planted_shift
-
-    for n in range(FAST_STEP, FAST_MAX + 1, FAST_STEP):
-        if all(
-            homogeneity_p(planted_shift(c), c / c.sum() * n) * k < P_MIN / 10
-            for c in kernel.values()
-        ):
-            return n
-    return FAST_MAX
-
-
-def _weak(kernel, fast) -> bool:
-    from switches import assert_power
-
-    try:
-        assert_power(kernel, fast, "")
-    except AssertionError:
-        return True
-    return False
-
-
-def fast_counts(sc, kernel: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
-    """This reference's histograms of ``sc`` with the power to see a 0.5 pp error in every
-    statistic of ``kernel``: :func:`fast_trials` trials, then one more block at a time while
-    ``switches.assert_power`` would fail (the blocks are seeded by index, so the runs for a
-    seed are nested and the answer does not depend on the order tests run in); at most
-    ``FAST_MAX``. Once per session per (scenario, seed, kernel histograms)."""
-    key = (repr(sc), seed, tuple((k, v.tobytes()) for k, v in sorted(kernel.items())))
-    if key not in _RUNS:
-        common = {k: v for k, v in kernel.items() if k in set(reported(sc))}
-        n = fast_trials(common, len(common))
-        fast = simulate(sc, n, seed)
-        while n < FAST_MAX and _weak(common, fast):
-            more = simulate(sc, FAST_STEP, seed, first_block=n // FAST_STEP)
-            fast = {s: _add(fast[s], more[s]) for s in fast}
-            n += FAST_STEP
-        _RUNS[key] = fast
-    return _RUNS[key]
 
 
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     size = max(len(a), len(b))
     return np.pad(a, (0, size - len(a))) + np.pad(b, (0, size - len(b)))
-
-
-def check_kernel(sc, kernel: dict[str, np.ndarray], seed: int, what: str) -> None:
-    """The kernel's histograms of ``sc`` against this reference: every statistic both report
-    has the same whole distribution (``switches.assert_agree``), and the comparison would
-    have failed had the kernel moved 0.5 pp of any one statistic between neighbouring
-    outcomes (``switches.assert_power``, on these very runs)."""
-    from switches import assert_agree, assert_power
-
-    fast = fast_counts(sc, kernel, seed)
-    assert set(fast) == set(kernel), f"{what}: statistics differ {set(fast) ^ set(kernel)}"
-    assert_agree(kernel, fast, f"{what} (fast reference)")
-    assert_power(kernel, fast, f"{what} (fast reference)")
 
 
 def _weak_exact(fast, exact, k) -> bool:

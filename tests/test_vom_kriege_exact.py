@@ -292,15 +292,50 @@ def _square_and_leader(faces) -> VomKriegeScenario:
     )
 
 
+def _shot_then_leader(faces) -> VomKriegeScenario:
+    """A column shoots at a unit of strength 1 (its removal is the division leader's second
+    hit), then hussars charge a line that leader stands with (it must retire first: a third
+    hit removes both units and hits the army leader) and follow up at another line. The
+    charge reads neither the first target nor what the statistics keep, so its outcomes
+    from one state are reused for the others (and the follow-up's likewise), the cascade
+    writing the first target's removal unread; at the end the states differing only in what
+    the statistics do not read merge."""
+    return VomKriegeScenario(
+        units=(
+            Unit("col", "attacker", "infantry", formation="column"),
+            Unit("hus", "attacker", "cavalry", strength=2),
+            Unit("x", "defender", "infantry", strength=1, leader="d"),
+            Unit("y", "defender", "infantry", strength=2, leader="d"),
+            Unit("z", "defender", "infantry", strength=2),
+        ),
+        leaders=(
+            Leader("d", "defender", hits=1, with_unit="y"),
+            Leader("army", "defender", army=True, hits=1),
+        ),
+        actions=(
+            Action("shoot", "col", "x"),
+            Action("melee", "hus", "y", reaction="none", follow_up="z"),
+        ),
+        dice=Dice(faces),
+    )
+
+
 @pytest.mark.parametrize(
     "case",
-    [_melee(("infantry", "blank", "flag")), _square_and_leader(("infantry", "saber"))],
-    ids=["melee", "square-and-leader"],
+    [
+        _melee(("infantry", "blank", "flag")),
+        _square_and_leader(("infantry", "saber")),
+        _shot_then_leader(("saber", "flag")),
+    ],
+    ids=["melee", "square-and-leader", "shot-then-leader"],
 )
 def test_whole_roll_enumeration_equals_every_face_sequence(case):
     """tests/exact_vom_kriege.py (each roll branching on its (hits, flags), one die at a time
-    for the square test and a leader's contact, states merged between actions) gives the
-    reference's distribution exactly as every face sequence played through it does."""
+    for the square test and a leader's contact; the rules states merged between actions with
+    each statistics-only count's distribution beside them, an action's outcomes reused for
+    every state that agrees on what its paths read, the final states merged on what the
+    statistics read) gives the reference's distribution exactly as every face sequence
+    played through it does."""
     got = exact.pmfs(case)
     want: dict[str, dict[int, float]] = {}
     for p, stats in naive.enumerate_outcomes(case):

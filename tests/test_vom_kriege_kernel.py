@@ -25,12 +25,9 @@ from oddslab.rulesets.vom_kriege.model import Action, Battery, Dice, Leader, Rul
 from oddslab.rulesets.vom_kriege.packing import fresh_state, pack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fast_vom_kriege  # noqa: E402
 import naive_vom_kriege as naive  # noqa: E402
 from exact_vom_kriege import assert_exact, exact_pmfs  # noqa: E402
-from naive_cache import cached_run  # noqa: E402
-from stats import P_MIN, Z_MAX, assert_prob, chisquare_pmf  # noqa: E402
-from switches import assert_agree, counter_counts  # noqa: E402
+from stats import P_MIN, assert_prob, chisquare_pmf  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -231,44 +228,13 @@ def test_leader_cascade():
 
 
 # -- the whole sequence against the pure-Python reference --------------------------------------
-def _compare(sc, trials_k=1_000_000, trials_n=30_000, seed=5, exact=True, fast=False):
-    """Every statistic the kernel reports against the reference (tests/naive_vom_kriege.py).
-
-    ``exact``: against the reference's exact distribution (every roll's outcomes enumerated,
-    tests/exact_vom_kriege.py), with the check that a 0.5 pp error in any statistic fails.
-    Otherwise (a scenario with too many rolls to enumerate) against ``trials_n`` sampled
-    reference trials: whole distributions (two-sample chi-square, tests/switches.py; the
-    reference run once per session) and the means within 5 standard errors. ``fast``: first
-    against the fast numpy reference (tests/fast_vom_kriege.py, itself checked against the
-    exact and the sampled reference in tests/test_fast_vom_kriege.py) with enough of its
-    trials that a 0.5 pp error in any statistic fails, the power checked on these runs (then
-    the sampled reference's whole distributions, not its means)."""
+def _compare(sc, trials_k=1_000_000, seed=5):
+    """Every statistic the kernel reports against the reference's exact distribution (every
+    roll of tests/naive_vom_kriege.py branching on its outcomes, tests/exact_vom_kriege.py),
+    with the check that a 0.5 pp error in any statistic fails."""
     out = oddslab.simulate(sc, trials=trials_k, seed=seed)
     counts = {s.name: out.counts[s.name] for s in out.stats}
-    if exact:
-        assert_exact(counts, exact_pmfs(sc), getattr(sc, "name", "vk"))
-        return
-    if fast:
-        fast_vom_kriege.check_kernel(sc, counts, seed, getattr(sc, "name", "vk"))
-    run = lambda sc, n, seed: counter_counts(naive.simulate(sc, n, seed))  # noqa: E731
-    ref = cached_run("vom-kriege", sc, trials_n, seed, run)
-    assert_agree(counts, ref, getattr(sc, "name", "vk"))
-    if fast:
-        # the means add nothing to the fast reference's whole distributions with the power;
-        # and an outcome too rare for the small naive run to see gives its mean no variance
-        return
-    for s in out.stats:
-        c = ref[s.name]
-        v = np.arange(len(c))
-        m = float((c * v).sum()) / trials_n
-        var = float((c * v * v).sum()) / trials_n - m * m
-        pk = out.mean(s.name)
-        vk = float(np.dot(np.arange(len(out.probs[s.name])) ** 2, out.probs[s.name])) - pk**2
-        se = math.sqrt(max(var, 0) / trials_n + max(vk, 0) / trials_k)
-        if se == 0:
-            assert pk == m, s.name
-        else:
-            assert abs(pk - m) / se < Z_MAX, (s.name, pk, m, se)
+    assert_exact(counts, exact_pmfs(sc), getattr(sc, "name", "vk"))
 
 
 def _charge(**rules):
@@ -391,23 +357,12 @@ CASES = {
 }
 
 
-#: too many rolls to enumerate (a melee with defensive fire, batteries, battle back and a
-#: follow-up after two shots and another melee): against the fast reference with the 0.5 pp
-#: power, and ``NAIVE_TRIALS`` sampled trials of the pure-Python reference (the slow end of
-#: the cascade; 30,000 before the fast reference took over the power)
-SAMPLED = ("charge-switches", "assault-switches")
-NAIVE_TRIALS = 6_000
-
-
 #: "assault" is compared with 110,000 reference trials, with the 0.5 pp power checked, in
 #: tests/test_naive_power.py: not again here with 30,000
 @pytest.mark.statistical
 @pytest.mark.parametrize("case", [c for c in CASES if c != "assault"])
 def test_kernel_matches_naive_reference(case):
-    if case in SAMPLED:
-        _compare(CASES[case](), trials_n=NAIVE_TRIALS, exact=False, fast=True)
-    else:
-        _compare(CASES[case]())
+    _compare(CASES[case]())
 
 
 def test_defensive_fire_flags_reading_moves_reaching_melee():

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from test_vom_kriege_kernel import NAIVE_TRIALS, _compare
+from test_vom_kriege_kernel import _compare
 
 import oddslab
 from oddslab.rulesets.vom_kriege import WARMUP
@@ -194,15 +194,9 @@ def _leaders_everywhere(**rules):
 @pytest.mark.statistical
 @pytest.mark.parametrize("reading", ["rolled", "retires"])
 def test_leaders_kernel_matches_reference(reading):
-    # too many rolls to enumerate: against the fast reference (tests/fast_vom_kriege.py) with
-    # the 0.5 pp power on every statistic, and sampled pure-Python reference trials
-    # (NAIVE_TRIALS; 20,000 before, against 200,000 kernel trials)
-    _compare(
-        _leaders_everywhere(leader_with_unit=reading),
-        trials_n=NAIVE_TRIALS,
-        exact=False,
-        fast=True,
-    )
+    """The whole scenario under both readings: the kernel against the reference's exact
+    distribution (0.5 pp power)."""
+    _compare(_leaders_everywhere(leader_with_unit=reading))
 
 
 @pytest.mark.rule_switch("vom-kriege", "leader_with_unit")
