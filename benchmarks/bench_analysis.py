@@ -253,8 +253,15 @@ def big_study(quick: bool, smoke: bool = False) -> list[dict]:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
-    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study, big_matchup,
-            big_matchup_cli)
+    jobs = (
+        per_cell_overhead,
+        dask_scaling,
+        dask_cpu,
+        matchup_20x20,
+        big_study,
+        big_matchup,
+        big_matchup_cli,
+    )
     return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 
