@@ -206,7 +206,7 @@ class MatchupResult:
         if se and not per_points:
             col = "se"
         if table is None:
-            values = table_columns(self, [col], metric)[col].to_numpy()
+            values = table_columns(self, [col], metric)[col]
             grid = pd.DataFrame(values.reshape(len(self.attackers), len(self.targets)))
         else:
             grid = table.pivot(index="attacker", columns="target", values=col)
@@ -412,18 +412,17 @@ def plot_matchup(
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from oddslab.analysis.matchup_table import table_columns
     from oddslab.analysis.plots import heatmap, plain_metric
 
     # the four columns of the table it draws, read once (never the whole table)
     val, err = ("per_100_points", "per_100_points_se") if per_points else ("value", "se")
     tab = table_columns(result, [val, err, "trials", "exact"], metric)
     shape = (len(result.attackers), len(result.targets))
-    values = pd.DataFrame(tab[val].to_numpy().reshape(shape),
+    values = pd.DataFrame(tab[val].reshape(shape),
                           index=[e.label for e in result.attackers],
                           columns=[e.label for e in result.targets])  # fmt: skip
-    ses = tab[err].to_numpy().reshape(shape)
-    trials = tab["trials"].to_numpy().reshape(shape)
+    ses = tab[err].reshape(shape)
+    trials = tab["trials"].reshape(shape)
     if ax is None:
         w = max(5.0, 1.1 * values.shape[1] + 3)
         h = max(3.5, 0.6 * values.shape[0] + 2)

@@ -180,15 +180,37 @@ def _frame(cols: dict[str, list[Any]], points_dtype: Any) -> pd.DataFrame:
     return df
 
 
-def table_columns(res: Any, names: Iterable[str], metric: str | None = None) -> pd.DataFrame:
-    """Only the columns ``names`` of the whole long table (in pair order), read a chunk at
-    a time: a few values per pair instead of the table's ~0.5 kB."""
+def table_columns(
+    res: Any, names: Iterable[str], metric: str | None = None, seen: Any = None
+) -> dict[str, Any]:
+    """Only the columns ``names`` of the whole long table (in pair order): one array each
+    (one value a pair, each chunk copied into place: never the table's ~0.5 kB a pair, nor
+    two copies of a numeric column), with the whole table's dtypes (pandas' string arrays
+    for its text columns). ``seen``: called with every
+    chunk's columns (all of them) as it is read."""
     import pandas as pd
 
     names = list(names)
     dtype = _points_dtype(res)
-    parts = [_frame({c: cols[c] for c in names}, dtype) for cols in table_chunks(res, metric)]
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    n = len(res.attackers) * len(res.targets)
+    out: dict[str, Any] = {}
+    texts: dict[str, list[Any]] = {}  # pandas' own string columns: concatenated at the end
+    at = 0
+    for cols in table_chunks(res, metric):
+        if seen is not None:
+            seen(cols)
+        part = _frame({c: cols[c] for c in names}, dtype)
+        for c in names:
+            if not isinstance(part[c].dtype, np.dtype) or c in texts:
+                texts.setdefault(c, []).append(part[c])
+                continue
+            if c not in out:
+                out[c] = np.empty(n, dtype=part[c].dtype)
+            out[c][at : at + len(part)] = part[c].to_numpy()
+        at += len(part)
+    for c, parts in texts.items():
+        out[c] = pd.concat(parts, ignore_index=True).array
+    return {c: out[c] for c in names}
 
 
 def table_summary(
@@ -202,20 +224,20 @@ def table_summary(
 
     if sort_by is not None and sort_by not in TABLE_COLUMNS:
         raise ValueError(f"cannot sort by '{sort_by}'; columns: {', '.join(TABLE_COLUMNS)}")
-    dtype = _points_dtype(res)
-    n, exact, note, keys = 0, True, False, []
-    for cols in table_chunks(res, metric):
-        n += len(cols["attacker"])
-        exact = exact and all(cols["exact"])
-        note = note or any(map(bool, cols["note"]))
-        if sort_by is not None:
-            keys.append(_frame({sort_by: cols[sort_by]}, dtype))
+    flags = {"exact": True, "note": False}
+
+    def seen(cols: dict[str, list[Any]]) -> None:
+        flags["exact"] = flags["exact"] and all(cols["exact"])
+        flags["note"] = flags["note"] or any(map(bool, cols["note"]))
+
+    key = table_columns(res, [] if sort_by is None else [sort_by], metric, seen)
     order = None
     if sort_by is not None:
-        key = pd.concat(keys, ignore_index=True) if len(keys) > 1 else keys[0]
-        del keys
-        order = key.sort_values(sort_by, ascending=False, kind="stable").index.to_numpy()
-    return n, exact, note, order
+        frame = pd.DataFrame(key, copy=False)
+        del key
+        order = frame.sort_values(sort_by, ascending=False, kind="stable").index.to_numpy()
+    n = len(res.attackers) * len(res.targets)
+    return n, flags["exact"], flags["note"], order
 
 
 def long_frames(
