@@ -29,6 +29,7 @@ import numpy as np
 
 from oddslab.analysis.cells import cell_seed
 from oddslab.analysis.metric_cells import MetricReader, result_dict
+from oddslab.analysis.store import READ_CHUNK
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,13 +70,14 @@ def _fit_map(res: Any) -> np.ndarray:
     return fits
 
 
-def _results_at(res: Any, index: Sequence[int]) -> list[dict[str, Any]]:
-    """The results (as dicts) of the cells at ``index`` (their positions among the cells)."""
+def _results_at(res: Any, index: Sequence[int]) -> list[Any]:
+    """The results of the cells at ``index`` (their positions among the cells): JSON text
+    read from the store, or the results in memory (:func:`result_dict` reads either)."""
     from oddslab.analysis.stored import StoredResults
 
     if isinstance(res.results, StoredResults):
-        return [result_dict(t) for t in res.results.take(index)]
-    return [result_dict(res.results[i]) for i in index]
+        return res.results.take(index)
+    return [res.results[i] for i in index]
 
 
 def table_chunks(
@@ -94,7 +96,8 @@ def table_chunks(
     rows : int array, optional
         The rows wanted, in the order wanted (row ``i * targets + j``: attacker ``i``,
         target ``j``); default every row in pair order, the results read in cell order.
-        Given, each chunk's results are fetched by position (from the store by key).
+        Given, the results are fetched by position (from the store by key,
+        :data:`~oddslab.analysis.store.READ_CHUNK` rows at a time).
     """
     chunk = chunk or TABLE_CHUNK
     m = res._metric(metric)
@@ -139,13 +142,16 @@ def table_chunks(
         fits = _fit_map(res).ravel()
         rank = np.cumsum(fits) - 1  # a fitting pair's position among the cells
         order = np.asarray(rows, dtype=np.int64)
-        for start in range(0, len(order), chunk):
-            block = order[start : start + chunk]
+        # READ_CHUNK rows at a time: as many results (as JSON text) as a query in pair order
+        # holds; each parsed only when its row is made
+        for start in range(0, len(order), READ_CHUNK):
+            block = order[start : start + READ_CHUNK]
             ran = [int(rank[r]) for r in block if fits[r]]
             found = dict(zip(ran, _results_at(res, ran), strict=True))
             for r in block:
                 i, j = divmod(int(r), len(tnames))
-                yield row(anames[i], tnames[j], found[int(rank[r])] if fits[r] else None)
+                d = result_dict(found.pop(int(rank[r]))) if fits[r] else None
+                yield row(anames[i], tnames[j], d)
 
     cols: dict[str, list[Any]] = {c: [] for c in TABLE_COLUMNS}
     n = 0
