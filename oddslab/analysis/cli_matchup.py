@@ -39,8 +39,8 @@ def print_matrix(res: Any, per_points: bool) -> None:
     tab = table_columns(res, [val, err, "exact"])
     shape = (len(res.attackers), len(res.targets))
     values, errors = (
-        tab[val].astype(float).reshape(shape),
-        tab[err].astype(float).reshape(shape),
+        tab[val].astype(float, copy=False).reshape(shape),
+        tab[err].astype(float, copy=False).reshape(shape),
     )
     exact = bool(tab["exact"].all())
     del tab
