@@ -16,7 +16,7 @@ without ever holding the whole table:
 
 So ``oddslab matchup`` on a 1,000 × 1,000 study holds, besides the fit map, a few floats per
 pair for its matrix (8 bytes a float; two for the default print) and one chunk of rows, never
-the ~0.5 kB a pair of the whole table.
+the whole table and its text.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def table_columns(
     res: Any, names: Iterable[str], metric: str | None = None, seen: Any = None
 ) -> dict[str, Any]:
     """Only the columns ``names`` of the whole long table (in pair order): one array each
-    (one value a pair, each chunk copied into place: never the table's ~0.5 kB a pair, nor
+    (one value a pair, each chunk copied into place: never the whole table's 16 columns, nor
     two copies of a numeric column), with the whole table's dtypes (pandas' string arrays
     for its text columns). ``seen``: called with every
     chunk's columns (all of them) as it is read."""
