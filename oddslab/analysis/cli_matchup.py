@@ -1,7 +1,7 @@
 """What ``oddslab matchup`` prints and writes, for a matchup of any size, without the long table.
 
 The command never builds the whole long table, nor any output whole (it used to: the table,
-then its CSV or JSON text — 72 and 164 MB above the warm process for 102,400 pairs, growing
+then its CSV or JSON text — 71 and 160 MB above the warm process for 102,400 pairs, growing
 with the pairs). Its outputs are read off the results a chunk of pairs at a time
 (:mod:`oddslab.analysis.matchup_table`):
 
