@@ -18,7 +18,8 @@ Jobs (rows with unit "cells"):
 4. **A big study.** 10⁵ one-trial cells streamed into a store, then the tidy frame, in a
    fresh process: time per cell and peak memory per cell. ``big_matchup``: a 320 × 320
    matchup (102,400 one-trial cells) the same way, then its CSV, long table and matrix
-   (``_big_matchup.py``).
+   (``_big_matchup.py``). ``big_matchup_cli``: the ``oddslab matchup`` command on that
+   matchup, client memory and time of each output in a fresh process (``_big_matchup_cli.py``).
 
 Every simulated study passes ``exact="never"`` (generic cells would otherwise be exact).
 
@@ -41,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _big_matchup import big_matchup  # noqa: E402
+from _big_matchup_cli import big_matchup_cli  # noqa: E402
 from _common import fmt_rate, markdown_table  # noqa: E402
 from _common_analysis import ROOT, SCENARIO  # noqa: E402  (shared with the Dask jobs)
 from _common_analysis import analysis_row as _row  # noqa: E402
@@ -251,7 +253,15 @@ def big_study(quick: bool, smoke: bool = False) -> list[dict]:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     """Every analysis benchmark row (see the module docstring); ``smoke``: each on a tiny size."""
-    jobs = (per_cell_overhead, dask_scaling, dask_cpu, matchup_20x20, big_study, big_matchup)
+    jobs = (
+        per_cell_overhead,
+        dask_scaling,
+        dask_cpu,
+        matchup_20x20,
+        big_study,
+        big_matchup,
+        big_matchup_cli,
+    )
     return [row for job in jobs for row in job(quick or smoke, smoke)]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import io
 from pathlib import Path
 
@@ -55,13 +54,7 @@ def test_matchup_points_and_library(tmp_path):
     assert "per 100 points" in res.stdout and "Conscripts" in res.stdout
     assert "left out" in res.output
     assert len(pd.read_csv(tmp_path / "m.csv")) == 10
-    # above the streaming threshold (results read back from the store): the same file, byte
-    # for byte
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(importlib.import_module("oddslab.analysis.matchup"), "KEEP_VALIDATED", 4)
-        _ok(["matchup", GENERIC, f"{GENERIC}:conscripts,battle_tank", "-n", "2000",
-             "-m", "mean(damage)", "--per-points", "--out", str(tmp_path / "big.csv")])  # fmt: skip
-    assert (tmp_path / "big.csv").read_bytes() == (tmp_path / "m.csv").read_bytes()
+    # above the streaming threshold: tests/test_analysis_cli_matchup.py
     res = _ok(["points", "efficiency", GENERIC, "-b", f"{GENERIC}:conscripts=2",
                "-b", f"{GENERIC}:battle_tank", "-n", "2000", "-m", "mean(damage)"])  # fmt: skip
     assert "ranked" in res.stdout

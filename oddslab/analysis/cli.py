@@ -43,7 +43,6 @@ from oddslab.analysis.cli_common import (
     _save_plot,
     _shown,
     _user_errors,
-    _write_table,
 )
 
 __all__ = ["register"]
@@ -176,7 +175,12 @@ def matchup_cmd(
     plot: PlotOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
-    """Attackers × targets: a matrix of any statistic or headline probability."""
+    """Attackers × targets: a matrix of any statistic or headline probability.
+
+    Memory stays bounded on a big matchup (:mod:`oddslab.analysis.cli_matchup`): the printed
+    matrix holds two floats a pair, the long outputs a sort key and row index (16 bytes a
+    pair) and one chunk of rows; a printed long table shows its first 1,000 rows.
+    """
     kw = _run_kw(
         trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
     )
@@ -197,33 +201,15 @@ def matchup_cmd(
                 "(— in the matrix; --long gives each reason)",
                 err=True,
             )
-        tab = res.table(sort_by=sort)
+        # read off the results a chunk of pairs at a time, never the whole long table
+        from oddslab.analysis.cli_matchup import print_long, print_matrix, write_out
+
         if long or fmt is not Fmt.table or sort is not None:
-            shown_tab = _no_se_if_exact(tab) if fmt is Fmt.table else tab
-            _print_frame(_shown(shown_tab), f"{res.metric}", fmt)
+            print_long(res, sort, fmt, out)
         else:
-            import numpy as np
-
-            from oddslab._format import format_estimate
-
-            grid = res.matrix(per_points=per_points, table=tab)
-            se = res.matrix(per_points=per_points, se=True, table=tab)
-            exact = bool(tab["exact"].all())
-            # formatted over flat arrays (a 1,000 x 1,000 matchup is 10^6 cells), NaN: not run
-            # or not reported (--long gives the note)
-            values, errors = grid.to_numpy(float).ravel(), se.to_numpy(float).ravel()
-            texts = [
-                "—" if v != v else (f"{v:.4g}" if exact else f"{format_estimate(v, e)} ± {e:.1g}")
-                for v, e in zip(values, errors, strict=True)
-            ]
-            shown = grid.copy().astype(object)
-            shown[:] = np.asarray(texts, dtype=object).reshape(grid.shape)
-            shown = shown.reset_index()
-            per = " per 100 points" if per_points else ""
-            how = ", exact" if exact else ""
-            _print_frame(shown, f"{res.metric}{per}{how} (rows: attackers, columns: targets)", fmt)
-        if out is not None:
-            _write_table(tab, out)
+            print_matrix(res, per_points)
+            if out is not None:
+                write_out(res, out)
         if plot is not None:
             _matplotlib()
             _save_plot(res.plot(per_points=per_points), plot)

@@ -281,6 +281,10 @@ def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
     from rich.console import Console
 
     def too_wide(t: Table) -> bool:  # drawn at ``width`` without cropping: does it fit?
+        # each column is at least its narrowest, plus padding and a border: below that rich
+        # would squeeze columns to nothing (an empty grid that "fits")
+        if sum(need(c) + 3 for c in cols) + 1 > width:
+            return True
         console = Console(width=width, color_system=None)
         with console.capture() as cap:
             console.print(t, crop=False)

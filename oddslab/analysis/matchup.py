@@ -28,7 +28,7 @@ import numpy as np
 from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
 from oddslab.analysis.cell_events import study_metric
-from oddslab.analysis.cells import KEEP_VALIDATED, Cell, CellResult, cell_seed
+from oddslab.analysis.cells import KEEP_VALIDATED, Cell, CellResult
 from oddslab.analysis.distributed import run_study
 from oddslab.analysis.matchup_cells import (
     SLOTS,
@@ -41,12 +41,8 @@ from oddslab.analysis.matchup_cells import (
     validate_pairs,
 )
 from oddslab.analysis.matchup_cells import fill as _fill  # noqa: F401  (tests use this name)
-from oddslab.analysis.metric_cells import (
-    MetricReader,
-    common_primary_of,
-    outcome_of,
-    result_pairs,
-)
+from oddslab.analysis.matchup_table import table_chunks, table_columns
+from oddslab.analysis.metric_cells import common_primary_of, outcome_of, result_pairs
 from oddslab.analysis.metrics import check_metric, parse_metric
 from oddslab.analysis.stored import StoredResults, run_streamed
 from oddslab.libraries import (
@@ -62,9 +58,6 @@ if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays l
     import pandas as pd
 
 __all__ = ["matchup", "MatchupResult", "plot_matchup", "select_entries", "SLOTS"]
-
-#: Pairs per chunk of :meth:`MatchupResult.table_chunks`.
-TABLE_CHUNK = 5_000
 
 
 @dataclass(frozen=True)
@@ -189,48 +182,11 @@ class MatchupResult:
         return df
 
     def table_chunks(
-        self, metric: str | None = None, chunk: int = TABLE_CHUNK
+        self, metric: str | None = None, chunk: int | None = None
     ) -> Iterator[dict[str, list[Any]]]:
         """The :meth:`table`'s columns, ``chunk`` pairs at a time, read off the results one
-        by one without an Outcome each (:class:`~oddslab.analysis.metric_cells.MetricReader`)."""
-        m = self._metric(metric)
-        reader = MetricReader(m)
-        labels: dict[str, str] = {}
-        for e in (*self.attackers, *self.targets):
-            labels.setdefault(self.name(e), e.label)
-        anames = [self.name(e) for e in self.attackers]
-        tnames = [self.name(e) for e in self.targets]
-        priced = any(self.points.get(a) is not None for a in anames)
-        results = self._result_dicts()
-        nxt = next(results, None)
-        nan = float("nan")
-        cols: dict[str, list[Any]] = {c: [] for c in _TABLE_COLUMNS}
-        for a in anames:
-            pts = self.points.get(a)
-            scale = 100.0 / pts if pts else nan
-            for t in tnames:
-                ran = nxt is not None and nxt[0]["attacker"] == a and nxt[0]["target"] == t
-                if ran:
-                    d = nxt[1]
-                    nxt = next(results, None)
-                    ppm = self.target_ppm.get(t) if m.kind == "points_removed" else None
-                    v, note = reader.read(d, ppm)
-                    exact = d.get("probs") is not None
-                    row = (v.value, v.se, v.ci_low, v.ci_high, v.value * scale, v.se * scale,
-                           0 if exact else int(d["trials"]), d["seed"], exact, note)  # fmt: skip
-                else:
-                    seed = cell_seed(self.seed, {"attacker": a, "target": t})  # it would have
-                    why = self.unfit.get((a, t), "does not fit")
-                    row = (nan, nan, nan, nan, nan, nan, 0, seed, False, f"not run: {why}")
-                head = (a, t, labels.get(a, a), labels.get(t, t), nan if pts is None and priced
-                        else pts, m.text)  # fmt: skip
-                for c, x in zip(_TABLE_COLUMNS, (*head, *row), strict=True):
-                    cols[c].append(x)
-                if len(cols["attacker"]) >= chunk:
-                    yield cols
-                    cols = {c: [] for c in _TABLE_COLUMNS}
-        if cols["attacker"] or not anames or not tnames:
-            yield cols
+        by one without an Outcome each (:func:`~oddslab.analysis.matchup_table.table_chunks`)."""
+        return table_chunks(self, metric, chunk)
 
     def matrix(
         self,
@@ -242,16 +198,21 @@ class MatchupResult:
     ) -> pd.DataFrame:
         """Attackers (rows) × targets (columns) of the metric (or its SE with ``se=True``).
 
-        ``table``: this matchup's :meth:`table` for ``metric`` when the caller already has it
-        (a big matchup's table is read off its store: once, not once per matrix)."""
-        tab = self.table(metric) if table is None else table
+        ``table``: this matchup's :meth:`table` for ``metric`` when the caller already has it;
+        without it only the one column is read (a float per pair, never the whole table)."""
+        import pandas as pd
+
         col = ("per_100_points" if per_points else "value") + ("_se" if se and per_points else "")
         if se and not per_points:
             col = "se"
-        grid = tab.pivot(index="attacker", columns="target", values=col)
-        grid = grid.loc[
-            [self.name(e) for e in self.attackers], [self.name(e) for e in self.targets]
-        ]
+        if table is None:
+            values = table_columns(self, [col], metric)[col]
+            grid = pd.DataFrame(values.reshape(len(self.attackers), len(self.targets)))
+        else:
+            grid = table.pivot(index="attacker", columns="target", values=col)
+            grid = grid.loc[
+                [self.name(e) for e in self.attackers], [self.name(e) for e in self.targets]
+            ]
         grid.index = [e.label for e in self.attackers]
         grid.columns = [e.label for e in self.targets]
         grid.index.name, grid.columns.name = "attacker", "target"
@@ -276,12 +237,6 @@ class MatchupResult:
 
     def plot(self, metric: str | None = None, *, per_points: bool = False, ax: Any = None) -> Any:
         return plot_matchup(self, metric, per_points=per_points, ax=ax)
-
-
-#: The columns of :meth:`MatchupResult.table`.
-_TABLE_COLUMNS = ("attacker", "target", "attacker_label", "target_label", "attacker_points",
-                  "metric", "value", "se", "ci_low", "ci_high", "per_100_points",
-                  "per_100_points_se", "trials", "seed", "exact", "note")  # fmt: skip
 
 
 def matchup(
@@ -455,22 +410,26 @@ def plot_matchup(
     matplotlib Axes
     """
     import matplotlib.pyplot as plt
+    import pandas as pd
 
     from oddslab.analysis.plots import heatmap, plain_metric
 
-    values = result.matrix(metric, per_points=per_points)
-    ses = result.matrix(metric, per_points=per_points, se=True)
-    tab = result.table(metric)
-    grid = tab.pivot(index="attacker", columns="target", values="trials")
-    trials = grid.loc[[result.name(e) for e in result.attackers],
-                      [result.name(e) for e in result.targets]].to_numpy()  # fmt: skip
+    # the four columns of the table it draws, read once (never the whole table)
+    val, err = ("per_100_points", "per_100_points_se") if per_points else ("value", "se")
+    tab = table_columns(result, [val, err, "trials", "exact"], metric)
+    shape = (len(result.attackers), len(result.targets))
+    values = pd.DataFrame(tab[val].reshape(shape),
+                          index=[e.label for e in result.attackers],
+                          columns=[e.label for e in result.targets])  # fmt: skip
+    ses = tab[err].reshape(shape)
+    trials = tab["trials"].reshape(shape)
     if ax is None:
         w = max(5.0, 1.1 * values.shape[1] + 3)
         h = max(3.5, 0.6 * values.shape[0] + 2)
         _, ax = plt.subplots(figsize=(w, h))
     m = parse_metric(metric or result.metric)
     heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns),
-            se=ses.to_numpy(float), trials=trials, probability=m.is_probability and not per_points,
+            se=ses.astype(float), trials=trials, probability=m.is_probability and not per_points,
             annotate=annotate)  # fmt: skip
     label = plain_metric(m.text, next(result.iter_outcomes(), None))
     per = " per 100 points of the attacker" if per_points else ""

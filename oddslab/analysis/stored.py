@@ -123,6 +123,19 @@ class StoredResults(Sequence):
                         raise KeyError(f"{self.path}: no finished cell {key} in the store")
                     yield values, found[key]
 
+    def take(self, index: Sequence[int]) -> list[str]:
+        """The result JSON of the cells at ``index`` (positions in cell order), in that
+        order: read by key, :data:`~oddslab.analysis.store.READ_CHUNK` keys per query."""
+        from oddslab.analysis.store import CellStore
+
+        keys = [canonical(self.cells.values(int(i))) for i in index]
+        with CellStore(self.path, create=False) as db:
+            found = db.rows(self.study, keys)
+        missing = next((k for k in keys if k not in found), None)
+        if missing is not None:
+            raise KeyError(f"{self.path}: no finished cell {missing} in the store")
+        return [found[k] for k in keys]
+
     def __iter__(self) -> Iterator[CellResult]:
         for _, text in self.rows():
             yield CellResult.from_json(text)
