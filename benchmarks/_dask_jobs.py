@@ -132,7 +132,11 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     from oddslab.scenario import read_toml
 
     rows = []
-    configs = [(8, 100_000)] if quick else [(200, 100_000), (1_000, 100_000), (60, 1_000_000)]
+    configs = (
+        [(8, 100_000)]
+        if quick
+        else [(200, 100_000), (1_000, 100_000), (60, 1_000_000), (200, 1_000_000)]
+    )
     for cells, trials in configs:
         vary = {"target.models": list(range(1, cells + 1))}
         # the ceiling first: two plain single-threaded processes, no Dask, on the same cells

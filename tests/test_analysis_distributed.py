@@ -254,6 +254,9 @@ def test_the_local_cluster_serves_no_http():
             assert tick == 1.0
             assert cluster.scheduler._tick_interval == 1.0
             assert "stealing" not in cluster.scheduler.extensions
+            # and a worker gets its next task only when free (dask_run.BALANCED): the tasks,
+            # sent biggest first, go to the first free worker and the study ends balanced
+            assert cluster.scheduler.WORKER_SATURATION == 1.0
     finally:
         cluster.close()
 
