@@ -314,8 +314,9 @@ def run_dask(
 
         running = dist.as_completed()
         try:
-            if pilot:  # two cells per worker; the first result sizes the batches
-                for _ in range(nworkers):
+            if pilot:  # two cells a task; the first result sizes the batches, while the
+                # second pilot task of each worker keeps it busy (no idle round trip)
+                for _ in range(2 * nworkers):
                     group = take(2)
                     if group:
                         running.add(submit(group))
