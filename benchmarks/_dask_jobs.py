@@ -95,17 +95,18 @@ def _counts(res) -> list:
 
 @contextlib.contextmanager
 def _batches(plan: str):
-    """``"automatic"``: the batches as shipped; ``"plain"``: without the shrinking last tasks
-    and planned at 4 tasks per worker (the batches before issue 33's last step), to compare."""
-    from oddslab.analysis import dask_run
+    """``"automatic"``: the plan as shipped; ``"unqueued"``: no task queued on the workers
+    (``dask_plan.QUEUED_PER_WORKER = 0``: each worker waits for a round trip between tasks),
+    to compare."""
+    from oddslab.analysis import dask_plan
 
-    tail, balance = dask_run.tail_batch, dask_run.BALANCE_TASKS
-    if plan == "plain":
-        dask_run.tail_batch, dask_run.BALANCE_TASKS = (lambda size, *a: size), 4
+    queued = dask_plan.QUEUED_PER_WORKER
+    if plan == "unqueued":
+        dask_plan.QUEUED_PER_WORKER = 0
     try:
         yield
     finally:
-        dask_run.tail_batch, dask_run.BALANCE_TASKS = tail, balance
+        dask_plan.QUEUED_PER_WORKER = queued
 
 
 def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
@@ -116,7 +117,7 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     people's work. CPU: the in-process sweep's CPU seconds over every CPU second the cluster
     spent (both workers, the scheduler and the client): the share of the cluster's work that
     is the cells' own, which other load does not change much. Each study runs twice on the
-    same warm cluster: with the automatic batches and with plain ones (:func:`_batches`).
+    same warm cluster: as shipped and without a task queued on each worker (:func:`_batches`).
     """
     if smoke:  # two clusters and a timed sweep: nothing a smoke run should start
         return []
@@ -158,7 +159,7 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                 # every worker loads the kernels first: the steady state is what is measured
                 warm = Cell({"warm": 1}, read_toml(SCENARIO), 1, str(SCENARIO)).payload()
                 client.run(run_batch, [warm], 1000, None, "never")
-                for plan in ("automatic", "plain"):
+                for plan in ("automatic", "unqueued"):
                     before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
                     t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
                     m0 = time.thread_time()  # this thread: the study's own client-side work

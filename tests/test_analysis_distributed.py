@@ -36,11 +36,11 @@ def test_local_cluster_matches_in_process(monkeypatch):
     """With the automatic batches (36 cells: two-cell pilot tasks, then packed batches sized
     from them, shrinking at the end)."""
     pytest.importorskip("distributed")
-    from oddslab.analysis import dask_run
+    from oddslab.analysis import dask_plan
 
     sized = []
-    real = dask_run.tail_batch
-    monkeypatch.setattr(dask_run, "tail_batch", lambda *a: sized.append(real(*a)) or sized[-1])
+    real = dask_plan.tail_batch
+    monkeypatch.setattr(dask_plan, "tail_batch", lambda *a: sized.append(real(*a)) or sized[-1])
     vary = {"target.save": [2, 3, 4, 5, 6, 7], "attacker.weapons.0.models": [1, 2, 3, 5, 8, 13]}
     local = sweep(SCENARIO, vary, trials=5_000, seed=11)
     remote = sweep(SCENARIO, vary, trials=5_000, seed=11, workers=2)
@@ -254,9 +254,6 @@ def test_the_local_cluster_serves_no_http():
             assert tick == 1.0
             assert cluster.scheduler._tick_interval == 1.0
             assert "stealing" not in cluster.scheduler.extensions
-            # and a worker gets its next task only when free (dask_run.BALANCED): the tasks,
-            # sent biggest first, go to the first free worker and the study ends balanced
-            assert cluster.scheduler.WORKER_SATURATION == 1.0
     finally:
         cluster.close()
 
@@ -327,29 +324,6 @@ def test_a_tls_scheduler_with_self_signed_certificates(tmp_path):
         cluster.close()
 
 
-def test_batches_are_sized_from_the_cost_of_a_cell():
-    from oddslab.analysis.dask_run import TARGET_TASK_SECONDS, plan_batch
-
-    assert plan_batch(0.005, 10_000, 2) == round(TARGET_TASK_SECONDS / 0.005)  # 100
-    assert plan_batch(2.0, 10_000, 2) == 1  # big cells: one per task
-    assert plan_batch(1e-4, 80, 2) == 20  # few cells: still 2 tasks per worker
-    assert plan_batch(1e-9, 10**7, 100) == 2_000  # capped
-
-
-def test_the_last_tasks_shrink_so_the_workers_finish_together():
-    from oddslab.analysis.dask_run import tail_batch
-
-    # 60 cells of 0.1 s on 2 workers, 6 per task: full tasks while 12+ cells are left, then
-    # the rest shared over the workers, down to 0.05 s of work (here: one cell)
-    sizes, left = [], 56
-    while left > 0:
-        sizes.append(tail_batch(6, left, 2, 0.1))
-        left -= sizes[-1]
-    assert sizes == [6] * 8 + [4, 2, 1, 1]
-    assert tail_batch(24, 10, 2, 0.001) == 24  # a tail smaller than 0.05 s of work: one task
-    assert tail_batch(24, 30, 2, 0.001) == 24
-
-
 def test_events_on_a_local_cluster_equal_in_process():
     pytest.importorskip("distributed")
     events = ["clean = models_slain >= 5 and damage <= 12", "hits >= 15 | wounds >= 5"]
@@ -390,7 +364,72 @@ def test_a_task_carries_each_cells_validated_scenario(monkeypatch):
     assert [c.validated for c in group] == [None, None]  # let go once packed
     reads = []
     monkeypatch.setattr(scenario, "from_dict", lambda *a, **k: reads.append(a))
-    got = answers(unpack(distributed.run_packed(packed, 1_000, None)))
+    where, results = unpack(distributed.run_packed(packed, 1_000, None))
+    assert where is None  # (outside a Dask worker: no worker address)
+    got = answers(results)
     assert reads == [] and got == want
     fallback = unpack(pack_cells(cells(validated=lambda: None)))  # a lambda does not pickle
     assert [p[:5] for p in fallback] == [c.payload() for c in cells()]
+
+
+def _thread_cluster(workers: int):
+    """A LocalCluster of ``workers`` single-threaded workers in this process (127.0.0.1)."""
+    dist = pytest.importorskip("distributed")
+    return dist.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=False, protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("change", ["leave", "join"])
+def test_a_worker_that_leaves_or_joins_mid_study(monkeypatch, change):
+    """Each task is sent to a named worker (dask_plan): one that leaves has its tasks run
+    elsewhere, one that joins gets tasks; the answers stay those of the in-process run."""
+    from oddslab.analysis import dask_plan, dask_run
+
+    monkeypatch.setattr(dask_run, "WORKERS_SECONDS", 0.0)  # ask for the workers every task
+    ran_on: list[str | None] = []
+    real = dask_plan.Dispatch.finished
+
+    def finished(self, key, where, seconds):
+        ran_on.append(where)
+        return real(self, key, where, seconds)
+
+    monkeypatch.setattr(dask_plan.Dispatch, "finished", finished)
+    vary = {"target.save": [2, 3, 4, 5, 6, 7], "attacker.weapons.0.models": [1, 2, 3, 5, 8, 13]}
+    cluster = _thread_cluster(2 if change == "leave" else 1)
+    try:
+        first = sorted(cluster.scheduler.workers)
+
+        def progress(done: int, total: int) -> None:
+            if done == 4:  # a few tasks in: one worker goes, or another comes
+                cluster.scale(1 if change == "leave" else 2)
+
+        remote = sweep(SCENARIO, vary, trials=3_000, seed=11, batch=1, progress=progress,
+                       scheduler=cluster.scheduler_address)  # fmt: skip
+        now = sorted(cluster.scheduler.workers)
+    finally:
+        cluster.close()
+    local = sweep(SCENARIO, vary, trials=3_000, seed=11)
+    assert _counts(remote) == _counts(local)
+    assert len(ran_on) == 36  # one task a cell, each finished once
+    if change == "leave":
+        (gone,) = set(first) - set(now)
+        assert gone in ran_on[:4] and gone not in ran_on[-10:]  # it worked, then no more
+    else:
+        (new,) = set(now) - set(first)
+        assert new in ran_on  # the worker that joined ran cells
+
+
+def test_a_scheduler_without_workers_is_one_clear_error(monkeypatch):
+    from oddslab.analysis import distributed as d
+
+    monkeypatch.setattr(d, "CONNECT_TIMEOUT", 1.0)
+    cluster = _thread_cluster(0)
+    try:
+        with pytest.raises(OSError, match="has no workers"):
+            sweep(SCENARIO, {"target.save": [4]}, trials=100, seed=3,
+                  scheduler=cluster.scheduler_address)  # fmt: skip
+    finally:
+        cluster.close()

@@ -1,27 +1,18 @@
-"""Running a study's cells on Dask: batches sized from a measured cell, a bounded window of
-tasks in flight, and a local cluster that serves no HTTP unless a dashboard is asked for.
+"""Running a study's cells on Dask: batches sized from a measured cell, each worker with one
+task queued (:mod:`oddslab.analysis.dask_plan` decides which and where), and a local cluster
+that serves no HTTP unless a dashboard is asked for.
 
-- **Batches.** A Dask task costs a few milliseconds of CPU whatever it holds (measured on 2
-  shared cores: 3-6 ms in the client's process, scheduler and comms together, and 2-7 ms in
-  the worker; issue 33), so one 10⁵-trial cell per task (about 10 ms) spends much of its
-  time on overhead. With
-  ``batch=None`` (the default) the first tasks carry two cells each; the kernel time of the
-  second cell of the first to finish gives the cost of a cell, and the rest go in
-  batches of about :data:`TARGET_TASK_SECONDS` of work (sized as soon as the first of those
-  tasks returns; the workers are never left idle waiting for the others), never fewer than
-  :data:`BALANCE_TASKS` tasks per worker (fewer, bigger tasks: each costs a few ms). The
-  last tasks shrink (:func:`tail_batch`): once fewer cells are left than one task per
-  worker, each task takes the remaining cells over the number of workers, down to
-  :data:`TAIL_TASK_SECONDS` of work, so the workers finish together instead of one waiting
-  on the other's last full-size task.
-- **Window.** At most ``TASKS_PER_WORKER × workers`` tasks are in flight; the next is sent as
-  one finishes. The client therefore holds the cells of a bounded number of tasks, not of the
-  whole study.
+- **Plan.** :class:`~oddslab.analysis.dask_plan.Dispatch` cuts the cells into tasks (two-cell
+  pilot tasks, then batches of about a second of work that shrink at the end) and names the
+  worker of each: a worker holds one task more than its threads, so it starts the next one
+  as soon as one ends; the client sends it another when a result comes back. The client
+  therefore holds the cells of a bounded number of tasks, not of the whole study.
 - **Packed.** Each task's cells travel as one bytes object (:func:`pack_cells`: pickled
   once by the client, with each cell's validated scenario object when the study kept it, so a
-  worker does not read the scenario again), and its results come back as one. Dask's scheduler
-  unpickles and pickles again every argument of a task it forwards, and a worker measures
-  the size of every result by walking it; bytes it only copies.
+  worker does not read the scenario again), and its results come back as one, with the
+  address of the worker that ran them. Dask's scheduler unpickles and pickles again every
+  argument of a task it forwards, and a worker measures the size of every result by walking
+  it; bytes it only copies.
 - **No HTTP.** A Dask scheduler and every worker start an HTTP server (the dashboard, health
   and metrics routes). The local cluster's scheduler binds its server to a free port on
   127.0.0.1 and stops it as soon as the cluster is up, and each worker stops its own; with
@@ -31,14 +22,15 @@ tasks in flight, and a local cluster that serves no HTTP unless a dashboard is a
 from __future__ import annotations
 
 import itertools
-import math
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from oddslab.analysis.cells import Cell, CellResult
+from oddslab.analysis.dask_plan import Dispatch
 
 INSTALL_HINT = 'Dask is not installed; install it with: pip install "oddslab[dask]"'
 
@@ -66,38 +58,18 @@ __all__ = [
     "pack",
     "unpack",
     "pack_cells",
+    "worker_address",
     "INSTALL_HINT",
     "local_cluster",
     "run_dask",
-    "plan_batch",
-    "TARGET_TASK_SECONDS",
-    "TASKS_PER_WORKER",
-    "BALANCE_TASKS",
-    "TAIL_TASK_SECONDS",
-    "tail_batch",
-    "BALANCED",
+    "QUIET",
+    "WORKERS_SECONDS",
 ]
 
-#: Work per Dask task the batches aim at (s): a few ms of per-task cost are then about 1%.
-TARGET_TASK_SECONDS = 0.5
-#: Tasks in flight per worker (the window; Dask queues those the workers are not yet running).
-TASKS_PER_WORKER = 4
-#: Tasks per worker at least when batches are planned: the end of a study is balanced by the
-#: shrinking last tasks (:func:`tail_batch`), so the plan needs few; at 2 rather than 4, 200
-#: cells of 10⁵ trials on 2 workers are about 9 tasks rather than 13 (each a few ms of CPU).
-BALANCE_TASKS = 2
-#: Work of the smallest task at the end of a study (s): a few ms of per-task cost stays small.
-TAIL_TASK_SECONDS = 0.05
-#: Cells per task at most (a lost worker re-runs at most this many per task it held).
-MAX_BATCH = 2_000
-#: Dask settings of every local cluster: the scheduler hands a worker its next task only when
-#: the worker is free (Dask's default, 1.1, keeps a second task queued on each single-threaded
-#: worker). The tasks are sent biggest first and shrink as the study ends
-#: (:func:`tail_batch`), so handing each to the first free worker balances the end; with a
-#: task queued ahead on each worker, the order of the big ones was fixed too early and one
-#: worker finished 0.13-0.18 s after the other in a 1.2-s study (200 cells of 10⁵ trials).
-#: The cost is one scheduler-to-worker message between tasks (about 1 ms).
-BALANCED = {"distributed.scheduler.worker-saturation": 1.0}
+#: How often a running study asks the scheduler which workers it has (s): workers that
+#: joined get tasks, and a task that comes back from another worker than it was sent to
+#: (its worker left) asks at once.
+WORKERS_SECONDS = 5.0
 #: Address of the dashboard when it is asked for.
 DASHBOARD = "127.0.0.1:8787"
 #: Dask settings of a local cluster without a dashboard: its housekeeping, which only the
@@ -107,7 +79,7 @@ DASHBOARD = "127.0.0.1:8787"
 #: in the client's process and 37-50 ms in two idle workers, 7-10 and 3-7 with these (the
 #: cores the workers' kernels need; issue 33). A runaway worker is still stopped at its
 #: memory limit, checked every second instead of every 0.1 s; work stealing is off because
-#: the client keeps only a few tasks per worker in flight (Dask queues the rest itself).
+#: the client names each task's worker and keeps one queued on each.
 QUIET = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
@@ -130,7 +102,7 @@ def local_cluster(workers: int, dashboard: bool = False):
             env[key] = os.environ[key]
     # the scheduler and nannies read their settings when made, and each nanny hands its
     # settings on to its worker process
-    with dask.config.set(BALANCED if dashboard else {**QUIET, **BALANCED}):
+    with dask.config.set({} if dashboard else QUIET):
         cluster = distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -171,6 +143,16 @@ def stop_worker_http(dask_worker: Any = None) -> None:
         http.stop()
 
 
+def worker_address() -> str | None:
+    """The address of the Dask worker running this task, or None outside one."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
+
+
 def pack(obj: Any) -> bytes:
     """``obj`` pickled (protocol 5): a task's cells or results as one bytes object."""
     import pickle
@@ -205,23 +187,6 @@ def pack_cells(group: Sequence[Cell]) -> bytes:
     return data
 
 
-def plan_batch(cell_seconds: float, cells: int, workers: int) -> int:
-    """Cells per task: about :data:`TARGET_TASK_SECONDS` of work, but at least
-    :data:`BALANCE_TASKS` tasks per worker, between 1 and :data:`MAX_BATCH`."""
-    by_cost = math.ceil(TARGET_TASK_SECONDS / max(cell_seconds, 1e-6))
-    by_balance = max(1, cells // (BALANCE_TASKS * max(workers, 1)))
-    return max(1, min(by_cost, by_balance, MAX_BATCH))
-
-
-def tail_batch(size: int, left: int, workers: int, cell_seconds: float) -> int:
-    """Cells of the next task: ``size`` (:func:`plan_batch`) until fewer than ``size`` cells
-    per worker are left, then the ``left`` cells shared over the ``workers``, but at least
-    :data:`TAIL_TASK_SECONDS` of work (the tasks shrink as the study ends)."""
-    share = math.ceil(max(left, 0) / max(workers, 1))
-    floor = math.ceil(TAIL_TASK_SECONDS / max(cell_seconds, 1e-6))
-    return max(1, min(size, max(share, floor)))
-
-
 def run_dask(
     pending: Iterable[Cell],
     args: tuple,
@@ -239,7 +204,7 @@ def run_dask(
 
     ``args`` are the run options after the cells (trials, precision, metric, exact, events);
     ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_packed`: packed cells
-    in, packed results out); ``count`` is
+    in; packed out, the address of the worker that ran them and their results); ``count`` is
     how many cells ``pending`` holds (default ``len(pending)``; an estimate is enough: it
     decides the pilot and the batches' balance). ``pending`` is read as tasks are sent, so
     the cells of a big study are made as they go and never held all at once.
@@ -269,67 +234,60 @@ def run_dask(
             raise OSError(f"cannot reach the Dask scheduler at {where} ({exc}){hint}") from None
         if cluster is not None and not dashboard:
             client.run(stop_worker_http)
-        nworkers = workers or max(1, len(client.scheduler_info().get("workers", {})))
-        queue = iter(pending)
+        if not client.nthreads():  # restricted tasks need a worker to name
+            try:
+                client.wait_for_workers(1, timeout=connect_timeout)
+            except (OSError, TimeoutError) as exc:
+                raise OSError(
+                    f"the Dask scheduler at {scheduler or 'the local cluster'} has no workers "
+                    f"(waited {connect_timeout:g} s: {exc})"
+                ) from None
         todo = count if count is not None else len(pending)  # type: ignore[arg-type]
-        left = todo
+        plan = Dispatch(todo, client.nthreads(), batch)
+        info["batch"] = plan.batch
+        queue = iter(pending)
         exhausted = False
-        size = batch
-        pilot = batch is None and todo >= 4 * TASKS_PER_WORKER * nworkers
-        if batch is None and not pilot:
-            size = 1
-        info["batch"] = size
-        window = TASKS_PER_WORKER * nworkers
         n = 0
         token = uuid.uuid4().hex[:16]
-
-        def submit(group: Sequence[Cell]):
-            nonlocal n
-            n += 1
-            return client.submit(
-                task,
-                pack_cells(group),
-                *args,
-                key=f"oddslab-cells-{token}-{n}",  # unique on a scheduler shared by studies
-                pure=False,
-                retries=2,  # a task that raises (e.g. out of memory) is tried again; tasks of
-                # a lost worker are rescheduled by Dask itself (allowed-failures)
-            )
-
-        def take(k: int) -> list[Cell]:
-            nonlocal left, exhausted
-            group = list(itertools.islice(queue, k))
-            left -= len(group)
-            exhausted = exhausted or len(group) < k
-            return group
+        checked = time.monotonic()
 
         def fill() -> None:
-            while not exhausted and running.count() < window:
-                k = size
-                if batch is None and info["cell_seconds"] is not None:
-                    k = tail_batch(size, left, nworkers, info["cell_seconds"])
-                group = take(k)
-                if group:
-                    running.add(submit(group))
+            nonlocal n, exhausted
+            for where in plan.room():
+                if exhausted:
+                    return
+                k = plan.size()
+                group = list(itertools.islice(queue, k))
+                exhausted = len(group) < k
+                if not group:
+                    return
+                n += 1
+                key = f"oddslab-cells-{token}-{n}"  # unique on a scheduler shared by studies
+                running.add(
+                    client.submit(
+                        task,
+                        pack_cells(group),
+                        *args,
+                        key=key,
+                        pure=False,
+                        retries=2,  # a task that raises (e.g. out of memory) is tried again
+                        workers=[where],  # queued on that worker (see dask_plan)
+                        allow_other_workers=True,  # a lost worker's tasks go elsewhere
+                    )
+                )
+                plan.sent(key, where, len(group))
 
         running = dist.as_completed()
         try:
-            if pilot:  # two cells a task; the first result sizes the batches, while the
-                # second pilot task of each worker keeps it busy (no idle round trip)
-                for _ in range(2 * nworkers):
-                    group = take(2)
-                    if group:
-                        running.add(submit(group))
-            if size is not None:
-                fill()
+            fill()
             for fut in running:
-                rs = unpack(fut.result())
-                if size is None:  # the first pilot task: its last cell's kernel time
-                    cost = rs[-1].elapsed + 0.5e-3  # + the cell's fixed cost
-                    info["cell_seconds"] = cost
-                    size = plan_batch(cost, max(left, 1), nworkers)
-                    info["batch"] = size
+                ran_on, rs = unpack(fut.result())
+                moved = plan.finished(fut.key, ran_on, [r.elapsed for r in rs])
+                info["batch"], info["cell_seconds"] = plan.batch, plan.cell_seconds
                 finish(rs)
+                if moved or time.monotonic() - checked > WORKERS_SECONDS:
+                    plan.workers(client.nthreads())  # workers that left or joined
+                    checked = time.monotonic()
                 fill()
         except BaseException:
             client.cancel(list(getattr(running, "futures", ())))

@@ -28,6 +28,7 @@ from oddslab.analysis.dask_run import (  # noqa: F401  (INSTALL_HINT: re-exporte
     _import_distributed,
     pack,
     unpack,
+    worker_address,
 )
 from oddslab.analysis.store import CellStore
 
@@ -454,11 +455,13 @@ def run_batch(
 
 def run_packed(packed: bytes, *args: Any) -> bytes:
     """:func:`run_batch` of the cells :func:`~oddslab.analysis.dask_run.pack_cells` packed,
-    its results packed the same way: the Dask task of :func:`run_cells`. Packed, the cells
-    and results cross the scheduler and the workers' memory accounting as one bytes object
-    each, which no Dask component walks or unpickles (see :mod:`~oddslab.analysis.dask_run`).
+    packed with the address of the worker that ran them (None outside a Dask worker) as
+    ``(address, results)``: the Dask task of :func:`run_cells`. Packed, the cells and results
+    cross the scheduler and the workers' memory accounting as one bytes object each, which no
+    Dask component walks or unpickles (see :mod:`~oddslab.analysis.dask_run`); the address
+    tells the client which worker is free for its next task (:mod:`~oddslab.analysis.dask_plan`).
     """
-    return pack(run_batch(unpack(packed), *args))
+    return pack((worker_address(), run_batch(unpack(packed), *args)))
 
 
 def _worker_threads() -> None:
