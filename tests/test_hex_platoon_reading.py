@@ -9,7 +9,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hex_platoon_cases import HQ, RIFLES, TANK, assault_case, fire_case, scenario, unit  # noqa: E402
+from hex_platoon_cases import (  # noqa: E402
+    HQ,
+    RIFLES,
+    TANK,
+    air_case,
+    assault_case,
+    fire_case,
+    scenario,
+    unit,
+)
 
 from oddslab._schema import ScenarioError  # noqa: E402
 from oddslab.rulesets.hex_platoon import WARMUP, HexPlatoonScenario, Rules  # noqa: E402
@@ -247,3 +256,29 @@ def test_new_rule_switches_read_and_checked():
         "rules.move_ops_complete",
         "expected one of",
     )
+
+
+@pytest.mark.parametrize("flag", ["disrupted", "reduced", "ops_complete", "out_of_command"])
+def test_an_aircraft_starts_in_good_order(flag):
+    """Rule 11.3: a disrupted aircraft goes back in the cup during the Marker Removal Phase,
+    so the one that strikes comes out of the cup in good order; the air strike never reads
+    these flags, so a scenario setting one would silently be answered without it."""
+    d = air_case()
+    d["hexes"][0]["units"][0][flag] = True
+    bad(d, f"hexes[0].units[0].{flag}", "arrives from the cup in good order")
+    d["hexes"][0]["units"][0][flag] = False
+    assert from_dict(d).units[0].type == "aircraft"  # (good order reads)
+
+
+def test_an_aircraft_strikes_once():
+    """Rule 11.3: after its strike the aircraft goes back to the cup or its strikes are over
+    (and the AA may have shot it down): a second strike of the same aircraft is refused, as
+    the strike would not know the first one's outcome."""
+    d = air_case()
+    d["steps"].append(dict(d["steps"][0]))
+    bad(d, "steps[1].aircraft", "already strikes in step 1")
+    # a second sortie with its own aircraft reads
+    d = air_case()
+    d["hexes"][0]["units"].append(unit("stuka2", type="aircraft", he=4, to_hit=4, armor=1, save=5))
+    d["steps"].append({**d["steps"][0], "aircraft": "stuka2"})
+    assert [s.aircraft for s in from_dict(d).steps] == ["stuka", "stuka2"]

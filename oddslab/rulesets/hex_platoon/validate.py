@@ -32,6 +32,17 @@ def check(sc: HexPlatoonScenario) -> None:
             if u.name in seen_unit:
                 raise BadInput(f"hexes[{i}].units[{j}].name", f"unit name '{u.name}' is used twice")
             seen_unit.add(u.name)
+            if u.type == "aircraft":
+                for flag in ("disrupted", "reduced", "ops_complete", "out_of_command"):
+                    if getattr(u, flag):
+                        # 11.3: a disrupted aircraft "goes back in the cup during Marker
+                        # Removal Phase"; an aircraft strikes as it comes out of the cup
+                        raise BadInput(
+                            f"hexes[{i}].units[{j}].{flag}",
+                            f"{u.name} is an aircraft: it arrives from the cup in good order "
+                            "(rule 11.3), so it cannot start disrupted, reduced, ops complete "
+                            "or out of command",
+                        )
     units = {u.name: u for u in sc.units}
     hex_of = sc.hex_of()
     fired: dict[str, int] = {}
@@ -40,6 +51,7 @@ def check(sc: HexPlatoonScenario) -> None:
     opp_done: set[int] = set()
     missions: dict[str, list[int]] = {}
     overruns: dict[tuple[str, str], int] = {}
+    struck: dict[str, int] = {}
 
     def called(k: int, name: str) -> None:
         # 11.2: "a Good Order (s)HQ/Reconnaissance Unit may call up to 2 fire missions";
@@ -244,6 +256,16 @@ def check(sc: HexPlatoonScenario) -> None:
                         lend(k, side_key, hq.name)
         elif s.kind == "air-strike":
             unit(k, "aircraft", s.aircraft, ("aircraft",))
+            if s.aircraft in struck:
+                # 11.3: after its strike an aircraft goes back to the cup or its strikes are
+                # over, and the AA may have shot it down; a scenario does not draw it again
+                raise BadInput(
+                    f"{key}.aircraft",
+                    f"{s.aircraft} already strikes in step {struck[s.aircraft] + 1}: an "
+                    "aircraft strikes once (rule 11.3: then it goes back to the cup or its "
+                    "strikes are over); give a second sortie its own aircraft unit",
+                )
+            struck[s.aircraft] = k
             hexn(k, "target", s.target)
             if s.adjacent:
                 hexn(k, "adjacent", s.adjacent)
