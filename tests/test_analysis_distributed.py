@@ -339,8 +339,9 @@ def test_a_task_carries_each_cells_validated_scenario(monkeypatch):
     not read the scenario again) and give the results of the dicts; an object that does not
     pickle sends the dicts instead."""
     from oddslab import scenario
-    from oddslab.analysis.cells import Cell, cell_seed, with_paths
+    from oddslab.analysis.cells import Cell, cell_seed
     from oddslab.analysis.dask_run import pack_cells, unpack
+    from oddslab.analysis.paths import with_paths
 
     raw = scenario.read_toml(SCENARIO)
 

@@ -147,7 +147,7 @@ def test_top_level_names_are_the_analysis_functions():
 
 
 def test_two_spellings_of_one_key_are_one_canonical_path():
-    from oddslab.analysis.cells import canonical_path
+    from oddslab.analysis.paths import canonical_path
 
     assert canonical_path("target[save]") == canonical_path("target.save") == "target.save"
     assert canonical_path('target["save"]') == "target.save"

@@ -49,7 +49,7 @@ __all__ = ["register"]
 
 
 def _parse_vary(items: list[str]) -> dict:
-    from oddslab.analysis.cells import canonical_paths
+    from oddslab.analysis.paths import canonical_paths
     from oddslab.analysis.sweep import parse_values
 
     vary = {}

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oddslab.analysis.cells import with_paths
 from oddslab.analysis.metrics import parse_metric
+from oddslab.analysis.paths import with_paths
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
@@ -279,7 +279,7 @@ def _library_price(
     raw: Mapping[str, Any], path: str, source: str, base: Path
 ) -> tuple[float, float] | None:
     """(points per model, fixed points) of the library entry whose ``models`` is varied."""
-    from oddslab.analysis.cells import split_path
+    from oddslab.analysis.paths import split_path
     from oddslab.libraries import load_library, parse_ref
 
     parts = split_path(path)

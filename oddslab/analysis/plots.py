@@ -31,7 +31,7 @@ MAX_ANNOTATED = 400
 def plain_key(path: str) -> str:
     """A varied key in plain words: ``attacker.weapons.0.models`` → "attacker weapon 1
     models", ``target.save`` → "target save", ``units.a.models`` → "units a models"."""
-    from oddslab.analysis.cells import split_path
+    from oddslab.analysis.paths import split_path
 
     try:
         parts = split_path(path)

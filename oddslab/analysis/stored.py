@@ -18,7 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from oddslab.analysis.cells import Cell, CellResult, canonical, cell_seed, with_paths
+from oddslab.analysis.cells import Cell, CellResult, canonical, cell_seed
+from oddslab.analysis.paths import with_paths
 
 __all__ = ["SweepCells", "StoredResults", "run_streamed"]
 

@@ -25,18 +25,12 @@ import numpy as np
 
 from oddslab._format import csv_frame
 from oddslab._schema import ScenarioError
-from oddslab.analysis.cells import (
-    KEEP_VALIDATED,
-    Cell,
-    CellResult,
-    canonical_paths,
-    cell_seed,
-    with_paths,
-)
+from oddslab.analysis.cells import KEEP_VALIDATED, Cell, CellResult, cell_seed
 from oddslab.analysis.distributed import run_study, stored_seed
 from oddslab.analysis.frames import COLUMNS, frame_chunks, write_csv
 from oddslab.analysis.metric_cells import MetricReader, common_primary_of, result_pairs
 from oddslab.analysis.metrics import check_metric, check_stat_names
+from oddslab.analysis.paths import canonical_paths, with_paths
 from oddslab.analysis.stored import StoredResults, SweepCells, run_streamed
 from oddslab.libraries import expand_uses
 
