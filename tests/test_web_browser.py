@@ -64,8 +64,8 @@ def _missing(what: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not _have("fastapi", "uvicorn", "httpx"):
-        _missing('the web extra: pip install -e ".[web]"')
+    if not _have("fastapi", "uvicorn", "httpx2"):
+        _missing('the web extra and httpx2: pip install -e ".[dev]"')
     if not _have("playwright"):
         _missing(
             "Playwright: pip install playwright (never `playwright install`: it uses Debian's chromium)"
