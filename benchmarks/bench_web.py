@@ -70,7 +70,7 @@ def _percentile(xs: list[float], q: float) -> float:
 
 def run(quick: bool = False, smoke: bool = False) -> list[dict]:
     try:
-        import httpx  # noqa: F401
+        import httpx2  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
         return [
@@ -80,7 +80,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[dict]:
                 'web extra not installed: skipped (pip install -e ".[web]")',
             )
         ]
-    import httpx
+    import httpx2 as httpx
 
     n = 2 if smoke else 4 if quick else 20
     repeat = 1 if smoke else 5 if quick else 60
@@ -128,7 +128,7 @@ def _free_port() -> int:
 
 
 def _wait_ready(url: str, proc) -> float:
-    import httpx
+    import httpx2 as httpx
 
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < 600:

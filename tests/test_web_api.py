@@ -13,7 +13,7 @@ import time
 import pytest
 
 pytest.importorskip("fastapi", reason='the web extra is not installed: pip install -e ".[web]"')
-pytest.importorskip("httpx", reason="FastAPI's test client needs httpx")
+pytest.importorskip("httpx2", reason="FastAPI's test client needs httpx2")
 
 from fastapi.testclient import TestClient  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 pytest.importorskip("uvicorn", reason='the web extra is not installed: pip install -e ".[web]"')
-httpx = pytest.importorskip("httpx", reason="the load test's client needs httpx")
+httpx = pytest.importorskip("httpx2", reason="the load test's client needs httpx2")
 psutil = pytest.importorskip("psutil", reason="the load test measures memory with psutil")
 
 CLIENTS = 8

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-import httpx
+import httpx2 as httpx
 
 
 def free_port() -> int:
