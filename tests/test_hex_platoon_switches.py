@@ -220,9 +220,11 @@ def overrun(rules):
     return scenario(hexes, steps, rules)
 
 
-def air(rules, disrupted=False):
+def air(rules):
+    """(``disrupted_aircraft_strikes`` acts when the AA disrupts the aircraft: one unsaved hit;
+    an aircraft cannot start disrupted, rule 11.3)"""
     aa = dict(type="aa", aa=3, he=2, range=4, to_hit=5, assault=0)
-    plane = dict(type="aircraft", he=4, to_hit=4, armor=1, save=5, disrupted=disrupted)
+    plane = dict(type="aircraft", he=4, to_hit=4, armor=1, save=5)
     hexes = [
         {"name": "sky", "units": [unit("stuka", **plane)]},
         {
@@ -239,10 +241,6 @@ def air(rules, disrupted=False):
         {"kind": "air-strike", "aircraft": "stuka", "target": "farm", "aa": ["aa2"], "adjacent": "field"},
     ]  # fmt: skip
     return scenario(hexes, steps, rules)
-
-
-def air_disrupted(rules):
-    return air(rules, disrupted=True)
 
 
 def ops(rules):
@@ -339,7 +337,7 @@ CASES = [
     (pytest.mark.rule_switch("hex-platoon", "mine_roll"), ["sum"], mines),
     (pytest.mark.rule_switch("hex-platoon", "clear_roll"), ["sum"], mines),
     (pytest.mark.rule_switch("hex-platoon", "air_failed_strike_return"), ["zero-hits"], air),
-    (pytest.mark.rule_switch("hex-platoon", "disrupted_aircraft_strikes"), [True], air_disrupted),
+    (pytest.mark.rule_switch("hex-platoon", "disrupted_aircraft_strikes"), [True], air),
     (pytest.mark.rule_switch("hex-platoon", "air_concealed"), ["any-unit"], air),
     (pytest.mark.rule_switch("hex-platoon", "hq_reduced_again"), ["stays-reduced"], reduced_hq),
     (pytest.mark.rule_switch("hex-platoon", "mortar_mission_roll"), [False], mortar),
