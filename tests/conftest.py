@@ -40,6 +40,20 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=rank)  # stable: every other test keeps its place
 
 
+@pytest.fixture
+def default_sigint():
+    """SIGINT raises KeyboardInterrupt during the test, as in a Python started from a terminal,
+    and the processes the test starts inherit that. pytest-xdist starts its workers with
+    SIGINT ignored (so a Ctrl-C reaches only the controller): ``interrupt_main`` then does
+    nothing, and every child process inherits the ignored signal, so a Ctrl-C test would pass
+    or hang depending on which tests its worker ran before (a notebook run restores it)."""
+    import signal
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

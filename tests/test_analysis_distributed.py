@@ -186,7 +186,7 @@ def test_dask_tasks_take_numba_threads_from_the_environment(monkeypatch):
     assert seen == [(1, True)]
 
 
-def test_ctrl_c_stops_with_one_line_and_resume_hint(tmp_path):
+def test_ctrl_c_stops_with_one_line_and_resume_hint(tmp_path, default_sigint):
     store = tmp_path / "int.sqlite"
     cmd = [
         sys.executable, "-m", "oddslab", "sweep", str(SCENARIO),

@@ -465,7 +465,7 @@ feel_no_pain = 5
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
-def test_sigint_during_a_heavy_run_keeps_the_finished_trials(tmp_path):
+def test_sigint_during_a_heavy_run_keeps_the_finished_trials(tmp_path, default_sigint):
     """A real SIGINT to `oddslab simulate` in a terminal: the progress bar (with the time
     left) shows within seconds, and Ctrl-C in the middle of the first batch prints the
     chunks that finished, not "after 0 trials"."""

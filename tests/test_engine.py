@@ -316,7 +316,7 @@ HEAVY = GenericScenario(
 )
 
 
-def test_progress_moves_inside_a_batch_and_ctrl_c_keeps_finished_chunks():
+def test_progress_moves_inside_a_batch_and_ctrl_c_keeps_finished_chunks(default_sigint):
     """The helper thread reports trials inside the first batch (before any batch ends), and
     a Ctrl-C (``interrupt_main``, as the terminal's SIGINT does) in the middle of that
     batch returns the chunks that finished, each whole, instead of 0 trials."""
