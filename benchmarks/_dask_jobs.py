@@ -4,7 +4,6 @@ Kept apart so each file stays small; run them through ``bench_analysis.py``."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -12,6 +11,7 @@ from _common_analysis import SCENARIO
 from _common_analysis import analysis_row as _row
 from _common_analysis import numba_threads as _threads
 from _plain_pair import plain_pair
+from _schedule_sim import variant
 
 __all__ = ["dask_scaling", "dask_cpu", "dask_overhead"]
 
@@ -93,22 +93,6 @@ def _counts(res) -> list:
     return [r.counts for r in res.results]
 
 
-@contextlib.contextmanager
-def _batches(plan: str):
-    """``"automatic"``: the plan as shipped; ``"unqueued"``: no task queued on the workers
-    (``dask_plan.QUEUED_PER_WORKER = 0``: each worker waits for a round trip between tasks),
-    to compare."""
-    from oddslab.analysis import dask_plan
-
-    queued = dask_plan.QUEUED_PER_WORKER
-    if plan == "unqueued":
-        dask_plan.QUEUED_PER_WORKER = 0
-    try:
-        yield
-    finally:
-        dask_plan.QUEUED_PER_WORKER = queued
-
-
 def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     """Per-worker efficiency of a 2-worker LocalCluster in wall time *and* in CPU time.
 
@@ -117,7 +101,8 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     people's work. CPU: the in-process sweep's CPU seconds over every CPU second the cluster
     spent (both workers, the scheduler and the client): the share of the cluster's work that
     is the cells' own, which other load does not change much. Each study runs twice on the
-    same warm cluster: as shipped and without a task queued on each worker (:func:`_batches`).
+    same warm cluster: as shipped and without a task queued on each worker
+    (``_schedule_sim.variant``).
     """
     if smoke:  # two clusters and a timed sweep: nothing a smoke run should start
         return []
@@ -163,7 +148,7 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                     before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
                     t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
                     m0 = time.thread_time()  # this thread: the study's own client-side work
-                    with _batches(plan):
+                    with variant(plan):
                         b = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never",
                                   progress=None, scheduler=cluster.scheduler_address)  # fmt: skip
                     wall, here = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0

@@ -28,7 +28,8 @@ from oddslab.analysis import dask_plan  # noqa: E402
 
 @contextlib.contextmanager
 def variant(name: str):
-    """The shipped plan, or one of its variants, for the time of the block."""
+    """For the time of the block: the variant ``name`` ("unqueued", "full tail"), or the
+    shipped plan for any other name."""
     queued, tail = dask_plan.QUEUED_PER_WORKER, dask_plan.tail_batch
     if name == "unqueued":
         dask_plan.QUEUED_PER_WORKER = 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 __all__ = [
@@ -104,7 +105,6 @@ class Dispatch:
         self.left = todo
         self.fixed = batch
         self.places: dict[str, int] = {}
-        self.inflight: dict[str, int] = {}
         self.where: dict[str, str] = {}  # task key -> the worker it was sent to
         self.pilots: set[str] = set()  # keys of the two-cell pilot tasks
         self.workers(threads)
@@ -123,15 +123,15 @@ class Dispatch:
         """The cluster's workers now: new ones get places, vanished ones lose theirs (Dask
         re-runs the tasks they held elsewhere)."""
         for addr in [a for a in self.places if a not in threads]:
-            del self.places[addr], self.inflight[addr]
+            del self.places[addr]
         for addr, n in threads.items():
             if addr not in self.places:
                 self.places[addr] = max(1, int(n)) + QUEUED_PER_WORKER
-                self.inflight[addr] = 0
 
     def room(self) -> list[str]:
         """The workers to send a task to now, one entry per task."""
-        return [a for a, n in self.places.items() for _ in range(n - self.inflight[a])]
+        held = Counter(self.where.values())  # tasks sent to each worker and not finished
+        return [a for a, n in self.places.items() for _ in range(n - held[a])]
 
     def size(self) -> int:
         """Cells of the next task."""
@@ -150,7 +150,6 @@ class Dispatch:
         self.where[key] = where
         if self.batch is None:
             self.pilots.add(key)
-        self.inflight[where] = self.inflight.get(where, 0) + 1
         self.left -= cells
 
     def finished(self, key: str, ran_on: str | None, seconds: Sequence[float]) -> bool:
@@ -162,8 +161,6 @@ class Dispatch:
         worker is likely gone: refresh :meth:`workers`).
         """
         to = self.where.pop(key)
-        if to in self.inflight:
-            self.inflight[to] -= 1
         if key in self.pilots:  # a worker's first cell may have loaded its kernels
             self.pilots.discard(key)
             seconds = seconds[-1:]

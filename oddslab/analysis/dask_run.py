@@ -234,7 +234,8 @@ def run_dask(
             raise OSError(f"cannot reach the Dask scheduler at {where} ({exc}){hint}") from None
         if cluster is not None and not dashboard:
             client.run(stop_worker_http)
-        if not client.nthreads():  # restricted tasks need a worker to name
+        threads = client.nthreads()
+        if not threads:  # restricted tasks need a worker to name
             try:
                 client.wait_for_workers(1, timeout=connect_timeout)
             except (OSError, TimeoutError) as exc:
@@ -243,7 +244,7 @@ def run_dask(
                     f"(waited {connect_timeout:g} s: {exc})"
                 ) from None
         todo = count if count is not None else len(pending)  # type: ignore[arg-type]
-        plan = Dispatch(todo, client.nthreads(), batch)
+        plan = Dispatch(todo, threads or client.nthreads(), batch)
         info["batch"] = plan.batch
         queue = iter(pending)
         exhausted = False
