@@ -4,6 +4,7 @@ Kept apart so each file stays small; run them through ``bench_analysis.py``."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 
@@ -93,16 +94,79 @@ def _counts(res) -> list:
     return [r.counts for r in res.results]
 
 
-def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
-    """Per-worker efficiency of a 2-worker LocalCluster in wall time *and* in CPU time.
+#: Rounds of each study in ``dask_cpu`` (1 with ``--quick``).
+ROUNDS = 3
 
-    Wall: the 1-thread in-process sweep's time over 2 × the cluster's (start excluded) — what
-    the issue's targets mean, but on a loaded machine the workers' wall time includes other
-    people's work. CPU: the in-process sweep's CPU seconds over every CPU second the cluster
-    spent (both workers, the scheduler and the client): the share of the cluster's work that
-    is the cells' own, which other load does not change much. Each study runs twice on the
-    same warm cluster: as shipped and without a task queued on each worker
-    (``_schedule_sim.variant``).
+
+def _single(vary: dict, trials: int):
+    """The per-core reference: the sweep in this process at one numba thread. Returns (wall
+    s, CPU s, result)."""
+    import numba
+
+    from oddslab.analysis.sweep import sweep
+
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
+        res = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never", progress=None)
+        return time.perf_counter() - t0, _cpu_seconds(os.times()) - c0, res
+    finally:
+        numba.set_num_threads(threads)
+
+
+def _one_task_each(client, values: list[int], trials: int) -> float:
+    """Dask's own floor: each worker runs its share of the cells (interleaved, as the plain
+    pair's) as one task, an in-process sweep inside the worker, so there is one task
+    boundary per worker and no batching. Wall time (s) until both are back."""
+    from oddslab.analysis.sweep import sweep
+
+    workers = sorted(client.nthreads())
+    t0 = time.perf_counter()
+    futures = [
+        client.submit(
+            sweep,
+            SCENARIO,
+            {"target.models": values[i :: len(workers)]},
+            trials=trials,
+            seed=3,
+            exact="never",
+            progress=None,
+            workers=[w],
+            allow_other_workers=False,
+            pure=False,
+        )  # fmt: skip
+        for i, w in enumerate(workers)
+    ]
+    client.gather(futures)
+    return time.perf_counter() - t0
+
+
+def _median(xs: list[float]) -> str:
+    """``median (min–max)`` of ratios, or the one value."""
+    import statistics
+
+    if len(xs) == 1:
+        return f"{xs[0]:.3f}"
+    return f"{statistics.median(xs):.3f} ({min(xs):.3f}–{max(xs):.3f})"
+
+
+def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
+    """Per-worker efficiency of a 2-worker LocalCluster in wall time *and* in CPU time, in
+    rounds that pair each Dask study with the in-process runs on either side of it.
+
+    Wall: the 1-thread in-process sweep's time over 2 × the cluster's (start excluded): what
+    the issue's targets mean. This VM's speed drifts by a few percent from one minute to the
+    next, so the in-process reference is run again after every round and each round's
+    studies are set against the mean of the runs before and after it; a row gives the median
+    over the rounds and their range. CPU: the in-process sweep's CPU seconds over every CPU
+    second the cluster spent (both workers, the scheduler and the client): the share of the
+    cluster's work that is the cells' own, which other load does not change much.
+
+    Each round runs, on one warm cluster: the study as shipped ("automatic"), without a task
+    queued on each worker ("unqueued", ``_schedule_sim.variant``), and as one task per worker
+    (``_one_task_each``: what Dask costs at all, with no batching). The two plain processes
+    without Dask (``_plain_pair``) give the machine's ceiling.
     """
     if smoke:  # two clusters and a timed sweep: nothing a smoke run should start
         return []
@@ -110,88 +174,104 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
         import distributed
     except ImportError:
         return [_row("2-worker LocalCluster (CPU)", float("nan"), "dask not installed: skipped", 0)]
-    import numba
-
     from oddslab.analysis.cells import Cell
     from oddslab.analysis.distributed import local_cluster, run_batch
     from oddslab.analysis.sweep import sweep
     from oddslab.scenario import read_toml
 
     rows = []
+    rounds = 1 if quick else ROUNDS
     configs = (
         [(8, 100_000)]
         if quick
         else [(200, 100_000), (1_000, 100_000), (60, 1_000_000), (200, 1_000_000)]
     )
     for cells, trials in configs:
-        vary = {"target.models": list(range(1, cells + 1))}
+        values = list(range(1, cells + 1))
+        vary = {"target.models": values}
         # the ceiling first: two plain single-threaded processes, no Dask, on the same cells
-        pair, pair_kernels = plain_pair(vary["target.models"], trials)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            sweep(SCENARIO, {"target.models": [1]}, trials=1000, seed=3, exact="never")
-            t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
-            a = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never", progress=None)
-            single, single_cpu = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0
-        finally:
-            numba.set_num_threads(threads)
+        pair, pair_kernels = plain_pair(values, trials)
         load0 = os.getloadavg()[0]
         cluster = local_cluster(2)
-        runs = []
+        runs: dict[str, list] = {"automatic": [], "unqueued": [], "one task per worker": []}
         try:
             with distributed.Client(cluster) as client:
                 # every worker loads the kernels first: the steady state is what is measured
                 warm = Cell({"warm": 1}, read_toml(SCENARIO), 1, str(SCENARIO)).payload()
                 client.run(run_batch, [warm], 1000, None, "never")
-                for plan in ("automatic", "unqueued"):
-                    before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
-                    t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
-                    m0 = time.thread_time()  # this thread: the study's own client-side work
-                    with variant(plan):
-                        b = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never",
-                                  progress=None, scheduler=cluster.scheduler_address)  # fmt: skip
-                    wall, here = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0
-                    main = time.thread_time() - m0
-                    after = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
-                    runs.append(
-                        (plan, b, wall, here, main, sum(after[k] - before[k] for k in after))
+                _single({"target.models": [1]}, 1000)  # and this process
+                singles = [_single(vary, trials)]
+                for _ in range(rounds):
+                    for plan in ("automatic", "unqueued"):
+                        before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
+                        t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
+                        m0 = time.thread_time()  # this thread: the study's own client work
+                        with variant(plan):
+                            b = sweep(SCENARIO, vary, trials=trials, seed=3, exact="never",
+                                      progress=None, scheduler=cluster.scheduler_address)  # fmt: skip
+                        wall, here = time.perf_counter() - t0, _cpu_seconds(os.times()) - c0
+                        main = time.thread_time() - m0
+                        after = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
+                        workers = sum(after[k] - before[k] for k in after)
+                        runs[plan].append((b, wall, here, main, workers))
+                    runs["one task per worker"].append(
+                        (None, _one_task_each(client, values, trials), 0.0, 0.0, 0.0)
                     )
+                    singles.append(_single(vary, trials))
         finally:
             cluster.close()
-        pair_eff = single / (2 * pair)
-        pair_k = pair_kernels / sum(r.elapsed for r in a.results)
+        # each round against the mean of the in-process runs before and after it
+        ref = [((s[0] + t[0]) / 2, (s[1] + t[1]) / 2) for s, t in itertools.pairwise(singles)]
+        a = singles[0][2]
+        single = sum(r[0] for r in ref) / len(ref)
         rows.append(
             _row(
                 f"{cells} cells × {trials:,} trials, two plain processes at 1 thread (no Dask)",
                 cells / pair,
                 f"the ceiling of 2 single-threaded workers on this machine: per-process "
-                f"efficiency {pair_eff:.2f} (1-thread in-process {single:.1f} s / (2 × "
-                f"{pair:.1f} s)); their kernels {pair_k:.2f}× in-process",
+                f"efficiency {single / (2 * pair):.2f} (1-thread in-process {single:.1f} s, "
+                f"the rounds' mean / (2 × {pair:.1f} s)); their kernels "
+                f"{pair_kernels / sum(r.elapsed for r in a.results):.2f}× in-process",
                 1,
             )
         )
-        for plan, b, wall, here, main, workers_cpu in runs:
-            eff_wall = single / (2 * wall)
-            eff_cpu = single_cpu / (workers_cpu + here)
-            extra = (workers_cpu + here - single_cpu) / cells  # CPU s per cell beyond in-process
-            # the cells' own kernel time in the workers over in-process: above 1 when the
-            # workers' kernels ran slower (other load, two workers on shared cores), not overhead
-            kernels = sum(r.elapsed for r in b.results) / sum(r.elapsed for r in a.results)
+        for plan, rs in runs.items():
+            eff_wall = [s / (2 * r[1]) for (s, _), r in zip(ref, rs, strict=True)]
+            walls = [r[1] for r in rs]
+            note = (
+                f"per-worker efficiency in wall time, median of {len(rs)} rounds (range): "
+                f"{_median(eff_wall)} (each round's 1-thread in-process time, the mean of the "
+                f"runs before and after it, {min(s for s, _ in ref):.1f}–"
+                f"{max(s for s, _ in ref):.1f} s, over 2 × the cluster's "
+                f"{min(walls):.1f}–{max(walls):.1f} s)"
+            )
+            if plan != "one task per worker":
+                eff_cpu = [c / (r[4] + r[2]) for (_, c), r in zip(ref, rs, strict=True)]
+                extra = [(r[4] + r[2] - c) / cells for (_, c), r in zip(ref, rs, strict=True)]
+                # the cells' own kernel time in the workers over in-process: above 1 when the
+                # workers' kernels ran slower (other load, the cluster's own CPU on the same
+                # cores), not overhead
+                kernels = [
+                    sum(x.elapsed for x in r[0].results) / sum(x.elapsed for x in a.results)
+                    for r in rs
+                ]
+                same = all(_counts(a) == _counts(r[0]) for r in rs)
+                note += (
+                    f"; in CPU time {_median(eff_cpu)} (cluster: workers "
+                    f"{min(r[4] for r in rs):.2f}–{max(r[4] for r in rs):.2f} s + scheduler and "
+                    f"client {min(r[2] for r in rs):.2f}–{max(r[2] for r in rs):.2f} s, of which "
+                    f"the study's own thread {min(r[3] for r in rs):.2f}–"
+                    f"{max(r[3] for r in rs):.2f} s); "
+                    f"{1e3 * min(extra):.2f}–{1e3 * max(extra):.2f} ms CPU per cell beyond "
+                    f"in-process; workers' kernel time {min(kernels):.2f}–{max(kernels):.2f}× "
+                    f"in-process; identical: {same}"
+                )
             rows.append(
                 _row(
-                    f"{cells} cells × {trials:,} trials, 2-worker LocalCluster, CPU accounting, "
-                    f"{plan} batches",
-                    cells / wall,
-                    f"per-worker efficiency {eff_wall:.2f} in wall time (1-thread in-process "
-                    f"{single:.1f} s / (2 × {wall:.1f} s)), {eff_cpu:.2f} in CPU time "
-                    f"(in-process {single_cpu:.2f} CPU s / cluster {workers_cpu:.2f} s in workers "
-                    f"+ {here:.2f} s scheduler and client, of which {main:.2f} s the study's own "
-                    f"thread: cells, packing, results; the rest Dask's scheduler and comms); "
-                    f"{pair / wall:.2f} of the two plain processes' rate (Dask's own share); "
-                    f"{1e3 * extra:.2f} ms CPU per cell beyond in-process; workers' kernel time "
-                    f"{kernels:.2f}× in-process; identical: {_counts(a) == _counts(b)}; 1-min "
-                    f"load {load0:.1f} at the start",
+                    f"{cells} cells × {trials:,} trials, 2-worker LocalCluster, {plan}",
+                    cells / (sum(walls) / len(walls)),
+                    f"{note}; {pair / (sum(walls) / len(walls)):.2f} of the two plain processes' "
+                    f"rate; 1-min load {load0:.1f} at the start",
                     1,
                 )
             )
