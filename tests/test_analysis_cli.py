@@ -44,7 +44,8 @@ def test_sweep_csv_table_plot_and_store(tmp_path):
     assert (tmp_path / "h.png").stat().st_size > 0
     assert len(pd.read_parquet(tmp_path / "s.parquet")) > 0
     _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
-         "-n", "2000", "--store", str(tmp_path / "s.sqlite"), "--resume"])  # fmt: skip
+         "-n", "2000", "-m", "P(models_slain >= 3)", "--store", str(tmp_path / "s.sqlite"),
+         "--resume"])  # fmt: skip
 
 
 def test_matchup_points_and_library(tmp_path):
