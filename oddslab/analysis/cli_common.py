@@ -186,8 +186,8 @@ ExactOpt = Annotated[
     ExactMode,
     typer.Option(
         "--exact",
-        help="auto: answer exactly every cell whose statistics all have exact answers; "
-        "never: simulate every cell.",
+        help="auto: answer exactly every cell whose statistics all have exact answers (with "
+        "a metric: those the metric and events read); never: simulate every cell.",
     ),
 ]
 
