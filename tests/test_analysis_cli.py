@@ -330,3 +330,5 @@ def test_a_sweep_of_a_static_hex_platoon_metric_prints_exact_without_se():
     assert df["exact"].all() and (df["se"] == 0).all() and (df["trials"] == 0).all()
     res = _ok([*args, "--exact", "never"])
     assert "seed" in res.stdout and " se " in res.stdout
+    # the exact cells report the exact statistics only: --stat of another says why
+    _err([*args, "--stat", "enemy_platoon_state"], "--exact never simulates every statistic")
