@@ -57,3 +57,72 @@ def test_precision_also_covers_a_probability_metric():
     v = parse_metric(metric).evaluate(aimed.outcome())
     assert (v.ci_high - v.ci_low) / 2 < 0.002
     assert aimed.trials > plain.trials
+
+
+HEX = "oddslab/examples/hex-platoon-platoon-fire-concealed.toml"
+STATIC = "mean(hits_on_enemy_platoon_step1)"  # the first fire step: static, exact
+
+
+def _hex_cell(metric, exact="auto", events=()):
+    from pathlib import Path
+
+    from oddslab.analysis.cells import run_cell
+    from oddslab.scenario import load
+
+    sc = load(Path(__file__).parent.parent / HEX)
+    return sc, run_cell(sc.to_dict(), HEX, "k", "h", 11, 2_000, None, metric, exact,
+                        events=events)  # fmt: skip
+
+
+def test_a_cell_whose_metric_reads_only_static_statistics_is_exact():
+    import numpy as np
+
+    import oddslab
+
+    sc, r = _hex_cell(STATIC)
+    ref = oddslab.exact(sc)  # the exact engine gives 2 of the 7 statistics
+    assert r.exact and r.trials == 0 and r.counts == {}
+    assert [s[0] for s in r.stats] == ref.stat_names == [
+        "hits_on_enemy_platoon_step1", "unsaved_hits_on_enemy_platoon_step1"]  # fmt: skip
+    for k, p in r.probs.items():
+        np.testing.assert_allclose(p, ref.probs[k][: len(p)], rtol=0, atol=1e-12)
+    out = r.outcome()
+    assert out.exact and out.headlines == ()  # the headlines read the non-static state
+    # an event on a static statistic: answered from its exact distribution
+    _, ev = _hex_cell(STATIC, events=("two = hits_on_enemy_platoon_step1 >= 2",))
+    assert ev.exact and ev.outcome().events["two"].probability == ref.probs[
+        "hits_on_enemy_platoon_step1"][2:].sum()  # fmt: skip
+
+
+def test_a_cell_is_simulated_whole_when_the_metric_or_an_event_is_not_static():
+    import oddslab
+
+    for metric, events in (
+        (None, ()),  # no metric: every statistic must be exact (the rule before metrics)
+        ("P(enemy platoon eliminated)", ()),  # a headline on the end state
+        ("mean(hits_on_enemy_platoon_step2)", ()),  # after the first step's dice
+        (STATIC, ("hit = enemy_platoon_state >= 1",)),  # an event on the end state
+    ):
+        sc, r = _hex_cell(metric, events=events)
+        assert not r.exact and r.trials == 2_000 and len(r.stats) == 7, metric
+    # --exact never: exactly the simulation of the cell from its seed, as before
+    sc, r = _hex_cell(STATIC, exact="never")
+    sim = oddslab.simulate(sc, trials=2_000, seed=11)
+    assert not r.exact and all((sim.counts[k][: len(c)] == c).all() for k, c in r.counts.items())
+
+
+def test_a_headline_metric_is_exact_only_where_it_finds_the_same_headline():
+    from oddslab.analysis.cells import exact_result
+    from oddslab.scenario import load
+
+    sc = load("oddslab/examples/vom-kriege-cuirassiers-charge-square.toml")
+    job = sc.compile()  # 36 statistics; only defender_formed_square is static
+
+    def exact(metric):
+        return exact_result(sc, job, ("k", "h", 1), metric, [], {}) is not None
+
+    assert exact("P(defender forms square)") and exact("P(defender forms)")
+    # "P(defender)" starts many headlines (not a metric of this cell) but only one of the
+    # exact ones: the exact cell must not read it as P(defender forms square)
+    assert not exact("P(defender)") and not exact("P(defender retreats)")
+    assert not exact("mean(defender_removed)") and exact("mean(defender_formed_square)")

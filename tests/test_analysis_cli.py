@@ -44,7 +44,8 @@ def test_sweep_csv_table_plot_and_store(tmp_path):
     assert (tmp_path / "h.png").stat().st_size > 0
     assert len(pd.read_parquet(tmp_path / "s.parquet")) > 0
     _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
-         "-n", "2000", "--store", str(tmp_path / "s.sqlite"), "--resume"])  # fmt: skip
+         "-n", "2000", "-m", "P(models_slain >= 3)", "--store", str(tmp_path / "s.sqlite"),
+         "--resume"])  # fmt: skip
 
 
 def test_matchup_points_and_library(tmp_path):
@@ -316,3 +317,18 @@ def test_sweep_out_csv_is_written_chunk_by_chunk_as_the_frame(tmp_path):
     assert out.read_text() == res.to_csv().split("\n", 1)[0] + "\n" + "".join(
         line + "\n" for line in res.to_csv().splitlines()[1:] if ",damage," in line
     )
+
+
+def test_a_sweep_of_a_static_hex_platoon_metric_prints_exact_without_se():
+    hexes = str(ROOT / "oddslab" / "examples" / "hex-platoon-platoon-fire-concealed.toml")
+    args = ["sweep", hexes, "--vary", "hexes[0].units[1].he=2..3", "--metric",
+            "mean(hits_on_enemy_platoon_step1)", "--trials", "2000"]  # fmt: skip
+    res = _ok(args)
+    assert "2 cells, exact" in res.stdout
+    assert " se " not in res.stdout and "ci low" not in res.stdout
+    df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
+    assert df["exact"].all() and (df["se"] == 0).all() and (df["trials"] == 0).all()
+    res = _ok([*args, "--exact", "never"])
+    assert "seed" in res.stdout and " se " in res.stdout
+    # the exact cells report the exact statistics only: --stat of another says why
+    _err([*args, "--stat", "enemy_platoon_state"], "--exact never simulates every statistic")

@@ -214,3 +214,70 @@ def test_event_metrics_in_a_matchup_equal_simulate_with_the_cells_seed():
         r = single.probability("clean")
         assert (row.value, row.se) == (r.probability, r.se)
         assert row.per_100_points == pytest.approx(r.probability * 100 / row.attacker_points)
+
+
+def test_a_static_metric_makes_an_armoured_clash_matchup_exact():
+    import numpy as np
+
+    import oddslab
+
+    lib = LIBS / "armoured-clash.toml"
+    pairs = (f"{lib}:rifle_platoon,medium_tanks", f"{lib}:rifle_platoon,mg_team")
+    res = matchup(*pairs, metric="mean(hits_on_defender)", trials=500, progress=None)
+    tab = res.table()
+    assert tab["exact"].all() and (tab["se"] == 0).all() and (tab["trials"] == 0).all()
+    for cell, row in zip(res.cells, tab.itertuples(), strict=True):
+        p = oddslab.exact(oddslab.from_dict(cell.scenario)).probs["hits_on_defender"]
+        assert row.value == pytest.approx(float(np.arange(len(p)) @ p), abs=1e-12)
+    # models lost depend on morale and the rest of the fight: simulated
+    sim = matchup(*pairs, metric="mean(defender_models_lost)", trials=500, progress=None)
+    assert not sim.table()["exact"].any() and all(r.trials == 500 for r in sim.results)
+
+
+def test_a_mixed_matrix_prints_the_exact_cells_without_se(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    lib = tmp_path / "mixed.toml"  # a Blast weapon after another: its hits are not exact
+    lib.write_text("""ruleset = "generic"
+[units.rifles]
+[[units.rifles.weapons]]
+models = 5
+attacks = 2
+skill = 3
+strength = 4
+[units.blasters]
+[[units.blasters.weapons]]
+models = 2
+attacks = 3
+skill = 4
+strength = 5
+[[units.blasters.weapons]]
+models = 2
+attacks = "D6"
+skill = 4
+strength = 4
+keywords = "Blast"
+[units.horde]
+models = 20
+toughness = 4
+save = 5
+[matchup.template]
+ruleset = "generic"
+[matchup.template.attacker]
+use = "{attacker}"
+[matchup.template.target]
+use = "{target}"
+""")
+    res = matchup(f"{lib}:rifles,blasters", f"{lib}:horde", metric="mean(hits)", trials=500,
+                  progress=None)  # fmt: skip
+    assert list(res.table()["exact"]) == [True, False]
+    out = CliRunner(env={"COLUMNS": "200"}).invoke(
+        app, ["matchup", f"{lib}:rifles,blasters", f"{lib}:horde", "-m", "mean(hits)", "-n", "500"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "exact where no ±" in " ".join(out.stdout.split())  # the title (wrapped)
+    rows = {ln.split()[1]: ln for ln in out.stdout.splitlines() if ln.startswith(("│ rifles",
+                                                                                  "│ blasters"))}  # fmt: skip
+    assert "±" not in rows["rifles"] and "±" in rows["blasters"]

@@ -168,3 +168,26 @@ def test_a_study_without_events_keeps_its_identity():
     assert study_identity("sweep", {"a": 1}, ["k"], 1, 10, None, None, "auto", ["x >= 1"])[
         "events"
     ] == ["x >= 1"]
+
+
+def test_the_metric_is_part_of_an_exact_auto_study_only(tmp_path):
+    from oddslab.analysis.distributed import study_hash, study_identity
+    from oddslab.analysis.sweep import sweep
+
+    def ident(metric, exact):
+        return study_identity("sweep", {"a": 1}, ["k"], 1, 10, None, metric, exact)
+
+    # --exact never: the metric only picks the table, stores written before stay valid
+    assert ident("mean(x)", "never") == ident(None, "never")
+    assert study_hash(ident("mean(x)", "never")) == study_hash(ident(None, "never"))
+    # --exact auto: the metric decides which cells are exact, so it is the study's
+    assert ident("mean(x)", "auto")["metric"] == "mean(x)"
+    assert study_hash(ident("mean(x)", "auto")) != study_hash(ident("mean(y)", "auto"))
+    # a store of the study without a metric (as every --exact auto store written before
+    # metrics decided exactness) is refused, saying why
+    store = tmp_path / "s.sqlite"
+    kw = dict(trials=500, seed=1, store=store, progress=None)
+    sweep(SCENARIO, {"target.save": [4]}, **kw)
+    with pytest.raises(ScenarioError, match=r"metric: mean\(damage\) here, none in the store "
+                       r"\(with --exact auto the metric decides which cells are exact\)"):  # fmt: skip
+        sweep(SCENARIO, {"target.save": [4]}, metric="mean(damage)", resume=True, **kw)

@@ -376,3 +376,49 @@ def test_sweep_takes_a_scenario_object_built_in_python(name):
     sc = dataclasses.replace(oddslab.load(ROOT / "oddslab" / "examples" / f"{name}.toml"))
     res = oddslab.sweep(sc, {"trials": [500, 1000]}, seed=3, exact="never")
     assert [r.trials for r in res.results] == [500, 1000]
+
+
+CLASH = ROOT / "oddslab" / "examples" / "armoured-clash-ranged-suppression.toml"
+
+
+def test_a_static_metric_makes_a_sweep_of_another_ruleset_exact():
+    # armoured clash: the exact engine gives hits and damage on the defender, 2 of 11 stats
+    res = sweep(CLASH, {"units.grenadiers.defence": [2, 3]}, metric="mean(hits_on_defender)",
+                trials=1_000, progress=None)  # fmt: skip
+    tab = res.table()
+    assert tab["exact"].all() and (tab["se"] == 0).all()
+    assert all(r.trials == 0 and len(r.stats) == 2 for r in res.results)
+    for cell, row in zip(res.cells, tab.itertuples(), strict=True):
+        p = oddslab.exact(oddslab.from_dict(cell.scenario)).probs["hits_on_defender"]
+        assert row.value == pytest.approx(float(np.arange(len(p)) @ p), abs=1e-12)
+    # the tidy frame: the exact statistics only, every row exact
+    assert set(res.frame()["statistic"]) == {"hits_on_defender", "damage_on_defender"}
+    # a metric on the rest of the fight: simulated, as is every cell with --exact never
+    for kw in ({"metric": "mean(defender_models_lost)"},
+               {"metric": "mean(hits_on_defender)", "exact": "never"}):  # fmt: skip
+        sim = sweep(CLASH, {"units.grenadiers.defence": [2]}, trials=1_000, seed=5, progress=None,
+                    **kw)  # fmt: skip
+        assert not sim.table()["exact"].any() and sim.results[0].trials == 1_000
+        single = oddslab.simulate(oddslab.from_dict(sim.cells[0].scenario), trials=1_000,
+                                  seed=sim.cells[0].seed)  # fmt: skip
+        for name, c in sim.results[0].counts.items():  # bit for bit the cell's simulation
+            np.testing.assert_array_equal(single.counts[name][: len(c)], c)
+
+
+def test_a_study_mixing_exact_and_simulated_cells_says_which_are_exact():
+    from oddslab.analysis.cli_common import _no_se_if_exact
+
+    one = oddslab.load(CLASH).to_dict()["attacks"][0]
+    again = dict(one, new_activation=True)  # a second attack: nothing exact any more
+    res = sweep(CLASH, {"attacks": [[one], [one, again]]}, metric="mean(hits_on_defender)",
+                trials=1_000, seed=2, progress=None)  # fmt: skip
+    tab = res.table()
+    assert list(tab["exact"]) == [True, False]
+    assert tab["se"].iloc[0] == 0 and tab["se"].iloc[1] > 0
+    assert [r.trials for r in res.results] == [0, 1_000]
+    frame = res.frame()
+    assert frame.groupby("exact")["statistic"].nunique().to_dict() == {False: 11, True: 2}
+    # the printed table keeps its exact column (and SE) when the cells are mixed
+    shown = _no_se_if_exact(tab)
+    assert "exact" in shown.columns and "se" in shown.columns
+    assert "exact" not in _no_se_if_exact(tab.iloc[:1]).columns  # all exact: in the title

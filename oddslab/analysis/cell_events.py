@@ -37,6 +37,7 @@ __all__ = [
     "check_study",
     "attach",
     "given_share",
+    "probe_outcome",
     "encode",
     "decode",
     "PROBES",
@@ -170,7 +171,7 @@ def check_study(
         if not metric_found:
             here = {e.label: e for _, e in fitting(events, names)[0]}
             try:
-                m.evaluate(_probe(job, here))
+                m.evaluate(probe_outcome(job, here))
                 metric_found = True
             except KeyError as exc:
                 metric_error = metric_error or f"{cell.source}: {exc.args[0]}"
@@ -203,9 +204,10 @@ def _check_records(e: Event, job: Any, exact: str, source: str) -> None:
     )
 
 
-def _probe(job: Any, events: dict[str, Event]):
-    """An outcome with the job's statistics, headlines and events and no trials: a metric
-    that evaluates on it can be read in a cell of this job."""
+def probe_outcome(job: Any, events: dict[str, Event], skipped: dict[str, str] | None = None):
+    """An outcome with the job's statistics, headlines and events (and those ``skipped``:
+    label → why, as a cell keeps them) and no trials: a metric that evaluates on it can be
+    read in a cell of this job."""
     import numpy as np
 
     from oddslab._recorder import EventResult
@@ -220,6 +222,8 @@ def _probe(job: Any, events: dict[str, Event]):
         out.events[label] = EventResult(
             label, e.text, nan, nan, nan, nan, 0, 0, e.conditional, False
         )
+    if skipped:
+        out.meta["events_skipped"] = dict(skipped)
     return out
 
 

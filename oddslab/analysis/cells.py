@@ -29,6 +29,7 @@ __all__ = [
     "digest",
     "run_cell",
     "exact_outcome",
+    "exact_result",
     "EXACT_MODES",
 ]
 
@@ -225,13 +226,14 @@ def run_cell(
     ``trials`` defaults to the scenario's own, else 1,000,000 (as :func:`oddslab.simulate`);
     with ``precision`` it is the ceiling. With ``precision``, every headline probability and
     the probability ``metric`` (if one is given) are run to that 95% half-width.
-    With ``exact="auto"``, a cell whose every statistic has an exact answer is answered
-    exactly (no simulation: ``probs`` holds the distributions, ``trials`` is 0).
+    With ``exact="auto"``, a cell is answered exactly (no simulation: ``probs`` holds the
+    distributions, ``trials`` is 0) when every statistic it reports has an exact answer, or,
+    given a ``metric``, when every statistic the metric and ``events`` read has one (the cell
+    then reports only the statistics the exact engine gives: :func:`exact_result`).
     ``events`` (texts in the grammar of :mod:`oddslab.events`) are answered in the cell's
     run (see :mod:`oddslab.analysis.cell_events`): the cell equals
     ``oddslab.simulate(scenario, trials=..., seed=seed, events=events)``.
     """
-    from oddslab._answer import exact_questions
     from oddslab.analysis.cell_events import attach, encode, fitting
     from oddslab.engine import simulate
     from oddslab.scenario import from_dict
@@ -241,24 +243,9 @@ def run_cell(
     evs, skipped = fitting(events, [s.name for s in job.stats])
     joined = [text for text, e in evs if len(e.stats) > 1]  # counted trial by trial
     if exact == "auto":
-        t0 = time.perf_counter()
-        ex = exact_outcome(sc, job)
-        # a join the exact engine cannot give (no Job.exact_joint) makes the cell simulated
-        if ex is not None and exact_questions(job, ex, [t for t, _ in evs], ()) is None:
-            return CellResult(
-                key=key,
-                scenario_hash=scenario_hash,
-                name=ex.name,
-                seed=int(seed),
-                trials=0,
-                stats=tuple((s.name, s.nbins, s.description, s.flag, s.label) for s in ex.stats),
-                headlines=tuple((h.label, h.stat, h.k) for h in ex.headlines),
-                counts={},
-                meta=_json_meta(ex.meta),
-                elapsed=time.perf_counter() - t0,
-                probs={k: [float(x) for x in _trim(v)] for k, v in ex.probs.items()},
-                events=encode(ex.events, skipped),
-            )
+        done = exact_result(sc, job, (key, scenario_hash, int(seed)), metric, evs, skipped)
+        if done is not None:
+            return done
     if precision is None:
         n = trials if trials is not None else getattr(sc, "trials", None)
         out = simulate(job, trials=n, seed=seed, events=joined)
@@ -286,10 +273,12 @@ def run_cell(
 EXACT_MODES = ("auto", "never")
 
 
-def exact_outcome(sc: Any, job: Any = None):
+def exact_outcome(sc: Any, job: Any = None, whole: bool = True):
     """The exact :class:`~oddslab.outcome.Outcome` of a scenario when *every* statistic it
-    reports has an exact answer, else None (the cell is simulated: a study never mixes exact
-    and simulated statistics within one cell). ``job``: ``sc.compile()`` when already made."""
+    reports has an exact answer, else None (the cell is simulated: a cell never mixes exact
+    and simulated statistics). ``job``: ``sc.compile()`` when already made. ``whole=False``:
+    the statistics that have an exact answer, when at least one has (the others are left
+    out), else None."""
     from oddslab.exact import exact
 
     job = sc.compile() if job is None else job
@@ -299,7 +288,75 @@ def exact_outcome(sc: Any, job: Any = None):
         out = exact(job)
     except NotImplementedError:  # no statistic of this cell has an exact answer
         return None
-    return out if len(out.stats) == len(job.stats) else None  # exact() drops the rest
+    return out if not whole or len(out.stats) == len(job.stats) else None  # exact() drops the rest
+
+
+def exact_result(
+    sc: Any, job: Any, ids: tuple[str, str, int], metric: str | None,
+    events: list[tuple[str, Any]], skipped: dict[str, str],
+) -> CellResult | None:  # fmt: skip
+    """A cell answered exactly, or None when it must be simulated.
+
+    Without a ``metric`` (a study reporting every statistic) the cell is exact only when every
+    statistic has an exact answer. With one, it is exact when the metric and every one of
+    ``events`` ((text, Event) pairs of :func:`~oddslab.analysis.cell_events.fitting`) read
+    only statistics that have exact answers (a join: from ``Job.exact_joint``), and the
+    metric is read in the same place (the same statistic, headline or event) as in the
+    cell's full list of statistics; the cell then keeps only the statistics the exact engine
+    gives (its headlines on them), and ``trials`` 0 marks it exact. ``ids``: the cell's
+    (key, scenario hash, seed).
+    """
+    from oddslab._answer import exact_questions
+    from oddslab.analysis.cell_events import encode
+
+    t0 = time.perf_counter()
+    ex = exact_outcome(sc, job, whole=metric is None)
+    if ex is None:
+        return None
+    partial = len(ex.stats) < len(job.stats)
+    have = set(ex.stat_names)
+    if partial and any(not set(e.stats) <= have for _, e in events):
+        return None  # an event reads a statistic the exact engine does not give
+    # a join the exact engine cannot give (no Job.exact_joint) makes the cell simulated
+    if exact_questions(job, ex, [t for t, _ in events], ()) is not None:
+        return None
+    key, scenario_hash, seed = ids
+    result = CellResult(
+        key=key,
+        scenario_hash=scenario_hash,
+        name=ex.name,
+        seed=seed,
+        trials=0,
+        stats=tuple((s.name, s.nbins, s.description, s.flag, s.label) for s in ex.stats),
+        headlines=tuple((h.label, h.stat, h.k) for h in ex.headlines),
+        counts={},
+        meta=_json_meta(ex.meta),
+        elapsed=time.perf_counter() - t0,
+        probs={k: [float(x) for x in _trim(v)] for k, v in ex.probs.items()},
+        events=encode(ex.events, skipped),
+    )
+    if partial and not _reads_alike(metric, job, result, events, skipped):
+        return None
+    return result
+
+
+def _reads_alike(
+    metric: str, job: Any, result: CellResult, events: list[tuple[str, Any]],
+    skipped: dict[str, str],
+) -> bool:  # fmt: skip
+    """Whether ``metric`` reads ``result`` (an exact cell that left out some statistics)
+    where it would read the cell with all its statistics: the same statistic, headline or
+    event (a headline metric matched by its start could otherwise find another headline
+    among fewer)."""
+    from oddslab.analysis.cell_events import probe_outcome
+    from oddslab.analysis.metrics import metric_plan, parse_metric
+
+    m = parse_metric(metric)
+    full = probe_outcome(job, {e.label: e for _, e in events}, skipped)
+    plan = metric_plan(m, full)
+    if plan is None or plan[0] == "probability" or plan == ("points", None):
+        return False  # NaN in this cell, or read from what only a simulation counts
+    return plan == metric_plan(m, result.outcome())
 
 
 def _run_to_precision(

@@ -117,9 +117,7 @@ def sweep_cmd(
         with _progress("sweeping") as cb:
             res = sweep(scenario, grid, progress=cb, metric=metric, events=event or (), **kw)
         if stat:
-            from oddslab.analysis.metrics import check_stat_names
-
-            check_stat_names(stat, res.iter_outcomes())
+            _check_stats(res, stat)
         if fmt is Fmt.table:
             tab = res.table()
             title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
@@ -140,6 +138,22 @@ def sweep_cmd(
         if plot is not None:
             _matplotlib()
             _save_plot(res.plot(), plot)
+
+
+def _check_stats(res, stat: list[str]) -> None:
+    """``--stat`` names statistics of at least one cell; a cell answered exactly for its
+    metric reports only the statistics the exact engine gives, and the error says so."""
+    from oddslab.analysis.metrics import check_stat_names
+
+    try:
+        check_stat_names(stat, res.iter_outcomes())
+    except ValueError as exc:
+        if res.metric is not None and any(o.exact for o in res.iter_outcomes()):
+            raise ValueError(
+                f"{exc}; cells answered exactly for the metric report only the statistics "
+                "the exact engine gives: --exact never simulates every statistic"
+            ) from None
+        raise
 
 
 def matchup_cmd(

@@ -186,8 +186,8 @@ ExactOpt = Annotated[
     ExactMode,
     typer.Option(
         "--exact",
-        help="auto: answer exactly every cell whose statistics all have exact answers; "
-        "never: simulate every cell.",
+        help="auto: answer exactly every cell whose statistics all have exact answers (with "
+        "a metric: those the metric and events read); never: simulate every cell.",
     ),
 ]
 
@@ -306,12 +306,13 @@ def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
 
 def _no_se_if_exact(df):
     """An all-exact table has no SE or interval columns (they would all be 0 wide); the
-    ``exact`` column goes into the title."""
+    ``exact`` column goes into the title. A table mixing exact and simulated cells keeps
+    its ``exact`` column (which rows are exact)."""
     if "exact" not in df.columns:
         return df
     if df["exact"].all():
         df = df.drop(columns=[c for c in ("se", "ci_low", "ci_high") if c in df.columns])
-    return df.drop(columns="exact")
+    return df if df["exact"].any() and not df["exact"].all() else df.drop(columns="exact")
 
 
 def _shown(df):

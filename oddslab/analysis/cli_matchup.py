@@ -44,16 +44,17 @@ def print_matrix(res: Any, per_points: bool) -> None:
         tab[val].astype(float, copy=False).reshape(shape),
         tab[err].astype(float, copy=False).reshape(shape),
     )
-    exact = bool(tab["exact"].all())
+    exact = tab["exact"].astype(bool, copy=False).reshape(shape)  # exact cells: no "±"
     del tab
     per = " per 100 points" if per_points else ""
-    how = ", exact" if exact else ""
+    how = ", exact" if exact.all() else (", exact where no ±" if exact.any() else "")
     title = f"{res.metric}{per}{how} (rows: attackers, columns: targets)"
     rows = [e.label for e in res.attackers]
     cols = [e.label for e in res.targets]
 
     def frame(k: int) -> pd.DataFrame:  # the first k targets' columns, formatted
-        shown = pd.DataFrame(matrix_text(values[:, :k], errors[:, :k], exact), columns=cols[:k])
+        text = matrix_text(values[:, :k], errors[:, :k], exact[:, :k])
+        shown = pd.DataFrame(text, columns=cols[:k])
         shown.insert(0, "attacker", rows)
         return shown
 

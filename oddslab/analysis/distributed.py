@@ -72,7 +72,9 @@ def study_identity(
     """What makes a study the study it is, as a store keeps it (JSON-ready).
 
     ``definition`` is the base scenario (sweeps) or template (matchups) as a dict, kept as its
-    digest; ``metric`` counts only with ``precision`` (it then decides each cell's trials).
+    digest; ``metric`` counts with ``precision`` (it then decides each cell's trials) and with
+    ``exact="auto"`` (it decides which cells are answered exactly:
+    :func:`~oddslab.analysis.cells.exact_result`).
     ``events`` (the events every cell answers) count when there are any: a study without
     events keeps the identity it had before events existed.
     """
@@ -87,7 +89,7 @@ def study_identity(
         "seed": int(seed),
         "trials": trials,
         "precision": precision,
-        "metric": metric if precision is not None else None,
+        "metric": metric if precision is not None or exact == "auto" else None,
         "exact": exact,
         "chunk": CHUNK_TRIALS,
         "oddslab": oddslab.__version__,
@@ -215,7 +217,9 @@ def run_cells(
     metric : str, optional
         A probability metric that ``precision`` also applies to (besides the headlines).
     exact : {"never", "auto"}
-        "auto": answer a cell exactly when every statistic it reports has an exact answer.
+        "auto": answer a cell exactly when every statistic it reports has an exact answer,
+        or, given a ``metric``, every statistic the metric and ``events`` read
+        (:func:`~oddslab.analysis.cells.exact_result`).
     identity : dict, optional
         The study's identity (:func:`study_identity`): a store keeps it, and refuses a
         store that holds another study (see :meth:`CellStore.claim`).

@@ -256,14 +256,16 @@ def long_frames(
         yield _frame(cols, dtype)
 
 
-def matrix_text(values: np.ndarray, errors: np.ndarray, exact: bool) -> np.ndarray:
+def matrix_text(values: np.ndarray, errors: np.ndarray, exact: bool | np.ndarray) -> np.ndarray:
     """The printed matrix's cells: ``value ± SE`` (``value`` when exact, ``—`` for NaN: not
-    run or not reported), an object array of the shape of ``values``."""
+    run or not reported), an object array of the shape of ``values``. ``exact``: every cell,
+    or which cells (a bool array of that shape)."""
     from oddslab._format import format_estimate
 
+    flags = np.broadcast_to(np.asarray(exact, dtype=bool), values.shape).ravel()
     texts = [
-        "—" if v != v else (f"{v:.4g}" if exact else f"{format_estimate(v, e)} ± {e:.1g}")
-        for v, e in zip(values.ravel(), errors.ravel(), strict=True)
+        "—" if v != v else (f"{v:.4g}" if x else f"{format_estimate(v, e)} ± {e:.1g}")
+        for v, e, x in zip(values.ravel(), errors.ravel(), flags, strict=True)
     ]
     return np.asarray(texts, dtype=object).reshape(values.shape)
 

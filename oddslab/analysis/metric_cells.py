@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from oddslab.analysis.metrics import (
-    MODELS_LOST,
     Metric,
     MetricValue,
     common_primary,
     mean_value,
+    metric_plan,
     prob_value,
     read_metric,
     scaled_points,
@@ -170,15 +170,12 @@ class MetricReader:
         return read_metric(m, outcome_of(d))  # answered from the outcome (a joint, say)
 
     def _resolve(self, d: dict[str, Any]) -> tuple:
-        m = self.metric
         out = outcome_of(d)
-        if m.kind == "points_removed":
-            return ("points", next((s for s in MODELS_LOST if s in out.probs), None))
-        try:
-            return m.resolve(out)
-        except KeyError:  # read_metric's NaN and note (or its ValueError, naming this cell)
-            _, note = read_metric(m, out)
+        plan = metric_plan(self.metric, out)
+        if plan is None:  # read_metric's NaN and note (or its ValueError, naming this cell)
+            _, note = read_metric(self.metric, out)
             return ("nan", note)
+        return plan
 
 
 def _primary_key(d: dict[str, Any]) -> tuple:

@@ -41,6 +41,7 @@ __all__ = [
     "parse_metric",
     "check_metric",
     "read_metric",
+    "metric_plan",
     "common_primary",
     "check_stat_names",
     "did_you_mean",
@@ -366,6 +367,19 @@ def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
             raise ValueError(f"'{outcome.name}': {exc.args[0]}") from None
         what = f"statistic '{metric.stat}'" if metric.stat else f"headline '{metric.text}'"
         return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: no {what} here"
+
+
+def metric_plan(metric: Metric, outcome: Outcome) -> tuple | None:
+    """Where ``metric`` is read in ``outcome``: :meth:`Metric.resolve`'s plan, or
+    ``("points", stat)`` for ``points_removed`` (the models-lost statistic it reads, None
+    when the outcome has none); None when the outcome cannot answer the metric (it reads NaN
+    there: :func:`read_metric` says why)."""
+    if metric.kind == "points_removed":
+        return ("points", next((s for s in MODELS_LOST if s in outcome.probs), None))
+    try:
+        return metric.resolve(outcome)
+    except KeyError:
+        return None
 
 
 def _missing(outcome: Outcome, stat: str, text: str) -> KeyError:

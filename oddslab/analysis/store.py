@@ -249,6 +249,8 @@ def differences(stored: dict[str, Any], wanted: dict[str, Any]) -> str:
             out.append(f"{words}: {_quoted(a)} here, {_quoted(b)} in the store")
         else:
             out.append(f"{words}: {_show(a)} here, {_show(b)} in the store")
+            if field == "metric" and wanted.get("exact") == "auto" and not wanted.get("precision"):
+                out[-1] += " (with --exact auto the metric decides which cells are exact)"
     return "; ".join(out) or "its definition differs"
 
 

@@ -302,7 +302,10 @@ def sweep(
     exact : {"auto", "never"}
         "auto" (default): a cell whose every statistic has an exact answer (the generic
         ruleset, for one) is answered exactly — SE 0, ``trials`` 0, ``exact`` True in the
-        tables; "never": every cell is simulated from its seed.
+        tables; with a ``metric``, so is a cell whose metric and events read only statistics
+        with exact answers (it then reports only those:
+        :func:`~oddslab.analysis.cells.exact_result`); "never": every cell is simulated
+        from its seed.
     metric : str, optional
         The default metric of the result's table and plot; with ``precision``, a probability
         metric is also run to that precision. ``P(<event label>)`` reads an event, and
