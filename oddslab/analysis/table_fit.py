@@ -157,7 +157,8 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
             if len(one) != 1 or c in ANSWERS or (whole[c] and str(c) not in _META_NUMBERS):
                 continue
             (value,) = one
-            if value not in title and not (c == "trials" and value == "0"):  # 0: exact
+            said_already = re.search(rf"(?:^|\s){re.escape(value)}(?:$|[\s,])", title)
+            if not said_already and not (c == "trials" and value == "0"):  # 0: exact
                 said.append(f"{str(c).replace('_', ' ')}: {value}")
             cols.remove(c)
     if said:
