@@ -17,7 +17,6 @@ from typing import Annotated
 import typer
 import typer.core
 
-from oddslab.analysis.table_fit import fitted_table
 from oddslab.cli_common import parse_trials
 
 
@@ -227,6 +226,8 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
         typer.echo(df.to_json(orient="records", indent=2))
         return
     from rich.console import Console
+
+    from oddslab.analysis.table_fit import fitted_table
 
     console = Console()
     t, dropped = fitted_table(df, title, console.width, floats)
