@@ -166,17 +166,20 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
         title = f"{title}{', ' if ' — ' in title else ' — '}{extra}" if title else extra
 
     header = {c: str(c).replace("_", " ") for c in cols}
-    natural = {
-        c: max([cell_len(header[c]), *(cell_len(v) for v in text[c])]) for c in cols
-    }  # fmt: skip
+
+    # measured once per column (a label repeats on many rows): its widest text, its
+    # header's longest segment and its cells' longest
+    widest = {c: max((cell_len(v) for v in set(text[c])), default=0) for c in cols}
+    natural = {c: max(cell_len(header[c]), widest[c]) for c in cols}
+    head_word = {c: _longest_segment(header[c]) for c in cols}
+    cell_word = {c: max((_longest_segment(v) for v in set(text[c])), default=1) for c in cols}
 
     def least(c, cap: int | None) -> int:
         """The narrowest column ``c`` may get: its widest number, or its longest word
         (``cap`` at most: longer words are shortened)."""
-        head = _longest_segment(header[c])
         if whole[c]:
-            return max([head, *(cell_len(v) for v in text[c])])
-        word = max([head, *(_longest_segment(v) for v in text[c])])
+            return max(head_word[c], widest[c])
+        word = max(head_word[c], cell_word[c])
         return min(natural[c], word if cap is None else min(word, cap))
 
     def fits(shown: list, cap: int | None) -> bool:
@@ -202,23 +205,37 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
 
     room = max(width - 3 * len(cols) - 1, 0)
 
-    def drawn(cap: int | None) -> tuple[int, list[int], list[list[str]], list[list[str]]]:
-        """The layout with words capped at ``cap``: (badness, widths, headers, rows); the
-        badness counts the lines wrapping adds and, three times over, the words shortened."""
-        widths = _water_fill([least(c, cap) for c in cols], [natural[c] for c in cols], room)
-        heads = [wrap_text(header[c], w) for c, w in zip(cols, widths, strict=True)]
-        body = [[wrap_text(text[c][i], w) for c, w in zip(cols, widths, strict=True)]
-                for i in range(len(df))]  # fmt: skip
-        bad = 0
-        for row in [heads, *body]:
-            bad += max((len(x) for x in row), default=1) - 1
-            bad += 3 * sum("…" in "".join(x) for x in row)
-        return bad, widths, ["\n".join(x) for x in heads], [["\n".join(x) for x in r] for r in body]
+    wrapped: dict[tuple[str, int], list[str]] = {}
 
-    # a long word (a digest, a path) may squeeze every other column of its table into
-    # wrapping: shortening it can be the lesser evil (the fewest lines, a word counting 3)
-    caps = [cap] if cap is not None else [None, *(k for k in (24, 16, _WORD_CAPS[0]))]
-    _, widths, heads, body = min((drawn(k) for k in caps), key=lambda d: d[0])
+    def wrap(v: str, w: int) -> list[str]:
+        if cell_len(v) <= w:
+            return [v]
+        if (v, w) not in wrapped:
+            wrapped[(v, w)] = wrap_text(v, w)
+        return wrapped[(v, w)]
+
+    def badness(widths: list[int]) -> int:
+        """The lines wrapping adds and, three times over, the words shortened."""
+        bad = 0
+        for i in range(-1, len(df)):
+            cells = [wrap(header[c] if i < 0 else text[c][i], w)
+                     for c, w in zip(cols, widths, strict=True)]  # fmt: skip
+            bad += max((len(x) for x in cells), default=1) - 1
+            bad += 3 * sum(any(line.endswith("…") for line in x) for x in cells)
+        return bad
+
+    def layout(cap: int | None) -> list[int]:
+        return _water_fill([least(c, cap) for c in cols], [natural[c] for c in cols], room)
+
+    widths = layout(cap)
+    if cap is None and sum(natural[c] for c in cols) > room:
+        # a long word (a digest, a path) may squeeze every other column of its table into
+        # wrapping: shortening it can be the lesser evil (the fewest lines, a word counting 3)
+        tried = dict.fromkeys(tuple(layout(k)) for k in (None, 24, 16, _WORD_CAPS[0]))
+        widths = list(min(tried, key=badness))  # the first of equals: the least shortened
+    heads = ["\n".join(wrap(header[c], w)) for c, w in zip(cols, widths, strict=True)]
+    body = [["\n".join(wrap(text[c][i], w)) for c, w in zip(cols, widths, strict=True)]
+            for i in range(len(df))]  # fmt: skip
     t = Table(title=None)
     for c, w, h in zip(cols, widths, heads, strict=True):
         justify = "right" if whole[c] else "left"
