@@ -154,7 +154,10 @@ def _designers(nb):
 
 def _list_builders(nb):
     """The matrix's P(models slain >= 3) for the shock squad against the conscripts (10,000
-    trials) is within 5 standard errors of the exact answer for that pair."""
+    trials) is within 5 standard errors of the exact answer for that pair; the matchup's
+    progress bar ends as a record kept in the saved notebook (not a widget's empty output)."""
+    done = _line(_texts(nb), r"^study: (\d+)/(\d+) cells in \d+\.\d s$")
+    assert done.group(1) == done.group(2) and int(done.group(1)) > 1
     from oddslab.analysis.matchup import SLOTS, _fill
     from oddslab.exact import exact
     from oddslab.libraries import expand_uses, library_dir, load_library

@@ -1,5 +1,5 @@
 """Shared parts of the analysis commands: options, errors, progress, output checks and
-tables that fit the terminal (:func:`fitted_table`).
+tables printed (laid out to fit the terminal by :mod:`oddslab.analysis.table_fit`).
 
 Only typer is imported here; pandas, rich tables and the analysis modules load inside the
 functions that need them.
@@ -227,6 +227,8 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
         return
     from rich.console import Console
 
+    from oddslab.analysis.table_fit import fitted_table
+
     console = Console()
     t, dropped = fitted_table(df, title, console.width, floats)
     console.print(t)
@@ -236,72 +238,6 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
             "(a wider terminal, or -f csv, shows them)",
             err=True,
         )
-
-
-#: Widest a text column is drawn in a printed table (long names fold onto more lines).
-TEXT_WIDTH = 24
-#: Columns left out first when a table does not fit the terminal (the last first).
-DROP_FIRST = ("seed", "trials", "ci_high", "ci_low", "per_100_points_se", "se", "points")
-
-
-def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
-    """A rich Table of ``df`` that fits ``width`` columns without cutting a number.
-
-    Numbers never wrap or shrink (each number column is at least as wide as its widest
-    value); headers are plain words (``_`` → space) that wrap, and text columns fold. When the numbers alone would not fit,
-    columns of :data:`DROP_FIRST` are left out, then others from the right (never the
-    first); returns (table, names left out).
-    """
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
-    from rich.table import Table
-
-    text = {c: [floats.format(v) if isinstance(v, float) else str(v) for v in df[c]] for c in df}
-    numeric = {c: is_numeric_dtype(df[c]) and not is_bool_dtype(df[c]) for c in df}
-
-    def need(c) -> int:  # the narrowest a column may get
-        longest = max((len(v) for v in text[c]), default=1)
-        if numeric[c]:  # every number whole, and the header's longest word
-            return max(longest, max(len(p) for p in str(c).split("_")))
-        words = [len(w) for v in text[c] for w in v.split()] or [1]
-        return min(longest, max(8, max(words) if max(words) < 16 else 8))
-
-    def build(cols: list) -> Table:
-        t = Table(title=title, title_justify="left")
-        for c in cols:
-            header = str(c).replace("_", " ")  # plain words, and a header wraps between them
-            if numeric[c]:
-                t.add_column(header, justify="right", overflow="fold", min_width=need(c))
-            else:  # text folds; at most TEXT_WIDTH wide when the numbers need the room
-                t.add_column(header, justify="left", overflow="fold", min_width=need(c),
-                             max_width=max(need(c), TEXT_WIDTH))  # fmt: skip
-        for i in range(len(df)):
-            t.add_row(*(text[c][i] for c in cols))
-        return t
-
-    from rich.console import Console
-
-    def too_wide(t: Table) -> bool:  # drawn at ``width`` without cropping: does it fit?
-        # each column is at least its narrowest, plus padding and a border: below that rich
-        # would squeeze columns to nothing (an empty grid that "fits")
-        if sum(need(c) + 3 for c in cols) + 1 > width:
-            return True
-        console = Console(width=width, color_system=None)
-        with console.capture() as cap:
-            console.print(t, crop=False)
-        return max((len(line) for line in cap.get().splitlines()), default=0) > width
-
-    cols = list(df.columns)
-    dropped: list[str] = []
-    order = [c for c in DROP_FIRST if c in cols] + [c for c in reversed(cols[1:])]
-    t = build(cols)
-    while too_wide(t):
-        victim = next((c for c in order if c in cols and c != cols[0]), None)
-        if victim is None:
-            break
-        cols.remove(victim)
-        dropped.append(str(victim))
-        t = build(cols)
-    return t, dropped
 
 
 def _no_se_if_exact(df):

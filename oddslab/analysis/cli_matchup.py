@@ -26,7 +26,8 @@ from typing import Any
 
 import typer
 
-from oddslab.analysis.cli_common import DROP_FIRST, Fmt, _print_frame, fitted_table
+from oddslab.analysis.cli_common import Fmt, _print_frame
+from oddslab.analysis.table_fit import DROP_FIRST, fitted_table
 
 __all__ = ["print_matrix", "print_long", "write_out"]
 
@@ -105,7 +106,7 @@ def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
         sinks.write(df)
     sinks.close()
     if fmt is Fmt.table:
-        _print_frame(shown(sinks.head_frame()), f"{res.metric}", fmt)
+        _print_frame(shown(sinks.head_frame()), f"{res.metric}{' — exact' if exact else ''}", fmt)
         if n > LONG_ROWS:
             how = f", sorted by {sort}" if sort else ""
             typer.echo(

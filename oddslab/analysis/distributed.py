@@ -252,7 +252,7 @@ def run_cells(
     if progress == "auto":  # a bar in a terminal or a notebook, nothing elsewhere
         from oddslab.analysis.progress import progress_bar
 
-        with progress_bar("cells") as bar:
+        with progress_bar("study") as bar:
             return run_cells(
                 cells, study=study, trials=trials, precision=precision, store=store,
                 resume=resume, workers=workers, scheduler=scheduler, progress=bar, batch=batch,
