@@ -8,7 +8,13 @@ import matplotlib
 import numpy as np
 import pytest
 
-from oddslab.analysis.plots import MAX_ANNOTATED, heatmap, plain_key, plain_metric
+from oddslab.analysis.plots import (
+    MAX_ANNOTATED,
+    MIN_CELL_FONT,
+    heatmap,
+    plain_key,
+    plain_metric,
+)
 
 matplotlib.use("Agg")
 
@@ -37,7 +43,7 @@ def test_missing_cells_are_hatched_with_a_legend_and_zero_is_below_one_over_n():
     fig, ax = _fig()
     values = np.array([[0.0, 0.5], [np.nan, 0.25]])
     trials = np.array([[1_000_000, 1_000_000], [0, 0]])
-    heatmap(ax, values, ["a", "b"], ["x", "y"], trials=trials, probability=True)
+    heatmap(values, ["a", "b"], ["x", "y"], ax=ax, trials=trials, probability=True)
     texts = [t.get_text() for t in ax.texts]
     assert "<1e-06" in texts and "0.5" in texts and len(texts) == 3
     legends = [a.get_legend() for a in fig.axes if a.get_legend() is not None]
@@ -46,19 +52,76 @@ def test_missing_cells_are_hatched_with_a_legend_and_zero_is_below_one_over_n():
     plt.close(fig)
 
 
-def test_long_labels_wrap_and_turn_and_big_grids_have_no_numbers():
+def _words(n, long=True):
+    heads = ["Very long name of a heavy weapons team with lascannons",
+             "Extremely long name of an armoured infantry squad in heavy cover",
+             "Veteran assault squad with plasma pistols and chainswords",
+             "Ordinary line troopers"]  # fmt: skip
+    return [f"{heads[i % 4] if long else 'unit'} {i}" for i in range(n)]
+
+
+def _assert_apart(labels, renderer):
+    boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
+    for a, b in zip(boxes, boxes[1:], strict=False):
+        assert not a.overlaps(b), (a, b)
+
+
+@pytest.mark.parametrize("n, long", [(20, True), (3, True), (30, False)])
+def test_tick_labels_never_overlap(n, long):
+    """Rows and columns: rendered (Agg, laid out as the CLI saves), no two tick labels'
+    boxes meet, for long names and many entries; cut names are in the footnote in full."""
     import matplotlib.pyplot as plt
 
     fig, ax = _fig()
-    names = [f"A rather long unit name number {i}" for i in range(12)]
-    heatmap(ax, np.arange(144.0).reshape(12, 12), names, names)
-    labels = ax.get_xticklabels()
-    assert all("\n" in t.get_text() for t in labels) and labels[0].get_rotation() == 45
+    names = _words(n, long)
+    values = np.linspace(0, 1, n * n).reshape(n, n)
+    assert heatmap(values, names, names, ax=ax, title="t", xlabel="target") is ax
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    _assert_apart(ax.get_yticklabels(), renderer)
+    _assert_apart(ax.get_xticklabels(), renderer)
+    foot = [t.get_text() for t in ax.texts if t.get_gid() == "footnote"]
+    if long:
+        assert "…" in ax.get_yticklabels()[0].get_text()
+        full = foot[0].replace("\n    ", " ")
+        assert names[0] in full and names[-2] in full
+        # the footnote is under the column labels and inside the figure
+        low = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels())
+        box = next(t for t in ax.texts if t.get_gid() == "footnote").get_window_extent(renderer)
+        assert box.y1 <= low and box.y0 >= 0
     plt.close(fig)
+
+
+def test_cell_text_readable_or_dropped_with_a_note():
+    """Numbers are written at MIN_CELL_FONT points or more and inside their cells, or not at
+    all, with a note saying where the values are."""
+    import matplotlib.pyplot as plt
+
+    for n, figsize in [(20, (6, 4)), (20, (16, 12)), (4, (6, 4))]:
+        fig, ax = plt.subplots(figsize=figsize)
+        heatmap(np.linspace(0, 1, n * n).reshape(n, n), _words(n, False), _words(n, False),
+                ax=ax, se=np.full((n, n), 0.01))  # fmt: skip
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        cells = [t for t in ax.texts if t.get_gid() == "cell"]
+        notes = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
+        box = ax.get_window_extent(renderer)
+        w, h = box.width / n, box.height / n
+        if figsize == (6, 4) and n == 20:
+            assert not cells and "colour bar" in notes
+        else:
+            assert len(cells) == n * n and "colour bar" not in notes
+        for t in cells:
+            assert t.get_fontsize() >= MIN_CELL_FONT
+            e = t.get_window_extent(renderer)
+            assert e.width <= w and e.height <= h
+        plt.close(fig)
     fig, ax = _fig()
     n = int(np.ceil(np.sqrt(MAX_ANNOTATED + 1)))
-    heatmap(ax, np.ones((n, n)), [str(i) for i in range(n)], [str(i) for i in range(n)])
-    assert len(ax.texts) == 0
+    heatmap(np.ones((n, n)), [str(i) for i in range(n)], [str(i) for i in range(n)], ax=ax)
+    assert not [t for t in ax.texts if t.get_gid() == "cell"]
     plt.close(fig)
 
 
