@@ -31,6 +31,43 @@ def test_plain_words():
     assert plain_metric("P(target unit destroyed)") == "P(target unit destroyed)"
 
 
+# every key of every ruleset's schema that holds a list (an array of tables, or a list
+# value), and how one of its items reads: the test fails when a ruleset adds a list key this
+# table does not name, so its plural gets looked at
+SINGULAR = {
+    "aa": "aa", "actions": "action", "anti": "anti", "attacks": "attack",
+    "batteries": "battery", "cards": "card", "defender_extra_rerolls": "defender extra reroll",
+    "dice": "die", "extra_rerolls": "extra reroll", "faces": "face", "groups": "group",
+    "hexes": "hex", "ignore_keywords": "ignore keyword", "impact": "impact",
+    "keywords": "keyword", "leader_quality": "leader quality", "melee": "melee",
+    "models": "model", "orders": "order", "outside_shock": "outside shock",
+    "points_per_model": "points per model", "quality": "quality", "ranged": "ranged",
+    "reroll_hits": "reroll hit", "reroll_wounds": "reroll wound", "saber_wild": "saber wild",
+    "secondary": "secondary", "split": "split", "steps": "step", "support": "support",
+    "target": "target", "to_hit_chart": "to hit chart", "to_wound_chart": "to wound chart",
+    "units": "unit", "vp": "vp", "vs": "vs", "weapons": "weapon",
+}  # fmt: skip
+LISTS = ("int_list", "str_list", "int_or_list", "int_matrix", "custom")
+
+
+def test_plain_key_singular_of_every_list_key_of_every_ruleset():
+    from oddslab import ruleset
+
+    found = set()
+    for name in ruleset.names(plugins=False):
+        for path, key in ruleset.get(name).keys.root.walk():
+            parts = path.split(" (")[0].split(".")
+            found |= {p[:-2] for p in parts if p.endswith("[]")}
+            if key.kind in LISTS:
+                found.add(parts[-1])
+    assert found == set(SINGULAR)
+    for key, one in SINGULAR.items():
+        assert plain_key(f"{key}[0]") == f"{one} 1"
+        assert plain_key(f"side.{key}.1.x") == f"side {one} 2 x"
+    assert plain_key("hexes[0].units[1].he") == "hex 1 unit 2 he"
+    assert plain_key("vom.batteries.2.range") == "vom battery 3 range"
+
+
 def _fig():
     import matplotlib.pyplot as plt
 
@@ -77,7 +114,7 @@ def test_tick_labels_never_overlap(n, long):
     values = np.linspace(0, 1, n * n).reshape(n, n)
     assert heatmap(values, names, names, ax=ax, title="t", xlabel="target") is ax
     fig.tight_layout()
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # places every text as a draw does
     renderer = fig.canvas.get_renderer()
     _assert_apart(ax.get_yticklabels(), renderer)
     _assert_apart(ax.get_xticklabels(), renderer)
@@ -103,7 +140,7 @@ def test_cell_text_readable_or_dropped_with_a_note():
         heatmap(np.linspace(0, 1, n * n).reshape(n, n), _words(n, False), _words(n, False),
                 ax=ax, se=np.full((n, n), 0.01))  # fmt: skip
         fig.tight_layout()
-        fig.canvas.draw()
+        fig.draw_without_rendering()  # places every text as a draw does
         renderer = fig.canvas.get_renderer()
         cells = [t for t in ax.texts if t.get_gid() == "cell"]
         notes = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
@@ -150,4 +187,39 @@ def test_matchup_heatmap_title(per_points):
     ax = res.plot(per_points=per_points)
     assert ax.get_title().startswith("mean of ") and ax.get_title().endswith("(exact)")
     assert ("per 100 points" in ax.get_title()) == per_points
+    plt.close("all")
+
+
+def test_line_of_an_integer_key_has_integer_ticks_and_no_error_bars_when_exact():
+    import matplotlib.pyplot as plt
+
+    from oddslab.analysis.sweep import sweep
+
+    res = sweep(SCENARIO, {"attacker.weapons.0.models": [3, 4]}, progress=None)
+    ax = res.plot("mean(models_slain)")
+    ticks = [t for t in ax.get_xticks() if 3 <= t <= 4]
+    assert ticks == [3, 4] and "exact" in ax.get_title() and "CI" not in ax.get_title()
+    assert ax.get_xlabel() == "attacker weapon 1 models"
+    assert not ax.collections  # the error bars of errorbar() are a LineCollection
+    plt.close("all")
+
+
+@pytest.mark.parametrize("exact", ["auto", "never"])
+def test_efficiency_plot_in_plain_words_and_exact_without_intervals(exact):
+    import matplotlib.pyplot as plt
+
+    from oddslab.analysis.points import efficiency
+
+    lib = ROOT / "oddslab" / "examples" / "libraries" / "generic.toml"
+    res = efficiency(f"{lib}:shock_squad,flame_team", [f"{lib}:conscripts"],
+                     metric="mean(damage_dealt)", trials=500, seed=1, exact=exact,
+                     progress=None)  # fmt: skip
+    ax = res.plot()
+    xlabel = ax.get_xlabel().replace("\n", " ")
+    assert xlabel.startswith("mean of ") and xlabel.endswith(" per 100 points")
+    assert "(" not in xlabel.split(" per 100")[0].replace("(overkill removed)", "")
+    if exact == "auto":
+        assert ax.get_title().endswith("(exact)") and not ax.lines and not ax.collections
+    else:
+        assert ax.get_title().endswith("(95% CI)") and ax.collections
     plt.close("all")

@@ -347,10 +347,13 @@ def _cell_font(ax: Any, shape: tuple[int, int], texts: dict) -> float | None:
     box = ax.get_window_extent(renderer)
     cell_w, cell_h = box.width / shape[1], box.height / shape[0]
     pad = 2 * fig.dpi / 72
-    # measure the widest and the tallest text once, at CELL_FONT (sizes scale linearly)
+    # measure the widest and the tallest texts once, at CELL_FONT (sizes scale linearly);
+    # the longest in characters are the widest, give or take a glyph: measure a few of them
+    longest = sorted(set(texts.values()), key=lambda t: max(map(len, t.split("\n"))))[-8:]
+    tallest = max(texts.values(), key=lambda t: t.count("\n"))
     probe = ax.text(0, 0, "", fontsize=CELL_FONT)
     w = h = 0.0
-    for text in set(texts.values()):
+    for text in {*longest, tallest}:
         probe.set_text(text)
         e = probe.get_window_extent(renderer)
         w, h = max(w, e.width), max(h, e.height)
