@@ -11,6 +11,7 @@ import pytest
 from oddslab.analysis.plots import (
     MAX_ANNOTATED,
     MIN_CELL_FONT,
+    category_ticks,
     heatmap,
     plain_key,
     plain_metric,
@@ -223,3 +224,19 @@ def test_efficiency_plot_in_plain_words_and_exact_without_intervals(exact):
     else:
         assert ax.get_title().endswith("(95% CI)") and ax.collections
     plt.close("all")
+
+
+def test_line_plot_category_labels_never_overlap():
+    import matplotlib.pyplot as plt
+
+    fig, ax = _fig()
+    names = [f"D6 re-rolling ones, {i}" for i in range(25)] + [_words(1)[0]]
+    ax.plot(range(len(names)), range(len(names)), marker="o")
+    ax.set_xlabel("attacker weapon 1 attacks")
+    category_ticks(ax, names)
+    fig.tight_layout()
+    fig.draw_without_rendering()
+    _assert_apart(ax.get_xticklabels(), fig.canvas.get_renderer())
+    foot = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
+    assert names[-1] in foot.replace("\n    ", " ")
+    plt.close(fig)

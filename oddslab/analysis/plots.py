@@ -33,6 +33,7 @@ __all__ = [
     "plain_metric",
     "heatmap",
     "integer_ticks",
+    "category_ticks",
     "efficiency_label",
     "MAX_ANNOTATED",
     "WRAP",
@@ -229,7 +230,7 @@ def heatmap(
                       fontsize=7, frameon=False, handlelength=1.2)  # fmt: skip
     full = [n for n, (_, cut) in zip([*ylabels, *xlabels], [*ys, *xs], strict=True) if cut]
     notes = [f"{_wrap(n)[0].replace(chr(10), ' ')} = {n}" for n in dict.fromkeys(full)]
-    _fit(ax, values.shape)
+    _fit(ax)
     texts = _cell_texts(values, se, trials, probability) if annotate else {}
     if texts and (values.size > MAX_ANNOTATED or _cell_font(ax, values.shape, texts) is None):
         texts = {}
@@ -239,7 +240,7 @@ def heatmap(
         if full:
             notes.insert(len(notes) - len(dict.fromkeys(full)), "names cut short, in full:")
         _footnote(ax, notes)
-        _fit(ax, values.shape)
+        _fit(ax)
     if texts:  # last: they are inside the axes and change no margin
         _write_cells(ax, values, texts, _cell_font(ax, values.shape, texts) or MIN_CELL_FONT)
     return ax
@@ -263,18 +264,29 @@ def _layout(fig: Any) -> tuple[Any, bool]:
     return renderer, ok
 
 
-def _fit(ax: Any, shape: tuple[int, int]) -> None:
-    """Grow the figure until each row and each column of ``ax`` is taller / wider than its
-    tick label (measured), and turn the column labels 90° when that takes less room."""
+def _pitches(ax: Any, axis: str) -> float:
+    """How many tick spacings the ``axis`` ("x" or "y") of ``ax`` is long (a heatmap of n
+    columns: n); the same however big the axes are drawn."""
+    ticks = np.sort(np.asarray(ax.get_xticks() if axis == "x" else ax.get_yticks(), float))
+    lo, hi = ax.get_xlim() if axis == "x" else ax.get_ylim()
+    step = np.diff(ticks).min() if len(ticks) > 1 else 0.0
+    return abs(hi - lo) / step if step > 0 else 0.0
+
+
+def _fit(ax: Any, x: bool = True, y: bool = True) -> None:
+    """Grow the figure until the tick labels of ``ax`` (on ``x``, on ``y``) are apart: each
+    tick spacing wider / taller than its label (measured). Column labels turn 90° when
+    that takes less room."""
     fig = ax.figure
-    nrows, ncols = shape
     renderer, ok = _layout(fig)
     gap = _GAP * fig.dpi / 72
-    xt = ax.get_xticklabels()
+    xt = ax.get_xticklabels() if x else []
+    yt = ax.get_yticklabels() if y else []
+    nx, ny = _pitches(ax, "x") if x else 0.0, _pitches(ax, "y") if y else 0.0
     if xt:
         across = max(t.get_window_extent(renderer).width for t in xt) + gap
         tall = max(t.get_window_extent(renderer).height for t in xt) + gap
-        if across * ncols > ax.get_window_extent(renderer).width and tall < across:
+        if across * nx > ax.get_window_extent(renderer).width and tall < across:
             for t in xt:
                 t.set_rotation(90)
                 t.set_horizontalalignment("center")
@@ -286,9 +298,8 @@ def _fit(ax: Any, shape: tuple[int, int]) -> None:
             renderer, ok = _layout(fig)
             continue
         box = ax.get_window_extent(renderer)
-        need_w = ncols * (max((t.get_window_extent(renderer).width for t in xt), default=0) + gap)
-        yt = ax.get_yticklabels()
-        need_h = nrows * (max((t.get_window_extent(renderer).height for t in yt), default=0) + gap)
+        need_w = nx * (max((t.get_window_extent(renderer).width for t in xt), default=0) + gap)
+        need_h = ny * (max((t.get_window_extent(renderer).height for t in yt), default=0) + gap)
         dw, dh = max(0.0, need_w - box.width), max(0.0, need_h - box.height)
         if dw == 0 and dh == 0:
             return
@@ -296,6 +307,21 @@ def _fit(ax: Any, shape: tuple[int, int]) -> None:
         fig.set_size_inches(w + grow * dw / fig.dpi + (dw > 0) * 0.1,
                             h + grow * dh / fig.dpi + (dh > 0) * 0.1)  # fmt: skip
         renderer, ok = _layout(fig)
+
+
+def category_ticks(ax: Any, labels: list[str]) -> None:
+    """Name the x positions 0, 1, ... of ``ax`` with ``labels`` (values that are not numbers:
+    dice, names) so that they never overlap: wrapped and cut as heatmap labels (a cut label
+    is written in full in a footnote), turned 90° when crowded, the figure grown to fit."""
+    ws = [_wrap(x) for x in labels]
+    ax.set_xticks(range(len(ws)), [x for x, _ in ws])
+    _fit(ax, y=False)
+    full = [
+        f"{w.replace(chr(10), ' ')} = {x}" for x, (w, cut) in zip(labels, ws, strict=True) if cut
+    ]
+    if full:
+        _footnote(ax, ["names cut short, in full:", *dict.fromkeys(full)])
+        _fit(ax, y=False)
 
 
 def _footnote(ax: Any, lines: list[str]) -> None:

@@ -405,7 +405,13 @@ def plot_sweep(
     import matplotlib.pyplot as plt
 
     from oddslab.analysis.metrics import parse_metric
-    from oddslab.analysis.plots import heatmap, integer_ticks, plain_key, plain_metric
+    from oddslab.analysis.plots import (
+        category_ticks,
+        heatmap,
+        integer_ticks,
+        plain_key,
+        plain_metric,
+    )
 
     tab = result.table(metric)
     text = tab["metric"].iloc[0]
@@ -421,14 +427,13 @@ def plot_sweep(
         # error bars only where some value is simulated: an exact line has none to draw
         yerr = None if exact else [tab["value"] - tab["ci_low"], tab["ci_high"] - tab["value"]]
         ax.errorbar(pos, tab["value"], yerr=yerr, marker="o", capsize=3)
-        if not numeric:
-            ax.set_xticks(pos, [str(x) for x in xs], rotation=45 if len(xs) > 6 else 0,
-                          ha="right" if len(xs) > 6 else "center")  # fmt: skip
-        elif all(float(x).is_integer() for x in xs):
-            integer_ticks(ax.xaxis)  # a count is never ticked at 3.25
         ax.set_xlabel(plain_key(k))
         ax.set_ylabel(label)
         ax.set_title(f"{label} (exact)" if exact else f"{label} (95% CI)")
+        if not numeric:  # labels set last: they are laid out with the title and axis labels
+            category_ticks(ax, [str(x) for x in xs])
+        elif all(float(x).is_integer() for x in xs):
+            integer_ticks(ax.xaxis)  # a count is never ticked at 3.25
         ax.grid(alpha=0.3)
         return ax
     if len(result.keys) != 2:
