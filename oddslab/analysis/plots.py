@@ -246,11 +246,17 @@ def heatmap(
     return ax
 
 
+def _renderer(fig: Any) -> Any:
+    """The renderer text is measured with (Agg's, or the figure's own on other canvases)."""
+    canvas = fig.canvas
+    return canvas.get_renderer() if hasattr(canvas, "get_renderer") else fig._get_renderer()
+
+
 def _layout(fig: Any) -> tuple[Any, bool]:
     """Lay ``fig`` out as it will be saved (tight layout unless it has a layout engine of its
     own: constrained layout); the renderer its sizes are measured with, and False when the tight layout did not
     fit (the figure is too small for its margins: it was left as it was)."""
-    renderer = fig.canvas.get_renderer()
+    renderer = _renderer(fig)
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     ok = True
@@ -369,7 +375,7 @@ def _cell_font(ax: Any, shape: tuple[int, int], texts: dict) -> float | None:
     :data:`MIN_CELL_FONT`, at which every text fits its cell of ``ax``; None when none
     does."""
     fig = ax.figure
-    renderer = fig.canvas.get_renderer()
+    renderer = _renderer(fig)
     box = ax.get_window_extent(renderer)
     cell_w, cell_h = box.width / shape[1], box.height / shape[0]
     pad = 2 * fig.dpi / 72
