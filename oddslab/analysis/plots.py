@@ -59,6 +59,8 @@ MIN_CELL_FONT = 7.0
 MAX_ANNOTATED = 400
 #: Room left between two neighbouring tick labels, in points.
 _GAP = 3.0
+#: Smallest width and height of a plot whose figure grows for its labels, in inches.
+_MIN_AXES = 2.0
 
 # plurals the rulesets' list keys use that dropping an "s" gets wrong (the test lists every
 # list key of every ruleset's schema)
@@ -157,7 +159,7 @@ def _wrap(label: str) -> tuple[str, bool]:
     if len(lines) <= MAX_LINES:
         return "\n".join(lines) or text, False
     words = text.split()
-    tail = words[-1][-WRAP // 2 :]
+    tail = words[-1][-(WRAP - 2) :]
     head = words[:-1]
     while head:
         head.pop()
@@ -306,6 +308,8 @@ def _fit(ax: Any, x: bool = True, y: bool = True) -> None:
         box = ax.get_window_extent(renderer)
         need_w = nx * (max((t.get_window_extent(renderer).width for t in xt), default=0) + gap)
         need_h = ny * (max((t.get_window_extent(renderer).height for t in yt), default=0) + gap)
+        # and never a sliver of a plot between tall labels: at least _MIN_AXES inches each way
+        need_w, need_h = max(need_w, _MIN_AXES * fig.dpi), max(need_h, _MIN_AXES * fig.dpi)
         dw, dh = max(0.0, need_w - box.width), max(0.0, need_h - box.height)
         if dw == 0 and dh == 0:
             return
