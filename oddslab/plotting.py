@@ -252,7 +252,8 @@ def plot_joint(
     Rows are the values of ``a`` (bottom to top), columns those of ``b``; the colour is the
     probability on a log scale from the smallest occurring probability; combinations that
     never occurred are blank. Each cell is written out when the table is at most
-    ``annotate`` values each way (else the cells would not be readable).
+    ``annotate`` values each way and every value fits its cell at 7 points (else the cells
+    would not be readable, or their numbers would run into each other).
 
     Parameters
     ----------
@@ -283,19 +284,40 @@ def plot_joint(
         ax.xaxis.set_major_locator(_int_locator())
     if len(rows) > 20:
         ax.yaxis.set_major_locator(_int_locator())
-    if len(rows) <= annotate and len(cols) <= annotate:
-        for i in range(len(rows)):
-            for j in range(len(cols)):
-                if z[i, j] > 0:
-                    ax.text(j, i, format_probability(z[i, j]), ha="center", va="center",
-                            fontsize=7, color="white" if z[i, j] < (lo * hi) ** 0.5 else "black")  # fmt: skip
     ax.figure.colorbar(mesh, ax=ax, label="probability (blank: never happened)")
     ax.set_xlabel(outcome.title(b))
     ax.set_ylabel(outcome.title(a))
     src = table.attrs.get("source", "")
     extra = f", {src}" if src and src not in ("trials", "exact") else ""
     ax.set_title(f"{_title(outcome)}{extra}")
+    # cell numbers last, measured against the cells as laid out with everything else
+    texts = {(i, j): format_probability(z[i, j]) for i, j in zip(*np.nonzero(z > 0), strict=True)}
+    if len(rows) <= annotate and len(cols) <= annotate and _fits(ax, texts, z.shape, 7):
+        for (i, j), text in texts.items():
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if z[i, j] < (lo * hi) ** 0.5 else "black")  # fmt: skip
     return ax
+
+
+def _fits(ax: Axes, texts: dict, shape: tuple[int, int], size: float) -> bool:
+    """True when the widest of ``texts`` at ``size`` points fits a cell of ``ax`` (a table
+    of ``shape`` cells, as laid out now): else cell numbers would run into each other."""
+    if not texts:
+        return False
+    fig = ax.figure
+    canvas = fig.canvas
+    renderer = canvas.get_renderer() if hasattr(canvas, "get_renderer") else fig._get_renderer()
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        fig.draw_without_rendering()
+    else:
+        fig.tight_layout()  # the layout it is saved with (``save``, the CLI)
+    box = ax.get_window_extent(renderer)
+    probe = ax.text(0, 0, max(texts.values(), key=len), fontsize=size)
+    wide = probe.get_window_extent(renderer).width
+    probe.remove()
+    return wide + 2 * fig.dpi / 72 <= box.width / shape[1]
 
 
 def _int_locator():

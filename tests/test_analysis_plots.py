@@ -8,7 +8,14 @@ import matplotlib
 import numpy as np
 import pytest
 
-from oddslab.analysis.plots import MAX_ANNOTATED, heatmap, plain_key, plain_metric
+from oddslab.analysis.plots import (
+    MAX_ANNOTATED,
+    MIN_CELL_FONT,
+    category_ticks,
+    heatmap,
+    plain_key,
+    plain_metric,
+)
 
 matplotlib.use("Agg")
 
@@ -25,6 +32,43 @@ def test_plain_words():
     assert plain_metric("P(target unit destroyed)") == "P(target unit destroyed)"
 
 
+# every key of every ruleset's schema that holds a list (an array of tables, or a list
+# value), and how one of its items reads: the test fails when a ruleset adds a list key this
+# table does not name, so its plural gets looked at
+SINGULAR = {
+    "aa": "aa", "actions": "action", "anti": "anti", "attacks": "attack",
+    "batteries": "battery", "cards": "card", "defender_extra_rerolls": "defender extra reroll",
+    "dice": "die", "extra_rerolls": "extra reroll", "faces": "face", "groups": "group",
+    "hexes": "hex", "ignore_keywords": "ignore keyword", "impact": "impact",
+    "keywords": "keyword", "leader_quality": "leader quality", "melee": "melee",
+    "models": "model", "orders": "order", "outside_shock": "outside shock",
+    "points_per_model": "points per model", "quality": "quality", "ranged": "ranged",
+    "reroll_hits": "reroll hit", "reroll_wounds": "reroll wound", "saber_wild": "saber wild",
+    "secondary": "secondary", "split": "split", "steps": "step", "support": "support",
+    "target": "target", "to_hit_chart": "to hit chart", "to_wound_chart": "to wound chart",
+    "units": "unit", "vp": "vp", "vs": "vs", "weapons": "weapon",
+}  # fmt: skip
+LISTS = ("int_list", "str_list", "int_or_list", "int_matrix", "custom")
+
+
+def test_plain_key_singular_of_every_list_key_of_every_ruleset():
+    from oddslab import ruleset
+
+    found = set()
+    for name in ruleset.names(plugins=False):
+        for path, key in ruleset.get(name).keys.root.walk():
+            parts = path.split(" (")[0].split(".")
+            found |= {p[:-2] for p in parts if p.endswith("[]")}
+            if key.kind in LISTS:
+                found.add(parts[-1])
+    assert found == set(SINGULAR)
+    for key, one in SINGULAR.items():
+        assert plain_key(f"{key}[0]") == f"{one} 1"
+        assert plain_key(f"side.{key}.1.x") == f"side {one} 2 x"
+    assert plain_key("hexes[0].units[1].he") == "hex 1 unit 2 he"
+    assert plain_key("vom.batteries.2.range") == "vom battery 3 range"
+
+
 def _fig():
     import matplotlib.pyplot as plt
 
@@ -37,7 +81,7 @@ def test_missing_cells_are_hatched_with_a_legend_and_zero_is_below_one_over_n():
     fig, ax = _fig()
     values = np.array([[0.0, 0.5], [np.nan, 0.25]])
     trials = np.array([[1_000_000, 1_000_000], [0, 0]])
-    heatmap(ax, values, ["a", "b"], ["x", "y"], trials=trials, probability=True)
+    heatmap(values, ["a", "b"], ["x", "y"], ax=ax, trials=trials, probability=True)
     texts = [t.get_text() for t in ax.texts]
     assert "<1e-06" in texts and "0.5" in texts and len(texts) == 3
     legends = [a.get_legend() for a in fig.axes if a.get_legend() is not None]
@@ -46,19 +90,76 @@ def test_missing_cells_are_hatched_with_a_legend_and_zero_is_below_one_over_n():
     plt.close(fig)
 
 
-def test_long_labels_wrap_and_turn_and_big_grids_have_no_numbers():
+def _words(n, long=True):
+    heads = ["Very long name of a heavy weapons team with lascannons",
+             "Extremely long name of an armoured infantry squad in heavy cover",
+             "Veteran assault squad with plasma pistols and chainswords",
+             "Ordinary line troopers"]  # fmt: skip
+    return [f"{heads[i % 4] if long else 'unit'} {i}" for i in range(n)]
+
+
+def _assert_apart(labels, renderer):
+    boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
+    for a, b in zip(boxes, boxes[1:], strict=False):
+        assert not a.overlaps(b), (a, b)
+
+
+@pytest.mark.parametrize("n, long", [(20, True), (3, True), (30, False)])
+def test_tick_labels_never_overlap(n, long):
+    """Rows and columns: rendered (Agg, laid out as the CLI saves), no two tick labels'
+    boxes meet, for long names and many entries; cut names are in the footnote in full."""
     import matplotlib.pyplot as plt
 
     fig, ax = _fig()
-    names = [f"A rather long unit name number {i}" for i in range(12)]
-    heatmap(ax, np.arange(144.0).reshape(12, 12), names, names)
-    labels = ax.get_xticklabels()
-    assert all("\n" in t.get_text() for t in labels) and labels[0].get_rotation() == 45
+    names = _words(n, long)
+    values = np.linspace(0, 1, n * n).reshape(n, n)
+    assert heatmap(values, names, names, ax=ax, title="t", xlabel="target") is ax
+    fig.tight_layout()
+    fig.draw_without_rendering()  # places every text as a draw does
+    renderer = fig.canvas.get_renderer()
+    _assert_apart(ax.get_yticklabels(), renderer)
+    _assert_apart(ax.get_xticklabels(), renderer)
+    foot = [t.get_text() for t in ax.texts if t.get_gid() == "footnote"]
+    if long:
+        assert "…" in ax.get_yticklabels()[0].get_text()
+        full = foot[0].replace("\n    ", " ")
+        assert names[0] in full and names[-2] in full
+        # the footnote is under the column labels and inside the figure
+        low = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels())
+        box = next(t for t in ax.texts if t.get_gid() == "footnote").get_window_extent(renderer)
+        assert box.y1 <= low and box.y0 >= 0
     plt.close(fig)
+
+
+def test_cell_text_readable_or_dropped_with_a_note():
+    """Numbers are written at MIN_CELL_FONT points or more and inside their cells, or not at
+    all, with a note saying where the values are."""
+    import matplotlib.pyplot as plt
+
+    for n, figsize in [(20, (6, 4)), (10, (9, 7)), (4, (6, 4))]:
+        fig, ax = plt.subplots(figsize=figsize)
+        heatmap(np.linspace(0, 1, n * n).reshape(n, n), _words(n, False), _words(n, False),
+                ax=ax, se=np.full((n, n), 0.01))  # fmt: skip
+        fig.tight_layout()
+        fig.draw_without_rendering()  # places every text as a draw does
+        renderer = fig.canvas.get_renderer()
+        cells = [t for t in ax.texts if t.get_gid() == "cell"]
+        notes = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
+        box = ax.get_window_extent(renderer)
+        w, h = box.width / n, box.height / n
+        if figsize == (6, 4) and n == 20:
+            assert not cells and "colour bar" in notes
+        else:
+            assert len(cells) == n * n and "colour bar" not in notes
+        for t in cells:
+            assert t.get_fontsize() >= MIN_CELL_FONT
+            e = t.get_window_extent(renderer)
+            assert e.width <= w and e.height <= h
+        plt.close(fig)
     fig, ax = _fig()
     n = int(np.ceil(np.sqrt(MAX_ANNOTATED + 1)))
-    heatmap(ax, np.ones((n, n)), [str(i) for i in range(n)], [str(i) for i in range(n)])
-    assert len(ax.texts) == 0
+    heatmap(np.ones((n, n)), [str(i) for i in range(n)], [str(i) for i in range(n)], ax=ax)
+    assert not [t for t in ax.texts if t.get_gid() == "cell"]
     plt.close(fig)
 
 
@@ -88,3 +189,54 @@ def test_matchup_heatmap_title(per_points):
     assert ax.get_title().startswith("mean of ") and ax.get_title().endswith("(exact)")
     assert ("per 100 points" in ax.get_title()) == per_points
     plt.close("all")
+
+
+def test_line_of_an_integer_key_has_integer_ticks_and_no_error_bars_when_exact():
+    import matplotlib.pyplot as plt
+
+    from oddslab.analysis.sweep import sweep
+
+    res = sweep(SCENARIO, {"attacker.weapons.0.models": [3, 4]}, progress=None)
+    ax = res.plot("mean(models_slain)")
+    ticks = [t for t in ax.get_xticks() if 3 <= t <= 4]
+    assert ticks == [3, 4] and "exact" in ax.get_title() and "CI" not in ax.get_title()
+    assert ax.get_xlabel() == "attacker weapon 1 models"
+    assert not ax.collections  # the error bars of errorbar() are a LineCollection
+    plt.close("all")
+
+
+@pytest.mark.parametrize("exact", ["auto", "never"])
+def test_efficiency_plot_in_plain_words_and_exact_without_intervals(exact):
+    import matplotlib.pyplot as plt
+
+    from oddslab.analysis.points import efficiency
+
+    lib = ROOT / "oddslab" / "examples" / "libraries" / "generic.toml"
+    res = efficiency(f"{lib}:shock_squad,flame_team", [f"{lib}:conscripts"],
+                     metric="mean(damage_dealt)", trials=500, seed=1, exact=exact,
+                     progress=None)  # fmt: skip
+    ax = res.plot()
+    xlabel = ax.get_xlabel().replace("\n", " ")
+    assert xlabel.startswith("mean of ") and xlabel.endswith(" per 100 points")
+    assert "(" not in xlabel.split(" per 100")[0].replace("(overkill removed)", "")
+    if exact == "auto":
+        assert ax.get_title().endswith("(exact)") and not ax.lines and not ax.collections
+    else:
+        assert ax.get_title().endswith("(95% CI)") and ax.collections
+    plt.close("all")
+
+
+def test_line_plot_category_labels_never_overlap():
+    import matplotlib.pyplot as plt
+
+    fig, ax = _fig()
+    names = [f"D6 re-rolling ones, {i}" for i in range(25)] + [_words(1)[0]]
+    ax.plot(range(len(names)), range(len(names)), marker="o")
+    ax.set_xlabel("attacker weapon 1 attacks")
+    category_ticks(ax, names)
+    fig.tight_layout()
+    fig.draw_without_rendering()
+    _assert_apart(ax.get_xticklabels(), fig.canvas.get_renderer())
+    foot = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
+    assert names[-1] in foot.replace("\n    ", " ")
+    plt.close(fig)

@@ -107,3 +107,19 @@ def test_check_output_file_leaves_no_trace(tmp_path):
     assert old.read_text() == "kept"
     with pytest.raises(ValueError, match="does not exist"):
         check_output_file(tmp_path / "no" / "x.csv", "no/x.csv")
+
+
+def test_joint_cell_numbers_only_where_they_fit():
+    """A joint heatmap writes its cells' probabilities only when each fits its cell: on a
+    small Axes they would run into each other, and are left to the colour bar."""
+    from oddslab.plotting import plot_joint
+
+    sc = GenericScenario((Weapon(models=4, attacks=2, skill=3),), Target(models=10, save=6))
+    out = simulate(sc, trials=2_000, seed=1, joint=[("hits", "wounds")])
+    ax = plot_joint(out, "hits", "wounds")
+    renderer = ax.figure.canvas.get_renderer()
+    cell = ax.get_window_extent(renderer).width / len(ax.get_xticks())
+    assert ax.texts and all(t.get_window_extent(renderer).width < cell for t in ax.texts)
+    _, small = plt.subplots(figsize=(2.5, 2))
+    assert not plot_joint(out, "hits", "wounds", ax=small).texts
+    plt.close("all")

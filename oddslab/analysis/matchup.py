@@ -423,18 +423,15 @@ def plot_matchup(
                           columns=[e.label for e in result.targets])  # fmt: skip
     ses = tab[err].reshape(shape)
     trials = tab["trials"].reshape(shape)
-    if ax is None:
-        w = max(5.0, 1.1 * values.shape[1] + 3)
-        h = max(3.5, 0.6 * values.shape[0] + 2)
+    if ax is None:  # room for a value and its SE in each cell (the labels get theirs)
+        w = min(16.0, max(5.0, 1.1 * values.shape[1] + 3))
+        h = min(12.0, max(3.5, 0.6 * values.shape[0] + 2))
         _, ax = plt.subplots(figsize=(w, h))
     m = parse_metric(metric or result.metric)
-    heatmap(ax, values.to_numpy(float), list(values.index), list(values.columns),
-            se=ses.astype(float), trials=trials, probability=m.is_probability and not per_points,
-            annotate=annotate)  # fmt: skip
     label = plain_metric(m.text, next(result.iter_outcomes(), None))
     per = " per 100 points of the attacker" if per_points else ""
     n = "exact" if tab["exact"].all() else f"{int(tab['trials'].max()):,} trials per cell"
-    ax.set_title(f"{label}{per} ({n})")
-    ax.set_xlabel("target")
-    ax.set_ylabel("attacker")
-    return ax
+    return heatmap(values.to_numpy(float), list(values.index), list(values.columns), ax=ax,
+                   se=ses.astype(float), trials=trials,
+                   probability=m.is_probability and not per_points, annotate=annotate,
+                   title=f"{label}{per} ({n})", xlabel="target", ylabel="attacker")  # fmt: skip

@@ -168,19 +168,16 @@ def plot_efficiency(result: EfficiencyResult, *, ax: Any = None) -> Any:
     """Horizontal bars of the ranked efficiency with 95% intervals. Returns the Axes."""
     import matplotlib.pyplot as plt
 
+    from oddslab.analysis.plots import efficiency_label
+
     df = result.table.iloc[::-1]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 0.45 * len(df) + 1.5))
-    ax.barh(
-        df["label"],
-        df["per_100_points"],
-        xerr=Z95 * df["per_100_points_se"],
-        capsize=3,
-        color="tab:blue",
-        alpha=0.8,
-    )
-    ax.set_xlabel(f"{result.table.attrs.get('metric', 'metric')} per 100 points")
-    ax.set_title("Efficiency against the basket (95% CI)")
+    exact = bool(result.table.attrs.get("exact", False))  # no interval to draw or name
+    xerr = None if exact else Z95 * df["per_100_points_se"]
+    ax.barh(df["label"], df["per_100_points"], xerr=xerr, capsize=3, color="tab:blue", alpha=0.8)
+    ax.set_xlabel(efficiency_label(result))
+    ax.set_title(f"Efficiency against the basket ({'exact' if exact else '95% CI'})")
     ax.grid(axis="x", alpha=0.3)
     return ax
 

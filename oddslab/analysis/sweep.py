@@ -408,7 +408,13 @@ def plot_sweep(
     import matplotlib.pyplot as plt
 
     from oddslab.analysis.metrics import parse_metric
-    from oddslab.analysis.plots import heatmap, plain_key, plain_metric
+    from oddslab.analysis.plots import (
+        category_ticks,
+        heatmap,
+        integer_ticks,
+        plain_key,
+        plain_metric,
+    )
 
     tab = result.table(metric)
     text = tab["metric"].iloc[0]
@@ -421,19 +427,16 @@ def plot_sweep(
         xs = list(tab[k])
         numeric = all(isinstance(x, int | float) and not isinstance(x, bool) for x in xs)
         pos = xs if numeric else list(range(len(xs)))
-        ax.errorbar(
-            pos,
-            tab["value"],
-            yerr=[tab["value"] - tab["ci_low"], tab["ci_high"] - tab["value"]],
-            marker="o",
-            capsize=3,
-        )
-        if not numeric:
-            ax.set_xticks(pos, [str(x) for x in xs], rotation=45 if len(xs) > 6 else 0,
-                          ha="right" if len(xs) > 6 else "center")  # fmt: skip
+        # error bars only where some value is simulated: an exact line has none to draw
+        yerr = None if exact else [tab["value"] - tab["ci_low"], tab["ci_high"] - tab["value"]]
+        ax.errorbar(pos, tab["value"], yerr=yerr, marker="o", capsize=3)
         ax.set_xlabel(plain_key(k))
         ax.set_ylabel(label)
-        ax.set_title(label if exact else f"{label} (95% CI)")
+        ax.set_title(f"{label} (exact)" if exact else f"{label} (95% CI)")
+        if not numeric:  # labels set last: they are laid out with the title and axis labels
+            category_ticks(ax, [str(x) for x in xs])
+        elif all(float(x).is_integer() for x in xs):
+            integer_ticks(ax.xaxis)  # a count is never ticked at 3.25
         ax.grid(alpha=0.3)
         return ax
     if len(result.keys) != 2:
@@ -447,13 +450,11 @@ def plot_sweep(
         i, j = rows.index(_hashable(y)), cols.index(_hashable(x))
         values[i, j] = v
         trials[i, j] = result.results[r].trials
-    heatmap(ax, values, [str(v) for v in rows], [str(v) for v in cols], trials=trials,
-            probability=parse_metric(text).is_probability, annotate=annotate)  # fmt: skip
-    ax.set_xlabel(plain_key(kx))
-    ax.set_ylabel(plain_key(ky))
     n = "exact" if exact else f"{int(trials.max()):,} trials per cell"
-    ax.set_title(f"{label} ({n})")
-    return ax
+    return heatmap(values, [str(v) for v in rows], [str(v) for v in cols], ax=ax,
+                   trials=trials, probability=parse_metric(text).is_probability,
+                   annotate=annotate, title=f"{label} ({n})", xlabel=plain_key(kx),
+                   ylabel=plain_key(ky))  # fmt: skip
 
 
 def _hashable(v: Any) -> Any:
