@@ -86,7 +86,7 @@ def efficiency_cmd(
     )
     plot = _check_files(out, plot, store)
     weights = _parse_basket(basket)
-    with _user_errors(store):
+    with _user_errors(store, "points-efficiency"):
         from oddslab.analysis.points import efficiency
 
         with _progress("efficiency") as cb:
@@ -139,7 +139,7 @@ def fair_cmd(
     )
     _check_files(None, None, store)
     weights = _parse_basket(basket)
-    with _user_errors(store):
+    with _user_errors(store, "points-fair"):
         from oddslab.analysis.points import fair_points
 
         with _progress("fair points") as cb:
