@@ -88,3 +88,20 @@ def test_nothing_finished_or_an_unwritable_folder_keeps_no_file(tmp_path):
     )
     assert text.endswith("give --store FILE to keep a study's finished cells")
     assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
+
+
+def test_an_interrupted_matchup_hands_over_its_finished_cells(tmp_path):
+    """The same for a matchup (and so efficiency and fair points, which run one)."""
+    from oddslab.analysis.matchup import matchup
+
+    lib = str(ROOT / "oddslab" / "examples" / "libraries" / "generic.toml")
+    run = dict(trials=1_000, seed=4, exact="never")
+    with pytest.raises(StudyInterrupted) as info:
+        matchup(lib, lib, progress=_stop_after(3), **run)
+    exc = info.value
+    assert exc.finished == len(exc.results) == 3 < exc.total
+    store = tmp_path / "kept.sqlite"
+    assert exc.save(store) == 3
+    resumed = matchup(lib, lib, store=store, resume=True, progress=None, **run)
+    clean = matchup(lib, lib, progress=None, **run)
+    assert resumed.table().equals(clean.table())
