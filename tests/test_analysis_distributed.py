@@ -242,7 +242,7 @@ def test_the_local_cluster_serves_no_http(monkeypatch):
     from oddslab.analysis import dask_run
     from oddslab.analysis.dask_run import local_cluster, stop_worker_http
 
-    assert dask_run.cluster_settings(True) == {}  # a dashboard keeps Dask's routes
+    assert "distributed.worker.http.routes" not in dask_run.cluster_settings(True)  # Dask's
     stops = []
     monkeypatch.setattr(dask_run, "_stop_http", lambda *a: stops.append(a))
     before = _listening_ports()
@@ -256,6 +256,9 @@ def test_the_local_cluster_serves_no_http(monkeypatch):
                 assert [_http_status(port, p) for p in ("/health", "/metrics", "/")] == [404] * 3
             monkeypatch.undo()
             dask_run._stop_http(server, loop)
+            # a terminal's Ctrl-C reaches the workers too: they leave it to the client
+            ignored = client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
+            assert set(ignored.values()) == {True}
             client.run(stop_worker_http)
             info = client.scheduler_info()
             comms = {int(a.rsplit(":", 1)[1]) for a in info["workers"]}

@@ -67,6 +67,7 @@ __all__ = [
     "QUIET",
     "NO_ROUTES",
     "cluster_settings",
+    "dask_setup",
     "WORKERS_SECONDS",
 ]
 
@@ -101,10 +102,32 @@ QUIET = {
 NO_ROUTES = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
 
 
+#: The module every local worker preloads: its :func:`dask_setup` runs as the worker starts.
+PRELOAD = "oddslab.analysis.dask_run"
+
+
 def cluster_settings(dashboard: bool) -> dict[str, Any]:
     """The Dask settings a local cluster is made with: Dask's own with a dashboard, else
-    :data:`QUIET` and :data:`NO_ROUTES`."""
-    return {} if dashboard else {**QUIET, **NO_ROUTES}
+    :data:`QUIET` and :data:`NO_ROUTES`; either way the workers preload :data:`PRELOAD`
+    (after any preloads of the user's Dask settings)."""
+    import dask
+
+    preload = [*dask.config.get("distributed.worker.preload", default=[]), PRELOAD]
+    quiet = {} if dashboard else {**QUIET, **NO_ROUTES}
+    return {**quiet, "distributed.worker.preload": preload}
+
+
+def dask_setup(worker: Any) -> None:
+    """Run by Dask in each worker of a local cluster as it starts (a preload): ignore SIGINT.
+
+    Ctrl-C at a terminal reaches every process of the group; the client then stops the
+    study, keeps its finished cells and closes the cluster. A worker that took the signal
+    itself died with a traceback of its own (two per worker) under the client's message."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def local_cluster(workers: int, dashboard: bool = False):
