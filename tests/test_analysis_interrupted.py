@@ -83,10 +83,10 @@ def test_nothing_finished_or_an_unwritable_folder_keeps_no_file(tmp_path):
     nowhere = tmp_path / "a-file"  # not a folder (a read-only one would not stop root)
     nowhere.write_text("")
     text = keep_finished(info.value, "sweep", ["sweep"], folder=nowhere)
-    assert text.startswith(
-        f"interrupted: 1 of 6 cells had finished but could not be kept in {nowhere}"
+    assert text == (
+        f"interrupted: 1 of 6 cells had finished but could not be kept in {nowhere} (not a "
+        "writable folder); give --store FILE to keep a study's finished cells"
     )
-    assert text.endswith("give --store FILE to keep a study's finished cells")
     assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
 
 

@@ -106,8 +106,12 @@ def keep_finished(exc: StudyInterrupted, command: str, argv: list[str],
 
     if exc.finished == 0:
         return "interrupted before any cell finished: nothing to keep"
+    import os
+
     folder = Path.cwd() if folder is None else folder
     try:
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            raise OSError("not a writable folder")
         path = default_store(command, exc.study, folder)
         n = exc.save(path)
     except (OSError, sqlite3.Error, ScenarioError) as err:
