@@ -332,3 +332,78 @@ def test_a_sweep_of_a_static_hex_platoon_metric_prints_exact_without_se():
     assert "seed" in res.stdout and " se " in res.stdout
     # the exact cells report the exact statistics only: --stat of another says why
     _err([*args, "--stat", "enemy_platoon_state"], "--exact never simulates every statistic")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
+def test_ctrl_c_without_store_keeps_the_finished_cells_and_says_how_to_finish(
+    tmp_path, monkeypatch, default_sigint
+):
+    """A real SIGINT to `oddslab sweep` without --store, once its progress bar shows finished
+    cells: exit 130, the finished cells kept in oddslab-sweep-<hash8>.sqlite in the current
+    folder (the scenario has no seed: the drawn one is kept), two lines saying how many and
+    the command that finishes it; that command ends with the uninterrupted study's table."""
+    import json
+    import os
+    import re
+    import select
+    import shlex
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sc = tmp_path / "noseed.toml"
+    sc.write_text(Path(SCENARIO).read_text().replace("seed = 2026\n", ""))
+    argv = ["sweep", str(sc), "--vary", "target.models=20..25", "--trials", "2000000",
+            "--exact", "never", "--out", "res.csv"]  # fmt: skip
+    master, slave = os.openpty()  # the progress bar is drawn on a terminal only
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm", "PYTHONPATH": str(ROOT),
+           "NUMBA_NUM_THREADS": "1"}  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "oddslab", *argv], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=slave)  # fmt: skip
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 90
+
+    def read(wait: float) -> bool:
+        nonlocal seen
+        if not select.select([master], [], [], wait)[0]:
+            return False
+        try:
+            seen += os.read(master, 4096)
+        except OSError:  # the process ended (and closed the terminal)
+            return False
+        return True
+
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            read(0.05)
+            done = [int(n) for n in re.findall(rb"(\d+)/6\b", seen)]
+            if done and max(done) >= 1:
+                break
+        assert proc.poll() is None, seen[-800:]
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        while read(0.2):
+            pass
+    finally:
+        proc.kill()
+        os.close(master)
+    err = seen.decode(errors="replace").replace("\r", "")
+    assert proc.returncode == 130, err[-800:]
+    assert "Traceback" not in err
+    kept = list(tmp_path.glob("oddslab-*.sqlite"))
+    assert len(kept) == 1 and re.fullmatch(r"oddslab-sweep-[0-9a-f]{8}\.sqlite", kept[0].name)
+    m = re.search(r"interrupted: (\d) of 6 cells had finished; they are kept in (\S+)\n"
+                  r"finish the study with: (oddslab sweep .*)\n", err)  # fmt: skip
+    assert m is not None, err[-800:]
+    assert 1 <= int(m[1]) < 6 and m[2] == kept[0].name
+    again = shlex.split(m[3])
+    assert again == ["oddslab", *argv, "--store", kept[0].name, "--resume"]
+    assert not (tmp_path / "res.csv").exists()
+
+    monkeypatch.chdir(tmp_path)
+    info = json.loads(_ok(["store", "info", kept[0].name, "-f", "json"]).stdout)
+    assert info["cells"] == int(m[1])
+    _ok(again[1:])  # the command as printed: runs the other cells
+    _ok([*argv[:-1], "clean.csv", "--seed", str(info["identity"]["seed"])])
+    assert (tmp_path / "res.csv").read_text() == (tmp_path / "clean.csv").read_text()

@@ -224,14 +224,41 @@ def _listening_ports() -> set[int]:
     }
 
 
-def test_the_local_cluster_serves_no_http():
+def _http_status(port: int, path: str = "/health") -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_the_local_cluster_serves_no_http(monkeypatch):
+    """No dashboard: the HTTP servers Dask starts anyway serve nothing (404 on /health and
+    the rest) in the moment before oddslab stops them, then none listens."""
     dist = pytest.importorskip("distributed")
+    from oddslab.analysis import dask_run
     from oddslab.analysis.dask_run import local_cluster, stop_worker_http
 
+    assert "distributed.worker.http.routes" not in dask_run.cluster_settings(True)  # Dask's
+    stops = []
+    monkeypatch.setattr(dask_run, "_stop_http", lambda *a: stops.append(a))
     before = _listening_ports()
     cluster = local_cluster(1)
     try:
         with dist.Client(cluster, timeout=60) as client:
+            (server, loop), *_ = stops  # still serving: the window local_cluster closes
+            ports = [server.http_server.port]
+            ports += client.run(lambda dask_worker: dask_worker.http_server.port).values()
+            for port in ports:
+                assert [_http_status(port, p) for p in ("/health", "/metrics", "/")] == [404] * 3
+            monkeypatch.undo()
+            dask_run._stop_http(server, loop)
+            # a terminal's Ctrl-C reaches the workers too: they leave it to the client
+            ignored = client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
+            assert set(ignored.values()) == {True}
             client.run(stop_worker_http)
             info = client.scheduler_info()
             comms = {int(a.rsplit(":", 1)[1]) for a in info["workers"]}

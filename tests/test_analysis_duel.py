@@ -76,3 +76,32 @@ def test_an_event_metric_gives_the_curve_of_the_statistic_it_equals():
     assert ev.crossing == plain.crossing and ev.metric == "P(dead)"
     with pytest.raises(ValueError, match="did you mean 'damage_dealt'"):
         duel_balance(EXACT, "attacker.weapons.0.models", 1, 12, metric="P(damage_delt >= 3)")
+
+
+def test_ctrl_c_stops_the_search_and_keeps_the_sizes_that_finished(monkeypatch):
+    """Ctrl-C inside a size's run (the engine returns its finished chunks, marked interrupted)
+    stops the search: the size cut short is not used, the finished ones come with the error.
+    The search used to carry on with the cut-short size as if it were whole."""
+    import dataclasses
+
+    import oddslab.engine
+    from oddslab.analysis.duel import DuelInterrupted
+
+    real, calls = oddslab.engine.simulate, []
+
+    def second_run_interrupted(*args, **kwargs):
+        calls.append(1)
+        out = real(*args, **kwargs)
+        return dataclasses.replace(out, interrupted=True) if len(calls) == 2 else out
+
+    monkeypatch.setattr(oddslab.engine, "simulate", second_run_interrupted)
+    with pytest.raises(DuelInterrupted) as info:
+        duel_balance(EXACT, "attacker.weapons.0.models", 1, 16, metric=DESTROYED,
+                     trials=2_000, seed=7)  # fmt: skip
+    assert isinstance(info.value, KeyboardInterrupt) and len(calls) == 2
+    assert sorted(info.value.evaluated) == [1]
+    lines = info.value.summary().splitlines()
+    assert lines[0].startswith("interrupted: the duel has no answer yet")
+    assert lines[1].startswith(
+        "sizes finished (attacker.weapons.0.models: value [95% interval]): 1: "
+    )

@@ -56,6 +56,7 @@ _WHERE = {
     "efficiency": "points",
     "fair_points": "points",
     "plot_efficiency": "points",
+    "StudyInterrupted": "interrupted",
     "SweepResult": "sweep",
     "plot_sweep": "sweep",
     "sweep": "sweep",

@@ -111,7 +111,7 @@ def sweep_cmd(
     grid = _parse_vary(vary)
     if plot is not None and len(grid) > 2:
         raise _fail("--plot draws one varied key (line) or two (heatmap)")
-    with _user_errors(store):
+    with _user_errors(store, "sweep"):
         from oddslab.analysis.sweep import sweep
 
         with _progress("sweeping") as cb:
@@ -199,7 +199,7 @@ def matchup_cmd(
         trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
     )
     plot = _check_files(out, plot, store)
-    with _user_errors(store):
+    with _user_errors(store, "matchup"):
         from oddslab.analysis.matchup import matchup
 
         with _progress("matchup") as cb:

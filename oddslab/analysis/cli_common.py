@@ -93,17 +93,29 @@ def _collecting(fn):
 
 
 @contextmanager
-def _user_errors(store: Path | None = None):
-    """Turn every error a user can cause into one line and exit 2 (Ctrl-C: exit 130)."""
+def _user_errors(store: Path | None = None, command: str | None = None):
+    """Turn every error a user can cause into one line and exit 2 (Ctrl-C: exit 130).
+
+    A study (``command``: its name in the kept file's name) stopped by Ctrl-C without
+    ``--store`` keeps its finished cells in a store in the current folder and says how to
+    finish it (:func:`oddslab.analysis.interrupted.keep_finished`)."""
     from oddslab._schema import ScenarioError
 
     try:
         yield
     except typer.Exit:
         raise
-    except KeyboardInterrupt:
-        hint = f"; finished cells are in {store}: rerun with --resume" if store else ""
-        typer.echo(f"interrupted{hint}", err=True)
+    except KeyboardInterrupt as exc:
+        from oddslab.analysis.interrupted import StudyInterrupted, keep_finished
+
+        text = "interrupted"
+        if store:
+            text = f"interrupted; finished cells are in {store}: rerun with --resume"
+        elif command is not None and isinstance(exc, StudyInterrupted):
+            import sys
+
+            text = keep_finished(exc, command, sys.argv[1:])
+        typer.echo(text, err=True)
         raise typer.Exit(code=130) from None
     except (ScenarioError, ValueError, KeyError, TypeError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)

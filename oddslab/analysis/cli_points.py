@@ -86,7 +86,7 @@ def efficiency_cmd(
     )
     plot = _check_files(out, plot, store)
     weights = _parse_basket(basket)
-    with _user_errors(store):
+    with _user_errors(store, "points-efficiency"):
         from oddslab.analysis.points import efficiency
 
         with _progress("efficiency") as cb:
@@ -139,7 +139,7 @@ def fair_cmd(
     )
     _check_files(None, None, store)
     weights = _parse_basket(basket)
-    with _user_errors(store):
+    with _user_errors(store, "points-fair"):
         from oddslab.analysis.points import fair_points
 
         with _progress("fair points") as cb:
@@ -188,14 +188,18 @@ def duel_cmd(
     if not sep or len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
         raise _fail(f"--vary '{vary}': expected KEY=LO..HI, e.g. units.a.models=2..12")
     with _user_errors():
-        from oddslab.analysis.duel import duel_balance
+        from oddslab.analysis.duel import DuelInterrupted, duel_balance
 
-        with _progress("duel") as cb:
-            res = duel_balance(
-                scenario, key.strip(), int(parts[0]), int(parts[1]), metric=metric, target=target,
-                trials=trials, seed=seed, points_per_model=points_per_model,
-                base_points=base_points, progress=cb, events=event or (),
-            )  # fmt: skip
+        try:
+            with _progress("duel") as cb:
+                res = duel_balance(
+                    scenario, key.strip(), int(parts[0]), int(parts[1]), metric=metric,
+                    target=target, trials=trials, seed=seed, points_per_model=points_per_model,
+                    base_points=base_points, progress=cb, events=event or (),
+                )  # fmt: skip
+        except DuelInterrupted as exc:  # the sizes that finished, not "interrupted" alone
+            typer.echo(exc.summary(), err=True)
+            raise typer.Exit(code=130) from None
         _print_frame(res.summary(), "Duel balance", fmt)
         if fmt is Fmt.table:
             _print_frame(res.curve, "Evaluated sizes (same seed at every size)", fmt)

@@ -14,9 +14,11 @@ that serves no HTTP unless a dashboard is asked for.
   argument of a task it forwards, and a worker measures the size of every result by walking
   it; bytes it only copies.
 - **No HTTP.** A Dask scheduler and every worker start an HTTP server (the dashboard, health
-  and metrics routes). The local cluster's scheduler binds its server to a free port on
-  127.0.0.1 and stops it as soon as the cluster is up, and each worker stops its own; with
-  ``dashboard=True`` the scheduler keeps its server on 127.0.0.1:8787.
+  and metrics routes) whatever their settings. Without a dashboard the local cluster gives
+  them no routes (:data:`NO_ROUTES`: every path answers 404), binds the scheduler's to a
+  free port on 127.0.0.1 and stops it as soon as the cluster is up, and each worker stops
+  its own; with ``dashboard=True`` the scheduler keeps its server, with Dask's routes, on
+  127.0.0.1:8787.
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ __all__ = [
     "local_cluster",
     "run_dask",
     "QUIET",
+    "NO_ROUTES",
+    "cluster_settings",
+    "dask_setup",
     "WORKERS_SECONDS",
 ]
 
@@ -89,6 +94,42 @@ QUIET = {
 }
 
 
+#: Dask settings of a local cluster without a dashboard: no HTTP routes. Dask starts an HTTP
+#: server in the scheduler and in every worker whatever its settings (``start_http_server``
+#: is called unconditionally), which :func:`local_cluster` and :func:`stop_worker_http` stop
+#: once the cluster is up; with no routes, nothing is served in the moment before (every path
+#: answers 404 but Tornado's own ``/sitemap.json``, which lists only itself).
+NO_ROUTES = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+
+
+#: The module every local worker preloads: its :func:`dask_setup` runs as the worker starts.
+PRELOAD = "oddslab.analysis.dask_run"
+
+
+def cluster_settings(dashboard: bool) -> dict[str, Any]:
+    """The Dask settings a local cluster is made with: Dask's own with a dashboard, else
+    :data:`QUIET` and :data:`NO_ROUTES`; either way the workers preload :data:`PRELOAD`
+    (after any preloads of the user's Dask settings)."""
+    import dask
+
+    preload = [*dask.config.get("distributed.worker.preload", default=[]), PRELOAD]
+    quiet = {} if dashboard else {**QUIET, **NO_ROUTES}
+    return {**quiet, "distributed.worker.preload": preload}
+
+
+def dask_setup(worker: Any) -> None:
+    """Run by Dask in each worker of a local cluster as it starts (a preload): ignore SIGINT.
+
+    Ctrl-C at a terminal reaches every process of the group; the client then stops the
+    study, keeps its finished cells and closes the cluster. A worker that took the signal
+    itself died with a traceback of its own (two per worker) under the client's message."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def local_cluster(workers: int, dashboard: bool = False):
     """A LocalCluster of ``workers`` single-threaded processes bound to 127.0.0.1, with no
     HTTP server listening unless ``dashboard`` (then the scheduler's, on 127.0.0.1:8787, and
@@ -102,7 +143,7 @@ def local_cluster(workers: int, dashboard: bool = False):
             env[key] = os.environ[key]
     # the scheduler and nannies read their settings when made, and each nanny hands its
     # settings on to its worker process
-    with dask.config.set({} if dashboard else QUIET):
+    with dask.config.set(cluster_settings(dashboard)):
         cluster = distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -111,6 +152,8 @@ def local_cluster(workers: int, dashboard: bool = False):
             dashboard_address=DASHBOARD if dashboard else "127.0.0.1:0",
             env=env,
             silence_logs=50,  # logging.CRITICAL: no worker heartbeat noise at shutdown
+            # no dashboard pages (nor Dask's "install bokeh" page) on the short-lived server
+            scheduler_kwargs=None if dashboard else {"dashboard": False},
         )
     if not dashboard:
         _stop_http(cluster.scheduler, cluster.loop)

@@ -238,6 +238,9 @@ def run_cells(
         ``workers`` / ``scheduler`` without dask.distributed installed.
     ScenarioError
         The store already holds this study and ``resume`` is False.
+    StudyInterrupted
+        Ctrl-C (a ``KeyboardInterrupt``): it carries the finished cells
+        (:mod:`oddslab.analysis.interrupted`).
     """
     if workers is not None and scheduler is not None:
         raise ValueError("give either workers or scheduler, not both")
@@ -353,6 +356,13 @@ def run_cells(
                 )
         finally:  # finished cells are written even when the study stops (Ctrl-C, an error)
             save()
+    except KeyboardInterrupt:  # the finished cells go with it (oddslab.analysis.interrupted)
+        from oddslab.analysis.interrupted import StudyInterrupted
+
+        kept = [results[c.key] for c in cells if c.key in results] if keep else []
+        n = len(kept) if keep else db.count(study)  # type: ignore[union-attr]
+        where = None if db is None else db.path
+        raise StudyInterrupted(study, identity, kept, where, n, total) from None
     finally:
         if own_store and db is not None:
             db.close()

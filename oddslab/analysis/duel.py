@@ -33,7 +33,7 @@ from oddslab.analysis.paths import with_paths
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
     import pandas as pd
 
-__all__ = ["duel_balance", "DuelResult"]
+__all__ = ["duel_balance", "DuelResult", "DuelInterrupted"]
 
 
 @dataclass
@@ -136,6 +136,8 @@ def duel_balance(
     ------
     ValueError
         If the metric does not cross ``target`` between ``lo`` and ``hi``.
+    DuelInterrupted
+        Ctrl-C (a ``KeyboardInterrupt``), with the sizes evaluated in full so far.
     """
     import pandas as pd
 
@@ -175,14 +177,19 @@ def duel_balance(
             evs, _ = fitting(events, [s.name for s in job.stats])
             joined = [t for t, e in evs if len(e.stats) > 1]
             n = trials if trials is not None else getattr(sc, "trials", None)
-            out = simulate(job, trials=n, seed=seed, events=joined)
-            attach(out, evs)
             try:
-                cache[x] = m.evaluate(out)
-            except KeyError as exc:  # statistics a size cannot produce are not reported
-                raise ValueError(f"at {path}={x}: {exc.args[0]}") from None
-            if progress is not None:
-                progress(len(cache), len(cache) + 1)
+                out = simulate(job, trials=n, seed=seed, events=joined)
+                if out.interrupted:  # Ctrl-C: a size cut short would move the crossing
+                    raise KeyboardInterrupt
+                attach(out, evs)
+                try:
+                    cache[x] = m.evaluate(out)
+                except KeyError as exc:  # statistics a size cannot produce are not reported
+                    raise ValueError(f"at {path}={x}: {exc.args[0]}") from None
+                if progress is not None:
+                    progress(len(cache), len(cache) + 1)
+            except KeyboardInterrupt:
+                raise DuelInterrupted(path, dict(cache)) from None
         return cache[x]
 
     f_lo, f_hi = value(lo).value - target, value(hi).value - target
@@ -248,6 +255,29 @@ def duel_balance(
         path, m.text, target, crossing, min(ci_lo, crossing), max(ci_hi, crossing),
         a, b, curve, pts, int(seed), notes,
     )  # fmt: skip
+
+
+class DuelInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a duel search before its answer; ``evaluated`` holds the sizes that
+    finished (size → metric value with its 95% interval), each run in full (a size cut short
+    is never kept: it would move the crossing)."""
+
+    def __init__(self, path: str, evaluated: dict[int, Any]) -> None:
+        super().__init__(f"interrupted after {len(evaluated)} sizes")
+        self.path, self.evaluated = path, evaluated
+
+    def summary(self) -> str:
+        """One or two lines for the command line: what finished, and that it has no answer."""
+        if not self.evaluated:
+            return "interrupted before any size finished: the duel has no answer"
+        sizes = "; ".join(
+            f"{s}: {v.value:.4g} [{v.ci_low:.4g}, {v.ci_high:.4g}]"
+            for s, v in sorted(self.evaluated.items())
+        )
+        return (
+            "interrupted: the duel has no answer yet (the same seed gives these values again)\n"
+            f"sizes finished ({self.path}: value [95% interval]): {sizes}"
+        )
 
 
 @dataclass

@@ -276,7 +276,8 @@ def matchup(
     trials, seed, precision, store, resume, workers, scheduler, progress, batch, exact,
     dashboard
         As :func:`oddslab.analysis.sweep.sweep`. The default seed is the template's ``seed``,
-        else 1 (so matrices are reproducible).
+        else 1 (so matrices are reproducible). Ctrl-C raises
+        :class:`~oddslab.analysis.interrupted.StudyInterrupted` with the finished cells.
     events : str or iterable of str, optional
         Events every cell answers, as :func:`~oddslab.analysis.sweep.sweep`.
     """

@@ -230,6 +230,21 @@ class CellStore:
         )
         self._db.commit()
 
+    def copy_cells(self, other: CellStore, study: str) -> None:
+        """Copy every finished cell of ``study`` from ``other`` (:data:`READ_CHUNK` rows at
+        a time, one transaction)."""
+        rows = other._db.execute(
+            "SELECT study, cell, scenario_hash, result, finished FROM cells WHERE study = ?",
+            (study,),
+        )
+        while part := rows.fetchmany(READ_CHUNK):
+            self._db.executemany(
+                "INSERT OR REPLACE INTO cells (study, cell, scenario_hash, result, finished) "
+                "VALUES (?, ?, ?, ?, ?)",
+                part,
+            )
+        self._db.commit()
+
     def clear(self, study: str) -> None:
         """Forget every cell of ``study``."""
         self._db.execute("DELETE FROM cells WHERE study = ?", (study,))

@@ -175,7 +175,12 @@ def run_streamed(
 
         tmp = tempfile.TemporaryDirectory(prefix=f"oddslab-{kind}-")
         store = Path(tmp.name) / "study.sqlite"
-    run_study(kind, definition, cells, store=store, keep=False, **study, **run)
+    try:
+        run_study(kind, definition, cells, store=store, keep=False, **study, **run)
+    except KeyboardInterrupt as exc:  # its finished cells are in the temporary store: keep it
+        if tmp is not None and hasattr(exc, "temporary"):
+            exc.temporary = tmp
+        raise
     ident = study_identity(kind, definition, **study)
     path = store.path if isinstance(store, CellStore) else Path(store)
     return StoredResults(path, study_hash(ident), cells, keep=tmp)

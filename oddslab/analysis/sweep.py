@@ -323,6 +323,10 @@ def sweep(
     ------
     ScenarioError
         A cell is not a valid scenario (the message names the cell and the key).
+    StudyInterrupted
+        Ctrl-C: a ``KeyboardInterrupt`` carrying the finished cells and the seed
+        (:class:`oddslab.analysis.interrupted.StudyInterrupted`; ``exc.save(path)``, then
+        ``store=path, resume=True`` runs only the rest).
     """
     from oddslab._seeding import fresh_seed
     from oddslab.analysis.cell_events import study_metric
