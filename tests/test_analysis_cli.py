@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -191,9 +192,10 @@ def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
 
     args = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
             "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm",
-            "-n", "2000", "-m", "mean(damage)", "--seed", "2"]  # fmt: skip
+            "-n", "2000", "-m", "mean(damage)", "--seed", "2", "--exact", "never"]  # fmt: skip
     doc = json.loads(_ok([*args, "-f", "json"]).stdout)  # one valid document
     assert isinstance(doc["fair_points"], float) and isinstance(doc["se"], float)
+    assert doc["exact"] is False and isinstance(doc["sensitivity"][0]["se"], float)
     assert doc["sensitivity"][0]["basket"] == "whole basket"
     assert doc["sensitivity"][0]["fair_points"] == pytest.approx(doc["fair_points"])
     df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
@@ -206,6 +208,39 @@ def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
     ]
     assert df["fair_points"].dtype == float and df["basket"].iloc[0] == "whole basket"
     assert df["fair_points"].iloc[0] == pytest.approx(doc["fair_points"])
+
+
+def test_exact_points_print_no_se_or_interval_and_say_exact():
+    """Exact cells (the default for generic units): no "± 0", no zero-width interval, no SE
+    columns, "exact" said; JSON and CSV keep numbers as numbers, flag ``exact`` and leave
+    the SEs and intervals empty (null)."""
+    import json
+
+    fair = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
+            "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm", "-m", "mean(damage)"]  # fmt: skip
+    out = " ".join(_ok(fair).stdout.split())  # (a title wraps at the table's width)
+    assert "Fair points of generic.toml:flame_team, exact" in out
+    assert "How the answer moves with the basket, exact" in out
+    assert "±" not in out and "interval" not in out and not re.search(r"\b(se|ci)\b", out)
+    doc = json.loads(_ok([*fair, "-f", "json"]).stdout)
+    assert doc["exact"] is True and isinstance(doc["fair_points"], float)
+    for key in ("se", "ci_low", "ci_high", "candidate_se", "reference_se"):
+        assert doc[key] is None and doc["sensitivity"][0][key] is None
+    assert all(row["exact"] is True for row in doc["sensitivity"])
+    df = pd.read_csv(io.StringIO(_ok([*fair, "-f", "csv"]).stdout))
+    assert df["exact"].all() and df["fair_points"].dtype == float
+    assert df[["se", "ci_low", "ci_high", "candidate_se", "reference_se"]].isna().all().all()
+
+    eff = ["points", "efficiency", f"{GENERIC}:flame_team,shock_squad",
+           "-b", f"{GENERIC}:conscripts=2", "-b", f"{GENERIC}:hound_swarm", "-m", "mean(damage)"]  # fmt: skip
+    out = " ".join(_ok(eff).stdout.split())
+    assert "mean of damage inflicted" in out and "ranked, exact" in out
+    assert not re.search(r"\b(se|ci)\b", out)
+    rows = json.loads(_ok([*eff, "-f", "json"]).stdout)
+    assert all(r["exact"] is True and r["se"] is None and r["ci_low"] is None for r in rows)
+    df = pd.read_csv(io.StringIO(_ok([*eff, "-f", "csv"]).stdout))
+    assert df["exact"].all() and df["per_100_points_se"].isna().all()
+    assert df["per_100_points"].dtype == float
 
 
 @pytest.mark.parametrize(

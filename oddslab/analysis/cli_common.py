@@ -304,14 +304,26 @@ def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
     return t, dropped
 
 
+#: The standard-error and interval columns of the study tables (none in an all-exact one).
+SE_COLUMNS = ("se", "ci_low", "ci_high", "per_100_points_se", "candidate_se", "reference_se")
+
+
 def _no_se_if_exact(df):
     """An all-exact table has no SE or interval columns (they would all be 0 wide); the
     ``exact`` column goes into the title."""
     if "exact" not in df.columns:
         return df
     if df["exact"].all():
-        df = df.drop(columns=[c for c in ("se", "ci_low", "ci_high") if c in df.columns])
+        df = df.drop(columns=[c for c in SE_COLUMNS if c in df.columns])
     return df.drop(columns="exact")
+
+
+def _plain_metric(text: str, res) -> str:
+    """A metric in plain words for a table's title, as the heatmaps' titles have it (the
+    statistics' labels read off the first cell of the study ``res``)."""
+    from oddslab.analysis.plots import plain_metric
+
+    return plain_metric(text, next(res.iter_outcomes(), None))
 
 
 def _shown(df):
