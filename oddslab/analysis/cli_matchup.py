@@ -26,7 +26,14 @@ from typing import Any
 
 import typer
 
-from oddslab.analysis.cli_common import DROP_FIRST, Fmt, _print_frame, fitted_table
+from oddslab.analysis.cli_common import (
+    DROP_FIRST,
+    SE_COLUMNS,
+    Fmt,
+    _plain_metric,
+    _print_frame,
+    fitted_table,
+)
 
 __all__ = ["print_matrix", "print_long", "write_out"]
 
@@ -48,7 +55,7 @@ def print_matrix(res: Any, per_points: bool) -> None:
     del tab
     per = " per 100 points" if per_points else ""
     how = ", exact" if exact else ""
-    title = f"{res.metric}{per}{how} (rows: attackers, columns: targets)"
+    title = f"{_plain_metric(res.metric, res)}{per}{how} (rows: attackers, columns: targets)"
     rows = [e.label for e in res.attackers]
     cols = [e.label for e in res.targets]
 
@@ -93,18 +100,21 @@ def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
     from oddslab.analysis.matchup_table import LONG_ROWS, TableSinks, long_frames, table_summary
 
     n, exact, note, order = table_summary(res, sort_by=sort)
-    se_cols = ("se", "ci_low", "ci_high") if exact and fmt is Fmt.table else ()
+    # an all-exact printed table: no SE or interval columns, nor the trials (0) and seeds
+    # (unused) of its cells; "exact" goes into the title
+    se_cols = (*SE_COLUMNS, "trials", "seed") if exact and fmt is Fmt.table else ()
     drop = [c for c in (*se_cols, "exact") if fmt is Fmt.table] + ([] if note else ["note"])
 
     def shown(df):  # as the whole table's print: the note column only if a row has one, ...
-        return df.drop(columns=drop)  # ... and no SE columns in an all-exact printed table
+        return df.drop(columns=[c for c in drop if c in df.columns])  # ... and no SE columns
 
     sinks = TableSinks(str(fmt), out, lambda text: typer.echo(text, nl=False), shown)
     for df in long_frames(res, rows=order):
         sinks.write(df)
     sinks.close()
     if fmt is Fmt.table:
-        _print_frame(shown(sinks.head_frame()), f"{res.metric}", fmt)
+        title = _plain_metric(res.metric, res) + (", exact" if exact else "")
+        _print_frame(shown(sinks.head_frame()), title, fmt)
         if n > LONG_ROWS:
             how = f", sorted by {sort}" if sort else ""
             typer.echo(
