@@ -74,9 +74,25 @@ def test_duel(tmp_path):
         'ruleset = "generic"\n[[attacker.weapons]]\nmodels = 1\nattacks = 1\ntorrent = true\n'
         "strength = 4\n[target]\nmodels = 1\nwounds = 3\ntoughness = 4\nsave = 7\n"
     )
-    res = _ok(["points", "duel", str(scen), "--vary", "attacker.weapons.0.models=1..12",
-               "-m", "P(wounds_remaining == 0)", "-n", "20000", "--points-per-model", "10"])  # fmt: skip
+    args = ["points", "duel", str(scen), "--vary", "attacker.weapons.0.models=1..12",
+            "-m", "P(wounds_remaining == 0)", "-n", "20000", "--points-per-model", "10"]  # fmt: skip
+    res = _ok(args)
     assert "crossing (size)" in res.stdout and "crossing (points)" in res.stdout
+    # -f json: one document, numbers as numbers, intervals as two numbers, the curve
+    import json
+
+    doc = json.loads(_ok([*args, "-f", "json"]).stdout)
+    assert isinstance(doc["crossing"], float) and doc["ci_low"] <= doc["crossing"] <= doc["ci_high"]
+    assert doc["points"]["crossing"] == pytest.approx(10 * doc["crossing"])
+    sizes = [row["size"] for row in doc["curve"]]
+    assert sizes == sorted(sizes) and {doc["below"], doc["above"]} <= set(sizes)
+    assert all(isinstance(row["value"], float) for row in doc["curve"])
+    # -f csv: one tidy table, a row per size tried
+    df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
+    assert list(df["size"]) == sizes and df["value"].tolist() == pytest.approx(
+        [row["value"] for row in doc["curve"]]
+    )
+    assert df["crossing"].tolist() == pytest.approx([doc["crossing"]] * len(df))
 
 
 @pytest.mark.parametrize(

@@ -201,8 +201,14 @@ def duel_cmd(
                 trials=trials, seed=seed, points_per_model=points_per_model,
                 base_points=base_points, progress=cb, events=event or (),
             )  # fmt: skip
-        _print_frame(res.summary(), "Duel balance", fmt)
-        if fmt is Fmt.table:
+        if fmt is Fmt.json:  # one document, numbers as numbers, the curve included
+            import json
+
+            typer.echo(json.dumps(res.to_dict(), indent=2))
+        elif fmt is Fmt.csv:  # one tidy table: a row per size evaluated
+            typer.echo(_csv(res.frame()), nl=False)
+        else:
+            _print_frame(res.summary(), "Duel balance", fmt)
             _print_frame(res.curve, "Evaluated sizes (same seed at every size)", fmt)
         for note in res.notes:
             typer.echo(f"note: {note}", err=True)
