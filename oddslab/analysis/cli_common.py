@@ -304,10 +304,6 @@ def fitted_table(df, title: str, width: int, floats: str = "{:.4g}"):
     return t, dropped
 
 
-#: The standard-error and interval columns of the study tables (none in an all-exact one).
-SE_COLUMNS = ("se", "ci_low", "ci_high", "per_100_points_se", "candidate_se", "reference_se")
-
-
 def _no_se_if_exact(df):
     """An all-exact table has no SE or interval columns (they would all be 0 wide); the
     ``exact`` column goes into the title."""
@@ -318,19 +314,23 @@ def _no_se_if_exact(df):
     return df.drop(columns="exact")
 
 
+def _shown(df):
+    """``df`` without a ``note`` column that has nothing to say (no NaN cell)."""
+    if "note" in df.columns and not df["note"].astype(bool).any():
+        return df.drop(columns="note")
+    return df
+
+
+#: The standard-error and interval columns of the study tables (none in an all-exact one).
+SE_COLUMNS = ("se", "ci_low", "ci_high", "per_100_points_se", "candidate_se", "reference_se")
+
+
 def _plain_metric(text: str, res) -> str:
     """A metric in plain words for a table's title, as the heatmaps' titles have it (the
     statistics' labels read off the first cell of the study ``res``)."""
     from oddslab.analysis.plots import plain_metric
 
     return plain_metric(text, next(res.iter_outcomes(), None))
-
-
-def _shown(df):
-    """``df`` without a ``note`` column that has nothing to say (no NaN cell)."""
-    if "note" in df.columns and not df["note"].astype(bool).any():
-        return df.drop(columns="note")
-    return df
 
 
 #: Table formats ``--out`` writes, by suffix, and the module each needs (None: pandas alone).

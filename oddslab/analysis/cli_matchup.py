@@ -26,14 +26,7 @@ from typing import Any
 
 import typer
 
-from oddslab.analysis.cli_common import (
-    DROP_FIRST,
-    SE_COLUMNS,
-    Fmt,
-    _plain_metric,
-    _print_frame,
-    fitted_table,
-)
+from oddslab.analysis.cli_common import DROP_FIRST, Fmt, _print_frame, fitted_table
 
 __all__ = ["print_matrix", "print_long", "write_out"]
 
@@ -42,6 +35,7 @@ def print_matrix(res: Any, per_points: bool) -> None:
     """The matrix of value ± SE (value alone when exact; ``—`` not run or not reported)."""
     import pandas as pd
 
+    from oddslab.analysis.cli_common import _plain_metric
     from oddslab.analysis.matchup_table import matrix_text, table_columns
 
     val, err = ("per_100_points", "per_100_points_se") if per_points else ("value", "se")
@@ -97,6 +91,7 @@ def _print_wide(frame: Any, cols: list[str], title: str) -> None:
 
 def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
     """The long table (sorted by ``sort``, largest first) in ``fmt``, and ``--out``."""
+    from oddslab.analysis.cli_common import SE_COLUMNS, _plain_metric
     from oddslab.analysis.matchup_table import LONG_ROWS, TableSinks, long_frames, table_summary
 
     n, exact, note, order = table_summary(res, sort_by=sort)
