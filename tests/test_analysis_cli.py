@@ -52,7 +52,7 @@ def test_matchup_points_and_library(tmp_path):
     res = _ok(["matchup", GENERIC, f"{GENERIC}:conscripts,battle_tank", "-n", "2000",
                "-m", "mean(damage)", "--per-points", "--out", str(tmp_path / "m.csv"),
                "--plot", str(tmp_path / "m.png")])  # fmt: skip
-    assert "per 100 points" in res.stdout and "Conscripts" in res.stdout
+    assert "per 100 points" in " ".join(res.stdout.split()) and "Conscripts" in res.stdout
     assert "left out" in res.output
     assert len(pd.read_csv(tmp_path / "m.csv")) == 10
     # above the streaming threshold: tests/test_analysis_cli_matchup.py
