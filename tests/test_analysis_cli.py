@@ -41,7 +41,7 @@ def test_sweep_csv_table_plot_and_store(tmp_path):
     res = _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
                "-n", "2000", "-m", "P(models_slain >= 3)", "--plot", str(tmp_path / "h.png"),
                "--out", str(tmp_path / "s.parquet"), "--store", str(tmp_path / "s.sqlite")])  # fmt: skip
-    assert "P(models_slain >= 3)" in res.stdout
+    assert "P(target models slain ≥ 3) — 4 cells, exact" in res.stdout  # plain words
     assert (tmp_path / "h.png").stat().st_size > 0
     assert len(pd.read_parquet(tmp_path / "s.parquet")) > 0
     _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
