@@ -10,7 +10,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["format_probability", "format_number", "format_estimate", "rows_to_csv", "csv_frame"]
+__all__ = [
+    "format_probability",
+    "format_number",
+    "format_estimate",
+    "rows_to_csv",
+    "csv_frame",
+    "json_number",
+]
 
 
 def format_probability(p: float, digits: int = 4) -> str:
@@ -92,3 +99,13 @@ def rows_to_csv(columns: tuple[str, ...] | list[str], rows: list) -> str:
     for r in rows:
         w.writerow([_csv_number(x) for x in r])
     return buf.getvalue()
+
+
+def json_number(x: Any) -> Any:
+    """``x`` for a JSON document: NaN and infinities (which JSON has not) become None, numpy
+    scalars Python numbers; anything else as it is."""
+    if isinstance(x, float | np.floating):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.bool_ | np.integer):
+        return x.item()
+    return x

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -40,7 +41,7 @@ def test_sweep_csv_table_plot_and_store(tmp_path):
     res = _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
                "-n", "2000", "-m", "P(models_slain >= 3)", "--plot", str(tmp_path / "h.png"),
                "--out", str(tmp_path / "s.parquet"), "--store", str(tmp_path / "s.sqlite")])  # fmt: skip
-    assert "P(models_slain >= 3)" in res.stdout
+    assert "P(target models slain ≥ 3) — 4 cells, exact" in res.stdout  # plain words
     assert (tmp_path / "h.png").stat().st_size > 0
     assert len(pd.read_parquet(tmp_path / "s.parquet")) > 0
     _ok(["sweep", SCENARIO, "-v", "target.save=3,4", "-v", "attacker.weapons.0.models=5,10",
@@ -52,7 +53,7 @@ def test_matchup_points_and_library(tmp_path):
     res = _ok(["matchup", GENERIC, f"{GENERIC}:conscripts,battle_tank", "-n", "2000",
                "-m", "mean(damage)", "--per-points", "--out", str(tmp_path / "m.csv"),
                "--plot", str(tmp_path / "m.png")])  # fmt: skip
-    assert "per 100 points" in res.stdout and "Conscripts" in res.stdout
+    assert "per 100 points" in " ".join(res.stdout.split()) and "Conscripts" in res.stdout
     assert "left out" in res.output
     assert len(pd.read_csv(tmp_path / "m.csv")) == 10
     # above the streaming threshold: tests/test_analysis_cli_matchup.py
@@ -74,9 +75,25 @@ def test_duel(tmp_path):
         'ruleset = "generic"\n[[attacker.weapons]]\nmodels = 1\nattacks = 1\ntorrent = true\n'
         "strength = 4\n[target]\nmodels = 1\nwounds = 3\ntoughness = 4\nsave = 7\n"
     )
-    res = _ok(["points", "duel", str(scen), "--vary", "attacker.weapons.0.models=1..12",
-               "-m", "P(wounds_remaining == 0)", "-n", "20000", "--points-per-model", "10"])  # fmt: skip
+    args = ["points", "duel", str(scen), "--vary", "attacker.weapons.0.models=1..12",
+            "-m", "P(wounds_remaining == 0)", "-n", "20000", "--points-per-model", "10"]  # fmt: skip
+    res = _ok(args)
     assert "crossing (size)" in res.stdout and "crossing (points)" in res.stdout
+    # -f json: one document, numbers as numbers, intervals as two numbers, the curve
+    import json
+
+    doc = json.loads(_ok([*args, "-f", "json"]).stdout)
+    assert isinstance(doc["crossing"], float) and doc["ci_low"] <= doc["crossing"] <= doc["ci_high"]
+    assert doc["points"]["crossing"] == pytest.approx(10 * doc["crossing"])
+    sizes = [row["size"] for row in doc["curve"]]
+    assert sizes == sorted(sizes) and {doc["below"], doc["above"]} <= set(sizes)
+    assert all(isinstance(row["value"], float) for row in doc["curve"])
+    # -f csv: one tidy table, a row per size tried
+    df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
+    assert list(df["size"]) == sizes and df["value"].tolist() == pytest.approx(
+        [row["value"] for row in doc["curve"]]
+    )
+    assert df["crossing"].tolist() == pytest.approx([doc["crossing"]] * len(df))
 
 
 @pytest.mark.parametrize(
@@ -192,9 +209,10 @@ def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
 
     args = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
             "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm",
-            "-n", "2000", "-m", "mean(damage)", "--seed", "2"]  # fmt: skip
+            "-n", "2000", "-m", "mean(damage)", "--seed", "2", "--exact", "never"]  # fmt: skip
     doc = json.loads(_ok([*args, "-f", "json"]).stdout)  # one valid document
     assert isinstance(doc["fair_points"], float) and isinstance(doc["se"], float)
+    assert doc["exact"] is False and isinstance(doc["sensitivity"][0]["se"], float)
     assert doc["sensitivity"][0]["basket"] == "whole basket"
     assert doc["sensitivity"][0]["fair_points"] == pytest.approx(doc["fair_points"])
     df = pd.read_csv(io.StringIO(_ok([*args, "-f", "csv"]).stdout))
@@ -207,6 +225,39 @@ def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
     ]
     assert df["fair_points"].dtype == float and df["basket"].iloc[0] == "whole basket"
     assert df["fair_points"].iloc[0] == pytest.approx(doc["fair_points"])
+
+
+def test_exact_points_print_no_se_or_interval_and_say_exact():
+    """Exact cells (the default for generic units): no "± 0", no zero-width interval, no SE
+    columns, "exact" said; JSON and CSV keep numbers as numbers, flag ``exact`` and leave
+    the SEs and intervals empty (null)."""
+    import json
+
+    fair = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
+            "-b", f"{GENERIC}:conscripts", "-b", f"{GENERIC}:hound_swarm", "-m", "mean(damage)"]  # fmt: skip
+    out = " ".join(_ok(fair).stdout.split())  # (a title wraps at the table's width)
+    assert "Fair points of generic.toml:flame_team, exact" in out
+    assert "How the answer moves with the basket, exact" in out
+    assert "±" not in out and "interval" not in out and not re.search(r"\b(se|ci)\b", out)
+    doc = json.loads(_ok([*fair, "-f", "json"]).stdout)
+    assert doc["exact"] is True and isinstance(doc["fair_points"], float)
+    for key in ("se", "ci_low", "ci_high", "candidate_se", "reference_se"):
+        assert doc[key] is None and doc["sensitivity"][0][key] is None
+    assert all(row["exact"] is True for row in doc["sensitivity"])
+    df = pd.read_csv(io.StringIO(_ok([*fair, "-f", "csv"]).stdout))
+    assert df["exact"].all() and df["fair_points"].dtype == float
+    assert df[["se", "ci_low", "ci_high", "candidate_se", "reference_se"]].isna().all().all()
+
+    eff = ["points", "efficiency", f"{GENERIC}:flame_team,shock_squad",
+           "-b", f"{GENERIC}:conscripts=2", "-b", f"{GENERIC}:hound_swarm", "-m", "mean(damage)"]  # fmt: skip
+    out = " ".join(_ok(eff).stdout.split())
+    assert "mean of damage inflicted" in out and "ranked, exact" in out
+    assert not re.search(r"\b(se|ci)\b", out)
+    rows = json.loads(_ok([*eff, "-f", "json"]).stdout)
+    assert all(r["exact"] is True and r["se"] is None and r["ci_low"] is None for r in rows)
+    df = pd.read_csv(io.StringIO(_ok([*eff, "-f", "csv"]).stdout))
+    assert df["exact"].all() and df["per_100_points_se"].isna().all()
+    assert df["per_100_points"].dtype == float
 
 
 @pytest.mark.parametrize(

@@ -65,9 +65,9 @@ NOTED = "P(at least 1 target model)"
 @functools.lru_cache
 def _table(metric: str | None = None, sort: str | None = None) -> tuple[pd.DataFrame, str]:
     """The whole long table of the PAIRS matchup (as the command built it before), and the
-    metric's name."""
+    printed table's title: the metric in plain words."""
     res = matchup(*PAIRS, trials=300, exact="never", metric=metric, progress=None)
-    return res.table(sort_by=sort), res.metric
+    return res.table(sort_by=sort), cli_common._plain_metric(res.metric, res)
 
 
 @pytest.mark.parametrize(
@@ -125,6 +125,22 @@ def test_a_long_printed_table_shows_its_first_rows_and_says_how_many_more(monkey
     assert "printed the first 4 of 9 rows, sorted by value; -f csv" in out.stderr
     tab, metric = _table(None, "value")
     assert out.stdout == _printed(monkeypatch, capsys, tab.head(4), metric)
+
+
+def test_an_exact_long_table_has_no_se_columns_and_a_title_in_plain_words():
+    """All cells exact: no SE, interval, per-100-points SE, trials (all 0) or seed columns,
+    and the title says exact, in plain words (as the heatmaps': never mean(damage_dealt))."""
+    wide = CliRunner(env={"COLUMNS": "250"})
+    out = wide.invoke(app, ["matchup", *PAIRS, "--long", "-m", "mean(damage_dealt)"])
+    assert out.exit_code == 0, out.output
+    head = out.stdout.splitlines()[:4]
+    assert head[0].split() == "mean of wounds lost by the target (overkill removed), exact".split()
+    columns = [c.strip() for c in head[2].strip().strip("┃").split("┃")]
+    assert columns[-2:] == ["value", "per 100 points"], columns
+    out = wide.invoke(app, ["matchup", *PAIRS, "--per-points", "-m", "points_removed"])
+    assert out.stdout.splitlines()[0].split()[:6] == "points removed per 100 points, exact".split()
+    simulated = wide.invoke(app, ["matchup", *PAIRS, "--long", *SIM])
+    assert "per 100 points se" in simulated.stdout and "exact" not in simulated.stdout
 
 
 @pytest.mark.parametrize("width", [40, 90])

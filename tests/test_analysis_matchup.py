@@ -198,6 +198,29 @@ def test_the_exact_matrix_prints_without_se_and_says_exact(tmp_path):
     assert res.exit_code == 0 and "±" in res.stdout
 
 
+def test_a_tiny_exact_answer_is_the_true_value_not_float_noise():
+    """The flame team (3 x D6 automatic hits; each wounds the battle tank on a 6 and gets past
+    its 2+ save on a 1: 1/36 an attack) slays the 13-wound tank only with 13 or more unsaved
+    wounds of at most 18 attacks: P = 4.96e-19. So it removes 180 x 4.96e-19 = 8.93e-17 of
+    the tank's points on average, 1.19e-16 per 100 of its own 75: the exact engine's answer is
+    that true value (a rational enumeration agrees to 1e-12), not float noise to round to 0.
+    A simulation sees 0, as it sees no kill in any number of trials it can run."""
+    from fractions import Fraction
+    from itertools import product
+    from math import comb
+
+    p = Fraction(1, 36)
+    slay = sum(
+        Fraction(1, 216) * sum(comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(13, n + 1))
+        for n in (sum(dice) for dice in product(range(1, 7), repeat=3))
+    )
+    row = matchup(f"{GENERIC}:flame_team", f"{GENERIC}:battle_tank", metric="points_removed",
+                  progress=None).table().iloc[0]  # fmt: skip
+    assert row["exact"] and row["value"] == pytest.approx(float(180 * slay), rel=1e-12)
+    assert row["per_100_points"] == pytest.approx(float(180 * slay * 100 / 75), rel=1e-12)
+    assert 8.9e-17 < row["value"] < 9e-17
+
+
 def test_event_metrics_in_a_matchup_equal_simulate_with_the_cells_seed():
     import oddslab
 

@@ -177,7 +177,21 @@ def test_fair_points_exact_is_the_known_answer_exactly(lib):
     basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
     fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket, metric="mean(damage)")
     assert fair.se == 0 and fair.fair_points == pytest.approx(50, rel=1e-12)
-    assert all(o.exact for o in fair.matchup.outcomes)
+    assert all(o.exact for o in fair.matchup.outcomes) and fair.exact
+    # an exact answer is printed without "± 0" or an interval of zero width ...
+    shown = dict(fair.summary().itertuples(index=False))
+    assert "95% interval" not in shown and "whole prices in the interval" not in shown
+    assert shown["fair points"] == "50.0" and "±" not in " ".join(shown.values())
+    # ... and written with no SE or interval (null / empty), flagged exact
+    doc = fair.to_dict()
+    assert doc["exact"] is True and doc["fair_points"] == pytest.approx(50)
+    assert doc["se"] is None and doc["ci_low"] is None and doc["per_model_ci"] is None
+    frame = fair.frame()
+    assert frame["exact"].all() and frame[["se", "ci_low", "per_model_ci_low"]].isna().all().all()
+    assert list(frame.columns[-2:]) == ["exact", "note"]
+    eff = efficiency(f"{lib}:candidate,reference", basket, metric="mean(damage)")
+    assert eff.table["exact"].all() and (eff.table["se"] == 0).all()  # the Python table: SE 0
+    assert eff.frame()[["se", "per_100_points_se", "ci_low", "ci_high"]].isna().all().all()
 
 
 def test_a_near_zero_exact_reference_has_no_price_as_in_the_simulation(lib):

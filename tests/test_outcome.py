@@ -193,6 +193,18 @@ def test_an_estimate_never_looks_exact(value, se, text):
     assert format_estimate(value, se) == text
 
 
+def test_json_numbers_are_numbers_and_nan_is_null():
+    import json
+
+    import numpy as np
+
+    from oddslab._format import json_number
+
+    got = [json_number(x) for x in (np.float64(0.25), np.int64(3), np.bool_(True), "a", None)]
+    assert got == [0.25, 3, True, "a", None] and json.dumps(got) == '[0.25, 3, true, "a", null]'
+    assert [json_number(x) for x in (float("nan"), np.float64("inf"), -np.inf)] == [None] * 3
+
+
 def test_intervals_near_one_have_no_minus_sign():
     """`1 − 1.9e-05 – 1` put a minus and a dash side by side: near 1 prints in decimals."""
     for p in (1 - 1.9e-05, 1 - 2.1e-09, 0.99995):

@@ -119,10 +119,13 @@ def sweep_cmd(
         if stat:
             _check_stats(res, stat)
         if fmt is Fmt.table:
+            from oddslab.analysis.cli_common import _plain_metric
+
             tab = res.table()
-            title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, seed {res.seed}"
+            label = _plain_metric(tab["metric"].iloc[0], res)  # plain words, as the heatmaps
+            title = f"{label} — {len(res.cells)} cells, seed {res.seed}"
             if tab["exact"].all():
-                title = f"{tab['metric'].iloc[0]} — {len(res.cells)} cells, exact"
+                title = f"{label} — {len(res.cells)} cells, exact"
             _print_frame(_shown(_no_se_if_exact(tab.drop(columns="metric"))), title, fmt)
         else:
             _print_frame(res.frame(stat), "", fmt)

@@ -259,7 +259,7 @@ def _no_se_if_exact(df):
     if "exact" not in df.columns:
         return df
     if df["exact"].all():
-        df = df.drop(columns=[c for c in ("se", "ci_low", "ci_high") if c in df.columns])
+        df = df.drop(columns=[c for c in SE_COLUMNS if c in df.columns])
     return df if df["exact"].any() and not df["exact"].all() else df.drop(columns="exact")
 
 
@@ -268,6 +268,18 @@ def _shown(df):
     if "note" in df.columns and not df["note"].astype(bool).any():
         return df.drop(columns="note")
     return df
+
+
+#: The standard-error and interval columns of the study tables (none in an all-exact one).
+SE_COLUMNS = ("se", "ci_low", "ci_high", "per_100_points_se", "candidate_se", "reference_se")
+
+
+def _plain_metric(text: str, res) -> str:
+    """A metric in plain words for a table's title, as the heatmaps' titles have it (the
+    statistics' labels read off the first cell of the study ``res``)."""
+    from oddslab.analysis.plots import plain_metric
+
+    return plain_metric(text, next(res.iter_outcomes(), None))
 
 
 #: Table formats ``--out`` writes, by suffix, and the module each needs (None: pandas alone).

@@ -36,6 +36,7 @@ def print_matrix(res: Any, per_points: bool) -> None:
     """The matrix of value ± SE (value alone when exact; ``—`` not run or not reported)."""
     import pandas as pd
 
+    from oddslab.analysis.cli_common import _plain_metric
     from oddslab.analysis.matchup_table import matrix_text, table_columns
 
     val, err = ("per_100_points", "per_100_points_se") if per_points else ("value", "se")
@@ -49,7 +50,7 @@ def print_matrix(res: Any, per_points: bool) -> None:
     del tab
     per = " per 100 points" if per_points else ""
     how = ", exact" if exact.all() else (", exact where no ±" if exact.any() else "")
-    title = f"{res.metric}{per}{how} (rows: attackers, columns: targets)"
+    title = f"{_plain_metric(res.metric, res)}{per}{how} (rows: attackers, columns: targets)"
     rows = [e.label for e in res.attackers]
     cols = [e.label for e in res.targets]
 
@@ -92,21 +93,25 @@ def _print_wide(frame: Any, cols: list[str], title: str) -> None:
 
 def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
     """The long table (sorted by ``sort``, largest first) in ``fmt``, and ``--out``."""
+    from oddslab.analysis.cli_common import SE_COLUMNS, _plain_metric
     from oddslab.analysis.matchup_table import LONG_ROWS, TableSinks, long_frames, table_summary
 
     n, exact, note, order = table_summary(res, sort_by=sort)
-    se_cols = ("se", "ci_low", "ci_high") if exact and fmt is Fmt.table else ()
+    # an all-exact printed table: no SE or interval columns, nor the trials (0) and seeds
+    # (unused) of its cells; "exact" goes into the title
+    se_cols = (*SE_COLUMNS, "trials", "seed") if exact and fmt is Fmt.table else ()
     drop = [c for c in (*se_cols, "exact") if fmt is Fmt.table] + ([] if note else ["note"])
 
     def shown(df):  # as the whole table's print: the note column only if a row has one, ...
-        return df.drop(columns=drop)  # ... and no SE columns in an all-exact printed table
+        return df.drop(columns=[c for c in drop if c in df.columns])  # ... and no SE columns
 
     sinks = TableSinks(str(fmt), out, lambda text: typer.echo(text, nl=False), shown)
     for df in long_frames(res, rows=order):
         sinks.write(df)
     sinks.close()
     if fmt is Fmt.table:
-        _print_frame(shown(sinks.head_frame()), f"{res.metric}{' — exact' if exact else ''}", fmt)
+        title = _plain_metric(res.metric, res) + (", exact" if exact else "")
+        _print_frame(shown(sinks.head_frame()), title, fmt)
         if n > LONG_ROWS:
             how = f", sorted by {sort}" if sort else ""
             typer.echo(

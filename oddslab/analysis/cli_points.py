@@ -30,7 +30,9 @@ from oddslab.analysis.cli_common import (
     _Command,
     _fail,
     _matplotlib,
+    _no_se_if_exact,
     _parse_basket,
+    _plain_metric,
     _print_frame,
     _progress,
     _run_kw,
@@ -94,13 +96,14 @@ def efficiency_cmd(
                 units, weights, metric=metric, template=template, progress=cb,
                 events=event or (), **kw,
             )  # fmt: skip
-        tab, how = res.table, ""
-        if tab.attrs.get("exact") and fmt is Fmt.table:
-            tab = tab.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])
-            how = ", exact"
-        _print_frame(tab, f"{res.table.attrs['metric']} per 100 points (ranked{how})", fmt)
+        if fmt is Fmt.table:  # an exact table: no SE or interval columns, "exact" in the title
+            tab, how = _no_se_if_exact(res.table), ", exact" if res.table.attrs["exact"] else ""
+            label = _plain_metric(res.table.attrs["metric"], res.matchup)
+            _print_frame(tab, f"{label} per 100 points (ranked{how})", fmt)
+        else:  # numbers as numbers, an exact row's SE and interval empty
+            _print_frame(res.frame(), "", fmt)
         if out is not None:
-            _write_table(res.table, out)
+            _write_table(res.frame(), out)
         if plot is not None:
             _matplotlib()
             _save_plot(res.plot(), plot)
@@ -155,8 +158,10 @@ def fair_cmd(
         if fmt is Fmt.csv:  # one tidy table
             typer.echo(_csv(res.frame()), nl=False)
             return
-        _print_frame(res.summary(), f"Fair points of {res.candidate}", fmt)
-        _print_frame(res.sensitivity(), "How the answer moves with the basket", fmt)
+        how = ", exact" if res.exact else ""  # ... and no ± or intervals
+        _print_frame(res.summary(), f"Fair points of {res.candidate}{how}", fmt)
+        tab = _no_se_if_exact(res.sensitivity())
+        _print_frame(tab, f"How the answer moves with the basket{how}", fmt)
 
 
 @points_app.command("duel", cls=_Command)
@@ -200,8 +205,14 @@ def duel_cmd(
         except DuelInterrupted as exc:  # the sizes that finished, not "interrupted" alone
             typer.echo(exc.summary(), err=True)
             raise typer.Exit(code=130) from None
-        _print_frame(res.summary(), "Duel balance", fmt)
-        if fmt is Fmt.table:
+        if fmt is Fmt.json:  # one document, numbers as numbers, the curve included
+            import json
+
+            typer.echo(json.dumps(res.to_dict(), indent=2))
+        elif fmt is Fmt.csv:  # one tidy table: a row per size evaluated
+            typer.echo(_csv(res.frame()), nl=False)
+        else:
+            _print_frame(res.summary(), "Duel balance", fmt)
             _print_frame(res.curve, "Evaluated sizes (same seed at every size)", fmt)
         for note in res.notes:
             typer.echo(f"note: {note}", err=True)

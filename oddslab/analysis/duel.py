@@ -90,6 +90,58 @@ class DuelResult:
         rows.append(("seed (every size)", str(self.seed)))
         return pd.DataFrame(rows, columns=["quantity", "value"])
 
+    def to_dict(self) -> dict[str, Any]:
+        """The whole answer as one JSON-ready document (``points duel -f json``): numbers as
+        numbers (NaN → None), each interval as its two ends, ``points`` (crossing, ci_low,
+        ci_high, or None when not priced), the notes and the ``curve``: every size evaluated
+        (size, value, se, ci_low, ci_high), sorted by size."""
+        from oddslab._format import json_number as num
+
+        pts = None
+        if self.points is not None:
+            pts = dict(zip(("crossing", "ci_low", "ci_high"), map(num, self.points), strict=True))
+        curve = [{k: num(v) for k, v in r.items()} for r in self.curve.to_dict("records")]
+        return {
+            "path": self.path,
+            "metric": self.metric,
+            "target": num(self.target),
+            "crossing": num(self.crossing),
+            "ci_low": num(self.ci_low),
+            "ci_high": num(self.ci_high),
+            "below": self.below,
+            "above": self.above,
+            "points": pts,
+            "seed": self.seed,
+            "notes": list(self.notes),
+            "curve": curve,
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """One tidy table (``points duel -f csv``): a row per size evaluated (the curve:
+        size, value, se, ci_low, ci_high), after the answer's columns repeated on every row:
+        path, metric, target, seed, crossing, crossing_ci_low, crossing_ci_high, below,
+        above, crossing_points, points_ci_low, points_ci_high (NaN when not priced)."""
+        nan = float("nan")
+        pts = self.points if self.points is not None else (nan, nan, nan)
+        head = {
+            "path": self.path,
+            "metric": self.metric,
+            "target": self.target,
+            "seed": self.seed,
+            "crossing": self.crossing,
+            "crossing_ci_low": self.ci_low,
+            "crossing_ci_high": self.ci_high,
+            "below": self.below,
+            "above": self.above,
+            "crossing_points": pts[0],
+            "points_ci_low": pts[1],
+            "points_ci_high": pts[2],
+        }
+        df = self.curve.copy()
+        for i, (k, v) in enumerate(head.items()):
+            df.insert(i, k, v)
+        return df
+
 
 def duel_balance(
     scenario: str | Path | Mapping[str, Any],

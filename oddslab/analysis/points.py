@@ -91,6 +91,28 @@ def _basket_value(
     return v, se
 
 
+def _basket_exact(tab: pd.DataFrame, units: list[str], weights: Mapping[str, float]) -> bool:
+    """Every cell of ``units`` against the basket ran exactly: exact cells (and pairs not run,
+    whose value is NaN anyway) have 0 trials, simulated cells more."""
+    sub = tab[tab["attacker"].isin(units) & tab["target"].isin(list(weights))]
+    return bool((sub["trials"] == 0).all())
+
+
+def _blank_exact(df: pd.DataFrame, cols: tuple[str, ...]) -> pd.DataFrame:
+    """``df`` with ``cols`` (standard errors, intervals) NaN in its exact rows: an exact
+    answer has no standard error and no interval (its SE 0 and zero-width interval stay in
+    the Python tables, as in a sweep's or matchup's)."""
+    df = df.copy()
+    df.loc[df["exact"].astype(bool), list(cols)] = float("nan")
+    return df
+
+
+#: What an exact row leaves empty in :meth:`EfficiencyResult.frame`.
+_EFFICIENCY_SE = ("se", "per_100_points_se", "ci_low", "ci_high")
+#: ... and in :meth:`FairPoints.frame` and :meth:`FairPoints.to_dict`.
+_FAIR_SE = ("candidate_se", "reference_se", "se", "ci_low", "ci_high")
+
+
 @dataclass
 class EfficiencyResult:
     """Basket efficiency of several units. ``table`` is ranked, best first."""
@@ -101,6 +123,11 @@ class EfficiencyResult:
 
     def plot(self, ax: Any = None) -> Any:
         return plot_efficiency(self, ax=ax)
+
+    def frame(self) -> pd.DataFrame:
+        """The table as ``points efficiency -f csv|json`` and ``--out`` write it: numbers as
+        numbers, and an exact row's se, per_100_points_se, ci_low and ci_high empty (NaN)."""
+        return _blank_exact(self.table, _EFFICIENCY_SE)
 
 
 def efficiency(
@@ -125,7 +152,8 @@ def efficiency(
     -------
     EfficiencyResult
         ``table`` columns: rank, unit, label, points, value, se, per_100_points,
-        per_100_points_se, ci_low, ci_high (of per_100_points).
+        per_100_points_se, ci_low, ci_high (of per_100_points), exact (every cell of the
+        unit's basket answered exactly: se 0, interval of zero width).
     """
     import pandas as pd
 
@@ -139,7 +167,8 @@ def efficiency(
     for e in res.attackers:
         name = res.name(e)
         pts = res.points.get(name)
-        v, se = _basket_value(by_unit.get(name, tab.iloc[:0]), name, weights)
+        sub = by_unit.get(name, tab.iloc[:0])
+        v, se = _basket_value(sub, name, weights)
         per = 100 * v / pts if pts else float("nan")
         per_se = 100 * se / pts if pts else float("nan")
         rows.append(
@@ -153,6 +182,7 @@ def efficiency(
                 "per_100_points_se": per_se,
                 "ci_low": per - Z95 * per_se,
                 "ci_high": per + Z95 * per_se,
+                "exact": _basket_exact(sub, [name], weights),
             }
         )
     df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")
@@ -207,6 +237,10 @@ class FairPoints:
         points and its efficiency relative to the reference (1 = fair).
     allowed : list of int
         Whole points per model inside the 95% interval.
+    exact : bool
+        Every cell of both units against the basket was answered exactly (SEs 0): the
+        printed answer has no ± or interval, :meth:`to_dict` and :meth:`frame` leave the SEs
+        and intervals empty.
     """
 
     candidate: str
@@ -229,6 +263,7 @@ class FairPoints:
     allowed: list[int]
     matchup: MatchupResult
     weights: dict[str, float]
+    exact: bool = False
 
     def summary(self) -> pd.DataFrame:
         """The answer as a two-column table (quantity, value) for printing."""
@@ -236,25 +271,24 @@ class FairPoints:
 
         from oddslab._format import format_estimate as est  # never "1 ± 0.005" for 0.99999
 
+        ex = self.exact  # exact: no "± 0", no interval of zero width
+
+        def value(v: float, se: float) -> str:
+            return f"{v:.4g}" if ex else f"{est(v, se)} ± {se:.2g}"
+
         rows = [
             ("metric", self.metric),
-            (
-                "candidate basket value",
-                f"{est(self.candidate_value, self.candidate_se)} ± {self.candidate_se:.2g}",
-            ),
-            (
-                "reference basket value",
-                f"{est(self.reference_value, self.reference_se)} ± {self.reference_se:.2g}",
-            ),
+            ("candidate basket value", value(self.candidate_value, self.candidate_se)),
+            ("reference basket value", value(self.reference_value, self.reference_se)),
             ("reference points", f"{self.reference_points:g}"),
-            ("fair points", f"{self.fair_points:.1f} ± {self.se:.1f}"),
-            ("95% interval", f"{self.ci_low:.1f} – {self.ci_high:.1f}"),
+            ("fair points", f"{self.fair_points:.1f}" + ("" if ex else f" ± {self.se:.1f}")),
         ]
+        if not ex:
+            rows.append(("95% interval", f"{self.ci_low:.1f} – {self.ci_high:.1f}"))
         if self.fair_per_model is not None and self.per_model_ci is not None:
             lo, hi = self.per_model_ci
-            rows.append(
-                ("fair points per model", f"{self.fair_per_model:.2f} ({lo:.2f} – {hi:.2f})")
-            )
+            ci = "" if ex else f" ({lo:.2f} – {hi:.2f})"
+            rows.append(("fair points per model", f"{self.fair_per_model:.2f}{ci}"))
             for b in self.bracket:
                 rows.append(
                     (
@@ -262,9 +296,10 @@ class FairPoints:
                         f"{b['unit_points']:g} points, efficiency {b['relative_efficiency']:.3f}× reference",
                     )
                 )
-            rows.append(
-                ("whole prices in the interval", ", ".join(map(str, self.allowed)) or "none")
-            )
+            if not ex:
+                rows.append(
+                    ("whole prices in the interval", ", ".join(map(str, self.allowed)) or "none")
+                )
         return pd.DataFrame(rows, columns=["quantity", "value"])
 
     def sensitivity(self) -> pd.DataFrame:
@@ -278,9 +313,11 @@ class FairPoints:
         Columns: candidate, reference, metric, reference_points, basket, candidate_value,
         candidate_se, reference_value, reference_se, fair_points, se, ci_low, ci_high,
         fair_per_model, per_model_ci_low, per_model_ci_high (NaN for a unit not bought by the
-        model), note.
+        model), exact, note. An exact row (every cell of its basket answered exactly) has no
+        standard error or interval: its candidate_se, reference_se, se, ci_low, ci_high and
+        per-model interval are empty (NaN).
         """
-        df = self.sensitivity()
+        df = _blank_exact(self.sensitivity(), _FAIR_SE)
         nan = float("nan")
         m = self.models
         df["fair_per_model"] = (df["fair_points"] - self.base_points) / m if m else nan
@@ -293,39 +330,45 @@ class FairPoints:
             ("candidate", self.candidate),
         ):
             df.insert(0, col, value)
-        last = [c for c in df.columns if c != "note"] + ["note"]
-        return df[last]
+        return df[[c for c in df.columns if c not in ("exact", "note")] + ["exact", "note"]]
 
     def to_dict(self) -> dict[str, Any]:
         """The whole answer as one JSON-ready document (``points fair -f json``): every
-        number a number (NaN → None), the bracket, the allowed prices, the weights and the
-        sensitivity rows."""
+        number a number (NaN → None), the bracket, the allowed prices, the weights, ``exact``
+        and the sensitivity rows. An exact answer has no standard error or interval: its
+        SEs, intervals and ``allowed`` (whole prices in the interval) are None, as in the
+        exact rows of ``sensitivity``."""
+        from oddslab._format import json_number as num
 
-        def num(x: Any) -> Any:
-            if isinstance(x, float) and not math.isfinite(x):
-                return None
-            return x
+        ex = self.exact
 
-        rows = [{k: num(v) for k, v in r.items()} for r in self.sensitivity().to_dict("records")]
+        def err(x: Any) -> Any:  # a standard error or an interval's end
+            return None if ex else num(x)
+
+        blank = _blank_exact(self.sensitivity(), _FAIR_SE)
+        rows = [{k: num(v) for k, v in r.items()} for r in blank.to_dict("records")]
         return {
             "candidate": self.candidate,
             "reference": self.reference,
             "metric": self.metric,
             "candidate_value": num(self.candidate_value),
-            "candidate_se": num(self.candidate_se),
+            "candidate_se": err(self.candidate_se),
             "reference_value": num(self.reference_value),
-            "reference_se": num(self.reference_se),
+            "reference_se": err(self.reference_se),
             "reference_points": num(self.reference_points),
             "fair_points": num(self.fair_points),
-            "se": num(self.se),
-            "ci_low": num(self.ci_low),
-            "ci_high": num(self.ci_high),
+            "se": err(self.se),
+            "ci_low": err(self.ci_low),
+            "ci_high": err(self.ci_high),
+            "exact": ex,
             "models": self.models,
             "base_points": self.base_points,
             "fair_per_model": num(self.fair_per_model),
-            "per_model_ci": None if self.per_model_ci is None else [*map(num, self.per_model_ci)],
+            "per_model_ci": None
+            if self.per_model_ci is None or ex
+            else [*map(num, self.per_model_ci)],
             "bracket": [{k: num(v) for k, v in b.items()} for b in self.bracket],
-            "allowed": list(self.allowed),
+            "allowed": None if ex else list(self.allowed),
             "weights": dict(self.weights),
             "sensitivity": rows,
         }
@@ -427,6 +470,7 @@ def fair_points(
     return FairPoints(
         cn, rn, res.metric, vc, sc, vr, sr, float(pr), p, se, lo, hi,
         models, base, fair_pm, ci_pm, bracket, allowed, res, weights,
+        _basket_exact(tab, [cn, rn], weights),
     )  # fmt: skip
 
 
@@ -444,7 +488,8 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
     -------
     DataFrame
         Columns: basket, candidate_value, candidate_se, reference_value, reference_se,
-        fair_points, se, ci_low, ci_high, note (why a row has no fair price).
+        fair_points, se, ci_low, ci_high, exact (every cell of the row's basket answered
+        exactly: its SEs 0), note (why a row has no fair price).
     """
     import pandas as pd
 
@@ -482,6 +527,7 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
                 "se": se,
                 "ci_low": p - Z95 * se,
                 "ci_high": p + Z95 * se,
+                "exact": _basket_exact(tab, [fair.candidate, fair.reference], weights),
                 "note": note,
             }
         )

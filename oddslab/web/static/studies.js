@@ -133,9 +133,10 @@ async function runFair() {
   if (!r.ok) { $("fp-error").textContent = r.data.error; return; }
   // the one JSON document `oddslab points fair -f json` prints
   const d = r.data;
+  // an exact answer has no standard errors or intervals (null): say "exact" instead
   const rows = [
-    ["fair points", fmtN(d.fair_points, 1)],
-    ["95% interval", `${fmtN(d.ci_low, 1)} to ${fmtN(d.ci_high, 1)}`],
+    ["fair points", fmtN(d.fair_points, 1) + (d.exact ? " (exact)" : "")],
+    ...(d.exact ? [] : [["95% interval", `${fmtN(d.ci_low, 1)} to ${fmtN(d.ci_high, 1)}`]]),
     [`candidate: ${d.metric}`, fmtN(d.candidate_value, 3)],
     [`reference: ${d.metric}`, fmtN(d.reference_value, 3)],
     ["reference points", fmtN(d.reference_points, 1)],
@@ -145,7 +146,8 @@ async function runFair() {
   const sens = r.data.sensitivity;
   $("fp-sens-title").hidden = !sens.length;
   if (sens.length) {
-    const cols = Object.keys(sens[0]);
+    const noSE = ["candidate_se", "reference_se", "se", "ci_low", "ci_high", "exact"];
+    const cols = Object.keys(sens[0]).filter((c) => c !== "exact" && !(d.exact && noSE.includes(c)));
     tableFrom($("fp-sensitivity"), cols.map((c) => c.replace(/_/g, " ")), sens.map((x) => cols.map((c) => typeof x[c] === "number" ? fmtN(x[c], 2) : x[c])));
   }
 }
