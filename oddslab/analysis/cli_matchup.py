@@ -100,7 +100,10 @@ def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
     # an all-exact printed table: no SE or interval columns, nor the trials (0) and seeds
     # (unused) of its cells; "exact" goes into the title
     se_cols = (*SE_COLUMNS, "trials", "seed") if exact and fmt is Fmt.table else ()
-    drop = [c for c in (*se_cols, "exact") if fmt is Fmt.table] + ([] if note else ["note"])
+    # the printed title names the metric in plain words: its column (one value) goes
+    drop = [c for c in (*se_cols, "exact", "metric") if fmt is Fmt.table] + (
+        [] if note else ["note"]
+    )
 
     def shown(df):  # as the whole table's print: the note column only if a row has one, ...
         return df.drop(columns=[c for c in drop if c in df.columns])  # ... and no SE columns
