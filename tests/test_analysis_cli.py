@@ -147,6 +147,45 @@ def test_errors_are_one_line_exit_2(args, match):
     _err(args, match)
 
 
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["sweep", SCENARIO, "-v", "target.save=4"],
+        ["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts"],
+        ["points", "efficiency", f"{GENERIC}:shock_squad", "-b", f"{GENERIC}:conscripts"],
+        ["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:flame_team", "-b", GENERIC],
+    ],
+)
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["--batch", "3"], "--batch applies to Dask runs (--workers or --scheduler)"),
+        (["--precision", "0"], "--precision: expected a 95% half-width"),
+        (["--precision", "-1"], "--precision: expected a 95% half-width"),
+        (["--precision", "0.5"], "--precision: expected a 95% half-width"),
+    ],
+)
+def test_run_options_are_checked_before_any_cell_whatever_the_exact_mode(
+    monkeypatch, cmd, extra, match
+):
+    from oddslab.analysis import distributed
+
+    def never(*a, **k):  # every cell here is exact: nothing would check --precision later
+        raise AssertionError("a cell ran")
+
+    monkeypatch.setattr(distributed, "run_cells", never)
+    _err([*cmd, *extra], match)
+
+
+def test_a_batch_or_precision_the_run_cannot_use_is_refused_in_python():
+    from oddslab.analysis import sweep
+
+    with pytest.raises(ValueError, match="batch applies to Dask runs"):
+        sweep(SCENARIO, {"target.save": [4]}, batch=3, progress=None)
+    with pytest.raises(ValueError, match="precision: expected a 95% half-width"):
+        sweep(SCENARIO, {"target.save": [4]}, precision=0, progress=None)
+
+
 @pytest.mark.parametrize("cmd", ["sweep", "matchup", "efficiency"])
 @pytest.mark.parametrize("option", ["--out", "--plot"])
 def test_unwritable_out_and_plot_fail_before_any_cell(tmp_path, monkeypatch, cmd, option):
@@ -245,6 +284,15 @@ def test_help_names_every_value_in_words(cmd):
         assert placeholder not in res.output
     usage = res.output.splitlines()[0]
     assert "{" not in usage and "[OPTIONS]" in usage
+
+
+@pytest.mark.parametrize(
+    "cmd", [["sweep"], ["matchup"], ["points", "efficiency"], ["points", "fair"]]
+)
+def test_scheduler_help_names_the_address_and_the_scheduler_file(cmd):
+    res = CliRunner(env={"COLUMNS": "200"}).invoke(app, [*cmd, "--help"])
+    text = " ".join(res.output.replace("│", " ").split())
+    assert "tcp://host:8786" in text and "--scheduler-file" in text, text
 
 
 def test_tables_fit_80_columns_without_cutting_numbers():
