@@ -130,6 +130,26 @@ def test_duel(tmp_path):
             "is a matchup metric",
         ),
         (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "P(models_slain >= )"],
+            "'P(models_slain >= )': a number is missing after >=",
+        ),
+        (
+            ["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "-m", "P(>= 2)"],
+            "a statistic is missing before >=",
+        ),
+        (
+            [
+                "points",
+                "efficiency",
+                f"{GENERIC}:shock_squad",
+                "-b",
+                f"{GENERIC}:conscripts",
+                "-m",
+                "mean()",
+            ],
+            "nothing inside mean()",
+        ),  # fmt: skip
+        (
             [
                 "points",
                 "efficiency",
