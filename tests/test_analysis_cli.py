@@ -118,6 +118,10 @@ def test_duel(tmp_path):
         ),
         (["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target.save=5"], "given twice"),
         (
+            ["sweep", SCENARIO, "-v", "attacker.weapons[0.models=3"],
+            "--vary 'attacker.weapons[0.models': '[' has no ']' at character 17",
+        ),
+        (
             ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "--stat", "model_slain"],
             "did you mean 'models_slain'",
         ),
