@@ -118,6 +118,10 @@ def test_duel(tmp_path):
         ),
         (["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target.save=5"], "given twice"),
         (
+            ["sweep", SCENARIO, "-v", 'attacker.weapons.0.damage="1",1'],
+            "attacker.weapons.0.damage='1' and attacker.weapons.0.damage=1 are one value",
+        ),
+        (
             ["sweep", SCENARIO, "-v", "attacker.weapons[0.models=3"],
             "--vary 'attacker.weapons[0.models': '[' has no ']' at character 17",
         ),
