@@ -61,6 +61,7 @@ __all__ = [
     "resolve_entries",
     "select_weapons",
     "entry_names",
+    "entry_labels",
 ]
 
 #: Keys of a library entry that price it; stripped when the entry is used in a scenario.
@@ -421,7 +422,15 @@ def resolve_entries(
     """Library entries named by ``spec``.
 
     ``spec`` is a library file (every entry), ``"lib.toml:entry"``, ``"lib.toml:a,b,c"`` or a
-    glob such as ``"lib.toml:*squad*"``; a :class:`LibraryEntry` is returned as is.
+    glob such as ``"lib.toml:*squad*"``; an item of a list may name its own library
+    (``"lib.toml:a,other.toml:b"``; an item without one is of the library before it). A
+    :class:`LibraryEntry` is returned as is.
+
+    Raises
+    ------
+    ValueError
+        An entry picked twice: named twice (in any spelling of its library's path), or
+        named and matched by a glob, or matched by two globs.
     """
     if isinstance(spec, LibraryEntry):
         return [spec]
@@ -430,19 +439,45 @@ def resolve_entries(
     if text.endswith(".toml") or ":" not in text or Path(text).exists():
         path = Path(text) if Path(text).is_absolute() else base / text
         return list(load_library(path).entries.values())
-    path, names = parse_ref(text, base, text, "")
-    lib = load_library(path, source=text)
     out: list[LibraryEntry] = []
-    for name in names.split(","):
-        name = name.strip()
+    given: dict[str, str] = {}
+    for path, name in _ref_items(text, base):
+        lib = load_library(path, source=text)
         if any(c in name for c in "*?["):
             hits = [e for k, e in lib.entries.items() if fnmatch.fnmatchcase(k, name)]
             if not hits:
                 raise ScenarioError(str(lib.path), "units", f"no entry matches '{name}'")
-            out.extend(hits)
         else:
-            out.append(lib[name])
+            hits = [lib[name]]
+        for e in hits:
+            if _ident(e) in given:
+                raise ValueError(
+                    f"{text}: {e.library.name}:{e.key} is picked twice ('{given[_ident(e)]}' "
+                    f"and '{name}'): give each entry once"
+                )
+            given[_ident(e)] = name
+            out.append(e)
     return out
+
+
+def _ref_items(text: str, base: Path) -> list[tuple[Path, str]]:
+    """(library path, entry name or glob) of each item of ``"lib.toml:a,b"`` or
+    ``"lib.toml:a,other.toml:b"``. A path holding a comma is read whole first (as before
+    items could name their own library)."""
+    path, names = parse_ref(text, base, text, "")
+    if path.exists() or "," not in text:
+        return [(path, n.strip()) for n in names.split(",")]
+    items: list[tuple[Path, str]] = []
+    lib: Path | None = None
+    for item in text.split(","):
+        if ":" in item:
+            lib, name = parse_ref(item.strip(), base, text, "")
+        elif lib is None:
+            raise ScenarioError(text, "", f"'{item}': expected \"library.toml:entry\"")
+        else:
+            name = item
+        items.append((lib, name.strip()))
+    return items
 
 
 def entry_notes(path: str | Path) -> dict[str, str]:
@@ -495,6 +530,21 @@ def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
     if names is not None and _ident(e) in names:
         return names[_ident(e)]
     return f"{e.library.name}:{e.key}"
+
+
+def entry_labels(entries: list[LibraryEntry], names: Mapping[str, str]) -> dict[str, str]:
+    """Labels of entries (identity → label) for matrices and plots that tell entries apart:
+    the entry's :attr:`~LibraryEntry.label`, followed by its name in tables (``names``, from
+    :func:`entry_names`: ``"Conscripts (a/units.toml:conscripts)"``) when another entry
+    has the same label."""
+    uniq = {_ident(e): e for e in entries}
+    count: dict[str, int] = {}
+    for e in uniq.values():
+        count[e.label] = count.get(e.label, 0) + 1
+    return {
+        i: e.label if count[e.label] == 1 else f"{e.label} ({_name(e, names)})"
+        for i, e in uniq.items()
+    }
 
 
 def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:

@@ -67,6 +67,17 @@ def test_matchup_points_and_library(tmp_path):
     assert GENERIC.split("/")[-1] in _ok(["library"]).stdout
 
 
+def test_a_library_as_the_basket_uses_its_entries_that_can_be_targets():
+    res = _ok(["points", "efficiency", GENERIC, "-b", GENERIC, "-n", "2000"])
+    assert (
+        "Shock squad" in res.stdout and "left out generic.toml:shock_squad (target)" in res.output
+    )
+    weapons = str(ROOT / "oddslab" / "examples" / "libraries" / "generic-weapons.toml")
+    res = _ok(["points", "fair", f"{weapons}:plasma_squad", f"{weapons}:bolt_squad", "-b", weapons,
+               "-n", "2000", "-f", "json"])  # fmt: skip
+    assert "left out generic-weapons.toml:plasma_squad (target)" in res.output
+
+
 def test_duel(tmp_path):
     scen = tmp_path / "d.toml"
     scen.write_text(
@@ -117,6 +128,25 @@ def test_duel(tmp_path):
             "'target.save' and 'target[save]' are the same key",
         ),
         (["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target.save=5"], "given twice"),
+        (
+            ["matchup", f"{GENERIC}:shock_squad,shock_squad", f"{GENERIC}:conscripts"],
+            "generic.toml:shock_squad is picked twice ('shock_squad' and 'shock_squad')",
+        ),
+        (
+            ["points", "efficiency", f"{GENERIC}:*squad*,shock_squad", "-b", GENERIC],
+            "generic.toml:shock_squad is picked twice ('*squad*' and 'shock_squad')",
+        ),
+        (
+            [
+                "points",
+                "fair",
+                f"{GENERIC}:shock_squad",
+                f"{GENERIC}:flame_team",
+                "-b",
+                f"{GENERIC}:conscripts,{GENERIC}:conscripts",
+            ],
+            "generic.toml:conscripts is picked twice",
+        ),  # fmt: skip
         (
             ["sweep", SCENARIO, "-v", 'attacker.weapons.0.damage="1",1'],
             "attacker.weapons.0.damage='1' and attacker.weapons.0.damage=1 are one value",

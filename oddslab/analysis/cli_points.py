@@ -94,6 +94,8 @@ def efficiency_cmd(
                 units, weights, metric=metric, template=template, progress=cb,
                 events=event or (), **kw,
             )  # fmt: skip
+        for note in res.matchup.skipped:  # entries of a whole library that fit no slot
+            typer.echo(f"note: left out {note}", err=True)
         tab, how = res.table, ""
         if tab.attrs.get("exact") and fmt is Fmt.table:
             tab = tab.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])
@@ -147,6 +149,8 @@ def fair_cmd(
                 candidate, reference, weights, metric=metric, reference_points=reference_points,
                 template=template, progress=cb, events=event or (), **kw,
             )  # fmt: skip
+        for note in res.matchup.skipped:  # basket entries of a library that are no targets
+            typer.echo(f"note: left out {note}", err=True)
         if fmt is Fmt.json:  # one document
             import json
 
