@@ -235,6 +235,29 @@ def test_run_options_are_checked_before_any_cell_whatever_the_exact_mode(
     _err([*cmd, *extra], match)
 
 
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "--sort", "nosuch"],
+         "--sort nosuch: no such column; columns: attacker, target"),
+        (["points", "efficiency", f"{GENERIC}:shock_squad", "-b", f"{GENERIC}:conscripts=inf"],
+         "must be a positive number, got inf"),
+        (["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:flame_team", "-b", GENERIC,
+          "--reference-points", "0"], "reference points: expected a price above 0, got 0"),
+        (["points", "duel", SCENARIO, "-v", "target.models=1..9", "--points-per-model", "-3"],
+         "points per model: expected a number of points >= 0, got -3"),
+        (["points", "duel", SCENARIO, "-v", "target.models=1..9", "--base-points", "-1"],
+         "base points: expected a number of points >= 0, got -1"),
+    ],
+)  # fmt: skip
+def test_values_no_study_can_use_are_refused_before_any_cell(monkeypatch, args, match):
+    from oddslab.analysis import distributed, duel
+
+    monkeypatch.setattr(distributed, "run_cells", None)  # refused before any cell
+    monkeypatch.setattr(duel, "with_paths", None)  # and before any size of a duel
+    _err(args, match)
+
+
 def test_a_batch_or_precision_the_run_cannot_use_is_refused_in_python():
     from oddslab.analysis import sweep
 

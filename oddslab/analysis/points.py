@@ -65,7 +65,7 @@ def _read_basket(basket: Any) -> tuple[Selection, dict[str, float]]:
     weights: dict[str, float] = {}
     given: dict[str, Any] = {}
     for spec, w in items:
-        if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
+        if isinstance(w, bool) or not isinstance(w, int | float) or not 0 < w < math.inf:
             raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
         sel = select_entries(spec)
         for e, is_named in zip(sel.entries, sel.named, strict=True):
@@ -391,6 +391,11 @@ def fair_points(
     c, r = cand[0], ref[0]
     if _ident(c) == _ident(r):
         raise ValueError("the candidate and the reference are the same entry")
+    if reference_points is not None and not 0 < reference_points < math.inf:
+        raise ValueError(
+            f"reference points: expected a price above 0, got {reference_points:g} "
+            "(a reference that costs nothing prices every unit at 0)"
+        )
     targets, weights = _read_basket(basket)
     res = matchup([c, r], targets, metric=metric, **run)
     weights = _by_name(res, weights)
