@@ -219,6 +219,8 @@ def load_library(path: str | Path, *, source: str = "", key: str = "") -> Librar
         return cached
     try:
         data = tomllib.loads(where_to.read_text(encoding="utf-8"))
+    except IsADirectoryError:
+        raise ScenarioError(str(path), "", "is a folder, not a library file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(str(path), "", f"cannot read library ({exc})") from None
     except tomllib.TOMLDecodeError as exc:

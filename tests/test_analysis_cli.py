@@ -115,6 +115,12 @@ def test_duel(tmp_path):
             "not both",
         ),
         (["matchup", GENERIC, "missing.toml"], "not found"),
+        (["sweep", str(ROOT / "oddslab"), "-v", "target.save=4"], "is a folder, not a TOML file"),
+        (["matchup", GENERIC, str(ROOT / "oddslab")], "is a folder, not a library file"),
+        (
+            ["points", "duel", str(ROOT / "oddslab"), "-v", "target.models=1..9"],
+            "is a folder, not a TOML file",
+        ),
         (["matchup", f"{GENERIC}:nobody", GENERIC], "no such entry"),
         (
             ["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:shock_squad", "-b", GENERIC],
