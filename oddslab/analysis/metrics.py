@@ -24,7 +24,6 @@ default statistic that every cell reports.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from collections.abc import Iterable
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from oddslab.analysis.metric_syntax import is_condition, malformed
 from oddslab.outcome import Z95, Outcome, wilson_interval
 
 __all__ = [
@@ -258,86 +258,19 @@ def parse_metric(text: str) -> Metric:
     m = _NAME.match(text)
     if m:
         return Metric(f"mean({m.group(1)})", "mean", m.group(1))
-    problem = _malformed(text)
+    problem = malformed(text)
     if problem:
         raise ValueError(f"'{text.strip()}': {problem}")
     m = _PROB.match(text)
     if m:
         inner = " ".join(m.group(1).split())
-        if _is_condition(inner):
+        if is_condition(inner):
             return Metric(f"P({inner})", "event", inner)
         return Metric(text.strip(), "label")
     raise ValueError(
         f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
         'label such as "P(target unit destroyed)"'
     )
-
-
-#: An ASCII comparison (or a misspelt one) at the top level of ``P(...)``.
-_OPERATOR = re.compile(r"=>|=<|>=|<=|==|!=|[<>=!]")
-
-
-def _malformed(text: str) -> str:
-    """Why ``text`` is not a metric when it is a ``P(...)`` or ``mean(...)`` gone wrong (a
-    bracket without its pair, text after the closing bracket, nothing inside, a comparison
-    with a side missing or misspelt), else ``""``. Positions count characters of ``text`` from 1.
-
-    A headline label may hold brackets and even ``=`` inside its own brackets ("P(artillery
-    mission failed (1D6 = 1))"), so only comparisons outside inner brackets are read.
-    """
-    depth, opened, close = 0, [], -1
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-            opened.append(i)
-        elif ch == ")":
-            if depth == 0:
-                return f"')' at character {i + 1} has no '('"
-            depth -= 1
-            opened.pop()
-            if depth == 0 and close < 0:
-                close = i
-    if opened:
-        return f"'(' at character {opened[-1] + 1} has no ')'"
-    head = text[: text.find("(")].strip().lower() if "(" in text else ""
-    if close < 0 or head not in ("p", "mean"):
-        return ""
-    rest = text[close + 1 :].strip()
-    if rest:
-        return f"'{rest}' after the ')' at character {close + 1}: give one metric"
-    inner = text[text.find("(") + 1 : close].strip()
-    if not inner:
-        what = "mean" if head == "mean" else "P"
-        return f"nothing inside {what}(): name a statistic or a condition"
-    if head == "mean":
-        return (
-            "mean(...) takes one statistic name, e.g. mean(models_slain) "
-            "(a condition goes in P(...))"
-        )
-    top = re.sub(r"\([^()]*\)", "", inner)  # a label's own brackets (one level) are words
-    ops = list(_OPERATOR.finditer(top))
-    if not ops or _is_condition(inner):
-        return ""
-    first, last = ops[0], ops[-1]
-    if not top[last.end() :].strip():
-        return f"a number is missing after {last.group()}"
-    if not top[: first.start()].strip():
-        return f"a statistic is missing before {first.group()}"
-    bad = next((o.group() for o in ops if o.group() in ("=>", "=<", "!")), None)
-    if bad:
-        return f"'{bad}' is not a comparison (use >=, >, <=, <, ==, =, !=)"
-    return ""  # words around a comparison may be a headline's label: resolved per cell
-
-
-def _is_condition(text: str) -> bool:
-    """Whether ``P(text)`` is an event written inline (``a >= 1 and b == 0``, ``a | b``)
-    rather than a headline label in words or a bare statistic name: it reads as an
-    expression with an operator."""
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return False
-    return not isinstance(tree, ast.Name | ast.Constant)
 
 
 def common_primary(outcomes: Iterable[Outcome]) -> str:
