@@ -8,7 +8,9 @@ that fails validation in every cell of its row (or column) is left out and liste
 A pair of kept entries that still does not fit (a rifle platoon has no weapon that can
 engage a tank) is not run: its value is NaN and :attr:`MatchupResult.unfit` says why.
 Entries named explicitly (``generic.toml:conscripts``) on both sides must fit: any error is
-raised (with a whole library on one side, an explicit entry must fit at least one cell).
+raised (with a whole library on one side, an explicit entry must fit at least one cell); this
+is decided entry by entry (a side may hold a whole library and named entries). An entry given
+twice is an error naming it (:func:`select_entries`).
 
 Rulesets report only the statistics a scenario can produce, so two cells may have different
 statistics: the default metric is the mean of a statistic every cell reports (the cells'
