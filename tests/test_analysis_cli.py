@@ -254,6 +254,10 @@ def test_run_options_are_checked_before_any_cell_whatever_the_exact_mode(
          "points per model: expected a number of points >= 0, got -3"),
         (["points", "duel", SCENARIO, "-v", "target.models=1..9", "--base-points", "-1"],
          "base points: expected a number of points >= 0, got -1"),
+        (["sweep", SCENARIO, "-v", "target.save=4", "--scheduler", "nosuch.json"],
+         "--scheduler nosuch.json: no such file; give the JSON file of dask scheduler"),
+        (["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "--scheduler", str(ROOT)],
+         "is a folder; give the JSON file"),
     ],
 )  # fmt: skip
 def test_values_no_study_can_use_are_refused_before_any_cell(monkeypatch, args, match):

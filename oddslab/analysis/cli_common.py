@@ -206,6 +206,14 @@ def _run_kw(
         raise _fail("give --workers or --scheduler, not both")
     if dashboard and workers is None:
         raise _fail("--dashboard is for the local cluster of --workers N")
+    if scheduler is not None and "://" not in scheduler:  # a file, or host:port
+        where = Path(scheduler).expanduser()
+        if where.is_dir() or (scheduler.lower().endswith(".json") and not where.is_file()):
+            what = "is a folder" if where.is_dir() else "no such file"
+            raise _fail(
+                f"--scheduler {scheduler}: {what}; give the JSON file of dask scheduler "
+                "--scheduler-file, or an address such as tcp://host:8786"
+            )
     if batch is not None and workers is None and scheduler is None:
         raise _fail("--batch applies to Dask runs (--workers or --scheduler)")
     if precision is not None and not 0 < precision < 0.5:  # checked whatever --exact says
