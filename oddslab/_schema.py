@@ -308,6 +308,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError(source, "", "file not found") from None
+    except IsADirectoryError:
+        raise ScenarioError(source, "", "is a folder, not a TOML file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(source, "", f"cannot read file ({exc})") from None
     try:

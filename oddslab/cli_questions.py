@@ -118,6 +118,8 @@ def check_ask(
     """Everything checked before any work; a mistake ends in ``error: ...`` (exit 2)."""
     from oddslab.events import EventError, check_joint, parse_events
 
+    if record_trials is not None and records is None:  # as --batch without Dask: refused
+        raise fail("--record-trials applies to --records FILE (the trials it keeps)")
     ask = Ask(events=list(events or []))
     if not (events or joints or joint_plot or records):
         return ask

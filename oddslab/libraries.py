@@ -38,13 +38,18 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-import functools
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oddslab._entry_names import (
+    _ident,
+    _name,  # noqa: F401  (the analysis layer imports it here)
+    entry_labels,
+    entry_names,
+    resolved,
+)
 from oddslab._entry_roles import _is_name_list, select_weapons
 from oddslab._schema import ScenarioError
 
@@ -61,6 +66,7 @@ __all__ = [
     "resolve_entries",
     "select_weapons",
     "entry_names",
+    "entry_labels",
 ]
 
 #: Keys of a library entry that price it; stripped when the entry is used in a scenario.
@@ -169,20 +175,6 @@ def _number(value: Any, source: str, key: str) -> float:
 
 
 # -- loading ---------------------------------------------------------------------------------
-def resolved(path: Path) -> Path:
-    """``path.resolve()``, kept per (path, current folder for a relative one): a study
-    resolves the same few library paths for every cell (each resolve is a few system calls
-    per folder of the path)."""
-    import os
-
-    return _resolve(path, "" if path.is_absolute() else os.getcwd())
-
-
-@functools.lru_cache(maxsize=1024)
-def _resolve(path: Path, cwd: str) -> Path:
-    return path.resolve()
-
-
 _CACHE: dict[tuple[str, float], Library] = {}
 
 
@@ -218,6 +210,8 @@ def load_library(path: str | Path, *, source: str = "", key: str = "") -> Librar
         return cached
     try:
         data = tomllib.loads(where_to.read_text(encoding="utf-8"))
+    except IsADirectoryError:
+        raise ScenarioError(str(path), "", "is a folder, not a library file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(str(path), "", f"cannot read library ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
@@ -421,7 +415,15 @@ def resolve_entries(
     """Library entries named by ``spec``.
 
     ``spec`` is a library file (every entry), ``"lib.toml:entry"``, ``"lib.toml:a,b,c"`` or a
-    glob such as ``"lib.toml:*squad*"``; a :class:`LibraryEntry` is returned as is.
+    glob such as ``"lib.toml:*squad*"``; an item of a list may name its own library
+    (``"lib.toml:a,other.toml:b"``; an item without one is of the library before it). A
+    :class:`LibraryEntry` is returned as is.
+
+    Raises
+    ------
+    ValueError
+        An entry picked twice: named twice (in any spelling of its library's path), or
+        named and matched by a glob, or matched by two globs.
     """
     if isinstance(spec, LibraryEntry):
         return [spec]
@@ -430,19 +432,45 @@ def resolve_entries(
     if text.endswith(".toml") or ":" not in text or Path(text).exists():
         path = Path(text) if Path(text).is_absolute() else base / text
         return list(load_library(path).entries.values())
-    path, names = parse_ref(text, base, text, "")
-    lib = load_library(path, source=text)
     out: list[LibraryEntry] = []
-    for name in names.split(","):
-        name = name.strip()
+    given: dict[str, str] = {}
+    for path, name in _ref_items(text, base):
+        lib = load_library(path, source=text)
         if any(c in name for c in "*?["):
             hits = [e for k, e in lib.entries.items() if fnmatch.fnmatchcase(k, name)]
             if not hits:
                 raise ScenarioError(str(lib.path), "units", f"no entry matches '{name}'")
-            out.extend(hits)
         else:
-            out.append(lib[name])
+            hits = [lib[name]]
+        for e in hits:
+            if _ident(e) in given:
+                raise ValueError(
+                    f"{text}: {e.library.name}:{e.key} is picked twice ('{given[_ident(e)]}' "
+                    f"and '{name}'): give each entry once"
+                )
+            given[_ident(e)] = name
+            out.append(e)
     return out
+
+
+def _ref_items(text: str, base: Path) -> list[tuple[Path, str]]:
+    """(library path, entry name or glob) of each item of ``"lib.toml:a,b"`` or
+    ``"lib.toml:a,other.toml:b"``. A path holding a comma is read whole first (as before
+    items could name their own library)."""
+    path, names = parse_ref(text, base, text, "")
+    if path.exists() or "," not in text:
+        return [(path, n.strip()) for n in names.split(",")]
+    items: list[tuple[Path, str]] = []
+    lib: Path | None = None
+    for item in text.split(","):
+        if ":" in item:
+            lib, name = parse_ref(item.strip(), base, text, "")
+        elif lib is None:
+            raise ScenarioError(text, "", f"'{item}': expected \"library.toml:entry\"")
+        else:
+            name = item
+        items.append((lib, name.strip()))
+    return items
 
 
 def entry_notes(path: str | Path) -> dict[str, str]:
@@ -481,41 +509,3 @@ def entry_notes(path: str | Path) -> dict[str, str]:
     except ScenarioError:
         return {}
     return out
-
-
-# -- names of entries in tables and cells -------------------------------------------------------
-def _ident(e: LibraryEntry) -> str:
-    """The entry's identity: its library's resolved path and its key."""
-    return f"{resolved(e.library)}:{e.key}"
-
-
-def _name(e: LibraryEntry, names: Mapping[str, str] | None = None) -> str:
-    """The entry's name in tables and cell values: ``file-name.toml:key``, or the name
-    :func:`entry_names` gave it when two libraries share a file name."""
-    if names is not None and _ident(e) in names:
-        return names[_ident(e)]
-    return f"{e.library.name}:{e.key}"
-
-
-def entry_names(entries: list[LibraryEntry]) -> dict[str, str]:
-    """Names of entries (identity → name) that never collide.
-
-    ``file-name.toml:key`` as before (so cells keep their seeds); when libraries in different
-    folders share a file name, their entries are named by as many trailing folders as tell
-    them apart (``a/units.toml:x``, ``b/units.toml:x``).
-    """
-    paths = {resolved(e.library) for e in entries}
-    by_name: dict[str, list[Path]] = {}
-    for p in sorted(paths):
-        by_name.setdefault(p.name, []).append(p)
-    shown: dict[Path, str] = {}
-    for name, group in by_name.items():
-        if len(group) == 1:
-            shown[group[0]] = name
-            continue
-        for k in range(2, max(len(p.parts) for p in group) + 1):
-            tails = ["/".join(p.parts[-k:]) for p in group]
-            if len(set(tails)) == len(tails):
-                break
-        shown.update(zip(group, tails, strict=True))
-    return {_ident(e): f"{shown[resolved(e.library)]}:{e.key}" for e in entries}

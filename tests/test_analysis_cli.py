@@ -69,6 +69,17 @@ def test_matchup_points_and_library(tmp_path):
     assert GENERIC.split("/")[-1] in _ok(["library"]).stdout
 
 
+def test_a_library_as_the_basket_uses_its_entries_that_can_be_targets():
+    res = _ok(["points", "efficiency", GENERIC, "-b", GENERIC, "-n", "2000"])
+    assert (
+        "Shock squad" in res.stdout and "left out generic.toml:shock_squad (target)" in res.output
+    )
+    weapons = str(ROOT / "oddslab" / "examples" / "libraries" / "generic-weapons.toml")
+    res = _ok(["points", "fair", f"{weapons}:plasma_squad", f"{weapons}:bolt_squad", "-b", weapons,
+               "-n", "2000", "-f", "json"])  # fmt: skip
+    assert "left out generic-weapons.toml:plasma_squad (target)" in res.output
+
+
 def test_duel(tmp_path):
     scen = tmp_path / "d.toml"
     scen.write_text(
@@ -122,6 +133,12 @@ def test_duel(tmp_path):
             "not both",
         ),
         (["matchup", GENERIC, "missing.toml"], "not found"),
+        (["sweep", str(ROOT / "oddslab"), "-v", "target.save=4"], "is a folder, not a TOML file"),
+        (["matchup", GENERIC, str(ROOT / "oddslab")], "is a folder, not a library file"),
+        (
+            ["points", "duel", str(ROOT / "oddslab"), "-v", "target.models=1..9"],
+            "is a folder, not a TOML file",
+        ),
         (["matchup", f"{GENERIC}:nobody", GENERIC], "no such entry"),
         (
             ["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:shock_squad", "-b", GENERIC],
@@ -136,6 +153,33 @@ def test_duel(tmp_path):
         ),
         (["sweep", SCENARIO, "-v", "target.save=2..4", "-v", "target.save=5"], "given twice"),
         (
+            ["matchup", f"{GENERIC}:shock_squad,shock_squad", f"{GENERIC}:conscripts"],
+            "generic.toml:shock_squad is picked twice ('shock_squad' and 'shock_squad')",
+        ),
+        (
+            ["points", "efficiency", f"{GENERIC}:*squad*,shock_squad", "-b", GENERIC],
+            "generic.toml:shock_squad is picked twice ('*squad*' and 'shock_squad')",
+        ),
+        (
+            [
+                "points",
+                "fair",
+                f"{GENERIC}:shock_squad",
+                f"{GENERIC}:flame_team",
+                "-b",
+                f"{GENERIC}:conscripts,{GENERIC}:conscripts",
+            ],
+            "generic.toml:conscripts is picked twice",
+        ),  # fmt: skip
+        (
+            ["sweep", SCENARIO, "-v", 'attacker.weapons.0.damage="1",1'],
+            "attacker.weapons.0.damage='1' and attacker.weapons.0.damage=1 are one value",
+        ),
+        (
+            ["sweep", SCENARIO, "-v", "attacker.weapons[0.models=3"],
+            "--vary 'attacker.weapons[0.models': '[' has no ']' at character 17",
+        ),
+        (
             ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "--stat", "model_slain"],
             "did you mean 'models_slain'",
         ),
@@ -147,6 +191,26 @@ def test_duel(tmp_path):
             ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "points_removed"],
             "is a matchup metric",
         ),
+        (
+            ["sweep", SCENARIO, "-v", "target.save=4", "-n", "100", "-m", "P(models_slain >= )"],
+            "'P(models_slain >= )': a number is missing after >=",
+        ),
+        (
+            ["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "-m", "P(>= 2)"],
+            "a statistic is missing before >=",
+        ),
+        (
+            [
+                "points",
+                "efficiency",
+                f"{GENERIC}:shock_squad",
+                "-b",
+                f"{GENERIC}:conscripts",
+                "-m",
+                "mean()",
+            ],
+            "nothing inside mean()",
+        ),  # fmt: skip
         (
             [
                 "points",
@@ -163,6 +227,72 @@ def test_duel(tmp_path):
 )
 def test_errors_are_one_line_exit_2(args, match):
     _err(args, match)
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["sweep", SCENARIO, "-v", "target.save=4"],
+        ["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts"],
+        ["points", "efficiency", f"{GENERIC}:shock_squad", "-b", f"{GENERIC}:conscripts"],
+        ["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:flame_team", "-b", GENERIC],
+    ],
+)
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["--batch", "3"], "--batch applies to Dask runs (--workers or --scheduler)"),
+        (["--precision", "0"], "--precision: expected a 95% half-width"),
+        (["--precision", "-1"], "--precision: expected a 95% half-width"),
+        (["--precision", "0.5"], "--precision: expected a 95% half-width"),
+    ],
+)
+def test_run_options_are_checked_before_any_cell_whatever_the_exact_mode(
+    monkeypatch, cmd, extra, match
+):
+    from oddslab.analysis import distributed
+
+    def never(*a, **k):  # every cell here is exact: nothing would check --precision later
+        raise AssertionError("a cell ran")
+
+    monkeypatch.setattr(distributed, "run_cells", never)
+    _err([*cmd, *extra], match)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "--sort", "nosuch"],
+         "--sort nosuch: no such column; columns: attacker, target"),
+        (["points", "efficiency", f"{GENERIC}:shock_squad", "-b", f"{GENERIC}:conscripts=inf"],
+         "must be a positive number, got inf"),
+        (["points", "fair", f"{GENERIC}:shock_squad", f"{GENERIC}:flame_team", "-b", GENERIC,
+          "--reference-points", "0"], "reference points: expected a price above 0, got 0"),
+        (["points", "duel", SCENARIO, "-v", "target.models=1..9", "--points-per-model", "-3"],
+         "points per model: expected a number of points >= 0, got -3"),
+        (["points", "duel", SCENARIO, "-v", "target.models=1..9", "--base-points", "-1"],
+         "base points: expected a number of points >= 0, got -1"),
+        (["sweep", SCENARIO, "-v", "target.save=4", "--scheduler", "nosuch.json"],
+         "--scheduler nosuch.json: no such file; give the JSON file of dask scheduler"),
+        (["matchup", f"{GENERIC}:shock_squad", f"{GENERIC}:conscripts", "--scheduler", str(ROOT)],
+         "is a folder; give the JSON file"),
+    ],
+)  # fmt: skip
+def test_values_no_study_can_use_are_refused_before_any_cell(monkeypatch, args, match):
+    from oddslab.analysis import distributed, duel
+
+    monkeypatch.setattr(distributed, "run_cells", None)  # refused before any cell
+    monkeypatch.setattr(duel, "with_paths", None)  # and before any size of a duel
+    _err(args, match)
+
+
+def test_a_batch_or_precision_the_run_cannot_use_is_refused_in_python():
+    from oddslab.analysis import sweep
+
+    with pytest.raises(ValueError, match="batch applies to Dask runs"):
+        sweep(SCENARIO, {"target.save": [4]}, batch=3, progress=None)
+    with pytest.raises(ValueError, match="precision: expected a 95% half-width"):
+        sweep(SCENARIO, {"target.save": [4]}, precision=0, progress=None)
 
 
 @pytest.mark.parametrize("cmd", ["sweep", "matchup", "efficiency"])
@@ -297,6 +427,15 @@ def test_help_names_every_value_in_words(cmd):
         assert placeholder not in res.output
     usage = res.output.splitlines()[0]
     assert "{" not in usage and "[OPTIONS]" in usage
+
+
+@pytest.mark.parametrize(
+    "cmd", [["sweep"], ["matchup"], ["points", "efficiency"], ["points", "fair"]]
+)
+def test_scheduler_help_names_the_address_and_the_scheduler_file(cmd):
+    res = CliRunner(env={"COLUMNS": "200"}).invoke(app, [*cmd, "--help"])
+    text = " ".join(res.output.replace("│", " ").split())
+    assert "tcp://host:8786" in text and "--scheduler-file" in text, text
 
 
 def test_tables_fit_80_columns_without_cutting_numbers():

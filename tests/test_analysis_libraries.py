@@ -169,6 +169,13 @@ def test_resolve_entries(lib):
     assert len(resolve_entries(path)) == 5
     with pytest.raises(ScenarioError, match="no entry matches"):
         resolve_entries(f"{path}:zz*")
+    # an item may name its own library; the others are of the library before them
+    assert [e.key for e in resolve_entries(f"{path}:squad,{path}:rifles,veteran_squad")] == [
+        "squad", "rifles", "veteran_squad"
+    ]  # fmt: skip
+    for spec in (f"{path}:squad,squad", f"{path}:squad,{path}:squad", f"{path}:*squad,squad"):
+        with pytest.raises(ValueError, match="lib.toml:squad is picked twice"):
+            resolve_entries(spec)
 
 
 #: entries that are not meant for the library's matchup template (the slot they would fill

@@ -136,15 +136,44 @@ def test_libraries_with_the_same_file_name_do_not_collide(tmp_path):
         (tmp_path / d / "generic.toml").write_text(text)
     a, b = tmp_path / "a" / "generic.toml", tmp_path / "b" / "generic.toml"
     res = matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{b}:conscripts"], trials=500, seed=3)
-    assert list(res.matrix().columns) == ["Conscripts", "Conscripts"]
+    # the matrix, its plot and the table's labels tell the two apart as the names do
+    told_apart = [
+        "Conscripts (a/generic.toml:conscripts)",
+        "Conscripts (b/generic.toml:conscripts)",
+    ]
+    assert list(res.matrix().columns) == told_apart
+    assert list(res.matrix(table=res.table()).columns) == told_apart
+    ticks = plot_matchup(res).get_xticklabels()  # long labels wrap
+    assert [t.get_text().replace("\n", "") for t in ticks] == told_apart
+    assert list(res.table()["target_label"]) == told_apart
+    assert list(res.matrix().index) == ["Shock squad (5 bolt rifles)"]  # no twin: its words
     assert list(res.table()["target"]) == ["a/generic.toml:conscripts", "b/generic.toml:conscripts"]
     assert res.table()["attacker"].iloc[0] == "a/generic.toml:shock_squad"
     solo = matchup(f"{a}:shock_squad", f"{a}:conscripts", trials=500, seed=3)
     assert solo.table()["target"].iloc[0] == "generic.toml:conscripts"  # no collision: as before
-    # one library reached by two spellings of its path is one entry
+    # one library reached by two spellings of its path is one library: its entry given by
+    # both is given twice
     rel = tmp_path / "a" / ".." / "a" / "generic.toml"
-    res = matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{rel}:conscripts"], trials=500)
-    assert len(res.targets) == 1
+    with pytest.raises(ValueError, match=r"generic\.toml:conscripts is given twice"):
+        matchup(f"{a}:shock_squad", [f"{a}:conscripts", f"{rel}:conscripts"], trials=500)
+
+
+@pytest.mark.parametrize(
+    ("attackers", "match"),
+    [
+        (f"{GENERIC}:shock_squad,shock_squad", r"shock_squad is picked twice \('shock_squad' and"),
+        (f"{GENERIC}:shock_squad,{GENERIC}:shock_squad", "shock_squad is picked twice"),
+        (f"{GENERIC}:*squad*,shock_squad", r"picked twice \('\*squad\*' and 'shock_squad'\)"),
+        ([f"{GENERIC}:shock_squad", f"{GENERIC}:flame_team,shock_squad"], "is given twice"),
+        ([GENERIC, f"{GENERIC}:shock_squad"], "generic.toml:shock_squad is given twice"),
+    ],
+)
+def test_an_entry_given_twice_is_an_error_naming_it(monkeypatch, attackers, match):
+    from oddslab.analysis import distributed
+
+    monkeypatch.setattr(distributed, "run_cells", None)  # refused before any cell
+    with pytest.raises(ValueError, match=match):
+        matchup(attackers, f"{GENERIC}:conscripts", trials=100)
 
 
 def _lib20(path: Path) -> Path:

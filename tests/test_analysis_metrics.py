@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -67,6 +68,41 @@ def test_errors():
         parse_metric("median(x)")
     with pytest.raises(ValueError):
         parse_metric("  ")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("P(models_slain >= )", "'P(models_slain >= )': a number is missing after >="),
+        ("P(models_slain >=)", "a number is missing after >="),
+        ("P(models_slain == )", "a number is missing after =="),
+        ("P(>= 2)", "a statistic is missing before >="),
+        ("P( = 2)", "a statistic is missing before ="),
+        ("P(models_slain => 2)", "'=>' is not a comparison"),
+        ("mean()", "nothing inside mean()"),
+        ("P()", "nothing inside P()"),
+        ("P( )", "nothing inside P()"),
+        ("mean(models_slain >= 2)", "mean(...) takes one statistic name"),
+        ("P(models_slain >= 2", "'(' at character 2 has no ')'"),
+        ("P((models_slain >= 2)", "'(' at character 2 has no ')'"),
+        ("P(models_slain >= 2))", "')' at character 21 has no '('"),
+        ("P(models_slain >= 2) x", "'x' after the ')' at character 20: give one metric"),
+        ("mean(models_slain)junk", "'junk' after the ')'"),
+        ("P(models_slain >= 2) and P(attacker_wins)", "'and P(attacker_wins)' after the ')'"),
+    ],
+)
+def test_a_malformed_metric_is_refused_saying_what_is_wrong(text, problem):
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        parse_metric(text)
+
+
+def test_a_label_may_hold_brackets_and_comparisons_of_its_own():
+    heads = (Headline("P(mission failed (1D6 = 1))", "models_slain", 1),)
+    o = Outcome.from_counts("t", (Stat("models_slain", 2),), np.array([[30, 70]]), 100,
+                            headlines=heads)  # fmt: skip
+    assert parse_metric("P(mission failed (1D6 = 1))").evaluate(o).value == pytest.approx(0.7)
+    # the ruleset's label, as printed: read by its words, never as P(at least half slain >= 1)
+    assert parse_metric("P(at least half slain, >= 2)").evaluate(_outcome()).value == 0.7
 
 
 def _reduced(primary: str) -> Outcome:

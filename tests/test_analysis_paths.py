@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from oddslab._schema import ScenarioError
@@ -22,6 +24,34 @@ def test_paths():
     raw = {"target": {"models": 1}}
     out = with_paths(raw, {"target.save": 3}, "<dict>")
     assert out == {"target": {"models": 1, "save": 3}} and raw == {"target": {"models": 1}}
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("attacker.weapons[0.models", "'[' has no ']' at character 17"),
+        ("attacker.weapons[[0]].models", "'[' has no ']' at character 17"),
+        ("attacker.weapons]0.models", "']' has no '[' at character 17"),
+        ("attacker.weapons[0]].models", "']' has no '[' at character 20"),
+        ("attacker.weapons[].models", "empty '[]' at character 17"),
+        ("attacker..save", "an empty key between dots ('..') at character 9"),
+        (".target.save", "an empty key (a dot at the start or the end) at character 1"),
+        ("target.save.", "an empty key (a dot at the start or the end) at character 12"),
+        ("attacker.weapons[0]models", "a '.' or '[' must follow ']' at character 20"),
+        ("attacker.weapons.[0]", "a name must follow '.'"),
+        ("[0].models", "a key path starts with a name"),
+        ('target["save]', "unbalanced quotes"),
+    ],
+)
+def test_a_malformed_path_is_refused_naming_the_key_and_the_position(path, problem):
+    with pytest.raises(ValueError, match=re.escape(f"'{path}': {problem}")):
+        split_path(path)
+
+
+def test_well_formed_paths_split_as_before():
+    assert split_path("a.b[0][c].d") == split_path("a.b.0.c.d") == ["a", "b", 0, "c", "d"]
+    assert split_path(" target[ 'save' ] ") == ["target", "save"]
+    assert split_path("units.a-b.models") == ["units", "a-b", "models"]
 
 
 def test_one_spelling_per_key_and_two_spellings_refused():

@@ -173,6 +173,30 @@ def test_a_basket_target_given_twice_is_an_error(lib):
         efficiency(f"{lib}:reference", {f"{lib}:horde": 1, f"{lib}:horde,elite": 3}, trials=100)
 
 
+def test_a_library_as_the_basket_is_its_entries_that_can_be_targets():
+    res = efficiency(GENERIC, GENERIC, metric="mean(damage)", trials=2_000, seed=1)
+    targets = {"conscripts", "armoured_infantry", "bulwark_guard", "hound_swarm", "battle_tank"}
+    assert {e.key for e in res.matchup.targets} == targets
+    assert set(res.weights) == {f"generic.toml:{k}" for k in targets}
+    assert any("shock_squad (target)" in n for n in res.matchup.skipped)
+    weapons = LIBS / "generic-weapons.toml"
+    fair = fair_points(f"{weapons}:plasma_squad", f"{weapons}:bolt_squad", weapons,
+                       metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
+    assert set(fair.weights) == {f"generic-weapons.toml:{k}"
+                                 for k in ("horde", "veterans", "ogres", "walker")}  # fmt: skip
+    assert fair.fair_points > 0
+
+
+def test_a_basket_with_no_target_is_one_clear_error(tmp_path):
+    only_attackers = tmp_path / "att.toml"
+    only_attackers.write_text(
+        'ruleset = "generic"\n[units.a]\npoints = 10\n[[units.a.weapons]]\nmodels = 1\n'
+        "attacks = 1\nskill = 3\nstrength = 4\n"
+    )
+    with pytest.raises(ValueError, match=r"no attacker/target pair fits .*att\.toml:a\]: target"):
+        efficiency(GENERIC, only_attackers, trials=100)
+
+
 def test_fair_points_exact_is_the_known_answer_exactly(lib):
     basket = {f"{lib}:horde": 2, f"{lib}:elite": 1, f"{lib}:monster": 1}
     fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket, metric="mean(damage)")

@@ -136,6 +136,19 @@ def test_store_info_command(tmp_path):
     assert res.exit_code == 2 and "not an oddslab results store" in res.output
 
 
+def test_a_folder_is_not_a_store_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    res = CliRunner().invoke(app, ["store", "info", str(tmp_path)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"{tmp_path}: is a folder, not a store file" in res.output
+    for create in (True, False):
+        with pytest.raises(ScenarioError, match="is a folder, not a store file"):
+            CellStore(tmp_path, create=create)
+
+
 def test_a_resumed_study_with_other_events_is_refused_naming_them(tmp_path, monkeypatch):
     from oddslab.analysis import distributed
     from oddslab.analysis.sweep import sweep

@@ -181,6 +181,20 @@ def test_the_same_value_twice_names_the_cell():
         sweep(SCENARIO, {"target.save": [4, 4]}, trials=100)
 
 
+def test_two_values_the_scenario_reads_alike_are_one_value_naming_both(monkeypatch):
+    from oddslab.analysis import distributed
+
+    def never(*a, **k):
+        raise AssertionError("a cell ran")
+
+    monkeypatch.setattr(distributed, "run_cells", never)
+    key = "attacker.weapons.0.damage"
+    with pytest.raises(ValueError, match=f"{key}='1' and {key}=1 are one value"):
+        sweep(SCENARIO, {key: ["1", 1], "target.save": [3, 4]}, trials=100, progress=None)
+    with pytest.raises(ValueError, match=f"{key}='D3' and {key}='1D3' are one value"):
+        sweep(SCENARIO, {key: ["D3", "D6", "1D3"]}, trials=100, progress=None)
+
+
 def test_unknown_statistic_in_the_frame_gets_did_you_mean():
     res = sweep(SCENARIO, {"target.save": [4]}, trials=1_000, seed=1)
     with pytest.raises(ValueError, match="no statistic 'model_slain'.*did you mean 'models_slain'"):

@@ -114,6 +114,7 @@ def _pair(path: str) -> str:
         (["--records", "r.xlsx"], "give a .csv or .parquet file"),
         (["--records", "/no/such/folder/r.csv"], "does not exist"),
         (["-e", "win = hits > 1", "-e", "win = hits > 2"], "two events are called 'win'"),
+        (["--record-trials", "10"], "--record-trials applies to --records FILE"),
     ],
 )
 def test_mistakes_fail_before_any_work(args, words, monkeypatch):

@@ -202,6 +202,11 @@ def matchup_cmd(
         trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
     )
     plot = _check_files(out, plot, store)
+    if sort is not None:  # a column of the long table: checked before any cell runs
+        from oddslab.analysis.matchup_table import TABLE_COLUMNS
+
+        if sort not in TABLE_COLUMNS:
+            raise _fail(f"--sort {sort}: no such column; columns: {', '.join(TABLE_COLUMNS)}")
     with _user_errors(store, "matchup"):
         from oddslab.analysis.matchup import matchup
 

@@ -41,7 +41,7 @@ METAVARS = {
     "stat": "NAME",
     "store": "FILE",
     "workers": "N",
-    "scheduler": "ADDRESS",
+    "scheduler": "ADDRESS|FILE",
     "batch": "K",
     "out": "FILE",
     "plot": "FILE",
@@ -177,7 +177,11 @@ WorkersOpt = Annotated[
     typer.Option(min=1, help="Run on a local Dask cluster of N single-threaded processes."),
 ]
 SchedulerOpt = Annotated[
-    str | None, typer.Option(help="Run on an existing Dask cluster (tcp://host:8786).")
+    str | None,
+    typer.Option(
+        help="Run on an existing Dask cluster: its address (tcp://host:8786, tls://...) or "
+        "the JSON file of dask scheduler --scheduler-file."
+    ),
 ]
 BatchOpt = Annotated[
     int | None,
@@ -214,6 +218,21 @@ def _run_kw(
         raise _fail("give --workers or --scheduler, not both")
     if dashboard and workers is None:
         raise _fail("--dashboard is for the local cluster of --workers N")
+    if scheduler is not None and "://" not in scheduler:  # a file, or host:port
+        where = Path(scheduler).expanduser()
+        if where.is_dir() or (scheduler.lower().endswith(".json") and not where.is_file()):
+            what = "is a folder" if where.is_dir() else "no such file"
+            raise _fail(
+                f"--scheduler {scheduler}: {what}; give the JSON file of dask scheduler "
+                "--scheduler-file, or an address such as tcp://host:8786"
+            )
+    if batch is not None and workers is None and scheduler is None:
+        raise _fail("--batch applies to Dask runs (--workers or --scheduler)")
+    if precision is not None and not 0 < precision < 0.5:  # checked whatever --exact says
+        raise _fail(
+            f"--precision: expected a 95% half-width between 0 and 0.5 such as 0.005, "
+            f"got {precision:g}"
+        )
     return {
         "trials": trials,
         "seed": seed,

@@ -51,8 +51,8 @@ def print_matrix(res: Any, per_points: bool) -> None:
     per = " per 100 points" if per_points else ""
     how = ", exact" if exact.all() else (", exact where no ±" if exact.any() else "")
     title = f"{_plain_metric(res.metric, res)}{per}{how} (rows: attackers, columns: targets)"
-    rows = [e.label for e in res.attackers]
-    cols = [e.label for e in res.targets]
+    rows = [res.label(e) for e in res.attackers]
+    cols = [res.label(e) for e in res.targets]
 
     def frame(k: int) -> pd.DataFrame:  # the first k targets' columns, formatted
         text = matrix_text(values[:, :k], errors[:, :k], exact[:, :k])

@@ -248,6 +248,13 @@ def run_cells(
         raise ValueError("workers must be at least 1")
     if batch is not None and batch < 1:
         raise ValueError("batch must be at least 1")
+    if batch is not None and workers is None and scheduler is None:
+        raise ValueError("batch applies to Dask runs (workers or scheduler)")
+    if precision is not None and not 0 < precision < 0.5:  # even when every cell is exact
+        raise ValueError(
+            f"precision: expected a 95% half-width between 0 and 0.5 such as 0.005, "
+            f"got {precision!r}"
+        )
     if not keep and store is None:
         raise ValueError("keep=False needs a store: the results are kept only there")
     if workers is not None or scheduler is not None:

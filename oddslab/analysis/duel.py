@@ -202,6 +202,9 @@ def duel_balance(
         raise ValueError(f"the size range must be two whole numbers lo < hi, got {lo}..{hi}")
     if not 0 < target < 1:
         raise ValueError("target must be a probability strictly between 0 and 1")
+    for what, pts in (("points per model", points_per_model), ("base points", base_points)):
+        if pts is not None and not 0 <= pts < math.inf:  # a price is a number of points >= 0
+            raise ValueError(f"{what}: expected a number of points >= 0, got {pts:g}")
     m = parse_metric(metric)
     if not m.is_probability:
         raise ValueError(f"'{metric}' is a mean; duel balance needs a probability metric")

@@ -8,7 +8,9 @@ that fails validation in every cell of its row (or column) is left out and liste
 A pair of kept entries that still does not fit (a rifle platoon has no weapon that can
 engage a tank) is not run: its value is NaN and :attr:`MatchupResult.unfit` says why.
 Entries named explicitly (``generic.toml:conscripts``) on both sides must fit: any error is
-raised (with a whole library on one side, an explicit entry must fit at least one cell).
+raised (with a whole library on one side, an explicit entry must fit at least one cell); this
+is decided entry by entry (a side may hold a whole library and named entries). An entry given
+twice is an error naming it (:func:`select_entries`).
 
 Rulesets report only the statistics a scenario can produce, so two cells may have different
 statistics: the default metric is the mean of a statistic every cell reports (the cells'
@@ -49,6 +51,7 @@ from oddslab.libraries import (
     LibraryEntry,
     _ident,
     _name,
+    entry_labels,
     entry_names,
     resolve_entries,
     resolved,
@@ -62,27 +65,50 @@ __all__ = ["matchup", "MatchupResult", "plot_matchup", "select_entries", "SLOTS"
 
 @dataclass(frozen=True)
 class Selection:
-    """Entries for one side of a matchup, and whether they were named one by one."""
+    """Entries for one side of a matchup and, for each, whether it was named (``lib.toml:x``,
+    a glob: it must fit) or came with a whole library (left out when it fits no pair)."""
 
     entries: list[LibraryEntry]
-    explicit: bool
+    named: tuple[bool, ...]
+
+    @property
+    def explicit(self) -> bool:
+        """Every entry was named one by one."""
+        return all(self.named)
 
 
 def select_entries(specs: Any, base: Path | None = None) -> Selection:
-    """Library entries from a spec or a list of specs (see :func:`resolve_entries`)."""
+    """Library entries from a spec or a list of specs (see :func:`resolve_entries`).
+
+    Raises
+    ------
+    ValueError
+        An entry given twice, in one spec or two (a library and one of its entries, the same
+        file by two paths, a glob and a name): a matchup never silently drops or repeats one.
+    """
+    if isinstance(specs, Selection):
+        return specs
     if isinstance(specs, str | Path | LibraryEntry):
         specs = [specs]
     entries: list[LibraryEntry] = []
-    explicit = True
+    named: list[bool] = []
+    given: dict[str, str] = {}
     for spec in specs:
-        if isinstance(spec, str | Path) and (str(spec).endswith(".toml") or ":" not in str(spec)):
-            explicit = False
+        whole = isinstance(spec, str | Path) and (
+            str(spec).endswith(".toml") or ":" not in str(spec)
+        )
         for e in resolve_entries(spec, base):
-            if all(_ident(e) != _ident(x) for x in entries):
-                entries.append(e)
+            if _ident(e) in given:
+                raise ValueError(
+                    f"{_name(e)} is given twice ('{given[_ident(e)]}' and '{spec}'): "
+                    "give each entry once"
+                )
+            given[_ident(e)] = str(spec.ref if isinstance(spec, LibraryEntry) else spec)
+            entries.append(e)
+            named.append(not whole)
     if not entries:
         raise ValueError("no library entries were given")
-    return Selection(entries, explicit)
+    return Selection(entries, tuple(named))
 
 
 @dataclass
@@ -131,10 +157,19 @@ class MatchupResult:
     target_ppm: dict[str, float | None] = field(default_factory=dict)
     events: tuple[str, ...] = ()
     _outcomes: list[Any] = field(default_factory=list, repr=False)
+    _labels: dict[str, str] = field(default_factory=dict, repr=False)
 
     def name(self, e: LibraryEntry) -> str:
         """The entry's name in this matchup's tables (see :func:`entry_names`)."""
         return _name(e, self.names)
+
+    def label(self, e: LibraryEntry) -> str:
+        """The entry's label in matrices and plots: its ``name`` in words, and its name in
+        tables after it when another entry here has the same words (two ``Conscripts`` of
+        two libraries: ``Conscripts (a/units.toml:conscripts)``; see :func:`entry_labels`)."""
+        if not self._labels:
+            self._labels = entry_labels([*self.attackers, *self.targets], self.names)
+        return self._labels.get(_ident(e), e.label)
 
     @property
     def outcomes(self) -> list[Any]:
@@ -213,8 +248,8 @@ class MatchupResult:
             grid = grid.loc[
                 [self.name(e) for e in self.attackers], [self.name(e) for e in self.targets]
             ]
-        grid.index = [e.label for e in self.attackers]
-        grid.columns = [e.label for e in self.targets]
+        grid.index = [self.label(e) for e in self.attackers]
+        grid.columns = [self.label(e) for e in self.targets]
         grid.index.name, grid.columns.name = "attacker", "target"
         return grid
 
@@ -308,34 +343,36 @@ def matchup(
         return pair_error(tpl, tpl_source, tpl_base, refs[0][i], refs[1][j],
                           (labels[0][i], labels[1][j]))  # fmt: skip
 
-    rows = [int(i) for i in np.flatnonzero(fits.any(axis=1))]
-    cols = [int(j) for j in np.flatnonzero(fits.any(axis=0))]
+    # an entry of a whole library that fits no pair is left out (and listed); a named entry
+    # is always kept (entries of both kinds may share a side: a basket of a library and
+    # named targets)
+    named_a, named_t = np.array(att.named, bool), np.array(tgt.named, bool)
+    rows = [int(i) for i in np.flatnonzero(fits.any(axis=1) | named_a)]
+    cols = [int(j) for j in np.flatnonzero(fits.any(axis=0) | named_t)]
     skipped = []
-    if not att.explicit:
-        for i in set(range(len(att.entries))) - set(rows):
-            skipped.append(f"{labels[0][i]} (attacker): {_first_reason(why[i], reasons)}")
-    if not tgt.explicit:
-        for j in set(range(len(tgt.entries))) - set(cols):
-            skipped.append(f"{labels[1][j]} (target): {_first_reason(why[:, j], reasons)}")
-    if att.explicit:
-        rows = list(range(len(att.entries)))
-    if tgt.explicit:
-        cols = list(range(len(tgt.entries)))
+    for i in set(range(len(att.entries))) - set(rows):
+        skipped.append(f"{labels[0][i]} (attacker): {_first_reason(why[i], reasons)}")
+    for j in set(range(len(tgt.entries))) - set(cols):
+        skipped.append(f"{labels[1][j]} (target): {_first_reason(why[:, j], reasons)}")
+    if not rows or not cols:  # nothing fits: a named entry's own error says most
+        mine = ~fits & (named_a[:, None] | named_t[None, :])
+        if mine.any():
+            raise error(*np.argwhere(mine)[0])
+        first = next(iter(np.argwhere(~fits)), None)
+        first = None if first is None else error(*first)
+        raise ScenarioError(tpl_source, "", f"no attacker/target pair fits the template ({first})")
     sub = fits[np.ix_(rows, cols)]
-    # a named entry that fits nothing kept on the other side (or any pair, when both sides
-    # are named) is the user's mistake: raise the first such pair's error
+    na, nt = named_a[rows], named_t[cols]
+    # a named entry that fits nothing kept on the other side (or a pair of two named
+    # entries that does not fit) is the user's mistake: raise the first such pair's error
     bad = ~sub & (
-        (att.explicit and tgt.explicit)
-        | (att.explicit & ~sub.any(axis=1))[:, None]
-        | (tgt.explicit & ~sub.any(axis=0))[None, :]
+        (na[:, None] & nt[None, :])
+        | (na & ~sub.any(axis=1))[:, None]
+        | (nt & ~sub.any(axis=0))[None, :]
     )
     if bad.any():
         r, c = np.argwhere(bad)[0]
         raise error(rows[r], cols[c])
-    if not rows or not cols:
-        first = next(iter(np.argwhere(~fits)), None)
-        first = None if first is None else error(*first)
-        raise ScenarioError(tpl_source, "", f"no attacker/target pair fits the template ({first})")
     att_kept = [att.entries[i] for i in rows]
     tgt_kept = [tgt.entries[j] for j in cols]
     kept_names = ([labels[0][i] for i in rows], [labels[1][j] for j in cols])
@@ -420,8 +457,8 @@ def plot_matchup(
     tab = table_columns(result, [val, err, "trials", "exact"], metric)
     shape = (len(result.attackers), len(result.targets))
     values = pd.DataFrame(tab[val].reshape(shape),
-                          index=[e.label for e in result.attackers],
-                          columns=[e.label for e in result.targets])  # fmt: skip
+                          index=[result.label(e) for e in result.attackers],
+                          columns=[result.label(e) for e in result.targets])  # fmt: skip
     ses = tab[err].reshape(shape)
     trials = tab["trials"].reshape(shape)
     if ax is None:  # room for a value and its SE in each cell (the labels get theirs)

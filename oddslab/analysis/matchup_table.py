@@ -104,7 +104,7 @@ def table_chunks(
     reader = MetricReader(m)
     labels: dict[str, str] = {}
     for e in (*res.attackers, *res.targets):
-        labels.setdefault(res.name(e), e.label)
+        labels.setdefault(res.name(e), res.label(e))
     anames = [res.name(e) for e in res.attackers]
     tnames = [res.name(e) for e in res.targets]
     priced = any(res.points.get(a) is not None for a in anames)

@@ -24,7 +24,6 @@ default statistic that every cell reports.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from collections.abc import Iterable
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from oddslab.analysis.metric_syntax import is_condition, malformed
 from oddslab.outcome import Z95, Outcome, wilson_interval
 
 __all__ = [
@@ -194,7 +194,9 @@ class Metric:
                 raise _missing(outcome, h.stat, h.label)
             return ("compare", h.stat, ">=", h.k, h.label)
         inner = _PROB.match(self.text)
-        if inner:  # "P(attacker wins)" -> a statistic named attacker_wins
+        if inner and re.fullmatch(r"[\w ]+", inner.group(1).strip()):
+            # "P(attacker wins)" -> a statistic named attacker_wins (words only: never
+            # "P(models_slain >= )", which parse_metric refuses)
             name = re.sub(r"\W+", "_", inner.group(1).strip()).strip("_")
             if name in outcome.probs:
                 return ("compare", name, ">=", 1, self.text)
@@ -257,27 +259,19 @@ def parse_metric(text: str) -> Metric:
     m = _NAME.match(text)
     if m:
         return Metric(f"mean({m.group(1)})", "mean", m.group(1))
+    problem = malformed(text)
+    if problem:
+        raise ValueError(f"'{text.strip()}': {problem}")
     m = _PROB.match(text)
     if m:
         inner = " ".join(m.group(1).split())
-        if _is_condition(inner):
+        if is_condition(inner):
             return Metric(f"P({inner})", "event", inner)
         return Metric(text.strip(), "label")
     raise ValueError(
         f"cannot read the metric '{text}': use mean(stat), P(stat >= k) or a headline "
         'label such as "P(target unit destroyed)"'
     )
-
-
-def _is_condition(text: str) -> bool:
-    """Whether ``P(text)`` is an event written inline (``a >= 1 and b == 0``, ``a | b``)
-    rather than a headline label in words or a bare statistic name: it reads as an
-    expression with an operator."""
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return False
-    return not isinstance(tree, ast.Name | ast.Constant)
 
 
 def common_primary(outcomes: Iterable[Outcome]) -> str:

@@ -18,17 +18,67 @@ def split_path(path: str) -> list[str | int]:
 
     Brackets are the same path: ``weapons[0].models``, ``target[save]`` and
     ``target["save"]`` split as ``weapons.0.models`` and ``target.save``.
+
+    Raises
+    ------
+    ValueError
+        Naming the key and the character (from 1) where it goes wrong: a ``[`` without its
+        ``]`` (or inside another), a ``]`` without its ``[``, an empty ``[]``, an empty key
+        between dots (``..``, a leading or trailing dot), text right after a ``]``, or a
+        quoted name that a dotted path cannot hold (``.``, ``[``, ``]``).
     """
-    text = path.strip().replace("[", ".").replace("]", "")
+    text = path.strip()
+    lead = len(path) - len(path.lstrip())  # positions count characters of ``path`` as given
+
+    def fail(i: int, problem: str) -> ValueError:
+        return ValueError(f"'{path}': {problem} at character {lead + i + 1}")
+
+    if not text:
+        raise ValueError(f"'{path}' is not a dotted key path (e.g. target.save)")
+    if text[0] == "[":
+        raise fail(0, "a key path starts with a name, not '['")
     parts: list[str | int] = []
-    for p in text.split("."):
-        p = p.strip()
-        if len(p) >= 2 and p[0] == p[-1] and p[0] in "\"'":
-            p = p[1:-1]
-        if p == "":
-            raise ValueError(f"'{path}' is not a dotted key path (e.g. target.save)")
-        parts.append(int(p) if p.isdigit() else p)
-    return parts
+    i, n = 0, len(text)
+    while True:  # one part per turn: a name (after a dot, or first) or a [subscript]
+        if i < n and text[i] == "[":
+            close = text.find("]", i + 1)
+            nested = text.find("[", i + 1)
+            if close < 0 or 0 <= nested < close:
+                raise fail(i, "'[' has no ']'")
+            part, at = text[i + 1 : close], i + 1
+            if not part.strip():
+                raise fail(i, "empty '[]'")
+            i = close + 1
+        else:
+            stop = min((j for j in (text.find(c, i) for c in ".[]") if j >= 0), default=n)
+            part, at = text[i:stop], i
+            if stop < n and text[stop] == "]":
+                raise fail(stop, "']' has no '['")
+            if not part.strip():
+                if i == 0 or stop == n:
+                    raise fail(min(i, n - 1), "an empty key (a dot at the start or the end)")
+                raise fail(i - 1, "an empty key between dots ('..')")
+            i = stop
+        name = part.strip()
+        if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
+            name = name[1:-1]
+            if not name or any(c in name for c in ".[]"):
+                raise fail(at, f"the quoted name {part.strip()} is not a key a path can hold")
+        elif any(c in name for c in "\"'"):
+            raise fail(at, f"unbalanced quotes in {name}")
+        parts.append(int(name) if name.isdigit() else name)
+        if i >= n:
+            return parts
+        if text[i] == ".":
+            i += 1
+            if i >= n:
+                raise fail(i - 1, "an empty key (a dot at the start or the end)")
+            if text[i] == "[":
+                raise fail(i - 1, "a name must follow '.' (write a.0 or a[0], not a.[0])")
+        elif text[i] == "]":
+            raise fail(i, "']' has no '['")
+        elif text[i] != "[":  # text right after a ']'
+            raise fail(i, "a '.' or '[' must follow ']'")
 
 
 def canonical_path(path: str) -> str:

@@ -23,9 +23,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oddslab.analysis.matchup import MatchupResult, matchup, select_entries
+from oddslab.analysis.matchup import MatchupResult, Selection, matchup, select_entries
 from oddslab.libraries import LibraryEntry, _ident, _name
 from oddslab.outcome import Z95
 
@@ -46,34 +47,46 @@ __all__ = [
 
 def read_basket(basket: Any) -> tuple[list[LibraryEntry], dict[str, float]]:
     """Targets and their weights from a mapping spec → weight, or specs with weight 1."""
+    sel, weights = _read_basket(basket)
+    return sel.entries, weights
+
+
+def _read_basket(basket: Any) -> tuple[Selection, dict[str, float]]:
+    """:func:`read_basket`, with which targets came with a whole library: those a matchup
+    leaves out when they cannot be targets (attacker profiles), as a library of targets in
+    :func:`~oddslab.analysis.matchup.matchup` is read."""
     if isinstance(basket, Mapping):
         items = list(basket.items())
     else:
-        specs = [basket] if isinstance(basket, str | LibraryEntry) else list(basket)
+        specs = [basket] if isinstance(basket, str | Path | LibraryEntry) else list(basket)
         items = [(s, 1.0) for s in specs]
     entries: list[LibraryEntry] = []
+    named: list[bool] = []
     weights: dict[str, float] = {}
     given: dict[str, Any] = {}
     for spec, w in items:
-        if isinstance(w, bool) or not isinstance(w, int | float) or not w > 0:
+        if isinstance(w, bool) or not isinstance(w, int | float) or not 0 < w < math.inf:
             raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
-        for e in select_entries(spec).entries:
+        sel = select_entries(spec)
+        for e, is_named in zip(sel.entries, sel.named, strict=True):
             if _ident(e) in weights:  # never a silent re-weighting
                 raise ValueError(
                     f"the basket names {_name(e)} twice ('{given[_ident(e)]}' and '{spec}'): "
                     "give each target once, with its weight"
                 )
             entries.append(e)
+            named.append(is_named)
             given[_ident(e)] = spec
             weights[_ident(e)] = float(w)
     if not entries:
         raise ValueError("the basket is empty")
-    return entries, weights
+    return Selection(entries, tuple(named)), weights
 
 
-def _by_name(res: MatchupResult, entries: list[LibraryEntry], weights: dict[str, float]):
-    """Basket weights keyed by the entries' names in ``res`` (read_basket keys by identity)."""
-    return {res.name(e): weights[_ident(e)] for e in entries}
+def _by_name(res: MatchupResult, weights: dict[str, float]) -> dict[str, float]:
+    """Basket weights keyed by the names of the targets ``res`` kept (read_basket keys by
+    identity; a whole library's entries that cannot be targets were left out)."""
+    return {res.name(e): weights[_ident(e)] for e in res.targets}
 
 
 def _basket_value(
@@ -157,9 +170,9 @@ def efficiency(
     """
     import pandas as pd
 
-    targets, weights = read_basket(basket)
+    targets, weights = _read_basket(basket)
     res = matchup(units, targets, metric=metric, **run)
-    weights = _by_name(res, targets, weights)
+    weights = _by_name(res, weights)
     tab = res.table()
     # each unit's rows once (a big matchup has units × targets rows: never scan it per unit)
     by_unit = dict(tuple(tab.groupby("attacker", sort=False)))
@@ -174,7 +187,7 @@ def efficiency(
         rows.append(
             {
                 "unit": name,
-                "label": e.label,
+                "label": res.label(e),
                 "points": pts,
                 "value": v,
                 "se": se,
@@ -418,9 +431,14 @@ def fair_points(
     c, r = cand[0], ref[0]
     if _ident(c) == _ident(r):
         raise ValueError("the candidate and the reference are the same entry")
-    targets, weights = read_basket(basket)
+    if reference_points is not None and not 0 < reference_points < math.inf:
+        raise ValueError(
+            f"reference points: expected a price above 0, got {reference_points:g} "
+            "(a reference that costs nothing prices every unit at 0)"
+        )
+    targets, weights = _read_basket(basket)
     res = matchup([c, r], targets, metric=metric, **run)
-    weights = _by_name(res, targets, weights)
+    weights = _by_name(res, weights)
     tab = res.table()
     cn, rn = res.name(c), res.name(r)
     pr = reference_points if reference_points is not None else res.points.get(rn)
@@ -494,7 +512,7 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
     import pandas as pd
 
     tab = fair.matchup.table()
-    labels = {fair.matchup.name(e): e.label for e in fair.matchup.targets}
+    labels = {fair.matchup.name(e): fair.matchup.label(e) for e in fair.matchup.targets}
     baskets: list[tuple[str, dict[str, float]]] = [("whole basket", dict(fair.weights))]
     names = list(fair.weights)
     for t in names:

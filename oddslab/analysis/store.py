@@ -81,6 +81,8 @@ class CellStore:
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = Path(path)
+        if self.path.is_dir():
+            raise ScenarioError(str(self.path), "", "is a folder, not a store file")
         if not create and not self.path.is_file():
             raise ScenarioError(str(self.path), "", "file not found")
         try:

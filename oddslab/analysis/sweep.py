@@ -355,6 +355,7 @@ def sweep(
     expanded = expand_uses(raw, source, base)
     for k, g in zip(keys, grids, strict=True):
         _check_distinct_values(k, g, source)
+    _check_distinct_meanings(raw, keys, grids, source, base)
     lazy = SweepCells(raw, keys, grids, int(seed), source, base)
     small = len(lazy) <= KEEP_VALIDATED
     cells: list[Cell] = []
@@ -389,6 +390,46 @@ def _check_distinct_values(key: str, values: list[Any], source: str) -> None:
                 f"{source} [{key}={v!r}]): give each value once"
             )
         seen[c] = v
+
+
+def _check_distinct_meanings(
+    raw: dict[str, Any], keys: list[str], grids: list[list[Any]], source: str, base: Path
+) -> None:
+    """Two values of a key that the scenario reads alike (``"1"`` and ``1`` for a damage)
+    would make two cells of one scenario under two labels: refused naming both spellings.
+
+    Each key's values are read with the other keys at their first values (one scenario per
+    value, not per cell) and compared as the ruleset parsed them (its scenario objects).
+    """
+    from oddslab.scenario import from_dict
+
+    first = {k: g[0] for k, g in zip(keys, grids, strict=True)}
+    for k, g in zip(keys, grids, strict=True):
+        if len(g) < 2:
+            continue
+        seen: dict[Any, list[tuple[Any, Any]]] = {}
+        for v in g:
+            values = {**first, k: v}
+            where = f"{source} [{', '.join(f'{kk}={vv!r}' for kk, vv in values.items())}]"
+            sc = from_dict(with_paths(raw, values, where, base), source=where)
+            try:
+                bucket = hash(sc)
+            except TypeError:  # an unhashable scenario object: compared with every other
+                bucket = None
+            for v0, sc0 in seen.get(bucket, []):
+                if _same(sc0, sc):
+                    raise ValueError(
+                        f"{source}: {k}={v0!r} and {k}={v!r} are one value (the scenario reads "
+                        "them alike): give it once"
+                    )
+            seen.setdefault(bucket, []).append((v, sc))
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 (an object whose == cannot say: not the same)
+        return False
 
 
 def plot_sweep(

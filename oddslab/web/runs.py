@@ -214,7 +214,7 @@ def _count(specs: list[str]) -> int:
 
     try:
         return sum(len(resolve_entries(s)) for s in specs)
-    except ScenarioError as exc:
+    except (ScenarioError, ValueError) as exc:  # ValueError: an entry picked twice
         raise BadInput(str(exc)) from None
 
 
