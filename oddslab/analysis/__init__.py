@@ -9,6 +9,7 @@
 - :mod:`~oddslab.analysis.cell_events` — events (``--event``) checked before a study runs and
   answered in each cell's run.
 - :mod:`~oddslab.analysis.points` — efficiency per 100 points, fair points, basket sensitivity.
+- :mod:`~oddslab.analysis.baskets` — baskets of targets: their weights, a unit's weighted value.
 - :mod:`~oddslab.analysis.duel` — the size at which P(A beats B) = 50%.
 - :mod:`~oddslab.analysis.cells` — one scenario + seed → plain results.
 - :mod:`~oddslab.analysis.distributed` / :mod:`~oddslab.analysis.dask_run` /

@@ -21,13 +21,19 @@ and the basket without each target.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oddslab.analysis.matchup import MatchupResult, Selection, matchup, select_entries
-from oddslab.libraries import LibraryEntry, _ident, _name
+from oddslab.analysis.baskets import (
+    basket_exact,
+    basket_value,
+    blank_exact,
+    read_basket,
+    read_selection,
+    weights_by_name,
+)
+from oddslab.analysis.matchup import MatchupResult, matchup, select_entries
+from oddslab.libraries import _ident
 from oddslab.outcome import Z95
 
 if TYPE_CHECKING:  # pandas loads inside the functions: scenario loading stays light
@@ -43,81 +49,6 @@ __all__ = [
     "read_basket",
     "NEGLIGIBLE",
 ]
-
-
-def read_basket(basket: Any) -> tuple[list[LibraryEntry], dict[str, float]]:
-    """Targets and their weights from a mapping spec → weight, or specs with weight 1."""
-    sel, weights = _read_basket(basket)
-    return sel.entries, weights
-
-
-def _read_basket(basket: Any) -> tuple[Selection, dict[str, float]]:
-    """:func:`read_basket`, with which targets came with a whole library: those a matchup
-    leaves out when they cannot be targets (attacker profiles), as a library of targets in
-    :func:`~oddslab.analysis.matchup.matchup` is read."""
-    if isinstance(basket, Mapping):
-        items = list(basket.items())
-    else:
-        specs = [basket] if isinstance(basket, str | Path | LibraryEntry) else list(basket)
-        items = [(s, 1.0) for s in specs]
-    entries: list[LibraryEntry] = []
-    named: list[bool] = []
-    weights: dict[str, float] = {}
-    given: dict[str, Any] = {}
-    for spec, w in items:
-        if isinstance(w, bool) or not isinstance(w, int | float) or not 0 < w < math.inf:
-            raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
-        sel = select_entries(spec)
-        for e, is_named in zip(sel.entries, sel.named, strict=True):
-            if _ident(e) in weights:  # never a silent re-weighting
-                raise ValueError(
-                    f"the basket names {_name(e)} twice ('{given[_ident(e)]}' and '{spec}'): "
-                    "give each target once, with its weight"
-                )
-            entries.append(e)
-            named.append(is_named)
-            given[_ident(e)] = spec
-            weights[_ident(e)] = float(w)
-    if not entries:
-        raise ValueError("the basket is empty")
-    return Selection(entries, tuple(named)), weights
-
-
-def _by_name(res: MatchupResult, weights: dict[str, float]) -> dict[str, float]:
-    """Basket weights keyed by the names of the targets ``res`` kept (read_basket keys by
-    identity; a whole library's entries that cannot be targets were left out)."""
-    return {res.name(e): weights[_ident(e)] for e in res.targets}
-
-
-def _basket_value(
-    tab: pd.DataFrame, unit: str, weights: Mapping[str, float], col: str = "value"
-) -> tuple[float, float]:
-    sub = tab[tab["attacker"] == unit]
-    sub = sub[sub["target"].isin(list(weights))]
-    w = sub["target"].map(weights).to_numpy(float)
-    total = w.sum()
-    if total <= 0:
-        return float("nan"), float("nan")
-    v = float((w * sub[col].to_numpy(float)).sum() / total)
-    se_col = "se" if col == "value" else f"{col}_se"
-    se = float(math.sqrt(((w / total) ** 2 * sub[se_col].to_numpy(float) ** 2).sum()))
-    return v, se
-
-
-def _basket_exact(tab: pd.DataFrame, units: list[str], weights: Mapping[str, float]) -> bool:
-    """Every cell of ``units`` against the basket ran exactly: exact cells (and pairs not run,
-    whose value is NaN anyway) have 0 trials, simulated cells more."""
-    sub = tab[tab["attacker"].isin(units) & tab["target"].isin(list(weights))]
-    return bool((sub["trials"] == 0).all())
-
-
-def _blank_exact(df: pd.DataFrame, cols: tuple[str, ...]) -> pd.DataFrame:
-    """``df`` with ``cols`` (standard errors, intervals) NaN in its exact rows: an exact
-    answer has no standard error and no interval (its SE 0 and zero-width interval stay in
-    the Python tables, as in a sweep's or matchup's)."""
-    df = df.copy()
-    df.loc[df["exact"].astype(bool), list(cols)] = float("nan")
-    return df
 
 
 #: What an exact row leaves empty in :meth:`EfficiencyResult.frame`.
@@ -140,7 +71,7 @@ class EfficiencyResult:
     def frame(self) -> pd.DataFrame:
         """The table as ``points efficiency -f csv|json`` and ``--out`` write it: numbers as
         numbers, and an exact row's se, per_100_points_se, ci_low and ci_high empty (NaN)."""
-        return _blank_exact(self.table, _EFFICIENCY_SE)
+        return blank_exact(self.table, _EFFICIENCY_SE)
 
 
 def efficiency(
@@ -170,9 +101,9 @@ def efficiency(
     """
     import pandas as pd
 
-    targets, weights = _read_basket(basket)
+    targets, weights = read_selection(basket)
     res = matchup(units, targets, metric=metric, **run)
-    weights = _by_name(res, weights)
+    weights = weights_by_name(res, weights)
     tab = res.table()
     # each unit's rows once (a big matchup has units × targets rows: never scan it per unit)
     by_unit = dict(tuple(tab.groupby("attacker", sort=False)))
@@ -181,7 +112,7 @@ def efficiency(
         name = res.name(e)
         pts = res.points.get(name)
         sub = by_unit.get(name, tab.iloc[:0])
-        v, se = _basket_value(sub, name, weights)
+        v, se = basket_value(sub, name, weights)
         per = 100 * v / pts if pts else float("nan")
         per_se = 100 * se / pts if pts else float("nan")
         rows.append(
@@ -195,7 +126,7 @@ def efficiency(
                 "per_100_points_se": per_se,
                 "ci_low": per - Z95 * per_se,
                 "ci_high": per + Z95 * per_se,
-                "exact": _basket_exact(sub, [name], weights),
+                "exact": basket_exact(sub, [name], weights),
             }
         )
     df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")
@@ -330,7 +261,7 @@ class FairPoints:
         standard error or interval: its candidate_se, reference_se, se, ci_low, ci_high and
         per-model interval are empty (NaN).
         """
-        df = _blank_exact(self.sensitivity(), _FAIR_SE)
+        df = blank_exact(self.sensitivity(), _FAIR_SE)
         nan = float("nan")
         m = self.models
         df["fair_per_model"] = (df["fair_points"] - self.base_points) / m if m else nan
@@ -358,7 +289,7 @@ class FairPoints:
         def err(x: Any) -> Any:  # a standard error or an interval's end
             return None if ex else num(x)
 
-        blank = _blank_exact(self.sensitivity(), _FAIR_SE)
+        blank = blank_exact(self.sensitivity(), _FAIR_SE)
         rows = [{k: num(v) for k, v in r.items()} for r in blank.to_dict("records")]
         return {
             "candidate": self.candidate,
@@ -436,16 +367,16 @@ def fair_points(
             f"reference points: expected a price above 0, got {reference_points:g} "
             "(a reference that costs nothing prices every unit at 0)"
         )
-    targets, weights = _read_basket(basket)
+    targets, weights = read_selection(basket)
     res = matchup([c, r], targets, metric=metric, **run)
-    weights = _by_name(res, weights)
+    weights = weights_by_name(res, weights)
     tab = res.table()
     cn, rn = res.name(c), res.name(r)
     pr = reference_points if reference_points is not None else res.points.get(rn)
     if pr is None:
         raise ValueError(f"{rn} has no points in its library entry; give reference_points")
-    vc, sc = _basket_value(tab, cn, weights)
-    vr, sr = _basket_value(tab, rn, weights)
+    vc, sc = basket_value(tab, cn, weights)
+    vr, sr = basket_value(tab, rn, weights)
     for unit, v in ((cn, vc), (rn, vr)):
         if math.isnan(v):  # a cell whose scenario does not report the metric
             bad = tab[(tab["attacker"] == unit) & tab["target"].isin(list(weights))]
@@ -488,7 +419,7 @@ def fair_points(
     return FairPoints(
         cn, rn, res.metric, vc, sc, vr, sr, float(pr), p, se, lo, hi,
         models, base, fair_pm, ci_pm, bracket, allowed, res, weights,
-        _basket_exact(tab, [cn, rn], weights),
+        basket_exact(tab, [cn, rn], weights),
     )  # fmt: skip
 
 
@@ -524,8 +455,8 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
             )
     rows = []
     for label, weights in baskets:
-        vc, sc = _basket_value(tab, fair.candidate, weights)
-        vr, sr = _basket_value(tab, fair.reference, weights)
+        vc, sc = basket_value(tab, fair.candidate, weights)
+        vr, sr = basket_value(tab, fair.reference, weights)
         p, se = _ratio(fair.reference_points, vc, sc, vr, sr)
         note = ""
         if math.isnan(vc) or math.isnan(vr):
@@ -545,7 +476,7 @@ def basket_sensitivity(fair: FairPoints) -> pd.DataFrame:
                 "se": se,
                 "ci_low": p - Z95 * se,
                 "ci_high": p + Z95 * se,
-                "exact": _basket_exact(tab, [fair.candidate, fair.reference], weights),
+                "exact": basket_exact(tab, [fair.candidate, fair.reference], weights),
                 "note": note,
             }
         )
