@@ -159,4 +159,9 @@ def test_every_runtime_import_is_a_declared_dependency(root):
                 if alias.get(top, top) in declared or (id(node) in lazy and top in extras):
                     continue
                 missing.setdefault(top, rel)
+    # imported only inside a running Jupyter kernel, which has loaded it already: the
+    # notebook progress bar (analysis/progress.py checks sys.modules before it imports)
+    for top, rel in {"IPython": "oddslab/analysis/progress.py"}.items():
+        if missing.get(top) == rel:
+            del missing[top]
     assert not missing, f"imported but not in [project] dependencies: {missing}"
