@@ -207,6 +207,8 @@ def test_wrap_text_breaks_between_words_and_segments_only():
     assert wrap_text("generic.toml:line_troopers", 14) == ["generic.toml:", "line_troopers"]
     assert wrap_text("87.8 – 90.2 ± 3.785", 6) == ["87.8 –", "90.2 ±", "3.785"]  # 3.|785: never
     assert wrap_text("2026-11-27 20:09:56", 12) == ["2026-11-27", "20:09:56"]
+    # an entry breaks after its library first, not inside its key, when the key fits a line
+    assert wrap_text("generic.toml:flame_team", 20) == ["generic.toml:", "flame_team"]
 
 
 def test_water_fill_shows_short_columns_whole():

@@ -91,6 +91,26 @@ def _segments(word: str) -> list[str]:
     return out
 
 
+def _pieces(word: str, width: int) -> list[str]:
+    """``word``'s segments for a line ``width`` wide: an entry ``lib.toml:key`` breaks after
+    its ``:`` first (``generic.toml:`` / ``flame_team``), and inside a part only when that
+    part is wider than the line."""
+    from rich.cells import cell_len
+
+    segs = _segments(word)
+    if ":" not in word:
+        return segs
+    parts, cur = [], ""
+    for seg in segs:
+        cur += seg
+        if seg.endswith(":"):
+            parts.append(cur)
+            cur = ""
+    parts += [cur] if cur else []
+    return [x for part in parts
+            for x in ([part] if cell_len(part) <= width else _segments(part))]  # fmt: skip
+
+
 def wrap_text(text: str, width: int, prose: bool = False) -> list[str]:
     """``text`` in lines at most ``width`` characters wide, broken only between words or
     (unless ``prose``: then at spaces only) after a segment's break character; a segment
@@ -101,7 +121,7 @@ def wrap_text(text: str, width: int, prose: bool = False) -> list[str]:
     lines: list[str] = []
     cur = ""
     for word in text.split():
-        for k, seg in enumerate([word] if prose else _segments(word)):
+        for k, seg in enumerate([word] if prose else _pieces(word, width)):
             if cell_len(seg) > width:
                 seg = seg[: max(width - 1, 0)] + "…"
             sep = "" if k else " "
