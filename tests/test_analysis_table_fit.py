@@ -231,41 +231,18 @@ def test_one_value_columns_go_into_the_title_but_answers_stay():
 
 
 # -- the second audit: identifiers as typed, whole numbers, width where it is needed ----------
-DUP = """\
-ruleset = "generic"
-description = "Two entries of one name"
-
-[units.line_troopers]
-points = 60
-name = "Line troopers"
-[[units.line_troopers.weapons]]
-name = "rifle"
-models = 10
-attacks = 1
-skill = 4
-strength = 3
-
-[units.conscripts]
-points = 40
-name = "Conscripts"
-models = 10
-toughness = 3
-save = 5
-
+# a second "Grots": the matrix tells the two apart by their entries, keys as typed
+DUP = (
+    LONG_NAMES
+    + """
 [units.armoured_infantry]
 points = 60
-name = "Conscripts"
+name = "Grots"
 models = 5
 toughness = 4
 save = 3
-
-[matchup.template]
-ruleset = "generic"
-[matchup.template.attacker]
-use = "{attacker}"
-[matchup.template.target]
-use = "{target}"
 """
+)
 
 
 @pytest.mark.parametrize("width", [80, 120])
@@ -280,7 +257,7 @@ def test_matrix_entries_keep_their_underscores(tmp_path):
     lib = tmp_path / "dup.toml"
     lib.write_text(DUP)
     out = _check(["matchup", str(lib), str(lib)], 80, [["attacker"]])
-    assert "Conscripts (dup.toml:armoured_infantry)" in _tables(out)[0]["headers"], out
+    assert "Grots (dup.toml:armoured_infantry)" in _tables(out)[0]["headers"], out
 
 
 FAIR = ["points", "fair", f"{WEAPONS}:plasma_squad", f"{WEAPONS}:bolt_squad", "-b",
