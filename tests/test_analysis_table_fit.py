@@ -99,14 +99,20 @@ def _joined(lines: list[str]) -> str:
     return text
 
 
+_IN_WORD = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?")
+
+
 def _bounds(known: str) -> set[int]:
+    """Where ``known`` may be cut: at spaces and after break characters, never inside a
+    number (``3.09e-`` / ``08``)."""
     cuts = {0, len(known)}
     for i, ch in enumerate(known):
         if ch == " ":
             cuts |= {i, i + 1}
         elif ch in _BREAKS:
             cuts.add(i + 1)
-    return cuts
+    inside = {i for m in _IN_WORD.finditer(known) for i in range(m.start() + 1, m.end())}
+    return cuts - inside
 
 
 def _whole_words(piece: str, known: list[str]) -> bool:
@@ -188,7 +194,9 @@ def test_tables_of_every_command_fit_80_columns(long_names, tmp_path):
 
     sweep(SCENARIO, {"target.save": [3, 4]}, trials=1000, seed=7, store=tmp_path / "s.sqlite")
     out = _check(["store", "info", str(tmp_path / "s.sqlite")], 80, [["quantity", "value"]])
-    assert "│ last cell written │" in out  # the labels stay whole; the digest is shortened
+    # the labels stay whole; the digest is shortened on purpose (never cut by the width)
+    assert "│ last cell written " in out and "│ scenario digest (first 12) │" in out
+    assert "…" not in out
 
 
 # -- the layout's parts ---------------------------------------------------------------------------
@@ -199,6 +207,8 @@ def test_wrap_text_breaks_between_words_and_segments_only():
     assert wrap_text("generic.toml:line_troopers", 14) == ["generic.toml:", "line_troopers"]
     assert wrap_text("87.8 – 90.2 ± 3.785", 6) == ["87.8 –", "90.2 ±", "3.785"]  # 3.|785: never
     assert wrap_text("2026-11-27 20:09:56", 12) == ["2026-11-27", "20:09:56"]
+    # an entry breaks after its library first, not inside its key, when the key fits a line
+    assert wrap_text("generic.toml:flame_team", 20) == ["generic.toml:", "flame_team"]
 
 
 def test_water_fill_shows_short_columns_whole():
@@ -218,3 +228,71 @@ def test_one_value_columns_go_into_the_title_but_answers_stay():
     out = cap.get()
     assert out.splitlines()[0] == "mean(x) — metric: m, trials: 500"
     assert _tables(out)[0]["headers"] == ["unit", "value", "se"] and not dropped
+
+
+# -- the second audit: identifiers as typed, whole numbers, width where it is needed ----------
+# a second "Grots": the matrix tells the two apart by their entries, keys as typed
+DUP = (
+    LONG_NAMES
+    + """
+[units.armoured_infantry]
+points = 60
+name = "Grots"
+models = 5
+toughness = 4
+save = 3
+"""
+)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_identifiers_keep_their_underscores(width):
+    key = "attacker.weapons.0.sustained_hits"  # copied back into --vary as printed
+    out = _check(["sweep", SCENARIO, "-v", f"{key}=0,1", "-v", "target.save=4,5"], width,
+                 [[key, "target.save", "value"]])  # fmt: skip
+    assert "sustained hits" not in out
+
+
+def test_matrix_entries_keep_their_underscores(tmp_path):
+    lib = tmp_path / "dup.toml"
+    lib.write_text(DUP)
+    out = _check(["matchup", str(lib), str(lib)], 80, [["attacker"]])
+    assert "Grots (dup.toml:armoured_infantry)" in _tables(out)[0]["headers"], out
+
+
+FAIR = ["points", "fair", f"{WEAPONS}:plasma_squad", f"{WEAPONS}:bolt_squad", "-b",
+        f"{WEAPONS}:horde=3", "-b", f"{WEAPONS}:veterans=2", "-b", f"{WEAPONS}:ogres",
+        "-b", f"{WEAPONS}:walker", "-m", "mean(models_slain)"]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_numbers_stay_whole_and_labels_get_the_room(width):
+    out = _check(FAIR, width, [["quantity", "value"], ["basket", "note"]])
+    assert "3.09e-08" in out  # never 3.09e- / 08 (the note wraps at spaces only)
+    # the basket labels show whole: a number column's header wraps before a label does
+    assert "│ without Veterans │" in out
+
+
+def test_wrap_text_never_cuts_a_number():
+    assert wrap_text("scores 3.09e-08 here", 10) == ["scores", "3.09e-08", "here"]
+    assert wrap_text("at 1.2e+05, −0.5 or 12.5%", 8) == ["at", "1.2e+05,", "−0.5 or", "12.5%"]
+    # a prose column (a note) wraps at spaces only
+    assert wrap_text("a well-known price", 10) == ["a well-", "known", "price"]
+    assert wrap_text("a well-known price", 10, prose=True) == ["a", "well-known", "price"]
+
+
+def test_ids_keep_two_lines_and_their_labels_go_first():
+    lib = str(ROOT / "oddslab" / "examples" / "libraries" / "generic.toml")
+    res = CliRunner(env={"COLUMNS": "80"}).invoke(app, ["matchup", lib, lib, "--long"])
+    assert res.exit_code == 0, res.output
+    (table,) = _tables(res.stdout)
+    assert (
+        table["headers"][:2] == ["attacker", "target"] and "attacker label" not in table["headers"]
+    )
+    assert "left out to fit 80 columns: attacker_label" in res.stderr
+    rows: list[int] = []  # lines per row: a row starts where its attacker id starts
+    for line in table["body"]:
+        if line[0].startswith("generic."):
+            rows.append(0)
+        rows[-1] += 1
+    assert rows and max(rows) <= 2, res.stdout

@@ -127,6 +127,47 @@ def test_shell_commands_run(case, capped, examples_copy):
     )
 
 
+#: ``<!-- docs-sample: COLUMNS=100 -->`` on the line before a printed sample: the width it was
+#: printed at (the command is the last one of the shell block before it).
+_SAMPLE = re.compile(r"<!--\s*docs-sample:\s*COLUMNS=(\d+)\s*-->\s*$")
+
+
+def _samples() -> list[tuple[Block, str, int]]:
+    out = []
+    for page in PAGES:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        found = blocks(page)
+        for prev, b in zip(found, found[1:], strict=False):
+            mark = _SAMPLE.search(lines[b.line - 2]) if b.line >= 2 else None
+            if mark:
+                out.append((b, shell_commands(prev)[-1], int(mark.group(1))))
+    return out
+
+
+SAMPLES = _samples()
+
+
+def test_printed_tables_name_their_width():
+    """Every printed table of README.md and docs/analysis.md is a sample checked below."""
+    checked = {b.where for b, _, _ in SAMPLES}
+    tables = [b.where for b in ALL if "┏" in b.code and b.page.name in ("README.md", "analysis.md")]
+    assert tables and set(tables) <= checked, (tables, checked)
+
+
+@pytest.mark.parametrize("case", SAMPLES, ids=lambda c: c[0].where)
+def test_printed_samples_match_their_command(case, examples_copy):
+    """A sample prints exactly what its command prints at the width it names (exact cells:
+    no trials to cap)."""
+    from typer.testing import CliRunner
+
+    from oddslab.cli import app
+
+    block, cmd, width = case
+    res = CliRunner(env={"COLUMNS": str(width)}).invoke(app, shlex.split(cmd)[1:])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.rstrip() == block.code.rstrip(), f"{block.where}: {cmd}\n{res.stdout}"
+
+
 @pytest.mark.parametrize("block", TOML, ids=lambda b: b.where.replace(" ", ""))
 def test_toml_blocks_read(block, examples_copy):
     from oddslab.libraries import load_library

@@ -126,7 +126,8 @@ def sweep_cmd(
             title = f"{label} — {len(res.cells)} cells, seed {res.seed}"
             if tab["exact"].all():
                 title = f"{label} — {len(res.cells)} cells, exact"
-            _print_frame(_shown(_no_se_if_exact(tab.drop(columns="metric"))), title, fmt)
+            tab = _shown(_no_se_if_exact(tab.drop(columns="metric")))
+            _print_frame(tab, title, fmt, names=res.keys)  # keys as typed: for --vary
         else:
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:

@@ -247,7 +247,9 @@ def _run_kw(
     }
 
 
-def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
+def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}", names=()) -> None:
+    """``df`` in ``fmt``; a table fits the terminal (``names``: columns named by an
+    identifier, printed exactly as typed; see :func:`oddslab.analysis.table_fit.fitted_table`)."""
     if fmt is Fmt.csv:
         from oddslab._format import csv_frame  # 12 significant digits: no float noise
 
@@ -261,7 +263,7 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}") -> None:
     from oddslab.analysis.table_fit import fitted_table
 
     console = Console()
-    t, dropped = fitted_table(df, title, console.width, floats)
+    t, dropped = fitted_table(df, title, console.width, floats, names)
     console.print(t)
     if dropped:
         typer.echo(

@@ -77,7 +77,7 @@ def _print_wide(frame: Any, cols: list[str], title: str) -> None:
     if not any(c in DROP_FIRST or c == "attacker" for c in cols):  # else: dropped otherwise
         k = min(len(cols), width // 3 + 1)
     while True:
-        t, dropped = fitted_table(frame(k), title, width)
+        t, dropped = fitted_table(frame(k), title, width, names=cols)  # entries as typed
         if k >= len(cols) or dropped:
             break
         k = min(len(cols), 2 * k)

@@ -268,6 +268,13 @@ def store_info_cmd(
         if fmt is Fmt.csv:
             typer.echo(_csv(df), nl=False)
             return
+        digest = ident.get("scenario")
+        if isinstance(digest, str) and len(digest) > 12:  # shortened on purpose, never cut
+            # by the width: 12 hex digits name a study, as --resume's refusal says them
+            df.loc[df["quantity"] == FIELDS["scenario"], ["quantity", "value"]] = [
+                "scenario digest (first 12)",
+                digest[:12],
+            ]
         _print_frame(df, f"Results store {file}", fmt)
 
 

@@ -8,14 +8,22 @@ The rules, in order of what matters:
 - the answer columns (:data:`ANSWERS`) and the first column are never left out;
 - a column that says the same thing on every row (``metric``, ``trials``) is said once, in
   the title;
+- identifiers (varied keys, entries ``lib.toml:key``, statistics) are printed as typed,
+  underscores kept, so they can be copied back into ``--vary`` or a spec; only a table's own
+  snake_case column names read as words (``per_100_points`` → ``per 100 points``);
 - when every column fits the terminal at its full width, nothing wraps; otherwise text (labels,
   headers) wraps at word and segment boundaries (spaces, and after ``.`` ``:`` ``-`` ``_``
-  ``/`` ``,``: ``attacker.weapons.0.`` / ``damage``), never inside a word; a single word wider
-  than its column ends in ``…``; the room goes first to the columns that need least to show
-  whole (a water-fill), so short labels stay on one line;
-- when even that does not fit: labels are shortened (``…``), then the columns of
-  :data:`DROP_FIRST` are left out (seeds, trial counts, intervals, standard errors), then labels
-  are shortened further, then other columns from the right (the caller says which in a note).
+  ``/`` ``,``: ``attacker.weapons.0.`` / ``damage``), never inside a word nor a number
+  (``3.09e-08``); a prose column (:data:`_PROSE`: notes) wraps at spaces only; a single word
+  wider than its column ends in ``…``; the room goes first to the cells (a header wraps once,
+  a cell on every row), the columns that need least to show whole first (a water-fill), so
+  short labels stay on one line, then to the headers;
+- when even that does not fit: an id column's label column (``attacker_label`` beside
+  ``attacker``: derivable from the id) is left out before an id takes more than 2 lines;
+  labels are shortened (``…``), then the columns of :data:`DROP_FIRST` are left out (seeds,
+  trial counts, intervals, standard errors), then labels are shortened further, then ids may
+  take more lines, then other columns are left out from the right (the caller says which in a
+  note).
 
 Only rich and pandas are imported, inside the functions.
 """
@@ -54,32 +62,66 @@ _META_NUMBERS = frozenset({"trials", "seed", "points", "attacker_points", "refer
 #: Widest a label's word may stay before seeds and errors are left out, then the least.
 _WORD_CAPS = (12, 6)
 _BREAKS = ".:-_/,;"
+#: Columns of sentences: wrapped at spaces only.
+_PROSE = frozenset({"note"})
 _NUM = r"[-+−]?(?:\d[\d,]*(?:\.\d*)?(?:e[-+]?\d+)?%?|nan|inf)"
+_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 _VALUE = re.compile(rf"(?:{_NUM}(?: ± {_NUM})?|—|)")
+
+
+#: A number inside a word (``3.09e-08``, ``1.2e+05``, ``−0.5``, ``12.5%``): never cut inside.
+_NUM_IN_WORD = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?", re.IGNORECASE)
 
 
 def _segments(word: str) -> list[str]:
     """``word`` cut after each break character (``generic.`` ``toml:`` ``line_`` ``troopers``),
-    but never between two digits (``3.785``, ``2026-11-27``) nor after a leading sign."""
+    but never inside a number (``3.785``, ``3.09e-08``, ``2026-11-27``) nor after a leading
+    sign."""
+    inside = {i for m in _NUM_IN_WORD.finditer(word) for i in range(m.start(), m.end() - 1)}
     out, start = [], 0
     for i in range(1, len(word) - 1):
-        if word[i] in _BREAKS and not (word[i - 1].isdigit() and word[i + 1].isdigit()):
+        if (
+            word[i] in _BREAKS
+            and i not in inside
+            and not (word[i - 1].isdigit() and word[i + 1].isdigit())
+        ):
             out.append(word[start : i + 1])
             start = i + 1
     out.append(word[start:])
     return out
 
 
-def wrap_text(text: str, width: int) -> list[str]:
+def _pieces(word: str, width: int) -> list[str]:
+    """``word``'s segments for a line ``width`` wide: an entry ``lib.toml:key`` breaks after
+    its ``:`` first (``generic.toml:`` / ``flame_team``), and inside a part only when that
+    part is wider than the line."""
+    from rich.cells import cell_len
+
+    segs = _segments(word)
+    if ":" not in word:
+        return segs
+    parts, cur = [], ""
+    for seg in segs:
+        cur += seg
+        if seg.endswith(":"):
+            parts.append(cur)
+            cur = ""
+    parts += [cur] if cur else []
+    return [x for part in parts
+            for x in ([part] if cell_len(part) <= width else _segments(part))]  # fmt: skip
+
+
+def wrap_text(text: str, width: int, prose: bool = False) -> list[str]:
     """``text`` in lines at most ``width`` characters wide, broken only between words or
-    after a segment's break character; a segment wider than ``width`` ends in ``…``."""
+    (unless ``prose``: then at spaces only) after a segment's break character; a segment
+    wider than ``width`` ends in ``…``."""
     from rich.cells import cell_len
 
     width = max(width, 1)
     lines: list[str] = []
     cur = ""
     for word in text.split():
-        for k, seg in enumerate(_segments(word)):
+        for k, seg in enumerate([word] if prose else _pieces(word, width)):
             if cell_len(seg) > width:
                 seg = seg[: max(width - 1, 0)] + "…"
             sep = "" if k else " "
@@ -94,10 +136,25 @@ def wrap_text(text: str, width: int) -> list[str]:
     return lines
 
 
-def _longest_segment(text: str) -> int:
+def _longest_segment(text: str, prose: bool = False) -> int:
     from rich.cells import cell_len
 
-    return max((cell_len(s) for w in text.split() for s in _segments(w)), default=1)
+    return max(
+        (cell_len(s) for w in text.split() for s in ([w] if prose else _segments(w))), default=1
+    )
+
+
+def _two_lines(values: Any) -> int:
+    """The narrowest width at which every text of ``values`` (ids) takes at most two lines."""
+    from rich.cells import cell_len
+
+    need = 1
+    for v in values:
+        w = max(need, _longest_segment(v))
+        while w < cell_len(v) and len(wrap_text(v, w)) > 2:
+            w += 1
+        need = max(need, min(w, cell_len(v)))
+    return need
 
 
 def _water_fill(mins: list[int], naturals: list[int], room: int) -> list[int]:
@@ -124,7 +181,18 @@ def _water_fill(mins: list[int], naturals: list[int], room: int) -> list[int]:
     return widths
 
 
-def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tuple[Any, list]:
+def _plain(name: Any, names: frozenset) -> str:
+    """A column's header: a table's own snake_case column in plain words (``per_100_points``
+    → ``per 100 points``); an identifier (a varied key, a library entry, a statistic: any
+    of ``names``, or any name with other characters) exactly as typed, so it can be copied
+    back into ``--vary`` or a library spec."""
+    text = str(name)
+    return text if text in names or not _SNAKE.fullmatch(text) else text.replace("_", " ")
+
+
+def fitted_table(
+    df: Any, title: str, width: int, floats: str = "{:.4g}", names: Any = ()
+) -> tuple[Any, list]:
     """``df`` as a rich renderable (the title, then the table) at most ``width`` characters
     wide, laid out by the rules of this module; returns (renderable, names left out).
 
@@ -136,6 +204,9 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
         Plain text above the table (wrapped like labels); columns of one value are added.
     width : int
         The terminal's width in characters.
+    names : iterable of str
+        Columns named by an identifier (varied keys, entries): their headers keep their
+        underscores (see :func:`_plain`).
     """
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
     from rich.cells import cell_len
@@ -144,6 +215,7 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
     from rich.table import Table
     from rich.text import Text
 
+    names = frozenset(map(str, names))
     text = {c: [floats.format(v) if isinstance(v, float) else str(v) for v in df[c]] for c in df}
     numeric = {c: is_numeric_dtype(df[c]) and not is_bool_dtype(df[c]) for c in df}
     # a column of numbers as text ("2.083 ± 0.03", "—") never wraps either
@@ -159,20 +231,26 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
             (value,) = one
             said_already = re.search(rf"(?:^|\s){re.escape(value)}(?:$|[\s,])", title)
             if not said_already and not (c == "trials" and value == "0"):  # 0: exact
-                said.append(f"{str(c).replace('_', ' ')}: {value}")
+                said.append(f"{_plain(c, names)}: {value}")
             cols.remove(c)
     if said:
         extra = ", ".join(said)
         title = f"{title}{', ' if ' — ' in title else ' — '}{extra}" if title else extra
 
-    header = {c: str(c).replace("_", " ") for c in cols}
+    header = {c: _plain(c, names) for c in cols}
 
     # measured once per column (a label repeats on many rows): its widest text, its
     # header's longest segment and its cells' longest
     widest = {c: max((cell_len(v) for v in set(text[c])), default=0) for c in cols}
     natural = {c: max(cell_len(header[c]), widest[c]) for c in cols}
     head_word = {c: _longest_segment(header[c]) for c in cols}
-    cell_word = {c: max((_longest_segment(v) for v in set(text[c])), default=1) for c in cols}
+    prose = {c: str(c) in _PROSE for c in cols}  # wrapped at spaces only
+    cell_word = {c: max((_longest_segment(v, prose[c]) for v in set(text[c])), default=1)
+                 for c in cols}  # fmt: skip
+    # an id column with its label column (``attacker``, ``attacker_label``): at a narrow
+    # width the label (derivable from the id) is left out before an id takes over 2 lines
+    labels = [f"{c}_label" for c in cols if f"{c}_label" in cols and not whole[c]]
+    two = {c[: -len("_label")]: _two_lines(set(text[c[: -len("_label")]])) for c in labels}
 
     def least(c, cap: int | None) -> int:
         """The narrowest column ``c`` may get: its widest number, or its longest word
@@ -180,16 +258,20 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
         if whole[c]:
             return max(head_word[c], widest[c])
         word = max(head_word[c], cell_word[c])
-        return min(natural[c], word if cap is None else min(word, cap))
+        shortest = min(natural[c], word if cap is None else min(word, cap))
+        return max(shortest, two[c]) if c in two and ids_whole else shortest
 
     def fits(shown: list, cap: int | None) -> bool:
         return sum(least(c, cap) + 3 for c in shown) + 1 <= width  # padding 2, a rule 1
 
     dropped: list[str] = []
     cap: int | None = None
-    steps: list[tuple[str, Any]] = [("cap", _WORD_CAPS[0])]
+    ids_whole = True  # ids in at most 2 lines
+    steps: list[tuple[str, Any]] = [("drop", c) for c in labels]
+    steps += [("cap", _WORD_CAPS[0])]
     steps += [("drop", c) for c in DROP_FIRST if c in cols]
     steps += [("cap", k) for k in range(_WORD_CAPS[0] - 1, _WORD_CAPS[1] - 1, -1)]
+    steps += [("ids", None)] if two else []
     protected = {cols[0], *ANSWERS} if cols else set()
     steps += [("drop", c) for c in reversed(cols) if c not in protected and c not in DROP_FIRST]
     for what, arg in steps:
@@ -197,6 +279,8 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
             break
         if what == "cap":
             cap = arg
+        elif what == "ids":
+            ids_whole = False
         else:
             for c in (arg, _TOGETHER.get(arg)):
                 if c in cols and c != cols[0]:
@@ -205,27 +289,34 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
 
     room = max(width - 3 * len(cols) - 1, 0)
 
-    wrapped: dict[tuple[str, int], list[str]] = {}
+    wrapped: dict[tuple[str, int, bool], list[str]] = {}
 
-    def wrap(v: str, w: int) -> list[str]:
+    def wrap(v: str, w: int, c: Any = None) -> list[str]:
         if cell_len(v) <= w:
             return [v]
-        if (v, w) not in wrapped:
-            wrapped[(v, w)] = wrap_text(v, w)
-        return wrapped[(v, w)]
+        p = c is not None and prose[c]
+        if (v, w, p) not in wrapped:
+            wrapped[(v, w, p)] = wrap_text(v, w, p)
+        return wrapped[(v, w, p)]
 
     def badness(widths: list[int]) -> int:
         """The lines wrapping adds and, three times over, the words shortened."""
         bad = 0
         for i in range(-1, len(df)):
-            cells = [wrap(header[c] if i < 0 else text[c][i], w)
+            cells = [wrap(header[c], w) if i < 0 else wrap(text[c][i], w, c)
                      for c, w in zip(cols, widths, strict=True)]  # fmt: skip
             bad += max((len(x) for x in cells), default=1) - 1
             bad += 3 * sum(any(line.endswith("…") for line in x) for x in cells)
         return bad
 
     def layout(cap: int | None) -> list[int]:
-        return _water_fill([least(c, cap) for c in cols], [natural[c] for c in cols], room)
+        """The room goes first to the cells (a header may wrap: once, a cell on every row),
+        then to the headers."""
+        mins = [least(c, cap) for c in cols]
+        cells = [max(m, min(natural[c], max(widest[c], head_word[c])))
+                 for m, c in zip(mins, cols, strict=True)]  # fmt: skip
+        widths = _water_fill(mins, cells, room)
+        return _water_fill(widths, [natural[c] for c in cols], room)
 
     widths = layout(cap)
     if cap is None and sum(natural[c] for c in cols) > room:
@@ -234,7 +325,7 @@ def fitted_table(df: Any, title: str, width: int, floats: str = "{:.4g}") -> tup
         tried = dict.fromkeys(tuple(layout(k)) for k in (None, 24, 16, _WORD_CAPS[0]))
         widths = list(min(tried, key=badness))  # the first of equals: the least shortened
     heads = ["\n".join(wrap(header[c], w)) for c, w in zip(cols, widths, strict=True)]
-    body = [["\n".join(wrap(text[c][i], w)) for c, w in zip(cols, widths, strict=True)]
+    body = [["\n".join(wrap(text[c][i], w, c)) for c, w in zip(cols, widths, strict=True)]
             for i in range(len(df))]  # fmt: skip
     t = Table(title=None)
     for c, w, h in zip(cols, widths, heads, strict=True):
