@@ -43,6 +43,7 @@ from oddslab.analysis.cli_common import (
     _save_plot,
     _shown,
     _user_errors,
+    _write_table,
 )
 
 __all__ = ["register"]
@@ -133,6 +134,8 @@ def sweep_cmd(
             if out.suffix == ".parquet":
                 res.to_parquet(out)
                 typer.echo(f"table written to {out}", err=True)
+            elif out.suffix.lower() == ".json":  # as -f json prints it
+                _write_table(res.frame(stat), out)
             else:  # chunk by chunk: a big study's frame is never held whole
                 from oddslab.analysis.frames import write_csv
 

@@ -136,13 +136,14 @@ def fair_cmd(
     batch: BatchOpt = None,
     dashboard: DashboardOpt = False,
     exact: ExactOpt = ExactMode.auto,
+    out: OutOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
     kw = _run_kw(
         trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
     )
-    _check_files(None, None, store)
+    _check_files(out, None, store)
     weights = _parse_basket(basket)
     with _user_errors(store, "points-fair"):
         from oddslab.analysis.points import fair_points
@@ -154,10 +155,14 @@ def fair_cmd(
             )  # fmt: skip
         for note in res.matchup.skipped:  # basket entries of a library that are no targets
             typer.echo(f"note: left out {note}", err=True)
+        if out is not None:  # what -f json (one document) or -f csv (one tidy table) prints
+            if out.suffix.lower() == ".json":
+                out.write_text(_fair_json(res) + "\n", encoding="utf-8")
+                typer.echo(f"table written to {out}", err=True)
+            else:
+                _write_table(res.frame(), out)
         if fmt is Fmt.json:  # one document
-            import json
-
-            typer.echo(json.dumps(res.to_dict(), indent=2))
+            typer.echo(_fair_json(res))
             return
         if fmt is Fmt.csv:  # one tidy table
             typer.echo(_csv(res.frame()), nl=False)
@@ -277,6 +282,12 @@ def _plain_value(v) -> str:
     if isinstance(v, list):
         return ", ".join(map(str, v))
     return str(v)
+
+
+def _fair_json(res) -> str:
+    import json
+
+    return json.dumps(res.to_dict(), indent=2)
 
 
 def _csv(df) -> str:

@@ -281,7 +281,7 @@ def _study_errors(fn):
 
 
 def matchup(kw: dict[str, Any], body, progress) -> tuple[int, str]:
-    from oddslab.analysis.cli import _shown
+    from oddslab._format import json_records
     from oddslab.analysis.matchup import matchup as run
 
     res = _study_errors(lambda: run(progress=progress, **kw))
@@ -296,7 +296,7 @@ def matchup(kw: dict[str, Any], body, progress) -> tuple[int, str]:
         "metric": res.metric,
         "per_points": body.per_points,
         "seed": res.seed,
-        "table": json.loads(_shown(tab).to_json(orient="records")),
+        "table": json_records(tab),  # as `matchup -f json`: every column, full precision
         "attackers": [str(x) for x in grid.index],
         "targets": [str(x) for x in grid.columns],
         "matrix": plain(grid),
