@@ -636,3 +636,18 @@ def test_ctrl_c_without_store_keeps_the_finished_cells_and_says_how_to_finish(
     _ok(again[1:])  # the command as printed: runs the other cells
     _ok([*argv[:-1], "clean.csv", "--seed", str(info["identity"]["seed"])])
     assert (tmp_path / "res.csv").read_text() == (tmp_path / "clean.csv").read_text()
+
+
+def test_printed_points_tables_show_each_estimate_with_the_decimals_its_se_needs():
+    """Efficiency, fair-points sensitivity and duel tables: an SE of 0.00607 is ``0.0061``
+    (never ``0.0``), its value ``89.1234`` (never ``89.1``), and an interval's ends the same."""
+    from oddslab.analysis.cli_common import _estimates
+    from oddslab.analysis.cli_points import _EFFICIENCY_SE
+
+    df = pd.DataFrame({"unit": ["a"], "value": [2.5], "se": [0.25], "per_100_points": [89.1234],
+                       "per_100_points_se": [0.00607], "ci_low": [89.1115], "ci_high": [89.1353]})  # fmt: skip
+    row = _estimates(df, _EFFICIENCY_SE).iloc[0].to_dict()
+    assert row == {"unit": "a", "value": "2.50", "se": "0.25", "per_100_points": "89.1234",
+                   "per_100_points_se": "0.0061", "ci_low": "89.1115", "ci_high": "89.1353"}  # fmt: skip
+    exact = df.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])  # no SE columns
+    assert _estimates(exact, _EFFICIENCY_SE).equals(exact)

@@ -292,6 +292,23 @@ def _no_se_if_exact(df):
     return df if df["exact"].any() and not df["exact"].all() else df.drop(columns="exact")
 
 
+def _estimates(df, pairs: dict[str, str]):
+    """A printed table's estimates as text: each column of ``pairs`` (column → the column
+    of its standard error) with the decimals that SE needs, then each SE to two significant
+    digits (:func:`~oddslab._format.format_estimate`, :func:`~oddslab._format.format_se`):
+    never ``89.1`` beside an SE of ``0.0061``. Columns not in ``df`` (an exact table has no
+    SE columns) are left as they are."""
+    from oddslab._format import format_estimate, format_se
+
+    df = df.copy()
+    pairs = {c: e for c, e in pairs.items() if c in df.columns and e in df.columns}
+    for col, err in pairs.items():
+        df[col] = [format_estimate(v, e) for v, e in zip(df[col], df[err], strict=True)]
+    for err in set(pairs.values()):
+        df[err] = [format_se(e) for e in df[err]]
+    return df
+
+
 def _shown(df):
     """``df`` without a ``note`` column that has nothing to say (no NaN cell)."""
     if "note" in df.columns and not df["note"].astype(bool).any():

@@ -28,6 +28,7 @@ from oddslab.analysis.cli_common import (
     _check_files,
     _collecting,
     _Command,
+    _estimates,
     _fail,
     _matplotlib,
     _no_se_if_exact,
@@ -100,6 +101,7 @@ def efficiency_cmd(
             typer.echo(f"note: left out {note}", err=True)
         if fmt is Fmt.table:  # an exact table: no SE or interval columns, "exact" in the title
             tab, how = _no_se_if_exact(res.table), ", exact" if res.table.attrs["exact"] else ""
+            tab = _estimates(tab, _EFFICIENCY_SE)  # the decimals each SE supports
             label = _plain_metric(res.table.attrs["metric"], res.matchup)
             _print_frame(tab, f"{label} per 100 points (ranked{how})", fmt)
         else:  # numbers as numbers, an exact row's SE and interval empty
@@ -169,7 +171,7 @@ def fair_cmd(
             return
         how = ", exact" if res.exact else ""  # ... and no ± or intervals
         _print_frame(res.summary(), f"Fair points of {res.candidate}{how}", fmt)
-        tab = _no_se_if_exact(res.sensitivity())
+        tab = _estimates(_no_se_if_exact(res.sensitivity()), _FAIR_SE)
         _print_frame(tab, f"How the answer moves with the basket{how}", fmt)
 
 
@@ -222,7 +224,8 @@ def duel_cmd(
             typer.echo(_csv(res.frame()), nl=False)
         else:
             _print_frame(res.summary(), "Duel balance", fmt)
-            _print_frame(res.curve, "Evaluated sizes (same seed at every size)", fmt)
+            curve = _estimates(res.curve, {"value": "se", "ci_low": "se", "ci_high": "se"})
+            _print_frame(curve, "Evaluated sizes (same seed at every size)", fmt)
         for note in res.notes:
             typer.echo(f"note: {note}", err=True)
 
@@ -274,6 +277,13 @@ def store_info_cmd(
             typer.echo(_csv(df), nl=False)
             return
         _print_frame(df, f"Results store {file}", fmt)
+
+
+#: A printed table's estimates and the column of each one's standard error.
+_EFFICIENCY_SE = {"value": "se", "per_100_points": "per_100_points_se",
+                  "ci_low": "per_100_points_se", "ci_high": "per_100_points_se"}  # fmt: skip
+_FAIR_SE = {"candidate_value": "candidate_se", "reference_value": "reference_se",
+            "fair_points": "se", "ci_low": "se", "ci_high": "se"}  # fmt: skip
 
 
 def _plain_value(v) -> str:
