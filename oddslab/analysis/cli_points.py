@@ -255,6 +255,13 @@ def store_info_cmd(
             typer.echo(json.dumps(info, indent=2))
             return
         ident = info["identity"] or {}
+        if fmt is Fmt.csv:  # one tidy row, numbers as numbers, the fields of -f json
+            row = {k: v for k, v in info.items() if k != "identity"}  # times: Unix seconds
+            for k in FIELDS:  # a list (the varied keys, the events): its items joined by ";"
+                v = ident.get(k)
+                row[k] = ";".join(map(str, v)) if isinstance(v, list) else v
+            typer.echo(_csv(pd.DataFrame([row])), nl=False)
+            return
 
         def when(t):
             return (
@@ -273,9 +280,6 @@ def store_info_cmd(
             ("file size", f"{info['bytes'] / 1e6:.2f} MB"),
         ]
         df = pd.DataFrame(rows, columns=["quantity", "value"])
-        if fmt is Fmt.csv:
-            typer.echo(_csv(df), nl=False)
-            return
         _print_frame(df, f"Results store {file}", fmt)
 
 
