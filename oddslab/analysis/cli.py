@@ -132,7 +132,7 @@ def sweep_cmd(
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:
             if out.suffix == ".parquet":
-                res.to_parquet(out)
+                res.to_parquet(out, stat)  # the rows -f csv prints
                 typer.echo(f"table written to {out}", err=True)
             elif out.suffix.lower() == ".json":  # as -f json prints it
                 _write_table(res.frame(stat), out)
