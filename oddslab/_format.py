@@ -14,6 +14,8 @@ __all__ = [
     "format_probability",
     "format_number",
     "format_estimate",
+    "format_se",
+    "json_records",
     "rows_to_csv",
     "csv_frame",
     "json_number",
@@ -72,6 +74,21 @@ def format_estimate(value: float, se: float | None) -> str:
     return text
 
 
+def format_se(se: float) -> str:
+    """A standard error to two significant digits whatever its size (``0.0061``, ``0.10``,
+    ``12``), as :func:`format_estimate` shows the value beside it (one decimal past the
+    SE's first digit): never ``± 0.0`` for an SE that is not 0."""
+    if se != se:
+        return "nan"
+    if se <= 0 or math.isinf(se):
+        return f"{se:g}"
+    if se < 1e-4:
+        return f"{se:.1e}"
+    se = float(f"{se:.1e}")  # two significant digits first: 0.0995 → 0.10, not 0.100
+    dec = 1 - math.floor(math.log10(se))
+    return f"{se:.{max(0, dec)}f}"
+
+
 def csv_frame(df: Any, path: Any = None) -> str | None:
     """``df.to_csv`` without float noise (12 significant digits, as :func:`rows_to_csv`)."""
     return df.to_csv(path, index=False, float_format="%.12g")
@@ -109,3 +126,17 @@ def json_number(x: Any) -> Any:
     if isinstance(x, np.bool_ | np.integer):
         return x.item()
     return x
+
+
+def json_records(df: Any) -> list[dict[str, Any]]:
+    """The rows of the DataFrame ``df`` as JSON-ready dicts: floats at full precision (JSON
+    numbers round-trip a float64; ``DataFrame.to_json`` rounds to 10 decimals), NaN and
+    missing values None, numpy scalars Python numbers."""
+    import pandas as pd
+
+    def cell(x: Any) -> Any:
+        if x is pd.NA or x is pd.NaT:
+            return None
+        return json_number(x)
+
+    return [{str(k): cell(v) for k, v in r.items()} for r in df.to_dict("records")]

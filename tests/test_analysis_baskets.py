@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from oddslab.analysis.baskets import basket_exact, basket_value, blank_exact, read_basket
+from oddslab.analysis.baskets import basket_exact, basket_value, read_basket
 
 LIB = Path(__file__).resolve().parent.parent / "oddslab" / "examples" / "libraries" / "generic.toml"
 
@@ -29,10 +29,6 @@ def test_basket_value_is_the_weighted_mean_with_the_se_of_independent_cells():
     assert all(math.isnan(x) for x in basket_value(tab, "u", {"zzz": 1.0}))
     assert basket_exact(tab, ["u"], {"a": 1.0, "c": 1.0})
     assert not basket_exact(tab, ["u", "v"], {"a": 1.0, "b": 1.0})
-    tab["exact"] = tab["trials"] == 0
-    blank = blank_exact(tab, ("se",))
-    assert blank["se"].isna().tolist() == [True, False, True, True]
-    assert tab["se"].notna().all()  # a copy: the table given is left alone
 
 
 def test_read_basket_weights_and_refusals():

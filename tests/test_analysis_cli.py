@@ -357,10 +357,12 @@ def test_points_fair_json_is_one_document_and_csv_one_tidy_table():
     assert df["fair_points"].iloc[0] == pytest.approx(doc["fair_points"])
 
 
-def test_exact_points_print_no_se_or_interval_and_say_exact():
+def test_exact_points_print_no_se_or_interval_and_say_exact(tmp_path):
     """Exact cells (the default for generic units): no "± 0", no zero-width interval, no SE
-    columns, "exact" said; JSON and CSV keep numbers as numbers, flag ``exact`` and leave
-    the SEs and intervals empty (null)."""
+    columns, "exact" said; JSON and CSV keep numbers as numbers, as a sweep's or matchup's
+    exact rows: ``exact`` true, SEs 0 and intervals' ends equal to the value (never null:
+    a reader's arithmetic and error bars work on every row); ``--out x.csv|x.json`` writes
+    what ``-f csv|json`` prints."""
     import json
 
     fair = ["points", "fair", f"{GENERIC}:flame_team", f"{GENERIC}:shock_squad",
@@ -369,30 +371,67 @@ def test_exact_points_print_no_se_or_interval_and_say_exact():
     assert "Fair points of generic.toml:flame_team, exact" in out
     assert "How the answer moves with the basket, exact" in out
     assert "±" not in out and "interval" not in out and not re.search(r"\b(se|ci)\b", out)
-    doc = json.loads(_ok([*fair, "-f", "json"]).stdout)
+    printed = _ok([*fair, "-f", "json", "-o", str(tmp_path / "f.json")]).stdout
+    assert (tmp_path / "f.json").read_text() == printed
+    doc = json.loads(printed)
     assert doc["exact"] is True and isinstance(doc["fair_points"], float)
-    for key in ("se", "ci_low", "ci_high", "candidate_se", "reference_se"):
-        assert doc[key] is None and doc["sensitivity"][0][key] is None
+    for key in ("se", "candidate_se", "reference_se"):
+        assert doc[key] == 0 and doc["sensitivity"][0][key] == 0
+    for key in ("ci_low", "ci_high"):
+        assert doc[key] == doc["fair_points"] == doc["sensitivity"][0][key]
     assert all(row["exact"] is True for row in doc["sensitivity"])
-    df = pd.read_csv(io.StringIO(_ok([*fair, "-f", "csv"]).stdout))
+    printed = _ok([*fair, "-f", "csv", "-o", str(tmp_path / "f.csv")]).stdout
+    assert (tmp_path / "f.csv").read_text() == printed
+    df = pd.read_csv(io.StringIO(printed))
     assert df["exact"].all() and df["fair_points"].dtype == float
-    assert df[["se", "ci_low", "ci_high", "candidate_se", "reference_se"]].isna().all().all()
+    assert (df[["se", "candidate_se", "reference_se"]] == 0).all().all()
+    assert (df["ci_low"] == df["fair_points"]).all() and (df["ci_high"] == df["fair_points"]).all()
 
     eff = ["points", "efficiency", f"{GENERIC}:flame_team,shock_squad",
            "-b", f"{GENERIC}:conscripts=2", "-b", f"{GENERIC}:hound_swarm", "-m", "mean(damage)"]  # fmt: skip
     out = " ".join(_ok(eff).stdout.split())
     assert "mean of damage inflicted" in out and "ranked, exact" in out
     assert not re.search(r"\b(se|ci)\b", out)
-    rows = json.loads(_ok([*eff, "-f", "json"]).stdout)
-    assert all(r["exact"] is True and r["se"] is None and r["ci_low"] is None for r in rows)
-    df = pd.read_csv(io.StringIO(_ok([*eff, "-f", "csv"]).stdout))
-    assert df["exact"].all() and df["per_100_points_se"].isna().all()
+    printed = _ok([*eff, "-f", "json", "-o", str(tmp_path / "e.json")]).stdout
+    assert (tmp_path / "e.json").read_text() == printed
+    rows = json.loads(printed)
+    assert all(r["exact"] is True and r["se"] == 0 for r in rows)
+    assert all(r["ci_low"] == r["ci_high"] == r["per_100_points"] for r in rows)
+    printed = _ok([*eff, "-f", "csv", "-o", str(tmp_path / "e.csv")]).stdout
+    assert (tmp_path / "e.csv").read_text() == printed
+    df = pd.read_csv(io.StringIO(printed))
+    assert df["exact"].all() and (df["per_100_points_se"] == 0).all()
     assert df["per_100_points"].dtype == float
+
+
+def test_machine_outputs_print_what_out_writes_with_floats_at_full_precision(tmp_path):
+    """``-f csv`` and ``--out x.csv`` give the same table (the matchup's ``note`` column
+    too), ``-f json`` and ``--out x.json`` the same document; JSON floats round-trip the
+    float64 (``DataFrame.to_json`` rounded them to 10 decimals: 4.4444444444)."""
+    import json
+
+    from oddslab.analysis.matchup import matchup
+
+    pair = [f"{GENERIC}:flame_team,shock_squad", f"{GENERIC}:conscripts,hound_swarm"]
+    sweep = ["sweep", SCENARIO, "--vary", "target.save=3,5", "--stat", "damage"]
+    for args in (["matchup", *pair, "-m", "mean(damage)"], sweep):
+        for fmt in ("csv", "json"):
+            path = tmp_path / f"{args[0]}.{fmt}"
+            printed = _ok([*args, "-f", fmt, "-o", str(path)]).stdout
+            assert path.read_text() == printed, (args[0], fmt)
+    assert "note" in pd.read_csv(tmp_path / "matchup.csv").columns
+    rows = json.loads((tmp_path / "matchup.json").read_text())
+    tab = matchup(*pair, metric="mean(damage)", progress=None).table()
+    assert [r["value"] for r in rows] == tab["value"].tolist()  # every bit
+    assert [r["per_100_points"] for r in rows] == tab["per_100_points"].tolist()
 
 
 @pytest.mark.parametrize(
     ("out", "match"),
-    [("t.txt", "give a .csv or .parquet file"), ("t.parquet", "writing Parquet needs pyarrow")],
+    [
+        ("t.txt", "give a .csv, .json or .parquet file"),
+        ("t.parquet", "writing Parquet needs pyarrow"),
+    ],
 )
 def test_out_format_and_its_module_are_checked_before_any_cell(tmp_path, monkeypatch, out, match):
     from oddslab.analysis import cli_common, distributed
@@ -597,3 +636,18 @@ def test_ctrl_c_without_store_keeps_the_finished_cells_and_says_how_to_finish(
     _ok(again[1:])  # the command as printed: runs the other cells
     _ok([*argv[:-1], "clean.csv", "--seed", str(info["identity"]["seed"])])
     assert (tmp_path / "res.csv").read_text() == (tmp_path / "clean.csv").read_text()
+
+
+def test_printed_points_tables_show_each_estimate_with_the_decimals_its_se_needs():
+    """Efficiency, fair-points sensitivity and duel tables: an SE of 0.00607 is ``0.0061``
+    (never ``0.0``), its value ``89.1234`` (never ``89.1``), and an interval's ends the same."""
+    from oddslab.analysis.cli_common import _estimates
+    from oddslab.analysis.cli_points import _EFFICIENCY_SE
+
+    df = pd.DataFrame({"unit": ["a"], "value": [2.5], "se": [0.25], "per_100_points": [89.1234],
+                       "per_100_points_se": [0.00607], "ci_low": [89.1115], "ci_high": [89.1353]})  # fmt: skip
+    row = _estimates(df, _EFFICIENCY_SE).iloc[0].to_dict()
+    assert row == {"unit": "a", "value": "2.50", "se": "0.25", "per_100_points": "89.1234",
+                   "per_100_points_se": "0.0061", "ci_low": "89.1115", "ci_high": "89.1353"}  # fmt: skip
+    exact = df.drop(columns=["se", "per_100_points_se", "ci_low", "ci_high"])  # no SE columns
+    assert _estimates(exact, _EFFICIENCY_SE).equals(exact)

@@ -86,11 +86,10 @@ def test_the_long_outputs_are_the_whole_tables_streamed(
     args = [*PAIRS, "-n", "300", "--exact", "never", *extra]
     small = _run([*args, "--out", str(tmp_path / "small.csv")])
     tab, metric = _table(extra[extra.index("-m") + 1] if "-m" in extra else None, sort)
-    shown = cli_common._shown(tab)
-    if fmt == "csv":
-        assert small.stdout == csv_frame(shown) and ",note" in small.stdout
-    elif fmt == "json":
-        assert small.stdout == shown.to_json(orient="records", indent=2) + "\n"
+    if fmt == "csv":  # every column, as --out writes them
+        assert small.stdout == csv_frame(tab) and ",note" in small.stdout
+    elif fmt == "json":  # every float at full precision
+        assert small.stdout == cli_common._json_text(tab) + "\n"
     else:
         assert small.stdout == _printed(monkeypatch, capsys, tab, metric)
     assert (tmp_path / "small.csv").read_text() == csv_frame(tab)
@@ -163,3 +162,13 @@ def test_a_wide_matrix_formats_only_the_columns_that_fit(capsys, monkeypatch, wi
     cli_matchup._print_wide(frame, cols, "a title")
     assert capsys.readouterr() == whole
     assert max(asked) < len(cols)  # the rest were never formatted
+
+
+def test_the_matrix_prints_a_simulated_se_to_two_digits_and_no_se_when_exact():
+    """``89.1 ± 0.0`` made a simulated cell look exact: the SE has two significant digits."""
+    import numpy as np
+
+    text = matchup_table.matrix_text(
+        np.array([[89.1234, 0.5]]), np.array([[0.00607, 0.0]]), np.array([[False, True]])
+    )
+    assert text.tolist() == [["89.1234 ± 0.0061", "0.5"]]

@@ -206,16 +206,25 @@ def test_fair_points_exact_is_the_known_answer_exactly(lib):
     shown = dict(fair.summary().itertuples(index=False))
     assert "95% interval" not in shown and "whole prices in the interval" not in shown
     assert shown["fair points"] == "50.0" and "±" not in " ".join(shown.values())
-    # ... and written with no SE or interval (null / empty), flagged exact
+    # ... and written as a sweep's or matchup's exact rows: flagged exact, SE 0 (a number, never
+    # null or empty) and each interval's ends equal to the value
     doc = fair.to_dict()
     assert doc["exact"] is True and doc["fair_points"] == pytest.approx(50)
-    assert doc["se"] is None and doc["ci_low"] is None and doc["per_model_ci"] is None
+    assert doc["se"] == 0 and doc["candidate_se"] == 0 and doc["reference_se"] == 0
+    assert doc["ci_low"] == doc["ci_high"] == doc["fair_points"]
+    assert doc["per_model_ci"] in (None, [doc["fair_per_model"]] * 2)
+    assert all(r["se"] == 0 and r["ci_low"] == r["fair_points"] for r in doc["sensitivity"])
     frame = fair.frame()
-    assert frame["exact"].all() and frame[["se", "ci_low", "per_model_ci_low"]].isna().all().all()
+    assert frame["exact"].all() and (frame[["candidate_se", "reference_se", "se"]] == 0).all().all()
+    assert (frame["ci_low"] == frame["fair_points"]).all()
+    assert (frame["ci_high"] == frame["fair_points"]).all()
     assert list(frame.columns[-2:]) == ["exact", "note"]
     eff = efficiency(f"{lib}:candidate,reference", basket, metric="mean(damage)")
     assert eff.table["exact"].all() and (eff.table["se"] == 0).all()  # the Python table: SE 0
-    assert eff.frame()[["se", "per_100_points_se", "ci_low", "ci_high"]].isna().all().all()
+    out = eff.frame()  # ... and the written one: the same numbers
+    assert (out[["se", "per_100_points_se"]] == 0).all().all()
+    assert (out["ci_low"] == out["per_100_points"]).all()
+    assert (out["ci_high"] == out["per_100_points"]).all()
 
 
 def test_a_near_zero_exact_reference_has_no_price_as_in_the_simulation(lib):
@@ -283,3 +292,23 @@ def test_efficiency_ranks_by_an_event_answered_exactly():
         value = cells[cells["attacker"] == row.unit]["value"].iloc[0]
         assert 0 < value < 1 and row.value == value and row.se == 0
         assert row.per_100_points == pytest.approx(100 * value / row.points)
+
+
+def test_a_simulated_fair_price_prints_its_se_to_two_digits_whatever_its_size():
+    """A simulated answer never looks exact: 89.1234 with SE 0.00607 printed "89.1 ± 0.0" and
+    "89.1 – 89.1"; its SE has two significant digits, the value and interval the decimals it
+    needs."""
+    from oddslab.analysis.points import FairPoints
+
+    se, p = 0.00607, 89.1234
+    fair = FairPoints(
+        "c", "r", "mean(damage)", 4.45617, 0.000301, 5.0, 0.0002, 100.0, p, se,
+        p - 1.96 * se, p + 1.96 * se, 10, 0.0, p / 10, ((p - 0.0119) / 10, (p + 0.0119) / 10),
+        [], [], None, {},
+    )  # fmt: skip
+    shown = dict(fair.summary().itertuples(index=False))
+    assert shown["fair points"] == "89.1234 ± 0.0061"
+    assert shown["95% interval"] == "89.1115 – 89.1353"
+    assert shown["candidate basket value"] == "4.45617 ± 0.00030"
+    assert shown["fair points per model"] == "8.91234 ± 0.00061 (8.91115 – 8.91353)"
+    assert "± 0.0 " not in " ".join(shown.values()) + " "

@@ -120,6 +120,16 @@ def test_store_info_command(tmp_path):
 
     info = json.loads(res.stdout)
     assert info["cells"] == 2 and info["identity"]["seed"] == 7
+    # -f csv: one tidy row of the same fields, numbers as numbers (no "—", "MB" or dates)
+    res = runner.invoke(app, ["store", "info", str(store), "-f", "csv"])
+    import io
+
+    import pandas as pd
+
+    row = pd.read_csv(io.StringIO(res.stdout)).iloc[0]
+    assert row["cells"] == 2 and row["seed"] == 7 and row["trials"] == 1000
+    assert row["bytes"] == info["bytes"] and row["keys"] == "target.save"
+    assert row["created"] == pytest.approx(info["created"]) and pd.isna(row["precision"])
     for bad, match in ((tmp_path / "none.sqlite", "file not found"),):
         res = runner.invoke(app, ["store", "info", str(bad)])
         assert res.exit_code == 2 and match in res.output and "Traceback" not in res.output

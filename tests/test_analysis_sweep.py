@@ -72,6 +72,8 @@ def test_export_csv_and_parquet(tmp_path):
     pd.testing.assert_frame_equal(back, res.frame(), check_dtype=False)
     res.to_parquet(tmp_path / "s.parquet")
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "s.parquet"), res.frame())
+    res.to_parquet(tmp_path / "d.parquet", ["damage"])  # --out x.parquet --stat damage
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "d.parquet"), res.frame(["damage"]))
 
 
 def test_paths_reach_into_library_entries_and_can_vary_the_use_itself(tmp_path):

@@ -220,3 +220,30 @@ def test_csv_frames_carry_no_float_noise():
 
     text = csv_frame(pd.DataFrame({"x": [4.4454899999999995, 0.1 + 0.2], "n": [1, 2]}))
     assert text == "x,n\n4.44549,1\n0.3,2\n"
+
+
+@pytest.mark.parametrize(
+    ("se", "text"),
+    [(0.00607, "0.0061"), (0.1, "0.10"), (0.0995, "0.10"), (1.234, "1.2"), (123.4, "120"),
+     (5.2e-5, "5.2e-05"), (0.0, "0")],
+)  # fmt: skip
+def test_a_standard_error_prints_two_significant_digits_whatever_its_size(se, text):
+    """Never ``± 0.0`` for an SE that is not 0 (a simulated answer looked exact)."""
+    from oddslab._format import format_se
+
+    assert format_se(se) == text
+
+
+def test_json_records_keep_every_bit_of_a_float():
+    """``DataFrame.to_json`` rounds to 10 decimals (4.4444444444); these round-trip."""
+    import json
+
+    import pandas as pd
+
+    from oddslab._format import json_records
+
+    df = pd.DataFrame({"v": [40 / 9, float("nan")], "n": [1, 2], "ok": [True, False]})
+    df["s"] = pd.array(["a", None], dtype="string")
+    rows = json.loads(json.dumps(json_records(df)))
+    assert rows == [{"v": 40 / 9, "n": 1, "ok": True, "s": "a"},
+                    {"v": None, "n": 2, "ok": False, "s": None}]  # fmt: skip

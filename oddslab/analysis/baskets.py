@@ -25,7 +25,6 @@ __all__ = [
     "weights_by_name",
     "basket_value",
     "basket_exact",
-    "blank_exact",
 ]
 
 
@@ -97,12 +96,3 @@ def basket_exact(tab: pd.DataFrame, units: list[str], weights: Mapping[str, floa
     whose value is NaN anyway) have 0 trials, simulated cells more."""
     sub = tab[tab["attacker"].isin(units) & tab["target"].isin(list(weights))]
     return bool((sub["trials"] == 0).all())
-
-
-def blank_exact(df: pd.DataFrame, cols: tuple[str, ...]) -> pd.DataFrame:
-    """``df`` with ``cols`` (standard errors, intervals) NaN in its exact rows: an exact
-    answer has no standard error and no interval (its SE 0 and zero-width interval stay in
-    the Python tables, as in a sweep's or matchup's)."""
-    df = df.copy()
-    df.loc[df["exact"].astype(bool), list(cols)] = float("nan")
-    return df

@@ -43,6 +43,7 @@ from oddslab.analysis.cli_common import (
     _save_plot,
     _shown,
     _user_errors,
+    _write_table,
 )
 
 __all__ = ["register"]
@@ -132,8 +133,10 @@ def sweep_cmd(
             _print_frame(res.frame(stat), "", fmt)
         if out is not None:
             if out.suffix == ".parquet":
-                res.to_parquet(out)
+                res.to_parquet(out, stat)  # the rows -f csv prints
                 typer.echo(f"table written to {out}", err=True)
+            elif out.suffix.lower() == ".json":  # as -f json prints it
+                _write_table(res.frame(stat), out)
             else:  # chunk by chunk: a big study's frame is never held whole
                 from oddslab.analysis.frames import write_csv
 

@@ -194,7 +194,8 @@ DashboardOpt = Annotated[
     typer.Option("--dashboard", help="With --workers: serve Dask's dashboard on 127.0.0.1:8787."),
 ]
 OutOpt = Annotated[
-    Path | None, typer.Option("--out", "-o", help="Write the table (.csv or .parquet).")
+    Path | None,
+    typer.Option("--out", "-o", help="Write the table (.csv, .json or .parquet: as -f csv|json)."),
 ]
 PlotOpt = Annotated[Path | None, typer.Option("--plot", "-p", help="Write a PNG plot here.")]
 FmtOpt = Annotated[Fmt, typer.Option("--format", "-f", help="Output format.")]
@@ -255,8 +256,8 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}", names=()) -> 
 
         typer.echo(csv_frame(df), nl=False)
         return
-    if fmt is Fmt.json:
-        typer.echo(df.to_json(orient="records", indent=2))
+    if fmt is Fmt.json:  # full precision (DataFrame.to_json rounds to 10 decimals)
+        typer.echo(_json_text(df))
         return
     from rich.console import Console
 
@@ -273,6 +274,15 @@ def _print_frame(df, title: str, fmt: Fmt, floats: str = "{:.4g}", names=()) -> 
         )
 
 
+def _json_text(df) -> str:
+    """``df`` as one JSON document (a list of records), every float at full precision."""
+    import json
+
+    from oddslab._format import json_records
+
+    return json.dumps(json_records(df), indent=2)
+
+
 def _no_se_if_exact(df):
     """An all-exact table has no SE or interval columns (they would all be 0 wide); the
     ``exact`` column goes into the title. A table mixing exact and simulated cells keeps
@@ -282,6 +292,23 @@ def _no_se_if_exact(df):
     if df["exact"].all():
         df = df.drop(columns=[c for c in SE_COLUMNS if c in df.columns])
     return df if df["exact"].any() and not df["exact"].all() else df.drop(columns="exact")
+
+
+def _estimates(df, pairs: dict[str, str]):
+    """A printed table's estimates as text: each column of ``pairs`` (column → the column
+    of its standard error) with the decimals that SE needs, then each SE to two significant
+    digits (:func:`~oddslab._format.format_estimate`, :func:`~oddslab._format.format_se`):
+    never ``89.1`` beside an SE of ``0.0061``. Columns not in ``df`` (an exact table has no
+    SE columns) are left as they are."""
+    from oddslab._format import format_estimate, format_se
+
+    df = df.copy()
+    pairs = {c: e for c, e in pairs.items() if c in df.columns and e in df.columns}
+    for col, err in pairs.items():
+        df[col] = [format_estimate(v, e) for v, e in zip(df[col], df[err], strict=True)]
+    for err in set(pairs.values()):
+        df[err] = [format_se(e) for e in df[err]]
+    return df
 
 
 def _shown(df):
@@ -304,7 +331,7 @@ def _plain_metric(text: str, res) -> str:
 
 
 #: Table formats ``--out`` writes, by suffix, and the module each needs (None: pandas alone).
-OUT_FORMATS = {".csv": None, ".parquet": "pyarrow"}
+OUT_FORMATS = {".csv": None, ".json": None, ".parquet": "pyarrow"}
 
 
 def _has_module(name: str) -> bool:
@@ -323,12 +350,14 @@ def _check_files(out: Path | None, plot: Path | None, store: Path | None = None)
     if out is not None:
         suffix = out.suffix.lower()
         if suffix not in OUT_FORMATS:
-            raise _fail(f"--out '{out}': give a .csv or .parquet file (got '{suffix or out.name}')")
+            raise _fail(
+                f"--out '{out}': give a .csv, .json or .parquet file (got '{suffix or out.name}')"
+            )
         need = OUT_FORMATS[suffix]
         if need is not None and not _has_module(need):
             raise _fail(
                 f"--out '{out}': writing Parquet needs {need} (pip install {need}); "
-                "or give a .csv file"
+                "or give a .csv or .json file"
             )
         try:
             check_output_file(out.expanduser(), str(out))
@@ -349,8 +378,11 @@ def _save_plot(ax, path: Path) -> None:
 
 
 def _write_table(df, path: Path) -> None:
-    if path.suffix == ".parquet":
+    """``--out``: what ``-f csv`` / ``-f json`` print (the same text), or Parquet."""
+    if path.suffix.lower() == ".parquet":
         df.to_parquet(path, index=False)
+    elif path.suffix.lower() == ".json":
+        path.write_text(_json_text(df) + "\n", encoding="utf-8")
     else:
         from oddslab._format import csv_frame
 

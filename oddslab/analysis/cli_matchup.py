@@ -101,8 +101,9 @@ def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
     # (unused) of its cells; "exact" goes into the title
     se_cols = (*SE_COLUMNS, "trials", "seed") if exact and fmt is Fmt.table else ()
     # the printed title names the metric in plain words: its column (one value) goes
+    # (-f csv and -f json print every column, as --out writes them)
     drop = [c for c in (*se_cols, "exact", "metric") if fmt is Fmt.table] + (
-        [] if note else ["note"]
+        [] if note or fmt is not Fmt.table else ["note"]
     )
 
     def shown(df):  # as the whole table's print: the note column only if a row has one, ...
@@ -127,7 +128,7 @@ def print_long(res: Any, sort: str | None, fmt: Fmt, out: Path | None) -> None:
 
 
 def write_out(res: Any, out: Path) -> None:
-    """``--out``: the long table, a chunk of pairs at a time (.csv or .parquet)."""
+    """``--out``: the long table, a chunk of pairs at a time (.csv, .json or .parquet)."""
     from oddslab.analysis.matchup_table import TableSinks, long_frames
 
     sinks = TableSinks(None, out, None, None)

@@ -28,6 +28,7 @@ from oddslab.analysis.cli_common import (
     _check_files,
     _collecting,
     _Command,
+    _estimates,
     _fail,
     _matplotlib,
     _no_se_if_exact,
@@ -100,6 +101,7 @@ def efficiency_cmd(
             typer.echo(f"note: left out {note}", err=True)
         if fmt is Fmt.table:  # an exact table: no SE or interval columns, "exact" in the title
             tab, how = _no_se_if_exact(res.table), ", exact" if res.table.attrs["exact"] else ""
+            tab = _estimates(tab, _EFFICIENCY_SE)  # the decimals each SE supports
             label = _plain_metric(res.table.attrs["metric"], res.matchup)
             _print_frame(tab, f"{label} per 100 points (ranked{how})", fmt)
         else:  # numbers as numbers, an exact row's SE and interval empty
@@ -136,13 +138,14 @@ def fair_cmd(
     batch: BatchOpt = None,
     dashboard: DashboardOpt = False,
     exact: ExactOpt = ExactMode.auto,
+    out: OutOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Fair points for a candidate unit: equal basket efficiency to a reference unit."""
     kw = _run_kw(
         trials, seed, precision, store, resume, workers, scheduler, batch, exact, dashboard
     )
-    _check_files(None, None, store)
+    _check_files(out, None, store)
     weights = _parse_basket(basket)
     with _user_errors(store, "points-fair"):
         from oddslab.analysis.points import fair_points
@@ -154,17 +157,21 @@ def fair_cmd(
             )  # fmt: skip
         for note in res.matchup.skipped:  # basket entries of a library that are no targets
             typer.echo(f"note: left out {note}", err=True)
+        if out is not None:  # what -f json (one document) or -f csv (one tidy table) prints
+            if out.suffix.lower() == ".json":
+                out.write_text(_fair_json(res) + "\n", encoding="utf-8")
+                typer.echo(f"table written to {out}", err=True)
+            else:
+                _write_table(res.frame(), out)
         if fmt is Fmt.json:  # one document
-            import json
-
-            typer.echo(json.dumps(res.to_dict(), indent=2))
+            typer.echo(_fair_json(res))
             return
         if fmt is Fmt.csv:  # one tidy table
             typer.echo(_csv(res.frame()), nl=False)
             return
         how = ", exact" if res.exact else ""  # ... and no ± or intervals
         _print_frame(res.summary(), f"Fair points of {res.candidate}{how}", fmt)
-        tab = _no_se_if_exact(res.sensitivity())
+        tab = _estimates(_no_se_if_exact(res.sensitivity()), _FAIR_SE)
         _print_frame(tab, f"How the answer moves with the basket{how}", fmt)
 
 
@@ -217,7 +224,8 @@ def duel_cmd(
             typer.echo(_csv(res.frame()), nl=False)
         else:
             _print_frame(res.summary(), "Duel balance", fmt)
-            _print_frame(res.curve, "Evaluated sizes (same seed at every size)", fmt)
+            curve = _estimates(res.curve, {"value": "se", "ci_low": "se", "ci_high": "se"})
+            _print_frame(curve, "Evaluated sizes (same seed at every size)", fmt)
         for note in res.notes:
             typer.echo(f"note: {note}", err=True)
 
@@ -247,6 +255,13 @@ def store_info_cmd(
             typer.echo(json.dumps(info, indent=2))
             return
         ident = info["identity"] or {}
+        if fmt is Fmt.csv:  # one tidy row, numbers as numbers, the fields of -f json
+            row = {k: v for k, v in info.items() if k != "identity"}  # times: Unix seconds
+            for k in FIELDS:  # a list (the varied keys, the events): its items joined by ";"
+                v = ident.get(k)
+                row[k] = ";".join(map(str, v)) if isinstance(v, list) else v
+            typer.echo(_csv(pd.DataFrame([row])), nl=False)
+            return
 
         def when(t):
             return (
@@ -265,9 +280,6 @@ def store_info_cmd(
             ("file size", f"{info['bytes'] / 1e6:.2f} MB"),
         ]
         df = pd.DataFrame(rows, columns=["quantity", "value"])
-        if fmt is Fmt.csv:
-            typer.echo(_csv(df), nl=False)
-            return
         digest = ident.get("scenario")
         if isinstance(digest, str) and len(digest) > 12:  # shortened on purpose, never cut
             # by the width: 12 hex digits name a study, as --resume's refusal says them
@@ -278,12 +290,25 @@ def store_info_cmd(
         _print_frame(df, f"Results store {file}", fmt)
 
 
+#: A printed table's estimates and the column of each one's standard error.
+_EFFICIENCY_SE = {"value": "se", "per_100_points": "per_100_points_se",
+                  "ci_low": "per_100_points_se", "ci_high": "per_100_points_se"}  # fmt: skip
+_FAIR_SE = {"candidate_value": "candidate_se", "reference_value": "reference_se",
+            "fair_points": "se", "ci_low": "se", "ci_high": "se"}  # fmt: skip
+
+
 def _plain_value(v) -> str:
     if v is None:
         return "—"
     if isinstance(v, list):
         return ", ".join(map(str, v))
     return str(v)
+
+
+def _fair_json(res) -> str:
+    import json
+
+    return json.dumps(res.to_dict(), indent=2)
 
 
 def _csv(df) -> str:

@@ -260,14 +260,24 @@ def matrix_text(values: np.ndarray, errors: np.ndarray, exact: bool | np.ndarray
     """The printed matrix's cells: ``value ± SE`` (``value`` when exact, ``—`` for NaN: not
     run or not reported), an object array of the shape of ``values``. ``exact``: every cell,
     or which cells (a bool array of that shape)."""
-    from oddslab._format import format_estimate
+    from oddslab._format import format_estimate, format_se
 
     flags = np.broadcast_to(np.asarray(exact, dtype=bool), values.shape).ravel()
     texts = [
-        "—" if v != v else (f"{v:.4g}" if x else f"{format_estimate(v, e)} ± {e:.1g}")
+        "—" if v != v else (f"{v:.4g}" if x else f"{format_estimate(v, e)} ± {format_se(e)}")
         for v, e, x in zip(values.ravel(), errors.ravel(), flags, strict=True)
     ]
     return np.asarray(texts, dtype=object).reshape(values.shape)
+
+
+def _json_body(df: pd.DataFrame) -> str:
+    """The records of ``df`` as JSON text without the list's brackets (between ``[\n`` and
+    ``\n]``), every float at full precision; empty for no rows."""
+    import json
+
+    from oddslab._format import json_records
+
+    return json.dumps(json_records(df), indent=2)[2:-2] if len(df) else ""
 
 
 class TableSinks:
@@ -280,7 +290,7 @@ class TableSinks:
         the frames come), ``"table"`` (the first :data:`LONG_ROWS` rows are kept, for
         :attr:`head`), None (nothing).
     out : Path, optional
-        A ``.csv`` or ``.parquet`` file, written a frame at a time (one frame alone: as
+        A ``.csv``, ``.json`` (as ``-f csv|json`` print) or ``.parquet`` file, written a frame at a time (one frame alone: as
         ``DataFrame.to_parquet`` writes it).
     echo : callable
         Prints text on stdout (``typer.echo(text, nl=False)``).
@@ -295,6 +305,7 @@ class TableSinks:
         self._first_json = True
         self._file: Any = None
         self._pending: pd.DataFrame | None = None  # a Parquet file's first frame
+        self._json_rows = 0  # records written to a .json file
 
     def write(self, df: pd.DataFrame) -> None:
         from oddslab._format import csv_frame
@@ -303,8 +314,7 @@ class TableSinks:
             text = csv_frame(self.shown(df))
             self.echo(text if self.rows == 0 else text.split("\n", 1)[1])
         elif self.fmt == "json":
-            text = self.shown(df).to_json(orient="records", indent=2)
-            body = text[2:-2] if len(df) else ""  # the records between "[\n" and "\n]"
+            body = _json_body(self.shown(df))
             if body:
                 self.echo(("[\n" if self._first_json else ",\n") + body)
                 self._first_json = False
@@ -317,6 +327,13 @@ class TableSinks:
     def _write_out(self, df: pd.DataFrame) -> None:
         from oddslab._format import csv_frame
 
+        if self.out.suffix.lower() == ".json":  # as -f json prints it
+            if self._file is None:
+                self._file = open(self.out, "w", encoding="utf-8")  # noqa: SIM115
+            if len(df):
+                self._file.write(("[\n" if not self._json_rows else ",\n") + _json_body(df))
+                self._json_rows += len(df)
+            return
         if self.out.suffix == ".parquet":
             if self._pending is None and self._file is None:
                 self._pending = df
@@ -349,7 +366,11 @@ class TableSinks:
         if self._pending is not None:  # one frame: written as DataFrame.to_parquet writes it
             self._pending.to_parquet(self.out, index=False)
             self._pending = None
+        if self.out is not None and self.out.suffix.lower() == ".json" and self._file is None:
+            self._file = open(self.out, "w", encoding="utf-8")  # noqa: SIM115  (no rows)
         if self._file is not None:
+            if self.out.suffix.lower() == ".json":
+                self._file.write("[]\n" if not self._json_rows else "\n]\n")
             self._file.close()
             self._file = None
 

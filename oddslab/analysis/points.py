@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from oddslab.analysis.baskets import (
     basket_exact,
     basket_value,
-    blank_exact,
     read_basket,
     read_selection,
     weights_by_name,
@@ -51,12 +50,6 @@ __all__ = [
 ]
 
 
-#: What an exact row leaves empty in :meth:`EfficiencyResult.frame`.
-_EFFICIENCY_SE = ("se", "per_100_points_se", "ci_low", "ci_high")
-#: ... and in :meth:`FairPoints.frame` and :meth:`FairPoints.to_dict`.
-_FAIR_SE = ("candidate_se", "reference_se", "se", "ci_low", "ci_high")
-
-
 @dataclass
 class EfficiencyResult:
     """Basket efficiency of several units. ``table`` is ranked, best first."""
@@ -70,8 +63,10 @@ class EfficiencyResult:
 
     def frame(self) -> pd.DataFrame:
         """The table as ``points efficiency -f csv|json`` and ``--out`` write it: numbers as
-        numbers, and an exact row's se, per_100_points_se, ci_low and ci_high empty (NaN)."""
-        return blank_exact(self.table, _EFFICIENCY_SE)
+        numbers, as a sweep's or matchup's rows: an exact row has ``exact`` true, its se and
+        per_100_points_se 0 and its interval's ends equal to its per_100_points (NaN only
+        where a value does not exist: a unit without points)."""
+        return self.table.copy()
 
 
 def efficiency(
@@ -214,25 +209,30 @@ class FairPoints:
         import pandas as pd
 
         from oddslab._format import format_estimate as est  # never "1 ± 0.005" for 0.99999
+        from oddslab._format import format_se
 
         ex = self.exact  # exact: no "± 0", no interval of zero width
 
-        def value(v: float, se: float) -> str:
-            return f"{v:.4g}" if ex else f"{est(v, se)} ± {se:.2g}"
+        def value(v: float, se: float) -> str:  # a simulated value: as many decimals as its SE
+            return f"{v:.4g}" if ex else f"{est(v, se)} ± {format_se(se)}"
+
+        def span(lo: float, hi: float, se: float) -> str:
+            return f"{est(lo, se)} – {est(hi, se)}"
 
         rows = [
             ("metric", self.metric),
             ("candidate basket value", value(self.candidate_value, self.candidate_se)),
             ("reference basket value", value(self.reference_value, self.reference_se)),
             ("reference points", f"{self.reference_points:g}"),
-            ("fair points", f"{self.fair_points:.1f}" + ("" if ex else f" ± {self.se:.1f}")),
+            ("fair points", f"{self.fair_points:.1f}" if ex else value(self.fair_points, self.se)),
         ]
         if not ex:
-            rows.append(("95% interval", f"{self.ci_low:.1f} – {self.ci_high:.1f}"))
+            rows.append(("95% interval", span(self.ci_low, self.ci_high, self.se)))
         if self.fair_per_model is not None and self.per_model_ci is not None:
             lo, hi = self.per_model_ci
-            ci = "" if ex else f" ({lo:.2f} – {hi:.2f})"
-            rows.append(("fair points per model", f"{self.fair_per_model:.2f}{ci}"))
+            fpm, se_pm = self.fair_per_model, self.se / (self.models or 1)
+            text = f"{fpm:.2f}" if ex else f"{value(fpm, se_pm)} ({span(lo, hi, se_pm)})"
+            rows.append(("fair points per model", text))
             for b in self.bracket:
                 rows.append(
                     (
@@ -257,11 +257,11 @@ class FairPoints:
         Columns: candidate, reference, metric, reference_points, basket, candidate_value,
         candidate_se, reference_value, reference_se, fair_points, se, ci_low, ci_high,
         fair_per_model, per_model_ci_low, per_model_ci_high (NaN for a unit not bought by the
-        model), exact, note. An exact row (every cell of its basket answered exactly) has no
-        standard error or interval: its candidate_se, reference_se, se, ci_low, ci_high and
-        per-model interval are empty (NaN).
+        model), exact, note. An exact row (every cell of its basket answered exactly) has
+        ``exact`` true, its SEs 0 and its intervals' ends equal to its value, as a sweep's or
+        matchup's rows (NaN only where a value does not exist: no fair price).
         """
-        df = blank_exact(self.sensitivity(), _FAIR_SE)
+        df = self.sensitivity()
         nan = float("nan")
         m = self.models
         df["fair_per_model"] = (df["fair_points"] - self.base_points) / m if m else nan
@@ -279,40 +279,34 @@ class FairPoints:
     def to_dict(self) -> dict[str, Any]:
         """The whole answer as one JSON-ready document (``points fair -f json``): every
         number a number (NaN → None), the bracket, the allowed prices, the weights, ``exact``
-        and the sensitivity rows. An exact answer has no standard error or interval: its
-        SEs, intervals and ``allowed`` (whole prices in the interval) are None, as in the
-        exact rows of ``sensitivity``."""
+        and the sensitivity rows. An exact answer has ``exact`` true, its SEs 0 and its
+        intervals' ends equal to its value (``allowed``: the whole prices in that interval of
+        zero width), as :meth:`frame`; None only where a value does not exist."""
         from oddslab._format import json_number as num
+        from oddslab._format import json_records
 
         ex = self.exact
-
-        def err(x: Any) -> Any:  # a standard error or an interval's end
-            return None if ex else num(x)
-
-        blank = blank_exact(self.sensitivity(), _FAIR_SE)
-        rows = [{k: num(v) for k, v in r.items()} for r in blank.to_dict("records")]
+        rows = json_records(self.sensitivity())
         return {
             "candidate": self.candidate,
             "reference": self.reference,
             "metric": self.metric,
             "candidate_value": num(self.candidate_value),
-            "candidate_se": err(self.candidate_se),
+            "candidate_se": num(self.candidate_se),
             "reference_value": num(self.reference_value),
-            "reference_se": err(self.reference_se),
+            "reference_se": num(self.reference_se),
             "reference_points": num(self.reference_points),
             "fair_points": num(self.fair_points),
-            "se": err(self.se),
-            "ci_low": err(self.ci_low),
-            "ci_high": err(self.ci_high),
+            "se": num(self.se),
+            "ci_low": num(self.ci_low),
+            "ci_high": num(self.ci_high),
             "exact": ex,
             "models": self.models,
             "base_points": self.base_points,
             "fair_per_model": num(self.fair_per_model),
-            "per_model_ci": None
-            if self.per_model_ci is None or ex
-            else [*map(num, self.per_model_ci)],
+            "per_model_ci": None if self.per_model_ci is None else [*map(num, self.per_model_ci)],
             "bracket": [{k: num(v) for k, v in b.items()} for b in self.bracket],
-            "allowed": None if ex else list(self.allowed),
+            "allowed": list(self.allowed),
             "weights": dict(self.weights),
             "sensitivity": rows,
         }

@@ -246,9 +246,10 @@ class SweepResult:
             Path(path).write_text(text)
         return text
 
-    def to_parquet(self, path: str | Path) -> None:
-        """The tidy :meth:`frame` as Parquet (needs pyarrow)."""
-        df = self.frame()
+    def to_parquet(self, path: str | Path, stats: Iterable[str] | None = None) -> None:
+        """The tidy :meth:`frame` (of ``stats`` only, as :meth:`frame`) as Parquet (needs
+        pyarrow)."""
+        df = self.frame(stats)
         for k in self.keys:  # mixed-type value columns become text, Parquet needs one type
             if df[k].map(type).nunique() > 1:
                 df[k] = df[k].astype(str)

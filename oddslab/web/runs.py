@@ -281,7 +281,7 @@ def _study_errors(fn):
 
 
 def matchup(kw: dict[str, Any], body, progress) -> tuple[int, str]:
-    from oddslab.analysis.cli import _shown
+    from oddslab._format import csv_frame, json_records
     from oddslab.analysis.matchup import matchup as run
 
     res = _study_errors(lambda: run(progress=progress, **kw))
@@ -296,7 +296,7 @@ def matchup(kw: dict[str, Any], body, progress) -> tuple[int, str]:
         "metric": res.metric,
         "per_points": body.per_points,
         "seed": res.seed,
-        "table": json.loads(_shown(tab).to_json(orient="records")),
+        "table": json_records(tab),  # as `matchup -f json`: every column, full precision
         "attackers": [str(x) for x in grid.index],
         "targets": [str(x) for x in grid.columns],
         "matrix": plain(grid),
@@ -304,7 +304,7 @@ def matchup(kw: dict[str, Any], body, progress) -> tuple[int, str]:
         "skipped": list(res.skipped),
         "unfit": [{"attacker": a, "target": t, "reason": r} for (a, t), r in res.unfit.items()],
     }
-    return 200, json.dumps(data, indent=2), lambda: tab.to_csv(index=False)
+    return 200, json.dumps(data, indent=2), lambda: csv_frame(tab)  # as `matchup -f csv`
 
 
 def fair_args(body, settings) -> dict[str, Any]:
@@ -334,8 +334,9 @@ def fair_args(body, settings) -> dict[str, Any]:
 
 
 def fair(kw: dict[str, Any], progress) -> tuple[int, str]:
+    from oddslab._format import csv_frame
     from oddslab.analysis.points import fair_points
 
     res = _study_errors(lambda: fair_points(progress=progress, **kw))
     # what `oddslab points fair -f json` / `-f csv` print: one document, one tidy table
-    return 200, json.dumps(res.to_dict(), indent=2), lambda: res.frame().to_csv(index=False)
+    return 200, json.dumps(res.to_dict(), indent=2), lambda: csv_frame(res.frame())

@@ -133,7 +133,7 @@ async function runFair() {
   if (!r.ok) { $("fp-error").textContent = r.data.error; return; }
   // the one JSON document `oddslab points fair -f json` prints
   const d = r.data;
-  // an exact answer has no standard errors or intervals (null): say "exact" instead
+  // an exact answer has SEs 0 and intervals of zero width: say "exact", show no interval
   const rows = [
     ["fair points", fmtN(d.fair_points, 1) + (d.exact ? " (exact)" : "")],
     ...(d.exact ? [] : [["95% interval", `${fmtN(d.ci_low, 1)} to ${fmtN(d.ci_high, 1)}`]]),
