@@ -39,3 +39,21 @@ def test_glob_entries_are_not_named_one_by_one():
                              "strength, ap)")]  # fmt: skip
     with pytest.raises(ScenarioError, match=r"\*squad\*: no entry it picks fits the target slot"):
         matchup(f"{WEAPONS}:plasma_squad", f"{WEAPONS}:*squad*", trials=100)
+
+
+def test_a_rule_of_the_game_is_said_in_its_own_words_and_a_named_entry_at_fault_is_raised():
+    import numpy as np
+
+    from oddslab.analysis.left_out import Side, explain_left_out
+
+    sel = select_entries(str(WEAPONS))  # both sides the whole library, nothing kept: no tries
+    n = len(sel.entries)
+    why = np.zeros((n, n), dtype=np.int32)
+    names = [f"w:{e.key}" for e in sel.entries]
+    sides = (Side(sel, [], names, names), Side(sel, [], names, names))
+    got = explain_left_out(sides, why, ["actions[0].actor: artillery may not initiate melee"],
+                           {}, "t", WEAPONS.parent)  # fmt: skip
+    assert got[0][2] == "cannot be an attacker: artillery may not initiate melee (actions[0].actor)"
+    # the named attacker (a target profile) is at fault, not the glob: its own full error
+    with pytest.raises(ScenarioError, match=r"horde vs .*attacker.weapons\[0\].attacks: required"):
+        matchup(f"{WEAPONS}:horde", f"{WEAPONS}:*o*", trials=100)

@@ -65,6 +65,20 @@ def _short(reason: str) -> str:
     return re.sub(r" \(known keys here: [^)]*\)", "", reason)
 
 
+def _split(reason: str) -> tuple[str, str]:
+    """(key path, problem) of a reason ``"key: problem"`` (key "" when it names none)."""
+    key, sep, problem = reason.partition(": ")
+    return (key, problem) if sep and re.fullmatch(r"[\w\[\].-]+", key) else ("", reason)
+
+
+def _structural(problem: str) -> bool:
+    """The entry has the wrong keys for the slot (an attacker profile given as a target),
+    rather than breaking a rule of the game."""
+    return problem.startswith(("unknown key", "required key is missing", "expected a table")) or (
+        "cannot be used in a table named" in problem
+    )
+
+
 def explain_left_out(
     sides: tuple[Side, Side], why: np.ndarray, reasons: list[str], tpl: dict[str, Any],
     source: str, base: Path,
@@ -91,19 +105,27 @@ def explain_left_out(
                 pair = [side.refs[side.kept[0]]]
                 pair.insert(1 - k, side.refs[i])
                 fits_other = _fits(tpl, source, base, *pair)
-            if fits_other:
+            key, problem = _split(reason)
+            if not _structural(problem):  # a rule of the game: its own words say why
+                text = f"cannot be {_a(SIDES[k])}: {problem}" + (f" ({key})" if key else "")
+            elif fits_other:
                 keys = [key for key in e.profile() if key not in own_keys]
                 has = f"it has {SIDES[1 - k]} keys ({_few(keys)})" if keys else (
                     f"{_a(SIDES[1 - k])} profile")  # fmt: skip
                 text = f"not {_a(SIDES[k])} profile: {has}"
             else:
-                text = f"does not fit the {SIDES[k]} slot: {_short(reason)}"
+                text = f"not {_a(SIDES[k])} profile: {_short(reason)}"
             out.append((side.names[i], SIDES[k], text))
     return sorted(out)
 
 
-def check_globs(sides: tuple[Side, Side], left_out: list[tuple[str, str, str]]) -> None:
-    """Raise for a glob that keeps no entry of its side (its first entry's reason given)."""
+def check_globs(
+    sides: tuple[Side, Side], left_out: list[tuple[str, str, str]], fits: np.ndarray,
+    tpl: dict[str, Any], source: str, base: Path,
+) -> None:  # fmt: skip
+    """Raise for a glob that keeps no entry of its side (its first entry's reason given),
+    unless an entry named one by one on the other side is at fault: it fits nothing, and no
+    entry of the glob's library either (then the matchup raises that entry's own error)."""
     from oddslab._schema import ScenarioError
 
     whys = {(n, s): w for n, s, w in left_out}
@@ -112,12 +134,34 @@ def check_globs(sides: tuple[Side, Side], left_out: list[tuple[str, str, str]]) 
         kept = set(side.kept)
         for g in dict.fromkeys(g for g in globs if g):
             picked = [i for i, gi in enumerate(globs) if gi == g]
-            if not kept.intersection(picked):
-                n = side.names[picked[0]]
-                raise ScenarioError(
-                    g, "", f"no entry it picks fits the {SIDES[k]} slot of the matchup "
-                    f"template ({n}: {whys.get((n, SIDES[k]), 'fits no pair')})",
-                )  # fmt: skip
+            if kept.intersection(picked) or _named_at_fault(sides, k, fits, picked[0], tpl,
+                                                            source, base):  # fmt: skip
+                continue
+            n = side.names[picked[0]]
+            raise ScenarioError(
+                g, "", f"no entry it picks fits the {SIDES[k]} slot of the matchup "
+                f"template ({n}: {whys.get((n, SIDES[k]), 'fits no pair')})",
+            )  # fmt: skip
+
+
+def _named_at_fault(sides: tuple[Side, Side], k: int, fits: np.ndarray, first: int,
+                    tpl: dict[str, Any], source: str, base: Path) -> bool:  # fmt: skip
+    """A named entry of the other side fits no pair, nor any entry of the library of side
+    ``k``'s entry ``first`` in side ``k``'s slot."""
+    from oddslab.libraries import load_library, resolved
+
+    other = sides[1 - k]
+    lines = fits if k == 1 else fits.T
+    bad = [i for i in other.kept if other.selection.named[i] and not lines[i].any()]
+    if not bad:
+        return False
+    lib = load_library(sides[k].selection.entries[first].library)
+    refs = [f"{resolved(lib.path)}:{key}" for key in lib.entries]
+    for i in bad:
+        pairs = ((other.refs[i], r) if k == 1 else (r, other.refs[i]) for r in refs)
+        if not any(_fits(tpl, source, base, *p) for p in pairs):
+            return True
+    return False
 
 
 def left_out_notes(left_out: list[tuple[str, str, str]], most: int = MOST) -> list[str]:
@@ -138,11 +182,16 @@ def left_out_notes(left_out: list[tuple[str, str, str]], most: int = MOST) -> li
     return notes
 
 
-def _names(names: list[str], most: int = 8) -> str:
-    """``lib.toml:a,b,c`` (the spec syntax) for entries of one library, at most ``most``."""
+def _names(names: list[str], width: int = 90) -> str:
+    """``lib.toml:a,b,c`` (the spec syntax) for entries of one library, as many as fit in
+    about ``width`` characters, then "and N more"."""
     libs: dict[str, list[str]] = {}
-    for n in names[:most]:
+    shown = 0
+    for n in names:
         lib, _, key = n.rpartition(":")
+        if shown and sum(len(k) + 1 for ks in libs.values() for k in ks) + len(key) > width:
+            break
         libs.setdefault(lib, []).append(key)
+        shown += 1
     text = ", ".join(f"{lib}:{','.join(keys)}" for lib, keys in libs.items())
-    return text + (f" and {len(names) - most} more" if len(names) > most else "")
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")

@@ -378,7 +378,7 @@ def matchup(
     cols = [int(j) for j in np.flatnonzero(fits.any(axis=0) | named_t)]
     sides = (Side(att, rows, labels[0], refs[0]), Side(tgt, cols, labels[1], refs[1]))
     left_out = explain_left_out(sides, why, reasons, tpl, tpl_source, tpl_base)
-    check_globs(sides, left_out)  # a glob that keeps nothing: one error naming it
+    check_globs(sides, left_out, fits, tpl, tpl_source, tpl_base)  # a glob keeping nothing
     if not rows or not cols:  # nothing fits: a named entry's own error says most
         mine = ~fits & (named_a[:, None] | named_t[None, :])
         if mine.any():
