@@ -155,5 +155,7 @@ def fill(cmd: str) -> str:
         return cmd
     head, sep, tail = cmd.partition(";")
     head = re.sub(r"(\.toml) \.\.\.(?=\s|$)", r"\1", head)
-    head = re.sub(r"\[([^\[\]]*)\]", group, sub(head))
+    head = sub(head)
+    while (inner := re.sub(r"\[([^\[\]]*)\]", group, head)) != head:  # nested: inside out
+        head = inner
     return re.sub(r"\s+", " ", head).strip() + sep + tail

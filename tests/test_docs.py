@@ -310,6 +310,9 @@ def test_synopsis_lines_run_with_their_placeholders_filled():
     assert fill("oddslab show SCENARIO [-f table|csv|json] [-p FILE]") == (
         "oddslab show generic-intercessors-vs-guardsmen -f table"
     )  # an optional group that cannot be filled is dropped
+    assert fill('oddslab roll "DICE POOL" [--simulate [-n N] [-s SEED]] [-f ...]') == (
+        'oddslab roll "4D6" --simulate -n 2000 -s 1'
+    )  # nested groups, inside out
     assert _PLACEHOLDER.search(fill("oddslab import ROSTER -o LIB.toml"))  # not run
     run = {cmd for _, cmd in SHELL}
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
