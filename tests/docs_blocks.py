@@ -17,6 +17,29 @@ _MARKER = re.compile(r"<!--\s*docs-test:\s*(fragment|skip)\s*-->\s*$")
 _SHELL = ("bash", "sh", "shell", "console")
 #: Placeholders of synopsis lines: UPPERCASE file names, [--options], a|b, "...".
 _PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+(?:\.toml)?\b|\[-|\s\.\.\.(\s|$)|\w\|\w|\$\w|tcp://")
+#: What a synopsis line's placeholders stand for when the line is run (:func:`fill`): a real
+#: shipped example each, so a wrong key or option in a synopsis fails a test. A placeholder
+#: not here (``T.toml``, ``FILE``) leaves its line out, or drops the optional ``[...]`` group
+#: it is in.
+FILL = {
+    "SCENARIO.toml": "examples/generic-intercessors-vs-guardsmen.toml",
+    "SCENARIO": "generic-intercessors-vs-guardsmen",
+    '"DICE POOL"': '"4D6"',
+    "P": "0.01",
+    "RULESET": "generic",
+    "A.toml": "examples/generic-intercessors-vs-guardsmen.toml",
+    "B.toml": "examples/generic-anti-infantry.toml",
+    "LIBRARY.toml": "examples/libraries/generic.toml",
+    "LIB.toml": "examples/libraries/generic.toml",
+    "ENTRY": "conscripts",
+    "N": "2000",
+    "S": "1",
+    "SEED": "1",
+    "NAME": "models_slain",
+    "DIR": "copied-examples",
+    "RULESET...": "generic",
+}
+_TOKEN = re.compile(r'"DICE POOL"|\b[A-Z][A-Z_]*(?:\.toml|\.\.\.)?(?![\w.(])')
 
 
 @dataclass(frozen=True)
@@ -46,17 +69,20 @@ def blocks(page: Path) -> list[Block]:
 
 def shell_commands(block: Block) -> list[str]:
     """The ``oddslab`` commands of a shell block (or the ``$ `` lines of an unlabelled
-    transcript) that are safe and possible to run: continuation lines joined, ``python -m
+    transcript, or the `oddslab` lines of an unlabelled block without one) that are safe and
+    possible to run: continuation lines joined, ``python -m
     oddslab`` read as ``oddslab``, ``a && b`` split, ``NAME=value`` lines substituted,
-    ``# comments`` dropped. A block that first ``pip install``s something other than this
+    ``# comments`` dropped, synopsis placeholders filled (:func:`fill`). A block that first ``pip install``s something other than this
     package (``.``, ``".[extra]"``), such as a plugin, is left out: it needs that installed."""
     if block.marker == "skip" or block.lang not in (*_SHELL, ""):
         return []
     if _installs_something_else(block.code):
         return []  # needs something installed first (a plugin): not this environment
     lines = block.code.splitlines()
-    if block.lang == "":
+    if block.lang == "" and any(ln.startswith("$ ") for ln in lines):
         lines = [ln[2:] for ln in lines if ln.startswith("$ ")]
+    elif block.lang == "":  # a synopsis, or a command and what it prints
+        lines = [ln for ln in lines if ln.startswith("oddslab ")]
     joined: list[str] = []
     for ln in lines:
         if joined and joined[-1].endswith("\\"):
@@ -73,7 +99,7 @@ def shell_commands(block: Block) -> list[str]:
             continue
         for name, value in env.items():
             cmd = cmd.replace(f"${name}", value)
-        cmd = re.sub(r"^python -m oddslab\b", "oddslab", cmd)
+        cmd = fill(re.sub(r"^python -m oddslab\b", "oddslab", cmd))
         if not cmd.startswith("oddslab ") or _PLACEHOLDER.search(cmd.split(";")[0]):
             continue
         if re.search(r"--(scheduler|workers)\b|^oddslab serve\b", cmd) or not _files_exist(cmd):
@@ -103,3 +129,33 @@ def _installs_something_else(code: str) -> bool:
         if any(t != "." and not t.startswith(".[") for t in targets):
             return True
     return False
+
+
+def fill(cmd: str) -> str:
+    """A synopsis line made runnable where it can be: each placeholder of :data:`FILL` replaced
+    (``SCENARIO.toml`` → a shipped example), each optional group ``[--opt X | Y]`` replaced by
+    its last alternative that can be filled (``--opt Y`` for a bare ``Y``; ``a|b|c`` → ``a``)
+    or dropped, and ``A.toml B.toml ...`` read as its files. What still holds a placeholder
+    is left as it is (and not run)."""
+
+    def sub(text: str) -> str:
+        return _TOKEN.sub(lambda m: FILL.get(m.group(0), m.group(0)), text)
+
+    def group(m: re.Match) -> str:
+        alts = [a.strip() for a in m.group(1).split(" | ")]
+        opt = alts[0].split()[0] if alts[0].startswith("-") else ""
+        for alt in reversed(alts):  # the last: `[--exact | --mc]` with `[--trials N]` runs
+            alt = alt if alt.startswith("-") or not opt else f"{opt} {alt}"
+            alt = sub(re.sub(r"\b(\w+)(?:\|\w+)+", r"\1", alt))
+            if not _PLACEHOLDER.search(alt) and not re.search(r"\b[A-Z]\.toml\b", alt):
+                return alt
+        return ""
+
+    if not cmd.startswith("oddslab ") or "$" in cmd:
+        return cmd
+    head, sep, tail = cmd.partition(";")
+    head = re.sub(r"(\.toml) \.\.\.(?=\s|$)", r"\1", head)
+    head = sub(head)
+    while (inner := re.sub(r"\[([^\[\]]*)\]", group, head)) != head:  # nested: inside out
+        head = inner
+    return re.sub(r"\s+", " ", head).strip() + sep + tail

@@ -71,13 +71,56 @@ def test_matchup_points_and_library(tmp_path):
 
 def test_a_library_as_the_basket_uses_its_entries_that_can_be_targets():
     res = _ok(["points", "efficiency", GENERIC, "-b", GENERIC, "-n", "2000"])
+    assert "Shock squad" in res.stdout  # five attacker profiles left out as targets: one line
     assert (
-        "Shock squad" in res.stdout and "left out generic.toml:shock_squad (target)" in res.output
+        "left out 5 entries as targets (not a target profile): generic.toml:flame_team,"
+        "heavy_gunners,lance_walker,line_troopers,shock_squad" in res.output
     )
-    weapons = str(ROOT / "oddslab" / "examples" / "libraries" / "generic-weapons.toml")
-    res = _ok(["points", "fair", f"{weapons}:plasma_squad", f"{weapons}:bolt_squad", "-b", weapons,
+    res = _ok(["points", "fair", f"{WEAPONS}:plasma_squad", f"{WEAPONS}:bolt_squad", "-b", WEAPONS,
                "-n", "2000", "-f", "json"])  # fmt: skip
-    assert "left out generic-weapons.toml:plasma_squad (target)" in res.output
+    assert "left out generic-weapons.toml:plasma_squad (target): not a target profile" in res.output
+
+
+WEAPONS = str(ROOT / "oddslab" / "examples" / "libraries" / "generic-weapons.toml")
+
+
+def _notes(res) -> list[str]:
+    return [ln for ln in res.output.splitlines() if ln.startswith("note: left out")]
+
+
+def test_left_out_entries_get_one_short_line_each_in_plain_words():
+    for args in (["points", "efficiency", WEAPONS, "-b", WEAPONS],
+                 ["points", "fair", f"{WEAPONS}:plasma_squad", f"{WEAPONS}:bolt_squad",
+                  "-b", WEAPONS], ["matchup", WEAPONS, WEAPONS]):  # fmt: skip
+        notes = _notes(_ok(args))
+        assert (
+            "note: left out generic-weapons.toml:pulse_squad (target): not a target profile: "
+            "it has attacker keys (attacks, skill, strength, ap, ...)" in notes
+        ), notes
+        assert all(len(n) < 160 and "known keys" not in n for n in notes), notes
+        if args[0] != "points" or args[1] == "efficiency":  # the target profiles as attackers
+            assert any(n.startswith("note: left out 4 entries as attackers (not an attacker "
+                                    "profile): generic-weapons.toml:horde,ogres") for n in notes)  # fmt: skip
+    # an entry named one by one must fit: the full validation error
+    _err(["matchup", f"{WEAPONS}:plasma_squad", f"{WEAPONS}:bolt_squad"],
+         "target.attacks: unknown key (known keys here:")  # fmt: skip
+
+
+def test_entries_picked_by_a_glob_are_read_like_a_whole_library():
+    glob = f"{WEAPONS}:*o*"  # bolt_squad, horde, ogres: bolt_squad is no target
+    res = _ok(["points", "efficiency", WEAPONS, "-b", glob])
+    assert "ranked" in res.stdout
+    assert (
+        "note: left out generic-weapons.toml:bolt_squad (target): not a target profile: "
+        "it has attacker keys (attacks, skill, strength, ap)" in _notes(res)
+    )
+    res = _ok(["matchup", f"{WEAPONS}:plasma_squad", glob])
+    assert "Horde" in res.stdout and "Ogres" in res.stdout and "Bolt" not in res.stdout
+    assert any("bolt_squad (target): not a target profile" in n for n in _notes(res))
+    # a glob that keeps nothing is one clear error naming it
+    for args in (["points", "efficiency", WEAPONS, "-b", f"{WEAPONS}:*squad*"],
+                 ["matchup", f"{WEAPONS}:plasma_squad", f"{WEAPONS}:*squad*"]):  # fmt: skip
+        _err(args, "generic-weapons.toml:*squad*: no entry it picks fits the target slot")
 
 
 def test_duel(tmp_path):

@@ -25,11 +25,17 @@ def test_whole_library_pairs_the_entries_that_fit_each_slot():
         "conscripts", "armoured_infantry", "bulwark_guard", "hound_swarm", "battle_tank"
     ]  # fmt: skip
     assert len(res.skipped) == 10
+    # each in plain words, never the full validation error: target profiles have target
+    # keys (models, toughness, ...), attacker profiles the attacker's weapons
+    assert (
+        "generic.toml:shock_squad (target): not a target profile: it has attacker keys "
+        "(weapons)" in res.skipped
+    )
     assert all(
-        ("(attacker): attacker." in s and "weapons" in s)
-        or "(target): target.models: required" in s
+        ("(attacker): not an attacker profile: it has target keys (" in s and "models" in s)
+        or "(target): not a target profile: it has attacker keys (weapons)" in s
         for s in res.skipped
-    )  # target profiles lack the attacker's weapons, attacker profiles the target's models
+    ), res.skipped
     grid = res.matrix()
     assert grid.shape == (5, 5) and grid.notna().all().all() and not res.unfit
     # 10 rifles cannot deal the tank's 13 wounds (generic leaves models_slain and destroyed out)

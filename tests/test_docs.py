@@ -11,8 +11,10 @@ How each kind of block is checked (see :mod:`docs_blocks` for the extraction):
   every ``oddslab ...`` / ``python -m oddslab ...`` command runs through the CLI (typer's
   runner, in this process) in a temporary folder where ``oddslab examples --copy examples``
   put the shipped scenarios, as the README tells a user outside a checkout. Left out: ``pip``
-  and ``pytest``, synopsis lines with placeholders (``SCENARIO.toml``, ``[--opt]``,
-  ``a|b``, ``...``), ``--scheduler``/``--workers`` (a cluster), ``oddslab serve`` (a server
+  and ``pytest``, synopsis lines with a placeholder that cannot be filled (a synopsis
+  line's ``SCENARIO.toml``, ``LIBRARY.toml``, ``N``, ... are filled with shipped examples
+  by :data:`docs_blocks.FILL`, optional ``[--opt X]`` groups run too: see
+  :func:`docs_blocks.fill`), ``--scheduler``/``--workers`` (a cluster), ``oddslab serve`` (a server
   runs until stopped; tests/test_web*.py start and stop it), and commands naming a file that
   does not exist (the error transcripts of broken files). ``; echo $?`` lines may exit 2.
 - ``toml``: parsed, then read as a unit library (``units`` tables; an excerpt without
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from docs_blocks import PAGES, Block, blocks, shell_commands
+from docs_blocks import _PLACEHOLDER, PAGES, Block, blocks, fill, shell_commands
 from docs_keys import harvest_keys
 
 #: Most trials any run in these tests makes.
@@ -335,6 +337,29 @@ def test_block_parser_sees_markers(tmp_path):
     assert shell_commands(got[1]) == ["oddslab roll 2D6"]
     assert shell_commands(got[2]) == ["oddslab roll 3D6"]
     assert isinstance(got[0], Block)
+
+
+def test_synopsis_lines_run_with_their_placeholders_filled():
+    """A synopsis line runs on a shipped example, so a wrong key in it fails a test."""
+    assert fill("oddslab sweep SCENARIO.toml --vary weapons.0.models=5,10") == (
+        "oddslab sweep examples/generic-intercessors-vs-guardsmen.toml --vary weapons.0.models=5,10"
+    )
+    assert fill("oddslab compare A.toml B.toml ... [--mc] [--target T.toml | LIB.toml:ENTRY]") == (
+        "oddslab compare examples/generic-intercessors-vs-guardsmen.toml "
+        "examples/generic-anti-infantry.toml --mc --target examples/libraries/generic.toml:conscripts"
+    )
+    assert fill("oddslab show SCENARIO [-f table|csv|json] [-p FILE]") == (
+        "oddslab show generic-intercessors-vs-guardsmen -f table"
+    )  # an optional group that cannot be filled is dropped
+    assert fill('oddslab roll "DICE POOL" [--simulate [-n N] [-s SEED]] [-f ...]') == (
+        'oddslab roll "4D6" --simulate -n 2000 -s 1'
+    )  # nested groups, inside out
+    assert _PLACEHOLDER.search(fill("oddslab import ROSTER -o LIB.toml"))  # not run
+    run = {cmd for _, cmd in SHELL}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for cmd in ("sweep SCENARIO.toml", "matchup LIBRARY.toml", "simulate SCENARIO.toml"):
+        line = next(ln for ln in readme.splitlines() if ln.startswith(f"oddslab {cmd}"))
+        assert any(r.startswith(fill(line.rstrip(" \\").split("  #")[0])[:50]) for r in run), line
 
 
 def test_scenario_format_key_tables_name_real_keys():

@@ -35,9 +35,9 @@ def read_basket(basket: Any) -> tuple[list[LibraryEntry], dict[str, float]]:
 
 
 def read_selection(basket: Any) -> tuple[Selection, dict[str, float]]:
-    """:func:`read_basket`, with which targets came with a whole library: those a matchup
-    leaves out when they cannot be targets (attacker profiles), as a library of targets in
-    :func:`~oddslab.analysis.matchup.matchup` is read."""
+    """:func:`read_basket`, with which targets came with a whole library or a glob: those a
+    matchup leaves out when they cannot be targets (attacker profiles), as a library of
+    targets in :func:`~oddslab.analysis.matchup.matchup` is read."""
     if isinstance(basket, Mapping):
         items = list(basket.items())
     else:
@@ -45,13 +45,14 @@ def read_selection(basket: Any) -> tuple[Selection, dict[str, float]]:
         items = [(s, 1.0) for s in specs]
     entries: list[LibraryEntry] = []
     named: list[bool] = []
+    globs: list[str] = []
     weights: dict[str, float] = {}
     given: dict[str, Any] = {}
     for spec, w in items:
         if isinstance(w, bool) or not isinstance(w, int | float) or not 0 < w < math.inf:
             raise ValueError(f"basket weight of {spec} must be a positive number, got {w!r}")
         sel = select_entries(spec)
-        for e, is_named in zip(sel.entries, sel.named, strict=True):
+        for e, is_named, g in zip(sel.entries, sel.named, sel.globs, strict=True):
             if _ident(e) in weights:  # never a silent re-weighting
                 raise ValueError(
                     f"the basket names {_name(e)} twice ('{given[_ident(e)]}' and '{spec}'): "
@@ -59,11 +60,12 @@ def read_selection(basket: Any) -> tuple[Selection, dict[str, float]]:
                 )
             entries.append(e)
             named.append(is_named)
+            globs.append(g)
             given[_ident(e)] = spec
             weights[_ident(e)] = float(w)
     if not entries:
         raise ValueError("the basket is empty")
-    return Selection(entries, tuple(named)), weights
+    return Selection(entries, tuple(named), tuple(globs)), weights
 
 
 def weights_by_name(res: MatchupResult, weights: dict[str, float]) -> dict[str, float]:

@@ -219,8 +219,10 @@ def matchup_cmd(
                 attackers, targets, metric=metric, template=template, progress=cb,
                 events=event or (), **kw,
             )  # fmt: skip
-        for note in res.skipped:
-            typer.echo(f"note: left out {note}", err=True)
+        from oddslab.analysis.left_out import left_out_notes
+
+        for note in left_out_notes(res.left_out):  # a library's entries that fit no slot
+            typer.echo(f"note: {note}", err=True)
         if res.unfit:
             typer.echo(
                 f"note: {len(res.unfit)} pairs do not fit the template and were not run "

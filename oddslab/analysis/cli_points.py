@@ -97,8 +97,10 @@ def efficiency_cmd(
                 units, weights, metric=metric, template=template, progress=cb,
                 events=event or (), **kw,
             )  # fmt: skip
-        for note in res.matchup.skipped:  # entries of a whole library that fit no slot
-            typer.echo(f"note: left out {note}", err=True)
+        from oddslab.analysis.left_out import left_out_notes
+
+        for note in left_out_notes(res.matchup.left_out):  # a library's non-fitting entries
+            typer.echo(f"note: {note}", err=True)
         if fmt is Fmt.table:  # an exact table: no SE or interval columns, "exact" in the title
             tab, how = _no_se_if_exact(res.table), ", exact" if res.table.attrs["exact"] else ""
             tab = _estimates(tab, _EFFICIENCY_SE)  # the decimals each SE supports
@@ -155,8 +157,10 @@ def fair_cmd(
                 candidate, reference, weights, metric=metric, reference_points=reference_points,
                 template=template, progress=cb, events=event or (), **kw,
             )  # fmt: skip
-        for note in res.matchup.skipped:  # basket entries of a library that are no targets
-            typer.echo(f"note: left out {note}", err=True)
+        from oddslab.analysis.left_out import left_out_notes
+
+        for note in left_out_notes(res.matchup.left_out):  # a library's non-fitting entries
+            typer.echo(f"note: {note}", err=True)
         if out is not None:  # what -f json (one document) or -f csv (one tidy table) prints
             if out.suffix.lower() == ".json":
                 out.write_text(_fair_json(res) + "\n", encoding="utf-8")

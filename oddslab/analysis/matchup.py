@@ -7,8 +7,10 @@ that fails validation in every cell of its row (or column) is left out and liste
 :attr:`MatchupResult.skipped` (attacker profiles do not fit a target slot, and vice versa).
 A pair of kept entries that still does not fit (a rifle platoon has no weapon that can
 engage a tank) is not run: its value is NaN and :attr:`MatchupResult.unfit` says why.
-Entries named explicitly (``generic.toml:conscripts``) on both sides must fit: any error is
-raised (with a whole library on one side, an explicit entry must fit at least one cell); this
+Entries picked by a glob (``generic.toml:*squad*``) are read like a whole library's (a glob
+that keeps none is an error); the notes say why in plain words
+(:mod:`oddslab.analysis.left_out`). Entries named one by one (``generic.toml:conscripts``) on
+both sides must fit: any error is raised (with a whole library on one side, an explicit entry must fit at least one cell); this
 is decided entry by entry (a side may hold a whole library and named entries). An entry given
 twice is an error naming it (:func:`select_entries`).
 
@@ -20,6 +22,7 @@ note (the ``note`` column of :meth:`MatchupResult.table`); a metric no cell has 
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,7 @@ from oddslab._schema import ScenarioError
 from oddslab.analysis.cell_events import study_metric
 from oddslab.analysis.cells import KEEP_VALIDATED, Cell, CellResult
 from oddslab.analysis.distributed import run_study
+from oddslab.analysis.left_out import Side, check_globs, explain_left_out
 from oddslab.analysis.matchup_cells import (
     SLOTS,
     MatchupCells,
@@ -51,8 +55,10 @@ from oddslab.libraries import (
     LibraryEntry,
     _ident,
     _name,
+    _ref_items,
     entry_labels,
     entry_names,
+    load_library,
     resolve_entries,
     resolved,
 )
@@ -65,11 +71,14 @@ __all__ = ["matchup", "MatchupResult", "plot_matchup", "select_entries", "SLOTS"
 
 @dataclass(frozen=True)
 class Selection:
-    """Entries for one side of a matchup and, for each, whether it was named (``lib.toml:x``,
-    a glob: it must fit) or came with a whole library (left out when it fits no pair)."""
+    """Entries for one side of a matchup and, for each, whether it was named one by one
+    (``lib.toml:x``: it must fit) or came with a whole library or a glob (``lib.toml:*o*``:
+    left out when it fits no pair). ``globs`` holds, per entry, the glob spec that picked it
+    ("" for the others): a glob that keeps no entry is an error."""
 
     entries: list[LibraryEntry]
     named: tuple[bool, ...]
+    globs: tuple[str, ...] = ()
 
     @property
     def explicit(self) -> bool:
@@ -92,11 +101,13 @@ def select_entries(specs: Any, base: Path | None = None) -> Selection:
         specs = [specs]
     entries: list[LibraryEntry] = []
     named: list[bool] = []
+    globs: list[str] = []
     given: dict[str, str] = {}
     for spec in specs:
         whole = isinstance(spec, str | Path) and (
             str(spec).endswith(".toml") or ":" not in str(spec)
         )
+        picked = _globbed(spec, base) if isinstance(spec, str) and not whole else set()
         for e in resolve_entries(spec, base):
             if _ident(e) in given:
                 raise ValueError(
@@ -105,10 +116,21 @@ def select_entries(specs: Any, base: Path | None = None) -> Selection:
                 )
             given[_ident(e)] = str(spec.ref if isinstance(spec, LibraryEntry) else spec)
             entries.append(e)
-            named.append(not whole)
+            named.append(not whole and _ident(e) not in picked)
+            globs.append(str(spec) if _ident(e) in picked else "")
     if not entries:
         raise ValueError("no library entries were given")
-    return Selection(entries, tuple(named))
+    return Selection(entries, tuple(named), tuple(globs))
+
+
+def _globbed(spec: str, base: Path | None) -> set[str]:
+    """Identities of the entries a glob item of ``spec`` picks (``lib.toml:a,*squad*``)."""
+    out: set[str] = set()
+    for path, name in _ref_items(spec, base or Path.cwd()):
+        if any(c in name for c in "*?["):
+            lib = load_library(path, source=spec)
+            out |= {_ident(e) for k, e in lib.entries.items() if fnmatch.fnmatchcase(k, name)}
+    return out
 
 
 @dataclass
@@ -132,7 +154,8 @@ class MatchupResult:
     points : dict
         Entry name (``lib.toml:key``) → points of the unit as fielded, or None if unpriced.
     skipped : list of str
-        Entries of whole libraries that fit no cell of their side, with the reason.
+        Entries of whole libraries (or globs) that fit no cell of their side, with the
+        reason in plain words: ``"lib.toml:x (target): not a target profile: ..."``.
     seed : int
     unfit : mapping
         ``(attacker name, target name)`` → why that pair was not run (its value is NaN).
@@ -142,6 +165,9 @@ class MatchupResult:
         Target name → its points per model as fielded (for ``points_removed``), or None.
     events : tuple of str
         The events every cell answered (:mod:`oddslab.analysis.cell_events`).
+    left_out : list of (str, str, str)
+        :attr:`skipped` as (entry name, ``"attacker"`` or ``"target"``, reason), sorted
+        (:func:`~oddslab.analysis.left_out.left_out_notes` makes the printed notes).
     """
 
     attackers: list[LibraryEntry]
@@ -156,6 +182,7 @@ class MatchupResult:
     names: dict[str, str] = field(default_factory=dict)
     target_ppm: dict[str, float | None] = field(default_factory=dict)
     events: tuple[str, ...] = ()
+    left_out: list[tuple[str, str, str]] = field(default_factory=list)
     _outcomes: list[Any] = field(default_factory=list, repr=False)
     _labels: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -343,17 +370,15 @@ def matchup(
         return pair_error(tpl, tpl_source, tpl_base, refs[0][i], refs[1][j],
                           (labels[0][i], labels[1][j]))  # fmt: skip
 
-    # an entry of a whole library that fits no pair is left out (and listed); a named entry
-    # is always kept (entries of both kinds may share a side: a basket of a library and
-    # named targets)
+    # an entry of a whole library (or a glob) that fits no pair is left out (and listed); a
+    # named entry is always kept (entries of both kinds may share a side: a basket of a
+    # library and named targets)
     named_a, named_t = np.array(att.named, bool), np.array(tgt.named, bool)
     rows = [int(i) for i in np.flatnonzero(fits.any(axis=1) | named_a)]
     cols = [int(j) for j in np.flatnonzero(fits.any(axis=0) | named_t)]
-    skipped = []
-    for i in set(range(len(att.entries))) - set(rows):
-        skipped.append(f"{labels[0][i]} (attacker): {_first_reason(why[i], reasons)}")
-    for j in set(range(len(tgt.entries))) - set(cols):
-        skipped.append(f"{labels[1][j]} (target): {_first_reason(why[:, j], reasons)}")
+    sides = (Side(att, rows, labels[0], refs[0]), Side(tgt, cols, labels[1], refs[1]))
+    left_out = explain_left_out(sides, why, reasons, tpl, tpl_source, tpl_base)
+    check_globs(sides, left_out, fits, tpl, tpl_source, tpl_base)  # a glob keeping nothing
     if not rows or not cols:  # nothing fits: a named entry's own error says most
         mine = ~fits & (named_a[:, None] | named_t[None, :])
         if mine.any():
@@ -398,19 +423,13 @@ def matchup(
                              [refs[1][j] for j in cols]), kept_names, sub, int(seed))  # fmt: skip
         results = run_streamed("matchup", {"template": tpl}, order, store, study, run)
     res = MatchupResult(
-        att_kept, tgt_kept, order, results, "", points, sorted(skipped), int(seed), unfit, names,
-        target_ppm, events,
+        att_kept, tgt_kept, order, results, "", points, [f"{n} ({side}): {why}" for n, side, why
+        in left_out], int(seed), unfit, names, target_ppm, events, left_out=left_out,
     )  # fmt: skip
     if metric is None:
         metric = f"mean({common_primary_of(d for _, d in res._result_dicts())})"
     res.metric = res._metric(metric).text
     return res
-
-
-def _first_reason(why: np.ndarray, reasons: list[str]) -> str:
-    """The reason of the first pair of a row (or column) of the fit map that does not fit."""
-    bad = np.flatnonzero(why >= 0)
-    return reasons[int(why[bad[0]])] if len(bad) else "does not fit"
 
 
 def _checked(metric: str, names: Any, outcomes: Any):
