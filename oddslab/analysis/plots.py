@@ -225,8 +225,7 @@ def heatmap(
                       fontsize=7, frameon=False, handlelength=1.2)  # fmt: skip
     full = cut_names([*ylabels, *xlabels], [*ys, *xs])
     notes = list(full)
-    _fit(ax)
-    _fit_text(ax)
+    _fit_text(ax, _fit(ax))
     texts = _cell_texts(values, se, trials, probability) if annotate else {}
     if texts and (values.size > MAX_ANNOTATED or _cell_font(ax, values.shape, texts) is None):
         texts = {}
@@ -275,10 +274,10 @@ def _pitches(ax: Any, axis: str) -> float:
     return abs(hi - lo) / step if step > 0 else 0.0
 
 
-def _fit(ax: Any, x: bool = True, y: bool = True) -> None:
+def _fit(ax: Any, x: bool = True, y: bool = True) -> Any:
     """Grow the figure until the tick labels of ``ax`` (on ``x``, on ``y``) are apart: each
     tick spacing wider / taller than its label (measured). Column labels turn 90° when
-    that takes less room."""
+    that takes less room. Returns the renderer of the layout it leaves."""
     fig = ax.figure
     renderer, ok = _layout(fig)
     gap = _GAP * fig.dpi / 72
@@ -306,11 +305,12 @@ def _fit(ax: Any, x: bool = True, y: bool = True) -> None:
         need_w, need_h = max(need_w, _MIN_AXES * fig.dpi), max(need_h, _MIN_AXES * fig.dpi)
         dw, dh = max(0.0, need_w - box.width), max(0.0, need_h - box.height)
         if dw == 0 and dh == 0:
-            return
+            return renderer
         grow = 1.15  # a little more than the gap: the margins move with the labels
         fig.set_size_inches(w + grow * dw / fig.dpi + (dw > 0) * 0.1,
                             h + grow * dh / fig.dpi + (dh > 0) * 0.1)  # fmt: skip
         renderer, ok = _layout(fig)
+    return renderer
 
 
 def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -> None:
@@ -323,8 +323,7 @@ def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -
     name = ax.get_xlabel() if axis == "x" else ax.get_ylabel()
     ws = distinct_labels(list(map(str, labels)), tag or axis_tag(name, "V"))
     (ax.set_xticks if axis == "x" else ax.set_yticks)(range(len(ws)), [x for x, _ in ws])
-    _fit(ax, x=axis == "x", y=axis == "y")
-    _fit_text(ax)
+    _fit_text(ax, _fit(ax, x=axis == "x", y=axis == "y"))
     step = 1 if axis == "x" else -1  # the footnote reads as the labels: top row first
     full = cut_names(list(labels)[::step], ws[::step])
     if full:
@@ -332,11 +331,11 @@ def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -
         _fit(ax, x=axis == "x", y=axis == "y")
 
 
-def _fit_text(ax: Any) -> None:
+def _fit_text(ax: Any, renderer: Any) -> None:
     """Wrap the title and the x-axis label of ``ax`` to the width they have: centred on the
-    axes, they reach no further than the figure's nearer edge (never cut off)."""
+    axes, they reach no further than the figure's nearer edge (never cut off). ``renderer``
+    is the one of the figure's current layout."""
     fig = ax.figure
-    renderer, _ = _layout(fig)
     box = ax.get_window_extent(renderer)
     middle = (box.x0 + box.x1) / 2
     room = 2 * min(middle, fig.bbox.width - middle) - 2 * _GAP * fig.dpi / 72
