@@ -13,6 +13,7 @@ from oddslab.analysis.plots import (
     MAX_ANNOTATED,
     MIN_CELL_FONT,
     category_ticks,
+    fit_titles,
     heatmap,
     plain_key,
     plain_metric,
@@ -413,9 +414,31 @@ def test_efficiency_plot_of_long_names_fits_its_labels(tmp_path):
     renderer = _saved(fig)
     ticks = ax.get_yticklabels()
     assert len({t.get_text() for t in ticks}) == 8
-    boxes = [t.get_window_extent(renderer) for t in [ax.title, ax.xaxis.label, *ticks]]
+    note = [t for t in ax.texts if t.get_gid() == "footnote"]
+    assert len(note) == 1 and PREFIX[3] in note[0].get_text().replace("\n    ", " ")
+    texts = [ax.title, ax.xaxis.label, *ticks, *note]
+    boxes = [t.get_window_extent(renderer) for t in texts]
     for i, a in enumerate(boxes):
         assert fig.bbox.contains(a.x0, a.y0) and fig.bbox.contains(a.x1, a.y1), a
         assert not any(a.overlaps(b) for b in boxes[i + 1 :]), a
     assert ax.get_window_extent(renderer).width >= 1.9 * fig.dpi
+    plt.close(fig)
+
+
+def test_long_titles_and_axis_labels_wrap_inside_the_figure():
+    """A line plot of a long metric (a sweep over numbers): its title and axis labels wrap
+    to the figure instead of running off it."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = _fig()
+    ax.plot([1, 2], [1, 2])
+    long = "P(clean win of the extremely long-named veteran assault squad over the guard) "
+    ax.set_title(long * 2)
+    ax.set_xlabel(long)
+    ax.set_ylabel(long)
+    fit_titles(ax)
+    renderer = _saved(fig)
+    for t in (ax.title, ax.xaxis.label, ax.yaxis.label):
+        box = t.get_window_extent(renderer)
+        assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1), t
     plt.close(fig)

@@ -44,6 +44,7 @@ __all__ = [
     "heatmap",
     "integer_ticks",
     "category_ticks",
+    "fit_titles",
     "efficiency_label",
     "MAX_ANNOTATED",
     "WRAP",
@@ -225,7 +226,7 @@ def heatmap(
                       fontsize=7, frameon=False, handlelength=1.2)  # fmt: skip
     full = cut_names([*ylabels, *xlabels], [*ys, *xs])
     notes = list(full)
-    _fit_text(ax, _fit(ax))
+    fit_titles(ax, _fit(ax))
     texts = _cell_texts(values, se, trials, probability) if annotate else {}
     if texts and (values.size > MAX_ANNOTATED or _cell_font(ax, values.shape, texts) is None):
         texts = {}
@@ -323,7 +324,7 @@ def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -
     name = ax.get_xlabel() if axis == "x" else ax.get_ylabel()
     ws = distinct_labels(list(map(str, labels)), tag or axis_tag(name, "V"))
     (ax.set_xticks if axis == "x" else ax.set_yticks)(range(len(ws)), [x for x, _ in ws])
-    _fit_text(ax, _fit(ax, x=axis == "x", y=axis == "y"))
+    fit_titles(ax, _fit(ax, x=axis == "x", y=axis == "y"))
     step = 1 if axis == "x" else -1  # the footnote reads as the labels: top row first
     full = cut_names(list(labels)[::step], ws[::step])
     if full:
@@ -331,19 +332,24 @@ def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -
         _fit(ax, x=axis == "x", y=axis == "y")
 
 
-def _fit_text(ax: Any, renderer: Any) -> None:
-    """Wrap the title and the x-axis label of ``ax`` to the width they have: centred on the
-    axes, they reach no further than the figure's nearer edge (never cut off). ``renderer``
-    is the one of the figure's current layout."""
+def fit_titles(ax: Any, renderer: Any = None) -> None:
+    """Wrap the title, the x-axis label and the y-axis label of ``ax`` to the room they
+    have: centred on the axes, they reach no further than the figure's nearer edge (never
+    cut off). ``renderer``: the one of the figure's current layout (None: lay it out)."""
     fig = ax.figure
+    if renderer is None:
+        renderer, _ = _layout(fig)
     box = ax.get_window_extent(renderer)
-    middle = (box.x0 + box.x1) / 2
-    room = 2 * min(middle, fig.bbox.width - middle) - 2 * _GAP * fig.dpi / 72
+    gap = 2 * _GAP * fig.dpi / 72
+    mx, my = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    across = 2 * min(mx, fig.bbox.width - mx) - gap
+    along = 2 * min(my, fig.bbox.height - my) - gap  # the y label is turned 90°
     changed = False
-    for t in (ax.title, ax.xaxis.label):
+    for t, room, side in [(ax.title, across, "width"), (ax.xaxis.label, across, "width"),
+                          (ax.yaxis.label, along, "height")]:  # fmt: skip
         flat = " ".join(t.get_text().split())
         chars = len(flat)
-        while flat and t.get_window_extent(renderer).width > room and chars > 12:
+        while flat and getattr(t.get_window_extent(renderer), side) > room and chars > 12:
             chars = int(chars * 0.9)
             t.set_text(textwrap.fill(flat, chars, break_long_words=False))
             changed = True

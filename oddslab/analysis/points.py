@@ -158,7 +158,7 @@ def plot_efficiency(result: EfficiencyResult, *, ax: Any = None) -> Any:
     ax.set_xlabel(efficiency_label(result))
     ax.set_title(f"Efficiency against the basket ({'exact' if exact else '95% CI'})")
     ax.grid(axis="x", alpha=0.3)
-    category_ticks(ax, [str(x) for x in df["label"]], axis="y", tag="E")
+    category_ticks(ax, [str(x) for x in df["label"]], axis="y", tag="A")
     return ax
 
 
