@@ -414,6 +414,8 @@ def test_efficiency_plot_of_long_names_fits_its_labels(tmp_path):
     renderer = _saved(fig)
     ticks = ax.get_yticklabels()
     assert len({t.get_text() for t in ticks}) == 8
+    best = res.table["label"].iloc[0]  # the top bar is the best ranked, its name in full first
+    assert _footnote_map(ax)[_one_line(ticks[-1].get_text())] == best
     note = [t for t in ax.texts if t.get_gid() == "footnote"]
     assert len(note) == 1 and PREFIX[3] in note[0].get_text().replace("\n    ", " ")
     texts = [ax.title, ax.xaxis.label, *ticks, *note]

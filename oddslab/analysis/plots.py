@@ -322,10 +322,10 @@ def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -
     position: "A1"), turned 90° when crowded, the figure grown to fit; the title and the
     x-axis label wrapped to the figure's width."""
     name = ax.get_xlabel() if axis == "x" else ax.get_ylabel()
-    ws = distinct_labels(list(map(str, labels)), tag or axis_tag(name, "V"))
+    step = 1 if axis == "x" else -1  # a y axis reads from the top: "A1" and the footnote too
+    ws = distinct_labels([str(x) for x in labels][::step], tag or axis_tag(name, "V"))[::step]
     (ax.set_xticks if axis == "x" else ax.set_yticks)(range(len(ws)), [x for x, _ in ws])
     fit_titles(ax, _fit(ax, x=axis == "x", y=axis == "y"))
-    step = 1 if axis == "x" else -1  # the footnote reads as the labels: top row first
     full = cut_names(list(labels)[::step], ws[::step])
     if full:
         _footnote(ax, ["names cut short, in full:", *full])
