@@ -374,14 +374,18 @@ def test_tick_labels_wrap_between_words_and_cut_a_long_word_with_an_ellipsis():
     import matplotlib.pyplot as plt
 
     names = ["dup.toml:conscripts", "generic.toml:armoured_infantry",
-             "armoured_infantry in heavy cover", "Supercalifragilisticexpialidocious"]  # fmt: skip
+             "armoured_infantry in heavy cover", "Supercalifragilisticexpialidocious",
+             "generic.toml:a_very_long_key_of_one_word_that_goes_on_forever"]  # fmt: skip
     fig, ax = _fig()
-    heatmap(np.ones((4, 4)), names, names, ax=ax, annotate=False)
+    heatmap(np.ones((5, 5)), names, names, ax=ax, annotate=False)
     for t, name in zip(ax.get_yticklabels(), names, strict=True):
         label = t.get_text()
         if name.startswith("Super"):
             assert label.endswith("…") and len(label) <= 18
             assert _footnote_map(ax)[label] == name
+        elif name.endswith("forever"):  # its start and its end, "…" between
+            assert label.startswith("generic.toml:") and label.endswith(" … forever")
+            assert all(len(line) <= 18 for line in label.split("\n"))
         else:
             _breaks_between_words(label, name)
             assert _one_line(label) == name

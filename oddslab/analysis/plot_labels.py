@@ -58,12 +58,15 @@ def _lines(text: str) -> tuple[list[str], bool]:
 def wrap_label(label: str) -> tuple[str, bool]:
     """``label`` on lines of :data:`WRAP` characters, at most :data:`MAX_LINES`; True when
     it was cut. A cut name keeps its beginning and its last word ("Very long name of a … team
-    19"): names in a list often differ only at the end."""
+    19"): names in a list often differ only at the end; a name of one word keeps its last
+    piece ("generic.toml:very_long_… forever")."""
     text = str(label)
     lines, cut = _lines(text)
     if len(lines) <= MAX_LINES:
         return "\n".join(lines) or text, cut
-    pieces, tail = _pieces(text), text.split()[-1]
+    pieces = _pieces(text)
+    words = text.split()
+    tail = words[-1] if len(words) > 1 else pieces[-1]
     head = pieces[: -len(_pieces(tail))]
     while head:
         head.pop()
