@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +13,7 @@ from oddslab.analysis.plots import (
     MAX_ANNOTATED,
     MIN_CELL_FONT,
     category_ticks,
+    fit_titles,
     heatmap,
     plain_key,
     plain_metric,
@@ -239,4 +241,210 @@ def test_line_plot_category_labels_never_overlap():
     _assert_apart(ax.get_xticklabels(), fig.canvas.get_renderer())
     foot = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
     assert names[-1] in foot.replace("\n    ", " ")
+    plt.close(fig)
+
+
+# -- labels told apart, whole words, footnotes and titles inside the figure -------------------
+
+PREFIX = [f"Extremely long-named veteran assault squad with plasma rifles {i:02d}" for i in
+          range(1, 21)]  # fmt: skip
+SUFFIX = [f"Squad {i:02d} of the extremely long-named veteran assault company with plasma "
+          "rifles" for i in range(1, 21)]  # fmt: skip
+# they differ in a middle too long to show: named by their position
+MIDDLE = [
+    f"Extremely long shared start of a name, variant {i} with its own long description "
+    f"of the many weapons it carries, {i}, and the same long ending"
+    for i in range(20)
+]
+
+
+def _saved(fig):
+    """Lay ``fig`` out as the CLI saves it (tight layout at the figure's DPI, drawn at 120)
+    and return the renderer its texts are measured with."""
+    fig.tight_layout()
+    fig.set_dpi(120)
+    fig.draw_without_rendering()
+    return fig.canvas.get_renderer()
+
+
+def _footnote_map(ax):
+    """label → full name, as the footnote writes it."""
+    text = " ".join(t.get_text() for t in ax.texts if t.get_gid() == "footnote")
+    lines = text.replace("\n    ", " ").split("\n")[1:]
+    return dict(line.split(" = ", 1) for line in lines)
+
+
+def _one_line(label):
+    """A wrapped label on one line (a line broken after . : - _ / joins without a space)."""
+    return re.sub(r"(?<=[.:\-_/])\n", "", label).replace("\n", " ")
+
+
+def test_labels_sharing_a_long_start_or_end_are_told_apart():
+    """Every row and column label differs, and the footnote gives each cut one its own full
+    name: every row can be identified (rows share a long start, columns a long end). On a
+    line's category axis too, names that differ only in a long middle (named by position)."""
+    import matplotlib.pyplot as plt
+
+    n = 10  # as many as the audit's 20 clash alike; fewer draw faster
+    for rows, cols in [(PREFIX[:n], SUFFIX[:n]), (MIDDLE[:n], None)]:
+        fig, ax = _fig()
+        if cols is None:
+            ax.plot(range(n), range(n))
+            ax.set_xlabel("attacker weapon 1 name")
+            category_ticks(ax, rows)
+            pairs = [(ax.get_xticklabels(), rows)]
+            assert ax.get_xticklabels()[4].get_text() == "A5"
+        else:
+            heatmap(np.ones((n, n)), rows, cols, ax=ax, annotate=False, xlabel="target",
+                    ylabel="attacker")  # fmt: skip
+            pairs = [(ax.get_yticklabels(), rows), (ax.get_xticklabels(), cols)]
+        notes = _footnote_map(ax)
+        for ticks, full in pairs:
+            labels = [_one_line(t.get_text()) for t in ticks]
+            assert len(set(labels)) == n
+            assert all(notes.get(a, b) == b for a, b in zip(labels, full, strict=True))
+        plt.close(fig)
+
+
+def test_same_named_entries_of_two_libraries_are_told_apart(tmp_path):
+    """Two folders' lib.toml with one long-named entry each: the matchup's own labels
+    ("… (a/lib.toml:key)") stay apart on the heatmap."""
+    import matplotlib.pyplot as plt
+
+    from oddslab.analysis.matchup import matchup
+
+    for folder in "ab":
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "lib.toml").write_text(
+            'ruleset = "generic"\n[units.veteran_assault_squad]\npoints = 90\n'
+            'name = "Extremely long-named veteran assault squad with plasma rifles"\n'
+            "[[units.veteran_assault_squad.weapons]]\nname = \"rifle\"\nmodels = 5\n"
+            "attacks = 2\nskill = 3\nstrength = 4\n[units.heavy_veteran_guard_squad]\n"
+            'points = 100\nname = "Extremely long-named heavy veteran guard squad in cover"\n'
+            "models = 5\ntoughness = 4\nsave = 3\n[matchup.template]\nruleset = \"generic\"\n"
+            '[matchup.template.attacker]\nuse = "{attacker}"\n'
+            '[matchup.template.target]\nuse = "{target}"\n'
+        )  # fmt: skip
+    libs = [tmp_path / f / "lib.toml" for f in "ab"]
+    res = matchup([f"{lib}:veteran_assault_squad" for lib in libs],
+                  [f"{lib}:heavy_veteran_guard_squad" for lib in libs],
+                  metric="mean(damage_dealt)")  # fmt: skip
+    ax = res.plot()
+    notes = _footnote_map(ax)
+    for ticks, entries in [(ax.get_yticklabels(), res.attackers),
+                           (ax.get_xticklabels(), res.targets)]:  # fmt: skip
+        labels = [_one_line(t.get_text()) for t in ticks]
+        assert len(set(labels)) == 2
+        full = [res.label(e) for e in entries]
+        assert "a/lib.toml" in full[0] and "b/lib.toml" in full[1]
+        assert [notes.get(a, a) for a in labels] == full
+    plt.close("all")
+
+
+@pytest.mark.parametrize("n", [20, 40])
+def test_footnote_inside_the_saved_figure(n):
+    """However many names are cut, the footnote lies inside the figure as the CLI saves it
+    (at 120 DPI), under the column labels."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = _fig()
+    names = [f"{x} {i}" for i, x in enumerate(PREFIX * 2)][:n]
+    heatmap(np.ones((n, 2)), names, ["a", "b"], ax=ax, annotate=False, title="t",
+            xlabel="target", ylabel="attacker")  # fmt: skip
+    renderer = _saved(fig)
+    note = next(t for t in ax.texts if t.get_gid() == "footnote").get_window_extent(renderer)
+    assert fig.bbox.contains(note.x0, note.y0) and fig.bbox.contains(note.x1, note.y1)
+    low = min(t.get_window_extent(renderer).y0 for t in [*ax.get_xticklabels(), ax.xaxis.label])
+    assert note.y1 <= low
+    plt.close(fig)
+
+
+def _breaks_between_words(label, text):
+    """Every line of ``label`` but a cut one ends where ``text`` has a space, or after one
+    of . : - _ /."""
+    rest = text
+    for line in label.split("\n")[:-1]:
+        assert rest.startswith(line), (label, text)
+        rest = rest[len(line) :]
+        assert line[-1] in ".:-_/" or rest[:1] == " ", (label, text)
+        rest = rest.lstrip()
+
+
+def test_tick_labels_wrap_between_words_and_cut_a_long_word_with_an_ellipsis():
+    import matplotlib.pyplot as plt
+
+    names = ["dup.toml:conscripts", "generic.toml:armoured_infantry",
+             "armoured_infantry in heavy cover", "Supercalifragilisticexpialidocious",
+             "generic.toml:a_very_long_key_of_one_word_that_goes_on_forever"]  # fmt: skip
+    fig, ax = _fig()
+    heatmap(np.ones((5, 5)), names, names, ax=ax, annotate=False)
+    for t, name in zip(ax.get_yticklabels(), names, strict=True):
+        label = t.get_text()
+        if name.startswith("Super"):
+            assert label.endswith("…") and len(label) <= 18
+            assert _footnote_map(ax)[label] == name
+        elif name.endswith("forever"):  # its start and its end, "…" between
+            assert label.startswith("generic.toml:") and label.endswith(" … forever")
+            assert all(len(line) <= 18 for line in label.split("\n"))
+        else:
+            _breaks_between_words(label, name)
+            assert _one_line(label) == name
+    plt.close(fig)
+
+
+def test_efficiency_plot_of_long_names_fits_its_labels(tmp_path):
+    """Long names that share their start: bars labelled apart, the title, the x label and
+    the tick labels inside the saved figure and clear of each other, the bars wider than a
+    sliver."""
+    import matplotlib.pyplot as plt
+
+    from oddslab.analysis.points import efficiency
+
+    units = "".join(
+        f'[units.u{i}]\npoints = {50 + i}\nname = "{PREFIX[i]}"\n[[units.u{i}.weapons]]\n'
+        f'name = "plasma rifle"\nmodels = {1 + i % 5}\nattacks = 2\nskill = 3\nstrength = 7\n'
+        for i in range(8)
+    )
+    lib = tmp_path / "long.toml"
+    lib.write_text(
+        f'ruleset = "generic"\n{units}[units.t]\npoints = 100\nmodels = 10\ntoughness = 4\n'
+        'save = 4\nname = "Target"\n[matchup.template]\nruleset = "generic"\n'
+        '[matchup.template.attacker]\nuse = "{attacker}"\n'
+        '[matchup.template.target]\nuse = "{target}"\n'
+    )  # fmt: skip
+    res = efficiency(f"{lib}:u*", [f"{lib}:t"], metric="mean(models_slain)", progress=None)
+    ax = res.plot()
+    fig = ax.figure
+    renderer = _saved(fig)
+    ticks = ax.get_yticklabels()
+    assert len({t.get_text() for t in ticks}) == 8
+    best = res.table["label"].iloc[0]  # the top bar is the best ranked, its name in full first
+    assert _footnote_map(ax)[_one_line(ticks[-1].get_text())] == best
+    note = [t for t in ax.texts if t.get_gid() == "footnote"]
+    assert len(note) == 1 and PREFIX[3] in note[0].get_text().replace("\n    ", " ")
+    texts = [ax.title, ax.xaxis.label, *ticks, *note]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    for i, a in enumerate(boxes):
+        assert fig.bbox.contains(a.x0, a.y0) and fig.bbox.contains(a.x1, a.y1), a
+        assert not any(a.overlaps(b) for b in boxes[i + 1 :]), a
+    assert ax.get_window_extent(renderer).width >= 1.9 * fig.dpi
+    plt.close(fig)
+
+
+def test_long_titles_and_axis_labels_wrap_inside_the_figure():
+    """A line plot of a long metric (a sweep over numbers): its title and axis labels wrap
+    to the figure instead of running off it."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = _fig()
+    ax.plot([1, 2], [1, 2])
+    long = "P(clean win of the extremely long-named veteran assault squad over the guard) "
+    ax.set_title(long * 2)
+    ax.set_xlabel(long)
+    ax.set_ylabel(long)
+    fit_titles(ax)
+    renderer = _saved(fig)
+    for t in (ax.title, ax.xaxis.label, ax.yaxis.label):
+        box = t.get_window_extent(renderer)
+        assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1), t
     plt.close(fig)

@@ -1,9 +1,11 @@
 """Heatmaps and plain words for the analysis plots (sweeps, matchups, efficiency).
 
-- Labels never overlap, whatever their length and count: a name wraps onto lines of
-  :data:`WRAP` characters, at most :data:`MAX_LINES` lines (a longer name is cut with "…" and
-  written in full in a footnote under the plot); column labels turn 90° when they would not
-  fit side by side; the tick labels are measured once drawn, and the figure grows until every
+- Labels never overlap and are never alike, whatever their length and count: a name wraps
+  between words onto lines of :data:`WRAP` characters, at most :data:`MAX_LINES` lines (a
+  longer name is cut with "…" and written in full in a footnote under the plot; names that
+  would be cut alike are told apart: :mod:`oddslab.analysis.plot_labels`); the figure grows
+  to hold the footnote; titles and axis labels wrap to the figure's width; column labels
+  turn 90° when they would not fit side by side; the tick labels are measured once drawn, and the figure grows until every
   row and every column has room for its label (a big matrix of long names makes a big figure).
 - Cell text is written only where it is readable: the largest size from :data:`CELL_FONT`
   down to :data:`MIN_CELL_FONT` points that fits every cell (points are the same at any DPI:
@@ -28,12 +30,21 @@ from typing import Any
 
 import numpy as np
 
+from oddslab.analysis.plot_labels import (
+    MAX_LINES,
+    WRAP,
+    axis_tag,
+    cut_names,
+    distinct_labels,
+)
+
 __all__ = [
     "plain_key",
     "plain_metric",
     "heatmap",
     "integer_ticks",
     "category_ticks",
+    "fit_titles",
     "efficiency_label",
     "MAX_ANNOTATED",
     "WRAP",
@@ -43,11 +54,6 @@ __all__ = [
     "MIN_CELL_FONT",
 ]
 
-#: Characters per line of a wrapped axis label.
-WRAP = 18
-#: Lines of a wrapped axis label; a longer name is cut with "…" (its full text goes in a
-#: footnote under the plot).
-MAX_LINES = 3
 #: Size of the tick labels of a heatmap, in points.
 LABEL_FONT = 8.0
 #: Largest size of the numbers written in heatmap cells, in points.
@@ -59,6 +65,8 @@ MIN_CELL_FONT = 7.0
 MAX_ANNOTATED = 400
 #: Room left between two neighbouring tick labels, in points.
 _GAP = 3.0
+#: How much taller text may be drawn than measured (at another DPI), as a fraction.
+_SLACK = 0.06
 #: Smallest width and height of a plot whose figure grows for its labels, in inches.
 _MIN_AXES = 2.0
 
@@ -150,25 +158,6 @@ def integer_ticks(axis: Any) -> None:
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
-def _wrap(label: str) -> tuple[str, bool]:
-    """``label`` on lines of :data:`WRAP` characters, at most :data:`MAX_LINES`; True when
-    it was cut. A cut name keeps its beginning and its last word ("Very long name of a … team
-    19"): names in a list often differ only at the end."""
-    text = str(label)
-    lines = textwrap.wrap(text, WRAP, break_on_hyphens=False)
-    if len(lines) <= MAX_LINES:
-        return "\n".join(lines) or text, False
-    words = text.split()
-    tail = words[-1][-(WRAP - 2) :]
-    head = words[:-1]
-    while head:
-        head.pop()
-        lines = textwrap.wrap(" ".join([*head, "…", tail]), WRAP, break_on_hyphens=False)
-        if len(lines) <= MAX_LINES:
-            return "\n".join(lines), True
-    return "\n".join(textwrap.wrap(f"{text[: WRAP - 2]} … {tail}", WRAP)[:MAX_LINES]), True
-
-
 def heatmap(
     values: np.ndarray,
     ylabels: list[str],
@@ -213,7 +202,12 @@ def heatmap(
         _, ax = plt.subplots(figsize=(6.4, 4.8))
     values = np.asarray(values, dtype=float)
     im = ax.imshow(np.ma.masked_invalid(values), aspect="auto", cmap="viridis", origin="upper")
-    xs, ys = [_wrap(x) for x in xlabels], [_wrap(y) for y in ylabels]
+    ty, tx = axis_tag(ylabel, "R"), axis_tag(xlabel, "C")
+    ty, tx = ("R", "C") if ty == tx else (ty, tx)
+    xs, ys = (
+        distinct_labels(list(map(str, xlabels)), tx),
+        distinct_labels(list(map(str, ylabels)), ty),
+    )
     ax.set_xticks(range(len(xs)), [x for x, _ in xs], fontsize=LABEL_FONT)
     ax.set_yticks(range(len(ys)), [y for y, _ in ys], fontsize=LABEL_FONT)
     ax.set_title(title)
@@ -230,9 +224,9 @@ def heatmap(
         # under the colour bar: clear of the tick labels and the axis label
         bar.ax.legend(handles=[handle], loc="upper left", bbox_to_anchor=(-0.5, -0.03),
                       fontsize=7, frameon=False, handlelength=1.2)  # fmt: skip
-    full = [n for n, (_, cut) in zip([*ylabels, *xlabels], [*ys, *xs], strict=True) if cut]
-    notes = [f"{_wrap(n)[0].replace(chr(10), ' ')} = {n}" for n in dict.fromkeys(full)]
-    _fit(ax)
+    full = cut_names([*ylabels, *xlabels], [*ys, *xs])
+    notes = list(full)
+    fit_titles(ax, _fit(ax))
     texts = _cell_texts(values, se, trials, probability) if annotate else {}
     if texts and (values.size > MAX_ANNOTATED or _cell_font(ax, values.shape, texts) is None):
         texts = {}
@@ -240,7 +234,7 @@ def heatmap(
                         "bar, or the table")  # fmt: skip
     if notes:
         if full:
-            notes.insert(len(notes) - len(dict.fromkeys(full)), "names cut short, in full:")
+            notes.insert(len(notes) - len(full), "names cut short, in full:")
         _footnote(ax, notes)
         _fit(ax)
     if texts:  # last: they are inside the axes and change no margin
@@ -281,10 +275,10 @@ def _pitches(ax: Any, axis: str) -> float:
     return abs(hi - lo) / step if step > 0 else 0.0
 
 
-def _fit(ax: Any, x: bool = True, y: bool = True) -> None:
+def _fit(ax: Any, x: bool = True, y: bool = True) -> Any:
     """Grow the figure until the tick labels of ``ax`` (on ``x``, on ``y``) are apart: each
     tick spacing wider / taller than its label (measured). Column labels turn 90° when
-    that takes less room."""
+    that takes less room. Returns the renderer of the layout it leaves."""
     fig = ax.figure
     renderer, ok = _layout(fig)
     gap = _GAP * fig.dpi / 72
@@ -312,32 +306,66 @@ def _fit(ax: Any, x: bool = True, y: bool = True) -> None:
         need_w, need_h = max(need_w, _MIN_AXES * fig.dpi), max(need_h, _MIN_AXES * fig.dpi)
         dw, dh = max(0.0, need_w - box.width), max(0.0, need_h - box.height)
         if dw == 0 and dh == 0:
-            return
+            return renderer
         grow = 1.15  # a little more than the gap: the margins move with the labels
         fig.set_size_inches(w + grow * dw / fig.dpi + (dw > 0) * 0.1,
                             h + grow * dh / fig.dpi + (dh > 0) * 0.1)  # fmt: skip
         renderer, ok = _layout(fig)
+    return renderer
 
 
-def category_ticks(ax: Any, labels: list[str]) -> None:
-    """Name the x positions 0, 1, ... of ``ax`` with ``labels`` (values that are not numbers:
-    dice, names) so that they never overlap: wrapped and cut as heatmap labels (a cut label
-    is written in full in a footnote), turned 90° when crowded, the figure grown to fit."""
-    ws = [_wrap(x) for x in labels]
-    ax.set_xticks(range(len(ws)), [x for x, _ in ws])
-    _fit(ax, y=False)
-    full = [
-        f"{w.replace(chr(10), ' ')} = {x}" for x, (w, cut) in zip(labels, ws, strict=True) if cut
-    ]
+def category_ticks(ax: Any, labels: list[str], axis: str = "x", tag: str = "") -> None:
+    """Name the positions 0, 1, ... of ``axis`` ("x", or "y" for horizontal bars) of ``ax``
+    with ``labels`` (values that are not numbers: dice, names) so that they never overlap
+    and are never alike: wrapped and cut as heatmap labels (a cut label is written in full
+    in a footnote; labels that would be one are told apart, or named ``tag`` and their
+    position: "A1"), turned 90° when crowded, the figure grown to fit; the title and the
+    x-axis label wrapped to the figure's width."""
+    name = ax.get_xlabel() if axis == "x" else ax.get_ylabel()
+    step = 1 if axis == "x" else -1  # a y axis reads from the top: "A1" and the footnote too
+    ws = distinct_labels([str(x) for x in labels][::step], tag or axis_tag(name, "V"))[::step]
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(range(len(ws)), [x for x, _ in ws])
+    fit_titles(ax, _fit(ax, x=axis == "x", y=axis == "y"))
+    full = cut_names(list(labels)[::step], ws[::step])
     if full:
-        _footnote(ax, ["names cut short, in full:", *dict.fromkeys(full)])
-        _fit(ax, y=False)
+        _footnote(ax, ["names cut short, in full:", *full])
+        _fit(ax, x=axis == "x", y=axis == "y")
+
+
+def fit_titles(ax: Any, renderer: Any = None) -> None:
+    """Wrap the title, the x-axis label and the y-axis label of ``ax`` to the room they
+    have: centred on the axes, they reach no further than the figure's nearer edge (never
+    cut off). ``renderer``: the one of the figure's current layout (None: lay it out)."""
+    fig = ax.figure
+    if renderer is None:
+        renderer, _ = _layout(fig)
+    box = ax.get_window_extent(renderer)
+    gap = 2 * _GAP * fig.dpi / 72
+    mx, my = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    across = 2 * min(mx, fig.bbox.width - mx) - gap
+    along = 2 * min(my, fig.bbox.height - my) - gap  # the y label is turned 90°
+    changed = False
+    for t, room, side in [(ax.title, across, "width"), (ax.xaxis.label, across, "width"),
+                          (ax.yaxis.label, along, "height")]:  # fmt: skip
+        flat = " ".join(t.get_text().split())
+        chars = len(flat)
+        while flat and getattr(t.get_window_extent(renderer), side) > room and chars > 12:
+            chars = int(chars * 0.9)
+            t.set_text(textwrap.fill(flat, chars, break_long_words=False))
+            changed = True
+    if changed:
+        _layout(fig)
 
 
 def _footnote(ax: Any, lines: list[str]) -> None:
     """``lines`` under the x-axis label (or the tick labels), left-aligned with the axes and
     wrapped to the figure's width (so the layout never squeezes the axes to make room); in
-    points below the axes, so they stay in place however the axes grow."""
+    points below the axes, so they stay in place however the axes grow.
+
+    Text is a few per cent taller, in points, at the CLI's 120 DPI than at the 100 DPI it
+    is laid out at (glyph sizes round to whole pixels): the footnote keeps that much room
+    above it, and an invisible mark under it makes the layout keep that much room below
+    (the figure grows to hold the footnote, never cuts it)."""
     from matplotlib.transforms import offset_copy
 
     fig = ax.figure
@@ -347,13 +375,17 @@ def _footnote(ax: Any, lines: list[str]) -> None:
     below = [ax.xaxis.label] if ax.get_xlabel() else []
     below += list(ax.get_xticklabels())
     low = min((t.get_window_extent(renderer).y0 for t in below), default=box.y0)
-    drop = (box.y0 - low) * 72 / fig.dpi + 6
+    drop = (box.y0 - low) * 72 / fig.dpi * (1 + _SLACK) + 6
     room = (fig.bbox.width - box.x0) * 72 / fig.dpi - 12  # points, to the figure's edge
     chars = max(30, int(room / (7 * 0.62)))  # 7-point characters are narrower than this
-    text = "\n".join(textwrap.fill(line, chars, subsequent_indent="    ") for line in lines)
+    text = "\n".join(textwrap.fill(line, chars, subsequent_indent="    ",
+                                   break_on_hyphens=False) for line in lines)  # fmt: skip
     where = offset_copy(ax.transAxes, fig=fig, y=-drop, units="points")
-    ax.text(0, 0, text, transform=where, ha="left", va="top", fontsize=7, color="0.3",
-            gid="footnote")  # fmt: skip
+    note = ax.text(0, 0, text, transform=where, ha="left", va="top", fontsize=7,
+                   color="0.3", gid="footnote")  # fmt: skip
+    tall = note.get_window_extent(renderer).height * 72 / fig.dpi * (1 + _SLACK) + 2
+    below = offset_copy(ax.transAxes, fig=fig, y=-drop - tall, units="points")
+    ax.text(0, 0, ".", transform=below, va="top", fontsize=2, alpha=0, gid="footnote-room")
 
 
 def _cell_texts(values: np.ndarray, se, trials, probability: bool) -> dict:

@@ -134,20 +134,26 @@ def efficiency(
 
 
 def plot_efficiency(result: EfficiencyResult, *, ax: Any = None) -> Any:
-    """Horizontal bars of the ranked efficiency with 95% intervals. Returns the Axes."""
+    """Horizontal bars of the ranked efficiency with 95% intervals. Returns the Axes.
+
+    The entries' names are labelled as a heatmap's (:func:`oddslab.analysis.plots
+    .category_ticks`: wrapped, never alike, cut names in full in a footnote), the figure
+    grows to fit them, and the title and axis label wrap to its width."""
     import matplotlib.pyplot as plt
 
-    from oddslab.analysis.plots import efficiency_label
+    from oddslab.analysis.plots import category_ticks, efficiency_label
 
     df = result.table.iloc[::-1]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 0.45 * len(df) + 1.5))
     exact = bool(result.table.attrs.get("exact", False))  # no interval to draw or name
     xerr = None if exact else Z95 * df["per_100_points_se"]
-    ax.barh(df["label"], df["per_100_points"], xerr=xerr, capsize=3, color="tab:blue", alpha=0.8)
+    ax.barh(range(len(df)), df["per_100_points"], xerr=xerr, capsize=3, color="tab:blue",
+            alpha=0.8)  # fmt: skip
     ax.set_xlabel(efficiency_label(result))
     ax.set_title(f"Efficiency against the basket ({'exact' if exact else '95% CI'})")
     ax.grid(axis="x", alpha=0.3)
+    category_ticks(ax, [str(x) for x in df["label"]], axis="y", tag="A")
     return ax
 
 

@@ -456,6 +456,7 @@ def plot_sweep(
     from oddslab.analysis.metrics import parse_metric
     from oddslab.analysis.plots import (
         category_ticks,
+        fit_titles,
         heatmap,
         integer_ticks,
         plain_key,
@@ -481,8 +482,10 @@ def plot_sweep(
         ax.set_title(f"{label} (exact)" if exact else f"{label} (95% CI)")
         if not numeric:  # labels set last: they are laid out with the title and axis labels
             category_ticks(ax, [str(x) for x in xs])
-        elif all(float(x).is_integer() for x in xs):
-            integer_ticks(ax.xaxis)  # a count is never ticked at 3.25
+        else:
+            if all(float(x).is_integer() for x in xs):
+                integer_ticks(ax.xaxis)  # a count is never ticked at 3.25
+            fit_titles(ax)  # a long metric's title and axis label wrap, never cut off
         ax.grid(alpha=0.3)
         return ax
     if len(result.keys) != 2:
