@@ -356,14 +356,15 @@ def sweep(
     expanded = expand_uses(raw, source, base)
     for k, g in zip(keys, grids, strict=True):
         _check_distinct_values(k, g, source)
-    _check_distinct_meanings(raw, keys, grids, source, base)
     lazy = SweepCells(raw, keys, grids, int(seed), source, base)
     small = len(lazy) <= KEEP_VALIDATED
     cells: list[Cell] = []
+    meanings = _Meanings(keys, grids, source)
     for values in lazy.iter_values():
         where = f"{source} [{', '.join(f'{k}={v!r}' for k, v in values.items())}]"
         data = with_paths(raw, values, where, base)
         sc = from_dict(data, source=where)  # every cell is validated before any runs
+        meanings.add(values, sc)
         if small:
             cells.append(Cell(values, data, cell_seed(seed, values), where, sc))
     study = dict(keys=keys, seed=int(seed), trials=trials, precision=precision, metric=metric,
@@ -393,37 +394,45 @@ def _check_distinct_values(key: str, values: list[Any], source: str) -> None:
         seen[c] = v
 
 
-def _check_distinct_meanings(
-    raw: dict[str, Any], keys: list[str], grids: list[list[Any]], source: str, base: Path
-) -> None:
+class _Meanings:
     """Two values of a key that the scenario reads alike (``"1"`` and ``1`` for a damage)
     would make two cells of one scenario under two labels: refused naming both spellings.
 
-    Each key's values are read with the other keys at their first values (one scenario per
-    value, not per cell) and compared as the ruleset parsed them (its scenario objects).
+    Each key's values are compared as the ruleset parsed them (its scenario objects) with
+    the other keys at their first values: the cells the study validates anyway (:meth:`add`
+    takes each cell's scenario as it is read), so the check reads no scenario of its own.
     """
-    from oddslab.scenario import from_dict
 
-    first = {k: g[0] for k, g in zip(keys, grids, strict=True)}
-    for k, g in zip(keys, grids, strict=True):
-        if len(g) < 2:
-            continue
-        seen: dict[Any, list[tuple[Any, Any]]] = {}
-        for v in g:
-            values = {**first, k: v}
-            where = f"{source} [{', '.join(f'{kk}={vv!r}' for kk, vv in values.items())}]"
-            sc = from_dict(with_paths(raw, values, where, base), source=where)
+    def __init__(self, keys: list[str], grids: list[list[Any]], source: str) -> None:
+        from oddslab.analysis.cells import canonical
+
+        self.canonical = canonical
+        self.keys, self.source = keys, source
+        self.first = {k: canonical(g[0]) for k, g in zip(keys, grids, strict=True)}
+        self.varied = {k for k, g in zip(keys, grids, strict=True) if len(g) > 1}
+        self.seen: dict[str, dict[Any, list[tuple[Any, Any]]]] = {k: {} for k in self.varied}
+
+    def add(self, values: dict[str, Any], sc: Any) -> None:
+        """The scenario ``sc`` of the cell of ``values``: compared, for each key whose
+        other keys are all at their first values, with that key's values read before."""
+        off = [k for k in self.keys if self.canonical(values[k]) != self.first[k]]
+        if len(off) > 1:
+            return
+        for k in off or self.varied:  # the first cell is the first value of every key
+            if k not in self.varied:
+                continue
             try:
                 bucket = hash(sc)
             except TypeError:  # an unhashable scenario object: compared with every other
                 bucket = None
-            for v0, sc0 in seen.get(bucket, []):
+            seen = self.seen[k].setdefault(bucket, [])
+            for v0, sc0 in seen:
                 if _same(sc0, sc):
                     raise ValueError(
-                        f"{source}: {k}={v0!r} and {k}={v!r} are one value (the scenario reads "
-                        "them alike): give it once"
+                        f"{self.source}: {k}={v0!r} and {k}={values[k]!r} are one value (the "
+                        "scenario reads them alike): give it once"
                     )
-            seen.setdefault(bucket, []).append((v, sc))
+            seen.append((values[k], sc))
 
 
 def _same(a: Any, b: Any) -> bool:
