@@ -9,7 +9,7 @@ import pytest
 
 from oddslab._schema import ScenarioError
 from oddslab.analysis.matchup import matchup, plot_matchup
-from oddslab.analysis.metrics import common_primary
+from oddslab.analysis.metrics import NEVER_NOTE, common_primary
 from oddslab.libraries import load_library, shipped_libraries
 
 LIBS = Path(__file__).resolve().parent.parent / "oddslab" / "examples" / "libraries"
@@ -42,14 +42,17 @@ def test_whole_library_pairs_the_entries_that_fit_each_slot():
     assert grid.loc["Line troopers (10 rifles)", "Battle tank"] == 0.0
     assert 0 < grid.loc["Lance walker", "Battle tank"] < 1
     # statistics differ between cells: the default metric is one every cell reports, and a
-    # cell whose scenario cannot produce the metric's statistic is NaN with a note, not 0
+    # cell where the metric's statistic cannot happen (generic leaves it out: meta "never")
+    # reads 0, exactly, with a note saying why (a list builder asks for 0, not a blank)
     assert common_primary(res.outcomes) == "damage_dealt"
     slain = res.table("P(models_slain >= 2)")
-    missing = slain[slain["value"].isna()]
-    assert list(missing["attacker"]) == ["generic.toml:line_troopers", "generic.toml:shock_squad"]
-    assert set(missing["target"]) == {"generic.toml:battle_tank"}
-    assert all(n.startswith("not reported: ") and "models_slain" in n for n in missing["note"])
-    assert (slain.loc[slain["value"].notna(), "note"] == "").all()
+    assert slain["value"].notna().all()
+    never = slain[slain["note"] == NEVER_NOTE]
+    assert list(never["attacker"]) == ["generic.toml:line_troopers", "generic.toml:shock_squad"]
+    assert set(never["target"]) == {"generic.toml:battle_tank"}
+    assert (never["value"] == 0).all() and (never["se"] == 0).all()
+    assert (slain.loc[slain["note"] != NEVER_NOTE, "note"] == "").all()
+    assert (res.table("P(models_slain <= 2)").loc[never.index, "value"] == 1).all()
     assert res.matrix("P(models_slain >= 2)").loc["Lance walker", "Battle tank"] == 0.0  # 1 model
     with pytest.raises(ValueError, match=r"line_troopers vs generic\.toml:conscripts: .*no stat"):
         res.table("mean(nothing_like_this)")

@@ -154,18 +154,22 @@ def test_errors(lib):
         efficiency(f"{lib}:reference", {f"{lib}:horde": 0}, trials=10)
 
 
-def test_a_basket_cell_without_the_metric_is_no_price_not_zero(lib):
-    """Neither unit can deal 30 wounds, so generic reports no models_slain against the giant."""
+def test_a_basket_cell_where_the_metric_cannot_happen_counts_zero(lib):
+    """Neither unit can deal 30 wounds, so generic leaves models_slain out against the giant
+    (it cannot happen there): those cells read 0, and each unit's basket value is half its
+    value against the horde alone (weights 1:1)."""
     basket = {f"{lib}:horde": 1, f"{lib}:giant": 1}
-    with pytest.raises(ValueError, match=r"candidate vs .*giant: not reported: .*models_slain"):
-        fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
-                    metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
-    res = efficiency(f"{lib}:candidate,reference", basket, metric="mean(models_slain)",
-                     trials=2_000, seed=1)  # fmt: skip
-    assert res.table["value"].isna().all()
-    fine = efficiency(f"{lib}:candidate,reference", {f"{lib}:horde": 1},
-                      metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
-    assert fine.table["value"].notna().all() and (fine.table["value"] > 0).all()
+    units = f"{lib}:candidate,reference"
+    res = efficiency(units, basket, metric="mean(models_slain)", trials=2_000, seed=1)
+    horde = efficiency(units, {f"{lib}:horde": 1}, metric="mean(models_slain)", trials=2_000,
+                       seed=1)  # fmt: skip
+    both, alone = res.table.set_index("unit"), horde.table.set_index("unit")
+    assert (alone["value"] > 0).all() and (both["note"] == "").all()
+    for u in alone.index:
+        assert both.loc[u, "value"] == pytest.approx(alone.loc[u, "value"] / 2, rel=1e-12)
+    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", basket,
+                       metric="mean(models_slain)", trials=2_000, seed=1)  # fmt: skip
+    assert fair.fair_points > 0
 
 
 def test_a_basket_target_given_twice_is_an_error(lib):

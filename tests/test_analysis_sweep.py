@@ -89,12 +89,12 @@ def test_paths_reach_into_library_entries_and_can_vary_the_use_itself(tmp_path):
     # 20 one-wound conscripts, then a battle tank of 13 wounds: the target really changed
     assert [o.probs["wounds_remaining"].size for o in res.outcomes] == [21, 14]
     # 5 bolt rifles cannot slay the tank: that cell has no models_slain, so the default metric
-    # is a statistic both cells report, and models_slain is NaN (with a note) in that cell
+    # is a statistic both cells report, and models_slain reads 0 there (it cannot happen)
     assert "models_slain" in res.outcomes[0].probs and "models_slain" not in res.outcomes[1].probs
     assert res.table()["metric"].iloc[0] == "mean(damage_dealt)"
     slain = res.table("mean(models_slain)")
-    assert slain["value"].iloc[0] > 0 and np.isnan(slain["value"].iloc[1])
-    assert list(slain["note"].str.startswith("not reported: ")) == [False, True]
+    assert slain["value"].iloc[0] > 0 and slain["value"].iloc[1] == 0
+    assert list(slain["note"]) == ["", "cannot happen here: 0"]
     assert res.seed == 3  # the scenario's seed
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from oddslab.analysis.metrics import (
+    NEVER_NOTE,
     Metric,
     MetricValue,
     common_primary,
@@ -167,14 +168,16 @@ class MetricReader:
         if kind == "nan":
             nan = float("nan")
             return MetricValue(nan, nan, nan, nan, m.text), plan[1]
+        if kind == "never":  # a statistic that cannot happen in the cell: 0 in every trial
+            return plan[1], plan[1].note
         return read_metric(m, outcome_of(d))  # answered from the outcome (a joint, say)
 
     def _resolve(self, d: dict[str, Any]) -> tuple:
         out = outcome_of(d)
         plan = metric_plan(self.metric, out)
         if plan is None:  # read_metric's NaN and note (or its ValueError, naming this cell)
-            _, note = read_metric(self.metric, out)
-            return ("nan", note)
+            v, note = read_metric(self.metric, out)
+            return ("never", v) if note == NEVER_NOTE else ("nan", note)
         return plan
 
 

@@ -41,6 +41,8 @@ __all__ = [
     "parse_metric",
     "check_metric",
     "read_metric",
+    "never_value",
+    "NEVER_NOTE",
     "metric_plan",
     "common_primary",
     "check_stat_names",
@@ -359,8 +361,28 @@ def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
         nan = float("nan")
         if metric.kind == "label" and "matches several headlines" in str(exc.args[0]):
             raise ValueError(f"'{outcome.name}': {exc.args[0]}") from None
+        never = never_value(metric, outcome.meta)
+        if never is not None:
+            return never, never.note
         what = f"statistic '{metric.stat}'" if metric.stat else f"headline '{metric.text}'"
         return MetricValue(nan, nan, nan, nan, metric.text), f"not reported: no {what} here"
+
+
+#: The note of a metric on a statistic that cannot happen in a cell (:func:`never_value`).
+NEVER_NOTE = "cannot happen here: 0"
+
+
+def never_value(metric: Metric, meta: dict) -> MetricValue | None:
+    """The value of ``mean(stat)`` or ``P(stat op k)`` in a cell whose ruleset left ``stat``
+    out because it cannot happen there (``meta["never"]``: the generic ruleset leaves out
+    ``models_slain`` when the most damage possible cannot slay a model, ``destroyed`` when it
+    cannot destroy the unit, ...): the statistic is 0 in every trial, so the mean is 0 and
+    the probability is 1 or 0 — exact, SE 0, with :data:`NEVER_NOTE`. None otherwise (the
+    metric is not reported: NaN)."""
+    if metric.kind not in ("mean", "compare") or metric.stat not in (meta.get("never") or ()):
+        return None
+    v = 0.0 if metric.kind == "mean" else float(bool(_OPS[metric.op](0, metric.k)))
+    return MetricValue(v, 0.0, v, v, metric.text, NEVER_NOTE)
 
 
 def metric_plan(metric: Metric, outcome: Outcome) -> tuple | None:

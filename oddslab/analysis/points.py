@@ -92,7 +92,9 @@ def efficiency(
     EfficiencyResult
         ``table`` columns: rank, unit, label, points, value, se, per_100_points,
         per_100_points_se, ci_low, ci_high (of per_100_points), exact (every cell of the
-        unit's basket answered exactly: se 0, interval of zero width).
+        unit's basket answered exactly: se 0, interval of zero width), note (why a unit has
+        no value: the first basket cell that does not report the metric, or no points; it
+        is ranked last).
     """
     import pandas as pd
 
@@ -110,6 +112,16 @@ def efficiency(
         v, se = basket_value(sub, name, weights)
         per = 100 * v / pts if pts else float("nan")
         per_se = 100 * se / pts if pts else float("nan")
+        note = ""  # why a unit has no value (it is ranked last: never silently)
+        if math.isnan(v):
+            bad = sub[sub["target"].isin(list(weights)) & sub["value"].isna()]
+            note = (
+                f"no basket value: {bad['target'].iloc[0]}: {bad['note'].iloc[0]}"
+                if len(bad)
+                else "no basket value: no cell of the basket ran"
+            )
+        elif not pts:
+            note = "no points in its library entry"
         rows.append(
             {
                 "unit": name,
@@ -122,6 +134,7 @@ def efficiency(
                 "ci_low": per - Z95 * per_se,
                 "ci_high": per + Z95 * per_se,
                 "exact": basket_exact(sub, [name], weights),
+                "note": note,
             }
         )
     df = pd.DataFrame(rows).sort_values("per_100_points", ascending=False, kind="stable")

@@ -460,7 +460,14 @@ def compile_job(sc: GenericScenario) -> Job:
         headlines(sc),
         exact=sc.exact_pmfs,
         exact_joint=sc.exact_joint,
-        meta={"ruleset": "generic", "description": sc.description, "primary": primary},
+        # the statistics left out because they cannot happen here (``reported``): a study's
+        # metric on one of them reads 0, not "not reported"
+        meta={
+            "ruleset": "generic",
+            "description": sc.description,
+            "primary": primary,
+            "never": [s for s in STAT_NAMES if s not in reported(sc)],
+        },  # fmt: skip
         ruleset="generic",
         records=True,
     )
