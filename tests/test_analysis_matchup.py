@@ -342,3 +342,11 @@ use = "{target}"
     rows = {ln.split()[1]: ln for ln in out.stdout.splitlines() if ln.startswith(("│ rifles",
                                                                                   "│ blasters"))}  # fmt: skip
     assert "±" not in rows["rifles"] and "±" in rows["blasters"]
+
+
+def test_the_repr_is_one_line_for_notebooks():
+    res = matchup(f"{GENERIC}:shock_squad,flame_team", f"{GENERIC}:conscripts")
+    assert repr(res) == (
+        "MatchupResult(2 attackers × 1 targets, metric='mean(models_slain)', 2 cells, "
+        f"seed={res.seed})"
+    )

@@ -316,3 +316,11 @@ def test_a_simulated_fair_price_prints_its_se_to_two_digits_whatever_its_size():
     assert shown["candidate basket value"] == "4.45617 ± 0.00030"
     assert shown["fair points per model"] == "8.91234 ± 0.00061 (8.91115 – 8.91353)"
     assert "± 0.0 " not in " ".join(shown.values()) + " "
+
+
+def test_the_reprs_are_one_line_for_notebooks(lib):
+    eff = efficiency(f"{lib}:candidate,reference", {f"{lib}:horde": 1}, trials=1_000, seed=1)
+    assert repr(eff).startswith("EfficiencyResult(2 units, metric=") and len(repr(eff)) < 120
+    fair = fair_points(f"{lib}:candidate", f"{lib}:reference", {f"{lib}:horde": 1}, seed=1)
+    assert repr(fair).startswith("FairPoints('weapons.toml:candidate' against")
+    assert len(repr(fair)) < 200

@@ -438,3 +438,9 @@ def test_a_study_mixing_exact_and_simulated_cells_says_which_are_exact():
     shown = _no_se_if_exact(tab)
     assert "exact" in shown.columns and "se" in shown.columns
     assert "exact" not in _no_se_if_exact(tab.iloc[:1]).columns  # all exact: in the title
+
+
+def test_the_repr_is_one_line_for_notebooks():
+    res = sweep(SCENARIO, {"target.save": [3, 4]}, trials=1_000)
+    text = repr(res)
+    assert text.startswith("SweepResult(keys=['target.save'], 2 cells, seed=") and len(text) < 200

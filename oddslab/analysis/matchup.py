@@ -186,6 +186,12 @@ class MatchupResult:
     _outcomes: list[Any] = field(default_factory=list, repr=False)
     _labels: dict[str, str] = field(default_factory=dict, repr=False)
 
+    def __repr__(self) -> str:  # a notebook shows this: a line, not every cell's counts
+        return (
+            f"MatchupResult({len(self.attackers)} attackers × {len(self.targets)} targets, "
+            f"metric={self.metric!r}, {len(self.results)} cells, seed={self.seed})"
+        )
+
     def name(self, e: LibraryEntry) -> str:
         """The entry's name in this matchup's tables (see :func:`entry_names`)."""
         return _name(e, self.names)

@@ -58,6 +58,12 @@ class EfficiencyResult:
     matchup: MatchupResult
     weights: dict[str, float]
 
+    def __repr__(self) -> str:  # a notebook shows this: a line, not the matchup's cells
+        return (
+            f"EfficiencyResult({len(self.table)} units, metric={self.table.attrs.get('metric')!r}, "
+            f"basket of {len(self.weights)} targets)"
+        )
+
     def plot(self, ax: Any = None) -> Any:
         return plot_efficiency(self, ax=ax)
 
@@ -222,6 +228,13 @@ class FairPoints:
     matchup: MatchupResult
     weights: dict[str, float]
     exact: bool = False
+
+    def __repr__(self) -> str:  # a notebook shows this: the answer, not the matchup's cells
+        how = "exact" if self.exact else f"SE {self.se:.2g}"
+        return (
+            f"FairPoints({self.candidate!r} against {self.reference!r}: "
+            f"{self.fair_points:.4g} points, {how}; metric={self.metric!r})"
+        )
 
     def summary(self) -> pd.DataFrame:
         """The answer as a two-column table (quantity, value) for printing."""

@@ -148,6 +148,12 @@ class SweepResult:
     events: tuple[str, ...] = ()
     _outcomes: list[Any] = field(default_factory=list, repr=False)
 
+    def __repr__(self) -> str:  # a notebook shows this: a line, not every cell's counts
+        return (
+            f"SweepResult(keys={self.keys!r}, {len(self.results)} cells, seed={self.seed}, "
+            f"source={self.source!r})"
+        )
+
     @property
     def outcomes(self) -> list[Any]:
         """One :class:`oddslab.outcome.Outcome` per cell (kept once built)."""
