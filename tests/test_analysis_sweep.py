@@ -444,3 +444,16 @@ def test_the_repr_is_one_line_for_notebooks():
     res = sweep(SCENARIO, {"target.save": [3, 4]}, trials=1_000)
     text = repr(res)
     assert text.startswith("SweepResult(keys=['target.save'], 2 cells, seed=") and len(text) < 200
+
+
+def test_a_cell_stopped_by_the_trials_ceiling_says_its_precision_was_not_reached():
+    vary = {"target.save": [2, 3]}
+    res = sweep(SCENARIO, vary, trials=2_000, precision=0.001, exact="never",
+                metric="P(models_slain >= 5)")  # fmt: skip
+    tab = res.table()
+    assert [r.trials for r in res.results] == [2_000, 2_000]
+    assert all(n.startswith("precision not reached: ±0.0") and n.endswith("(2,000)")
+               for n in tab["note"])  # fmt: skip
+    wide = sweep(SCENARIO, vary, trials=2_000, precision=0.2, exact="never",
+                 metric="P(models_slain >= 5)")  # fmt: skip
+    assert (wide.table()["note"] == "").all()  # reached: no note

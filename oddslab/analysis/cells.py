@@ -400,7 +400,7 @@ def _run_to_precision(
             recorder = Recorder(job.stats, joined)
         out = run_job(job, n, int(seed), recorder=recorder)
         attach(out, events)
-        if out.interrupted or n >= ceiling:
+        if out.interrupted:
             return out
         need = 0
         worst = 0.0
@@ -423,6 +423,9 @@ def _run_to_precision(
                 share = given_share(out, target, n)
                 need = max(need, math.ceil(1.05 * Z95 * Z95 * p * (1 - p) / precision**2 / share))
         if worst < precision:
+            return out
+        if n >= ceiling:  # stopped by the trials ceiling: the tables say so (never silently)
+            out.meta["precision_missed"] = float(worst)
             return out
         chunks = max(-(-need // CHUNK_TRIALS), n // CHUNK_TRIALS + 1)
         n = min(chunks * CHUNK_TRIALS, ceiling)

@@ -31,6 +31,7 @@ from oddslab.analysis.metrics import (
     common_primary,
     mean_value,
     metric_plan,
+    precision_note,
     prob_value,
     read_metric,
     scaled_points,
@@ -131,6 +132,13 @@ class MetricReader:
         self._plans: dict[tuple, tuple] = {}
 
     def read(self, r: Any, points_per_model: float | None = None) -> tuple[MetricValue, str]:
+        """The metric's value in one cell and its note (see :meth:`_read`), or that the cell
+        stopped at its trials ceiling short of the study's precision."""
+        d = result_dict(r)
+        v, note = self._read(d, points_per_model)
+        return v, precision_note(note, d["meta"], d.get("trials"))
+
+    def _read(self, r: Any, points_per_model: float | None = None) -> tuple[MetricValue, str]:
         """The metric's value in one cell and its note, as :func:`read_metric` (or, for
         ``points_removed``, :func:`~oddslab.analysis.metrics.points_removed`) gives them.
 

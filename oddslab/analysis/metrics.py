@@ -41,6 +41,7 @@ __all__ = [
     "parse_metric",
     "check_metric",
     "read_metric",
+    "precision_note",
     "never_value",
     "NEVER_NOTE",
     "metric_plan",
@@ -340,7 +341,24 @@ def check_metric(metric: str, names: list[str], outcomes: list[Outcome]) -> Metr
     raise ValueError(first or f"'{m.text}': there are no cells")
 
 
+def precision_note(note: str, meta: dict, trials: int | None) -> str:
+    """``note``, or when it is empty and the cell stopped at its trials ceiling before
+    reaching the study's precision (``meta["precision_missed"]``: its widest 95% half-width),
+    a note that says so."""
+    missed = meta.get("precision_missed")
+    if note or missed is None:
+        return note
+    return f"precision not reached: ±{missed:.2g} at the trials ceiling ({int(trials or 0):,})"
+
+
 def read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
+    """The metric's value in one cell, and a note: :func:`_read_metric`'s, or that the cell
+    stopped at its trials ceiling short of the study's precision (:func:`precision_note`)."""
+    v, note = _read_metric(metric, outcome)
+    return v, precision_note(note, outcome.meta, outcome.trials)
+
+
+def _read_metric(metric: Metric, outcome: Outcome) -> tuple[MetricValue, str]:
     """The metric's value in one cell, and a note: ``""``, or why the value is NaN.
 
     A cell whose scenario does not report the statistic or headline (a ruleset leaves out what
