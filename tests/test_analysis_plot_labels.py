@@ -46,3 +46,10 @@ def test_distinct_labels_keep_what_differs_else_number_and_the_footnote_names_th
 def test_axis_tag_is_the_first_letter_of_the_axis_label():
     assert axis_tag("attacker", "R") == "A" and axis_tag("  target", "C") == "T"
     assert axis_tag("", "R") == "R" and axis_tag("2nd", "C") == "C"
+
+
+def test_a_library_file_name_is_never_broken():
+    text, _ = wrap_label("Shock squad (5 bolt rifles) (x/generic.toml:shock_squad)")
+    assert "generic.toml:" in text.replace("\n", "") and "generic.\n" not in text
+    for line in text.split("\n"):
+        assert not line.endswith("generic.")

@@ -30,11 +30,15 @@ _PIECE = re.compile(r"[^.:\-_/]*[.:\-_/]+|[^.:\-_/]+")  # a piece ends after one
 
 def _pieces(text: str) -> list[str]:
     """``text`` in the pieces a line may start with: its words, split after ``. : - _ /``
-    ("armoured_infantry" → "armoured_", "infantry"); a piece after a space starts with one."""
+    ("armoured_infantry" → "armoured_", "infantry"), but never inside a library's file name
+    ("generic.toml:" stays one piece); a piece after a space starts with one."""
     out: list[str] = []
     for m in re.finditer(r"(\s*)(\S+)", text):
         space, word = m.groups()
         parts = _PIECE.findall(word)
+        for i in range(len(parts) - 1, 0, -1):  # a library's file name stays whole:
+            if parts[i - 1].endswith(".") and parts[i].startswith("toml"):  # "generic.toml:"
+                parts[i - 1 : i + 1] = [parts[i - 1] + parts[i]]
         out += [(" " if space and out else "") + parts[0], *parts[1:]]
     return out
 
