@@ -99,6 +99,7 @@ def keep_finished(exc: StudyInterrupted, command: str, argv: list[str],
     how many, where, and the command that finishes the study (``argv`` with ``--store FILE
     --resume`` added). Nothing is written when no cell had finished, or when the folder
     cannot be written (the message says so)."""
+    import os
     import shlex
     import sqlite3
 
@@ -106,8 +107,6 @@ def keep_finished(exc: StudyInterrupted, command: str, argv: list[str],
 
     if exc.finished == 0:
         return "interrupted before any cell finished: nothing to keep"
-    import os
-
     folder = Path.cwd() if folder is None else folder
     try:
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):

@@ -81,8 +81,8 @@ def outcome_of(d: dict[str, Any]):
 
 def layout_key(d: dict[str, Any]) -> tuple:
     """What decides how a metric reads a cell: its statistics, which of them it answers
-    (exact answers leave some out), headlines, the events it answered or skipped (and why)
-    and its ruleset (``points_removed`` reads it)."""
+    (exact answers leave some out), headlines, the events it answered or skipped (and why),
+    its ruleset and the statistics that cannot happen in it (``meta["never"]``: read as 0)."""
     exact = d.get("probs") is not None
     events = d.get("events") or {}
     return (
@@ -91,6 +91,7 @@ def layout_key(d: dict[str, Any]) -> tuple:
         tuple(tuple(h) for h in d["headlines"]),
         tuple((k, e.get("skipped"), e.get("label"), e.get("text")) for k, e in events.items()),
         d["meta"].get("ruleset"),
+        tuple(d["meta"].get("never") or ()),
     )
 
 
@@ -135,7 +136,7 @@ class MetricReader:
         """The metric's value in one cell and its note (see :meth:`_read`), or that the cell
         stopped at its trials ceiling short of the study's precision."""
         d = result_dict(r)
-        v, note = self._read(d, points_per_model)
+        v, note = self._read(d, points_per_model)  # (a dict passes result_dict as it is)
         return v, precision_note(note, d["meta"], d.get("trials"))
 
     def _read(self, r: Any, points_per_model: float | None = None) -> tuple[MetricValue, str]:
@@ -160,7 +161,7 @@ class MetricReader:
             if stat is not None and points_per_model is not None:
                 lost = mean_value(_arrays(d, stat)[1], d["trials"] if d.get("probs") is None
                                   else None, "points_removed")  # fmt: skip
-            return scaled_points(lost, stat is not None, d["meta"].get("ruleset"), points_per_model)
+            return scaled_points(lost, stat is not None, d["meta"].get("never"), points_per_model)
         if kind == "mean":
             c, p = _arrays(d, plan[1])
             return mean_value(p, None if c is None else d["trials"], m.text), ""

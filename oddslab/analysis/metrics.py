@@ -28,6 +28,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -492,28 +493,30 @@ def points_removed(outcome: Outcome, points_per_model: float | None) -> tuple[Me
     """Mean points of the target removed: the mean of its models lost (the first of
     :data:`MODELS_LOST` the cell reports) × the target's points per model; and a note.
 
-    A generic cell without ``models_slain`` cannot slay a model (the generic ruleset leaves
-    the statistic out exactly then), so it removes 0 points; any other cell without a
-    models-lost statistic, or a target without points per model, is NaN with a note.
+    A cell whose ruleset left its models-lost statistic out because it cannot happen there
+    (``meta["never"]``: the generic ruleset's ``models_slain`` when no attack can slay a
+    model) removes 0 points; any other cell without a models-lost statistic, or a target
+    without points per model, is NaN with a note.
     """
     stat = next((s for s in MODELS_LOST if s in outcome.probs), None)
     lost = None
     if stat is not None and points_per_model is not None:
         lost = _mean(outcome, stat, "points_removed")
-    return scaled_points(lost, stat is not None, outcome.meta.get("ruleset"), points_per_model)
+    return scaled_points(lost, stat is not None, outcome.meta.get("never"), points_per_model)
 
 
 def scaled_points(
-    lost: MetricValue | None, reported: bool, ruleset: str | None, points_per_model: float | None
+    lost: MetricValue | None, reported: bool, never: Any, points_per_model: float | None
 ) -> tuple[MetricValue, str]:
     """:func:`points_removed` from the mean models lost (``lost``; ``reported``: the cell
-    has a models-lost statistic) and the cell's ruleset."""
+    has a models-lost statistic) and the statistics its ruleset says cannot happen in it
+    (``meta["never"]``, or None)."""
     nan = float("nan")
     text = "points_removed"
     if points_per_model is None:
         return MetricValue(nan, nan, nan, nan, text), "not reported: the target has no points"
     if not reported or lost is None:
-        if ruleset == "generic":
+        if any(s in (never or ()) for s in MODELS_LOST):
             return MetricValue(0.0, 0.0, 0.0, 0.0, text), "cannot slay a model: 0 removed"
         return MetricValue(nan, nan, nan, nan, text), "not reported: no models-lost statistic"
     k = float(points_per_model)
