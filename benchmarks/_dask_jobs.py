@@ -94,8 +94,9 @@ def _counts(res) -> list:
     return [r.counts for r in res.results]
 
 
-#: Rounds of each study in ``dask_cpu`` (1 with ``--quick``).
-ROUNDS = 3
+#: Rounds of each study in ``dask_cpu`` (1 with ``--quick``): this VM's speed drifts by several
+#: percent from one minute to the next, so a row is the median of five.
+ROUNDS = 5
 
 
 def _single(vary: dict, trials: int):
