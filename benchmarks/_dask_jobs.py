@@ -94,8 +94,9 @@ def _counts(res) -> list:
     return [r.counts for r in res.results]
 
 
-#: Rounds of each study in ``dask_cpu`` (1 with ``--quick``).
-ROUNDS = 3
+#: Rounds of each study in ``dask_cpu`` (1 with ``--quick``): this VM's speed drifts by several
+#: percent from one minute to the next, so a row is the median of five.
+ROUNDS = 5
 
 
 def _single(vary: dict, trials: int):
@@ -164,7 +165,9 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
     cluster's work that is the cells' own, which other load does not change much.
 
     Each round runs, on one warm cluster: the study as shipped ("automatic"), without a task
-    queued on each worker ("unqueued", ``_schedule_sim.variant``), and as one task per worker
+    queued on each worker ("unqueued", ``_schedule_sim.variant``), with the end of the plan
+    before the predicted one ("shrinking share": the last tasks took the cells left shared
+    over every task place), and as one task per worker
     (``_one_task_each``: what Dask costs at all, with no batching). The two plain processes
     without Dask (``_plain_pair``) give the machine's ceiling.
     """
@@ -193,7 +196,8 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
         pair, pair_kernels = plain_pair(values, trials)
         load0 = os.getloadavg()[0]
         cluster = local_cluster(2)
-        runs: dict[str, list] = {"automatic": [], "unqueued": [], "one task per worker": []}
+        plans = ("automatic", "shrinking share", "unqueued")
+        runs: dict[str, list] = {p: [] for p in (*plans, "one task per worker")}
         try:
             with distributed.Client(cluster) as client:
                 # every worker loads the kernels first: the steady state is what is measured
@@ -202,7 +206,7 @@ def dask_cpu(quick: bool, smoke: bool = False) -> list[dict]:
                 _single({"target.models": [1]}, 1000)  # and this process
                 singles = [_single(vary, trials)]
                 for _ in range(rounds):
-                    for plan in ("automatic", "unqueued"):
+                    for plan in plans:
                         before = {k: _cpu_seconds(v) for k, v in client.run(os.times).items()}
                         t0, c0 = time.perf_counter(), _cpu_seconds(os.times())
                         m0 = time.thread_time()  # this thread: the study's own client work

@@ -34,13 +34,13 @@ def _counts(res) -> list[dict]:
 
 def test_local_cluster_matches_in_process(monkeypatch):
     """With the automatic batches (36 cells: two-cell pilot tasks, then packed batches sized
-    from them, shrinking at the end)."""
+    from them, with the predicted end)."""
     pytest.importorskip("distributed")
     from oddslab.analysis import dask_plan
 
     sized = []
-    real = dask_plan.tail_batch
-    monkeypatch.setattr(dask_plan, "tail_batch", lambda *a: sized.append(real(*a)) or sized[-1])
+    real = dask_plan.fill_batch
+    monkeypatch.setattr(dask_plan, "fill_batch", lambda *a: sized.append(real(*a)) or sized[-1])
     vary = {"target.save": [2, 3, 4, 5, 6, 7], "attacker.weapons.0.models": [1, 2, 3, 5, 8, 13]}
     local = sweep(SCENARIO, vary, trials=5_000, seed=11)
     remote = sweep(SCENARIO, vary, trials=5_000, seed=11, workers=2)
@@ -392,8 +392,9 @@ def test_a_task_carries_each_cells_validated_scenario(monkeypatch):
     assert [c.validated for c in group] == [None, None]  # let go once packed
     reads = []
     monkeypatch.setattr(scenario, "from_dict", lambda *a, **k: reads.append(a))
-    where, results = unpack(distributed.run_packed(packed, 1_000, None))
+    where, results, seconds = unpack(distributed.run_packed(packed, 1_000, None))
     assert where is None  # (outside a Dask worker: no worker address)
+    assert seconds >= sum(r.elapsed for r in results) > 0  # the worker's time for them
     got = answers(results)
     assert reads == [] and got == want
     fallback = unpack(pack_cells(cells(validated=lambda: None)))  # a lambda does not pickle
@@ -410,6 +411,41 @@ def _thread_cluster(workers: int):
     )  # fmt: skip
 
 
+def test_a_study_uses_the_process_client_connected_to_its_scheduler(monkeypatch):
+    """A notebook's ``Client(address)`` is the study's when it names the same scheduler: no
+    second client is made (nor closed), and the answers are the in-process ones."""
+    dist = pytest.importorskip("distributed")
+    from oddslab.analysis import dask_run
+
+    vary = {"target.save": [3, 4, 5]}
+    local = sweep(SCENARIO, vary, trials=2_000, seed=5)
+    cluster = _thread_cluster(1)
+    other = _thread_cluster(1)
+    try:
+        made = []
+        real = dist.Client
+
+        def counting(*a, **k):
+            made.append(a)
+            return real(*a, **k)
+
+        with real(cluster) as client:
+            monkeypatch.setattr(dist, "Client", counting)
+            assert dask_run.current_client(cluster.scheduler_address) is client
+            remote = sweep(SCENARIO, vary, trials=2_000, seed=5,
+                           scheduler=cluster.scheduler_address)  # fmt: skip
+            assert made == [] and client.status == "running"  # used, and left open
+            assert _counts(remote) == _counts(local)
+            # another scheduler: a client of the study's own, closed at its end
+            assert dask_run.current_client(other.scheduler_address) is None
+            sweep(SCENARIO, vary, trials=2_000, seed=5, scheduler=other.scheduler_address)
+            assert len(made) == 1 and client.status == "running"
+        assert dask_run.current_client(cluster.scheduler_address) is None  # none open now
+    finally:
+        cluster.close()
+        other.close()
+
+
 @pytest.mark.parametrize("change", ["leave", "join"])
 def test_a_worker_that_leaves_or_joins_mid_study(monkeypatch, change):
     """Each task is sent to a named worker (dask_plan): one that leaves has its tasks run
@@ -420,9 +456,9 @@ def test_a_worker_that_leaves_or_joins_mid_study(monkeypatch, change):
     ran_on: list[str | None] = []
     real = dask_plan.Dispatch.finished
 
-    def finished(self, key, where, seconds):
+    def finished(self, key, where, *args):
         ran_on.append(where)
-        return real(self, key, where, seconds)
+        return real(self, key, where, *args)
 
     monkeypatch.setattr(dask_plan.Dispatch, "finished", finished)
     vary = {"target.save": [2, 3, 4, 5, 6, 7], "attacker.weapons.0.models": [1, 2, 3, 5, 8, 13]}

@@ -64,6 +64,7 @@ __all__ = [
     "INSTALL_HINT",
     "local_cluster",
     "run_dask",
+    "current_client",
     "QUIET",
     "NO_ROUTES",
     "cluster_settings",
@@ -247,10 +248,13 @@ def run_dask(
 
     ``args`` are the run options after the cells (trials, precision, metric, exact, events);
     ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_packed`: packed cells
-    in; packed out, the address of the worker that ran them and their results); ``count`` is
+    in; packed out, the address of the worker that ran them, their results and the worker's
+    time for them); ``count`` is
     how many cells ``pending`` holds (default ``len(pending)``; an estimate is enough: it
     decides the pilot and the batches' balance). ``pending`` is read as tasks are sent, so
-    the cells of a big study are made as they go and never held all at once.
+    the cells of a big study are made as they go and never held all at once. With a
+    ``scheduler`` that the process's default client is connected to, the study uses that
+    client (:func:`current_client`) and leaves it open; else it makes its own and closes it.
     Returns what was done: ``{"batch": cells per task after the pilot, "tasks": n,
     "cell_seconds": measured cost of a cell or None}``.
     """
@@ -259,10 +263,13 @@ def run_dask(
         raise TypeError("run_dask needs the task that runs one batch (distributed.run_packed)")
     cluster = local_cluster(workers, dashboard) if workers is not None else None
     client = None
+    own = True  # a client this study made (and closes), not the process's own
     info: dict[str, Any] = {"batch": batch, "tasks": 0, "cell_seconds": None}
     try:
         try:
-            if cluster is None and scheduler is not None and Path(scheduler).is_file():
+            if cluster is None and (client := current_client(scheduler)) is not None:
+                own = False
+            elif cluster is None and scheduler is not None and Path(scheduler).is_file():
                 # a scheduler file (dask scheduler --scheduler-file): address and protocol
                 client = dist.Client(scheduler_file=scheduler, timeout=connect_timeout)
             else:
@@ -300,7 +307,9 @@ def run_dask(
             for where in plan.room():
                 if exhausted:
                     return
-                k = plan.size()
+                k = plan.size(where, time.monotonic())
+                if k == 0:  # that worker holds its part of the rest: the others take it
+                    continue
                 group = list(itertools.islice(queue, k))
                 exhausted = len(group) < k
                 if not group:
@@ -319,14 +328,15 @@ def run_dask(
                         allow_other_workers=True,  # a lost worker's tasks go elsewhere
                     )
                 )
-                plan.sent(key, where, len(group))
+                plan.sent(key, where, len(group), time.monotonic())
 
         running = dist.as_completed()
         try:
             fill()
             for fut in running:
-                ran_on, rs = unpack(fut.result())
-                moved = plan.finished(fut.key, ran_on, [r.elapsed for r in rs])
+                ran_on, rs, wall = unpack(fut.result())
+                now = time.monotonic()
+                moved = plan.finished(fut.key, ran_on, [r.elapsed for r in rs], now, wall)
                 info["batch"], info["cell_seconds"] = plan.batch, plan.cell_seconds
                 finish(rs)
                 if moved or time.monotonic() - checked > WORKERS_SECONDS:
@@ -339,7 +349,26 @@ def run_dask(
         info["tasks"] = n
         return info
     finally:
-        if client is not None:
+        if client is not None and own:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def current_client(scheduler: str | None) -> Any:
+    """The process's default Dask client (``distributed.Client(...)`` made in a notebook, for
+    one) when it is connected to ``scheduler``, else None: a study uses it as Dask's own
+    computations do, rather than connecting and disconnecting a client of its own (20 ms a
+    study; issue 33), and leaves it open."""
+    if scheduler is None:
+        return None
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):  # no client made in this process
+        return None
+    if client.asynchronous or client.status != "running":
+        return None
+    address = getattr(client.scheduler, "address", None)
+    return client if address is not None and address == scheduler else None

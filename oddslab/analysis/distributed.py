@@ -476,13 +476,17 @@ def run_batch(
 
 def run_packed(packed: bytes, *args: Any) -> bytes:
     """:func:`run_batch` of the cells :func:`~oddslab.analysis.dask_run.pack_cells` packed,
-    packed with the address of the worker that ran them (None outside a Dask worker) as
-    ``(address, results)``: the Dask task of :func:`run_cells`. Packed, the cells and results
-    cross the scheduler and the workers' memory accounting as one bytes object each, which no
-    Dask component walks or unpickles (see :mod:`~oddslab.analysis.dask_run`); the address
-    tells the client which worker is free for its next task (:mod:`~oddslab.analysis.dask_plan`).
+    packed with the address of the worker that ran them (None outside a Dask worker) and its
+    time for them (s, from the packed cells to the results) as ``(address, results,
+    seconds)``: the Dask task of :func:`run_cells`. Packed, the cells and results cross the
+    scheduler and the workers' memory accounting as one bytes object each, which no Dask
+    component walks or unpickles (see :mod:`~oddslab.analysis.dask_run`); the address tells
+    the client which worker is free for its next task and the time what a cell costs there
+    (:mod:`~oddslab.analysis.dask_plan`).
     """
-    return pack((worker_address(), run_batch(unpack(packed), *args)))
+    t0 = time.perf_counter()
+    results = run_batch(unpack(packed), *args)
+    return pack((worker_address(), results, time.perf_counter() - t0))
 
 
 def _worker_threads() -> None:
