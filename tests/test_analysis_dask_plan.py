@@ -4,6 +4,7 @@ worker gets each task, replayed on a model of single-threaded workers."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -95,16 +96,12 @@ def test_the_predicted_end_needs_fewer_tasks_than_a_shrinking_share(monkeypatch)
     replay(_costs(200, 0.0095, "flat"))
     assert len(tasks) <= 12
 
-    def shrink(self, where=None, now=None):  # the plan before: no prediction
-        if self.batch is None or self.cell_seconds is None:
-            return 2 if self.batch is None else self.batch
-        share = -(-self.left // sum(self.places.values()))
-        floor = -(-TAIL_TASK_SECONDS // self.cell_seconds)
-        return int(max(1, min(self.batch, max(share, floor))))
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from _schedule_sim import variant  # the plan before, as the model compares it
 
     tasks.clear()
-    monkeypatch.setattr(Dispatch, "size", shrink)
-    replay(_costs(200, 0.0095, "flat"))
+    with variant("shrinking share"):
+        replay(_costs(200, 0.0095, "flat"))
     assert len(tasks) >= 15
 
 

@@ -134,10 +134,9 @@ class Dispatch:
         self.left = todo
         self.fixed = batch
         self.places: dict[str, int] = {}
-        self.where: dict[str, str] = {}  # task key -> the worker it was sent to
+        #: task key -> (the worker it was sent to, its cells, when it was sent)
+        self.tasks: dict[str, tuple[str, int, float]] = {}
         self.held: dict[str, list[str]] = {}  # worker -> keys of its tasks, in sent order
-        self.cells: dict[str, int] = {}  # task key -> its cells
-        self.sent_at: dict[str, float] = {}  # task key -> when it was sent
         self.back: dict[str, float] = {}  # worker -> when its last result came back
         self.pilots: set[str] = set()  # keys of the two-cell pilot tasks
         #: (workers' seconds, cells) of the recent finished tasks after the pilot
@@ -193,9 +192,9 @@ class Dispatch:
         if not keys or self.cell_seconds is None:
             return 0.0
         threads = max(1, self.places.get(worker, 1) - QUEUED_PER_WORKER)
-        since = max(self.back.get(worker, -math.inf), self.sent_at[keys[0]])
-        work = sum(self.cells[k] for k in keys) * self.cell_seconds
-        queued = sum(self.cells[k] for k in keys[threads:]) * self.cell_seconds
+        since = max(self.back.get(worker, -math.inf), self.tasks[keys[0]][2])
+        work = sum(self.tasks[k][1] for k in keys) * self.cell_seconds
+        queued = sum(self.tasks[k][1] for k in keys[threads:]) * self.cell_seconds
         return max(work - threads * max(now - since, 0.0), queued) / threads
 
     def fair(self, worker: str, now: float) -> float:
@@ -208,10 +207,8 @@ class Dispatch:
 
     def sent(self, key: str, where: str, cells: int, now: float = 0.0) -> None:
         """A task of ``cells`` cells went to worker ``where`` at time ``now``."""
-        self.where[key] = where
+        self.tasks[key] = (where, cells, now)
         self.held.setdefault(where, []).append(key)
-        self.cells[key] = cells
-        self.sent_at[key] = now
         if self.batch is None:
             self.pilots.add(key)
         self.left -= cells
@@ -234,10 +231,8 @@ class Dispatch:
         task ran elsewhere than it was sent (its worker is likely gone: refresh
         :meth:`workers`).
         """
-        to = self.where.pop(key)
+        to, cells, _ = self.tasks.pop(key)
         self.held[to].remove(key)
-        cells = self.cells.pop(key)
-        self.sent_at.pop(key)
         self.back[to] = now
         if key in self.pilots:  # a worker's first cell may have loaded its kernels
             self.pilots.discard(key)

@@ -249,9 +249,8 @@ def run_dask(
     ``args`` are the run options after the cells (trials, precision, metric, exact, events);
     ``task`` runs one batch (:func:`oddslab.analysis.distributed.run_packed`: packed cells
     in; packed out, the address of the worker that ran them, their results and the worker's
-    time for them); ``count`` is
-    how many cells ``pending`` holds (default ``len(pending)``; an estimate is enough: it
-    decides the pilot and the batches' balance). ``pending`` is read as tasks are sent, so
+    time for them); ``count`` is how many cells ``pending`` holds (default ``len(pending)``;
+    an estimate is enough: it decides the pilot and the batches' balance). ``pending`` is read as tasks are sent, so
     the cells of a big study are made as they go and never held all at once. With a
     ``scheduler`` that the process's default client is connected to, the study uses that
     client (:func:`current_client`) and leaves it open; else it makes its own and closes it.
